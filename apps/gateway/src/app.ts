@@ -1,0 +1,51 @@
+import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import { pinoHttp } from "pino-http";
+import type { TGatewayDeps } from "./deps";
+import { emptyBodyAsJson, jsonBody } from "./middleware/body";
+import { csrfGuard } from "./middleware/csrf";
+import { errorHandler, notFoundHandler } from "./middleware/errors";
+import { ipRateLimit } from "./middleware/rate-limit";
+import { requestId, resolveCredentials } from "./middleware/request-context";
+import { securityHeaders } from "./middleware/security-headers";
+import { openApiRoutes } from "./openapi";
+import { appRouter } from "./router";
+import { restHandler, trpcHandler } from "./trpc-handlers";
+
+type THandler = (req: Request, res: Response, next: NextFunction) => unknown;
+
+/** Express 5 forwards rejected promises to the error handler; this keeps the types honest. */
+const wrap = (h: THandler) => (req: Request, res: Response, next: NextFunction) => h(req, res, next);
+
+export function createApp(deps: TGatewayDeps): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", deps.trustProxy);
+  app.set("etag", false);
+
+  app.use(requestId);
+  app.use(
+    pinoHttp({
+      logger: deps.log,
+      genReqId: (req) => (req as Request).requestId,
+      customProps: (req) => ({ orgId: (req as Request).principal?.org.id }),
+      serializers: {
+        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.split("?")[0] }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+  app.use(securityHeaders);
+
+  const rest = restHandler(deps, appRouter);
+  app.use(["/api", "/trpc"], jsonBody, emptyBodyAsJson, wrap(resolveCredentials(deps.db.db)));
+  app.use(["/api", "/trpc"], csrfGuard(deps.allowedOrigins));
+  app.use(["/api", "/trpc"], wrap(ipRateLimit(deps.limits)));
+
+  app.use("/api", openApiRoutes(deps));
+  app.use("/api", wrap(rest));
+  app.use("/trpc", trpcHandler(deps, appRouter));
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(deps.log));
+  return app;
+}

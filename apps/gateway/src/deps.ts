@@ -1,0 +1,17 @@
+import type { Logger } from "pino";
+import type { DbHandle } from "@posture/db";
+import type { RateLimits, TJobQueue, TProbes, TRuntime } from "@posture/platform";
+
+/** Everything the gateway is assembled from; built by server.ts (or a test harness). */
+export type TGatewayDeps = {
+  db: DbHandle;
+  limits: RateLimits;
+  jobs: TJobQueue;
+  runtime: TRuntime;
+  log: Logger;
+  probes: TProbes;
+  trustProxy: boolean | number | string | string[];
+  secureCookies: boolean;
+  /** Origins besides the request's own that may send cookie-authenticated writes. */
+  allowedOrigins: string[];
+};

@@ -1,0 +1,118 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import type { Server } from "node:http";
+import { join } from "node:path";
+import pino, { type Logger } from "pino";
+import { createDb, type DbHandle } from "@posture/db";
+import { createInProcessQueue } from "@posture/jobs";
+import { createRedis, parseEncryptionKey, waitForRedis, RateLimits, type TJobQueue } from "@posture/platform";
+import { randomBytes } from "node:crypto";
+import type { Redis } from "ioredis";
+import { createApp } from "./app";
+import type { TGatewayDeps } from "./deps";
+import { parseTrustProxy, type TEnv } from "./env";
+
+export type TGateway = {
+  server: Server;
+  url: string;
+  deps: TGatewayDeps;
+  close: () => Promise<void>;
+};
+
+export const LOG_REDACT = [
+  "req.headers.authorization",
+  "req.headers.cookie",
+  'res.headers["set-cookie"]',
+  "*.password",
+  "*.token",
+  "*.secret",
+  "*.key",
+  "*.credentials",
+];
+
+export function createLogger(level: string): Logger {
+  return pino({ level, redact: { paths: LOG_REDACT, censor: "[redacted]" } });
+}
+
+/** Embedded mode keeps its generated key beside its data; a server deployment must bring its own. */
+function loadEncryptionKey(env: TEnv): Buffer {
+  if (env.ENCRYPTION_KEY) return parseEncryptionKey(env.ENCRYPTION_KEY);
+  if (env.DATABASE_URL) throw new Error("ENCRYPTION_KEY is required with DATABASE_URL");
+  mkdirSync(env.DATA_DIR, { recursive: true });
+  const file = join(env.DATA_DIR, "encryption.key");
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString("hex"), { mode: 0o600 });
+  return parseEncryptionKey(readFileSync(file, "utf8").trim());
+}
+
+export type TStartOptions = {
+  env: TEnv;
+  log?: Logger;
+  /** Reuse an open database (tests, or `pnpm start` sharing it with the scheduler). */
+  db?: DbHandle;
+  redis?: Redis | null;
+  jobs?: TJobQueue;
+  rateLimitPrefix?: string;
+};
+
+export async function startGateway(opts: TStartOptions): Promise<TGateway> {
+  const { env } = opts;
+  const log = opts.log ?? createLogger(env.LOG_LEVEL);
+  const ownsDb = !opts.db;
+  const db =
+    opts.db ??
+    createDb(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: join(env.DATA_DIR, "pg") });
+  if (ownsDb) await db.migrate();
+  const ownsRedis = opts.redis === undefined;
+  const redis =
+    opts.redis !== undefined
+      ? opts.redis
+      : env.REDIS_URL
+        ? createRedis(env.REDIS_URL, (err) => log.warn({ err: err.message }, "redis error"))
+        : null;
+  if (redis && !(await waitForRedis(redis))) log.warn({}, "redis not reachable at start; continuing and reconnecting");
+  const jobs = opts.jobs ?? createInProcessQueue({});
+  const probes: TGatewayDeps["probes"] = { db: db.ping };
+  if (redis) probes.redis = async () => void (await redis.ping());
+
+  const deps: TGatewayDeps = {
+    db,
+    limits: new RateLimits(redis, opts.rateLimitPrefix ?? "rl"),
+    jobs,
+    runtime: {
+      encryptionKey: loadEncryptionKey(env),
+      publicUrl: env.PUBLIC_URL ?? `http://localhost:${env.PORT}`,
+      webhookAllowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === "true",
+    },
+    log,
+    probes,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    secureCookies: env.COOKIE_SECURE === "true",
+    allowedOrigins: [env.PUBLIC_URL, ...(env.ALLOWED_ORIGINS?.split(",") ?? [])]
+      .filter((o): o is string => Boolean(o))
+      .map((o) => new URL(o.trim()).origin),
+  };
+
+  const app = createApp(deps);
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(env.PORT, env.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
+  });
+  server.keepAliveTimeout = 65_000;
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : env.PORT;
+  const url = `http://127.0.0.1:${port}`;
+  if (!env.PUBLIC_URL) deps.runtime.publicUrl = `http://localhost:${port}`;
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      // Stop accepting, let in-flight requests finish, then release pools.
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      if (!opts.jobs) await jobs.close();
+      if (ownsRedis && redis) redis.disconnect();
+      if (ownsDb) await db.close();
+    })());
+
+  return { server, url, deps, close };
+}

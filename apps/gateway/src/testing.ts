@@ -1,0 +1,158 @@
+import { randomBytes } from "node:crypto";
+import { apiKeys, memberships, organizations, sessions, users, type TPlanId, type TRole } from "@posture/db";
+import { createTestDb, type TestDb } from "@posture/db/testing";
+import { hashPassword } from "@posture/account";
+import { createRedis, generateApiKey, generateSessionToken, SESSION_ABSOLUTE_MS, SESSION_COOKIE, type TJobQueue } from "@posture/platform";
+import type { Redis } from "ioredis";
+import { readEnv, type TEnv } from "./env";
+import { createLogger, startGateway, type TGateway } from "./server";
+
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+export type TTestGatewayOptions = {
+  /** null: no Redis (embedded-style in-process limiter). Default: the real local Redis. */
+  redisUrl?: string | null;
+  env?: Partial<Record<keyof TEnv, string>>;
+  jobs?: TJobQueue;
+};
+
+export type TRequestOptions = {
+  key?: string;
+  cookie?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  /** Client address as seen through the trusted loopback proxy; defaults to this harness's own. */
+  ip?: string;
+};
+
+export type TTestResponse = { status: number; headers: Headers; body: unknown; text: string };
+
+const randomIp = () => `2001:db8:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}::${randomBytes(2).toString("hex")}`;
+
+/**
+ * A real gateway on port 0 over a database of its own on the local PostgreSQL and a key prefix of
+ * its own on the local Redis. Requests come "through" a trusted loopback proxy with a per-harness
+ * client address, so rate-limit counters of different test files never meet.
+ */
+export async function startTestGateway(opts: TTestGatewayOptions = {}) {
+  const db: TestDb = await createTestDb();
+  const redisUrl = opts.redisUrl === undefined ? TEST_REDIS_URL : opts.redisUrl;
+  const redis: Redis | null = redisUrl ? createRedis(redisUrl) : null;
+  const env = readEnv({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    TRUST_PROXY: "loopback",
+    COOKIE_SECURE: "false",
+    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    LOG_LEVEL: "silent",
+    DATABASE_URL: db.url,
+    ...opts.env,
+  });
+  const gateway: TGateway = await startGateway({
+    env,
+    db,
+    redis,
+    log: createLogger(env.LOG_LEVEL),
+    rateLimitPrefix: `rl-test-${randomBytes(6).toString("hex")}`,
+    ...(opts.jobs ? { jobs: opts.jobs } : {}),
+  });
+  const ip = randomIp();
+
+  async function request(method: string, path: string, o: TRequestOptions = {}): Promise<TTestResponse> {
+    const headers: Record<string, string> = { "x-forwarded-for": o.ip ?? ip, ...o.headers };
+    if (o.key !== undefined) headers.authorization = `Bearer ${o.key}`;
+    if (o.cookie !== undefined) headers.cookie = o.cookie;
+    let body: string | undefined = o.rawBody;
+    if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const res = await fetch(`${gateway.url}${path}`, { method, headers, body, redirect: "manual" });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON (PDF, HTML): keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  }
+
+  async function createOrg(o: { plan?: TPlanId; name?: string; isPartner?: boolean; managedByOrgId?: string } = {}) {
+    const [org] = await db.db
+      .insert(organizations)
+      .values({
+        name: o.name ?? `Org ${randomBytes(3).toString("hex")}`,
+        plan: o.plan ?? "business",
+        isPartner: o.isPartner ?? false,
+        managedByOrgId: o.managedByOrgId ?? null,
+      })
+      .returning();
+    if (!org) throw new Error("org insert failed");
+    return org;
+  }
+
+  async function createUser(orgId: string, role: TRole = "OWNER", o: { email?: string; password?: string } = {}) {
+    const email = o.email ?? `user-${randomBytes(4).toString("hex")}@example.test`;
+    const password = o.password ?? `pw-${randomBytes(8).toString("hex")}`;
+    const [user] = await db.db
+      .insert(users)
+      .values({ email, passwordHash: await hashPassword(password) })
+      .returning();
+    if (!user) throw new Error("user insert failed");
+    await db.db.insert(memberships).values({ userId: user.id, orgId, role });
+    return { ...user, password, role };
+  }
+
+  async function createApiKey(orgId: string, userId: string, o: { expiresAt?: Date; revokedAt?: Date } = {}) {
+    const k = generateApiKey();
+    const [row] = await db.db
+      .insert(apiKeys)
+      .values({ orgId, createdByUserId: userId, name: "test", keyHash: k.keyHash, keyPrefix: k.keyPrefix, ...o })
+      .returning();
+    if (!row) throw new Error("key insert failed");
+    return { key: k.key, id: row.id };
+  }
+
+  async function createSession(orgId: string, userId: string) {
+    const s = generateSessionToken();
+    await db.db.insert(sessions).values({
+      tokenHash: s.tokenHash,
+      userId,
+      orgId,
+      expiresAt: new Date(Date.now() + SESSION_ABSOLUTE_MS),
+    });
+    return `${SESSION_COOKIE}=${s.token}`;
+  }
+
+  /** An organization with one member of the given role, holding both an API key and a session. */
+  async function createActor(o: { plan?: TPlanId; role?: TRole; isPartner?: boolean; orgId?: string } = {}) {
+    const orgId = o.orgId ?? (await createOrg({ plan: o.plan, isPartner: o.isPartner })).id;
+    const user = await createUser(orgId, o.role ?? "OWNER");
+    const { key } = await createApiKey(orgId, user.id);
+    const cookie = await createSession(orgId, user.id);
+    return { orgId, user, key, cookie };
+  }
+
+  return {
+    url: gateway.url,
+    gateway,
+    db,
+    redis,
+    ip,
+    request,
+    createOrg,
+    createUser,
+    createApiKey,
+    createSession,
+    createActor,
+    close: async () => {
+      await gateway.close();
+      redis?.disconnect();
+      await db.drop();
+    },
+  };
+}
+
+export type TTestGateway = Awaited<ReturnType<typeof startTestGateway>>;

@@ -1,0 +1,3 @@
+import config from "@posture/eslint-config";
+
+export default config;

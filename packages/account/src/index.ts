@@ -1,0 +1,2 @@
+export { accountRouter } from "./router";
+export { hashPassword, verifyPassword } from "./services/passwords";

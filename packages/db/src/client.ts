@@ -1,0 +1,66 @@
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
+import type { SQL } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import * as schema from "./schema";
+
+export type Schema = typeof schema;
+// Both drivers produce this: services never know which one they run on.
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export type DbHandle = {
+  db: Db;
+  kind: "postgres" | "pglite";
+  migrate: () => Promise<void>;
+  ping: () => Promise<void>;
+  close: () => Promise<void>;
+};
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../drizzle", import.meta.url));
+
+export type DbOptions = { databaseUrl?: string; dataDir?: string; poolSize?: number };
+
+export function createDb(opts: DbOptions): DbHandle {
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.poolSize ?? 10,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 30_000,
+    });
+    // An idle client losing its server must not crash the process; the next query reconnects.
+    pool.on("error", () => {});
+    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    return {
+      db,
+      kind: "postgres",
+      migrate: () => migratePg(drizzlePg(pool, { schema }), { migrationsFolder: MIGRATIONS_FOLDER }),
+      ping: async () => {
+        await pool.query("select 1");
+      },
+      close: () => pool.end(),
+    };
+  }
+  const client = new PGlite(opts.dataDir ?? "memory://");
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: "pglite",
+    migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER }),
+    ping: async () => {
+      await client.query("select 1");
+    },
+    close: () => client.close(),
+  };
+}
+
+/** Raw SQL returning rows, the same on both drivers (each answers with `{ rows }`). */
+export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
+  const res = (await db.execute(query)) as unknown as { rows: T[] };
+  return res.rows;
+}

@@ -1,0 +1,31 @@
+import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { createdAt, idColumn, tsColumn } from "./columns";
+import { organizations } from "./organizations";
+
+export const CONNECTOR_TYPES = ["google_workspace", "microsoft_365"] as const;
+export const CONNECTOR_MODES = ["real", "demo"] as const;
+
+export const connectors = pgTable(
+  "connectors",
+  {
+    id: idColumn("con"),
+    orgId: text("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    type: text("type", { enum: CONNECTOR_TYPES }).notNull(),
+    displayName: text("display_name").notNull(),
+    mode: text("mode", { enum: CONNECTOR_MODES }).notNull(),
+    status: text("status").notNull().default("CONNECTED"),
+    healthStatus: text("health_status").notNull().default("healthy"),
+    healthDetail: text("health_detail"),
+    // AES-256-GCM envelope ("v1:<iv>:<tag>:<ciphertext>", base64); never leaves the service.
+    credentialsEnc: text("credentials_enc"),
+    // Non-secret settings: demo workspace size, API base URLs for real mode.
+    config: jsonb("config").$type<Record<string, unknown>>().notNull().default({}),
+    resourceCount: integer("resource_count").notNull().default(0),
+    findingCount: integer("finding_count").notNull().default(0),
+    lastScanAt: tsColumn("last_scan_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("connectors_org_idx").on(t.orgId)],
+);

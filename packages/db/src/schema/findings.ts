@@ -1,0 +1,42 @@
+import { index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { idColumn, tsColumn } from "./columns";
+import { connectors } from "./connectors";
+import { organizations } from "./organizations";
+
+export const SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW"] as const;
+export type TSeverity = (typeof SEVERITIES)[number];
+
+export const findings = pgTable(
+  "findings",
+  {
+    id: idColumn("fnd"),
+    orgId: text("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    connectorId: text("connector_id")
+      .notNull()
+      .references(() => connectors.id, { onDelete: "cascade" }),
+    connectorType: text("connector_type").notNull(),
+    // sha256(rule id + resource id): the same problem on the same resource is one finding forever.
+    fingerprint: text("fingerprint").notNull(),
+    ruleId: text("rule_id").notNull(),
+    category: text("category").notNull(),
+    severity: text("severity", { enum: SEVERITIES }).notNull(),
+    // 4 = CRITICAL … 1 = LOW, so "most severe first" is an index scan.
+    severityRank: integer("severity_rank").notNull(),
+    title: text("title").notNull(),
+    resourceId: text("resource_id").notNull(),
+    resourceName: text("resource_name").notNull(),
+    resourceType: text("resource_type").notNull(),
+    status: text("status", { enum: ["OPEN", "RESOLVED"] }).notNull().default("OPEN"),
+    details: jsonb("details").$type<Record<string, unknown>>().notNull().default({}),
+    detectedAt: tsColumn("detected_at").notNull().defaultNow(),
+    resolvedAt: tsColumn("resolved_at"),
+    lastSeenScanId: text("last_seen_scan_id"),
+  },
+  (t) => [
+    uniqueIndex("findings_connector_fingerprint_key").on(t.connectorId, t.fingerprint),
+    index("findings_org_order_idx").on(t.orgId, t.status, t.severityRank.desc(), t.detectedAt.desc(), t.id),
+    index("findings_org_detected_idx").on(t.orgId, t.detectedAt),
+  ],
+);

@@ -1,0 +1,16 @@
+export * from "./organizations";
+export * from "./users";
+export * from "./memberships";
+export * from "./sessions";
+export * from "./api-keys";
+export * from "./audit-log";
+export * from "./idempotency-keys";
+export * from "./connectors";
+export * from "./scans";
+export * from "./findings";
+export * from "./tickets";
+export * from "./webhooks";
+export * from "./policies";
+export * from "./oauth-grants";
+export { newId } from "./columns";
+export * from "./trusted-domains";

@@ -1,0 +1,23 @@
+import { type AnyPgColumn, boolean, index, pgTable, text } from "drizzle-orm/pg-core";
+import { createdAt, idColumn, tsColumn } from "./columns";
+
+export const PLAN_IDS = ["free", "starter", "team", "business", "enterprise"] as const;
+export type TPlanId = (typeof PLAN_IDS)[number];
+
+export const organizations = pgTable(
+  "organizations",
+  {
+    id: idColumn("org"),
+    name: text("name").notNull(),
+    plan: text("plan", { enum: PLAN_IDS }).notNull().default("free"),
+    // After a downgrade the previous plan's entitlements stay until grace_ends_at.
+    gracePlan: text("grace_plan", { enum: PLAN_IDS }),
+    graceEndsAt: tsColumn("grace_ends_at"),
+    isPartner: boolean("is_partner").notNull().default(false),
+    managedByOrgId: text("managed_by_org_id").references((): AnyPgColumn => organizations.id, {
+      onDelete: "set null",
+    }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("organizations_managed_by_idx").on(t.managedByOrgId)],
+);

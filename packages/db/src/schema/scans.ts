@@ -1,0 +1,36 @@
+import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { createdAt, idColumn, tsColumn } from "./columns";
+import { connectors } from "./connectors";
+import { organizations } from "./organizations";
+
+export const SCAN_STATUSES = ["QUEUED", "RUNNING", "COMPLETE", "FAILED"] as const;
+
+export const scans = pgTable(
+  "scans",
+  {
+    id: idColumn("scn"),
+    orgId: text("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    // Kept after a disconnect: the posture history stays true to what was measured.
+    connectorId: text("connector_id").references(() => connectors.id, { onDelete: "set null" }),
+    connectorName: text("connector_name").notNull(),
+    trigger: text("trigger", { enum: ["manual", "scheduled"] }).notNull(),
+    status: text("status", { enum: SCAN_STATUSES }).notNull().default("QUEUED"),
+    resources: integer("resources").notNull().default(0),
+    findingsNew: integer("findings_new").notNull().default(0),
+    findingsResolved: integer("findings_resolved").notNull().default(0),
+    findingsTotal: integer("findings_total").notNull().default(0),
+    postureScore: integer("posture_score"),
+    breakdown: jsonb("breakdown").$type<Record<string, unknown>>(),
+    error: text("error"),
+    requestedByUserId: text("requested_by_user_id"),
+    startedAt: tsColumn("started_at"),
+    completedAt: tsColumn("completed_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("scans_org_completed_idx").on(t.orgId, t.completedAt),
+    index("scans_org_created_idx").on(t.orgId, t.trigger, t.createdAt),
+  ],
+);

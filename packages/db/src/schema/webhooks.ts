@@ -1,0 +1,66 @@
+import { index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { createdAt, idColumn, tsColumn } from "./columns";
+import { organizations } from "./organizations";
+
+export const webhookSubscriptions = pgTable(
+  "webhook_subscriptions",
+  {
+    id: idColumn("whk"),
+    orgId: text("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    events: text("events").array().notNull(),
+    // Encrypted at rest like source credentials: it must be readable again to sign.
+    secretEnc: text("secret_enc").notNull(),
+    status: text("status", { enum: ["active", "disabled"] }).notNull().default("active"),
+    disabledReason: text("disabled_reason"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("webhook_subscriptions_org_idx").on(t.orgId)],
+);
+
+// One row per event emitted by the organization: the id is the delivery id receivers dedupe on.
+export const events = pgTable(
+  "events",
+  {
+    id: idColumn("evt"),
+    orgId: text("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    type: text("type").notNull(),
+    data: text("data").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("events_org_idx").on(t.orgId, t.createdAt)],
+);
+
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: idColumn("dlv"),
+    orgId: text("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    subscriptionId: text("subscription_id")
+      .notNull()
+      .references(() => webhookSubscriptions.id, { onDelete: "cascade" }),
+    eventId: text("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
+    event: text("event").notNull(),
+    status: text("status", { enum: ["pending", "delivered", "failed", "abandoned"] })
+      .notNull()
+      .default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    nextAttemptAt: tsColumn("next_attempt_at"),
+    deliveredAt: tsColumn("delivered_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("webhook_deliveries_sub_event_key").on(t.subscriptionId, t.eventId),
+    index("webhook_deliveries_sub_created_idx").on(t.subscriptionId, t.createdAt),
+  ],
+);

@@ -1,0 +1,67 @@
+import type { Db } from "@posture/db";
+import type { TJobQueue } from "./jobs";
+import type { TPrincipal } from "./principal";
+import type { RateLimits } from "./rate-limit";
+
+export type TLogger = {
+  info: (obj: object, msg?: string) => void;
+  warn: (obj: object, msg?: string) => void;
+  error: (obj: object, msg?: string) => void;
+  debug: (obj: object, msg?: string) => void;
+};
+
+export type TCookieOptions = { maxAgeSeconds?: number };
+
+/**
+ * What a procedure may say about the HTTP response without knowing it is HTTP:
+ * a success status other than 200, extra headers, and cookies. The gateway applies it.
+ */
+export class ResponseControl {
+  status: number | undefined;
+  readonly headers: Record<string, string> = {};
+  readonly cookies: string[] = [];
+  constructor(private readonly secureCookies: boolean) {}
+
+  setCookie(name: string, value: string, opts: TCookieOptions = {}): void {
+    const parts = [`${name}=${value}`, "Path=/", "HttpOnly", "SameSite=Lax"];
+    if (this.secureCookies) parts.push("Secure");
+    if (opts.maxAgeSeconds !== undefined) parts.push(`Max-Age=${opts.maxAgeSeconds}`);
+    this.cookies.push(parts.join("; "));
+  }
+
+  clearCookie(name: string): void {
+    this.setCookie(name, "", { maxAgeSeconds: 0 });
+  }
+}
+
+export type TCredentialFailure = "malformed" | "unknown" | "revoked" | "expired" | "no_membership";
+
+export type TRuntime = {
+  /** 32-byte key for AES-256-GCM encryption of secrets at rest (source credentials, webhook secrets). */
+  encryptionKey: Buffer;
+  /** Public origin used in links (`link` fields of events, docs). */
+  publicUrl: string;
+  webhookAllowPrivateTargets: boolean;
+};
+
+/** Named dependency checks for GET /api/health; each throws when its dependency is down. */
+export type TProbes = Record<string, () => Promise<void>>;
+
+export type TContext = {
+  db: Db;
+  principal: TPrincipal | null;
+  /** Set when a credential was presented but refused: the 401 says why (revoked, expired…). */
+  credentialFailure: TCredentialFailure | null;
+  ip: string;
+  requestId: string;
+  userAgent: string | undefined;
+  response: ResponseControl;
+  limits: RateLimits;
+  jobs: TJobQueue;
+  runtime: TRuntime;
+  log: TLogger;
+  probes: TProbes;
+};
+
+/** The context once an auth guard has run: the principal is known. */
+export type TAuthedContext = TContext & { principal: TPrincipal };

@@ -1,0 +1,62 @@
+// One error type for every layer below the transport, one table from code to HTTP status.
+export const ERROR_STATUS = {
+  invalid_input: 400,
+  integration_not_configured: 400,
+  unauthenticated: 401,
+  invalid_credentials: 401,
+  plan_upgrade_required: 402,
+  plan_limit_reached: 402,
+  forbidden: 403,
+  session_required: 403,
+  partner_required: 403,
+  csrf_rejected: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  ticket_exists: 409,
+  invalid_transition: 409,
+  conflict: 409,
+  expired: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  upstream_unavailable: 502,
+  service_unavailable: 503,
+} as const;
+
+export type TErrorCode = keyof typeof ERROR_STATUS;
+
+export type TErrorBody = { error: TErrorCode; message: string } & Record<string, unknown>;
+
+export class AppError extends Error {
+  readonly code: TErrorCode;
+  readonly extra: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: TErrorCode,
+    message: string,
+    extra: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "AppError";
+    this.code = code;
+    this.extra = extra;
+    this.headers = headers;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+
+  toBody(): TErrorBody {
+    return { error: this.code, message: this.message, ...this.extra };
+  }
+}
+
+export const notFound = (what = "Resource") => new AppError("not_found", `${what} not found`);
+
+export function isAppError(e: unknown): e is AppError {
+  return e instanceof AppError;
+}

@@ -1,0 +1,15 @@
+// The queue seen by request handlers. Implemented by @posture/jobs on BullMQ (Redis) or
+// in-process for the embedded default; both run the same handlers.
+export type TEnqueueOptions = {
+  /** Deduplicates: a job with an id that is already queued or running is not added twice. */
+  jobId?: string;
+  delayMs?: number;
+};
+
+export type TJobQueue = {
+  enqueue: (name: string, data: unknown, opts?: TEnqueueOptions) => Promise<void>;
+  /** Queues a job and waits for its result (rejects with its error, or on timeout). */
+  runAndWait: <R>(name: string, data: unknown, opts: { jobId: string; timeoutMs: number }) => Promise<R>;
+  ping: () => Promise<void>;
+  close: () => Promise<void>;
+};

@@ -1,0 +1,107 @@
+import { initTRPC } from "@trpc/server";
+import type { OpenApiMeta } from "trpc-to-openapi";
+import type { TRole } from "@posture/db";
+import type { TAuthedContext, TContext } from "./context";
+import { AppError } from "./errors";
+import { atLeast, minimumPlanFor, PLANS, type TFeature, type TPlanId } from "./plans";
+import { toWireError } from "./wire-error";
+
+export type TAuthMode = "public" | "apiKey" | "session" | "partner";
+
+/** Who may call a procedure; read by the guards below and by the OpenAPI document. */
+export type TAccess = {
+  auth: TAuthMode;
+  plan?: TPlanId;
+  feature?: TFeature;
+  role?: Exclude<TRole, "member">;
+};
+
+export type TMeta = OpenApiMeta<{ access?: TAccess }>;
+
+const t = initTRPC
+  .context<TContext>()
+  .meta<TMeta>()
+  .create({
+    errorFormatter({ shape, error }) {
+      const wire = toWireError(error);
+      // tRPC clients keep the standard shape; the contract's code rides in data.
+      return { ...shape, message: wire.body.message, data: { ...wire.body, httpStatus: wire.status, path: shape.data.path } };
+    },
+  });
+
+export const router = t.router;
+export const mergeRouters = t.mergeRouters;
+export const createCallerFactory = t.createCallerFactory;
+export const middleware = t.middleware;
+
+const CREDENTIAL_MESSAGES = {
+  malformed: "Malformed credential",
+  unknown: "Unknown credential",
+  revoked: "Credential revoked",
+  expired: "Credential expired",
+  no_membership: "No access to the organization",
+} as const;
+
+// The contract's check order: authenticate (401) → credential kind (403) → plan (402) → role (403);
+// input (400) and resources (404/409) come after, in the procedure.
+function authenticate(mode: Exclude<TAuthMode, "public">) {
+  return t.middleware(({ ctx, next }) => {
+    const principal = ctx.principal;
+    if (!principal) {
+      const message = ctx.credentialFailure ? CREDENTIAL_MESSAGES[ctx.credentialFailure] : "Authentication required";
+      throw new AppError("unauthenticated", message);
+    }
+    if (mode === "session" && principal.kind !== "session") {
+      throw new AppError("session_required", "This endpoint is available to a signed-in browser session only");
+    }
+    if (mode === "partner" && !principal.org.isPartner) {
+      throw new AppError("partner_required", "This endpoint requires a partner account");
+    }
+    const features = PLANS[principal.org.plan].features;
+    if (principal.kind === "api_key" && !features.apiAccess) {
+      throw new AppError("plan_upgrade_required", "API access is not included in your plan", {
+        upgrade: { feature: "apiAccess", requiredPlan: minimumPlanFor("apiAccess") },
+      });
+    }
+    return next({ ctx: { ...ctx, principal } satisfies TAuthedContext });
+  });
+}
+
+function planGuard(plan: TPlanId | undefined, feature: TFeature | undefined) {
+  return t.middleware(({ ctx, next }) => {
+    const org = ctx.principal?.org;
+    if (org && plan && !atLeast(org.plan, plan)) {
+      throw new AppError("plan_upgrade_required", `This endpoint requires the ${plan} plan or higher`, {
+        upgrade: { requiredPlan: plan },
+      });
+    }
+    if (org && feature && !PLANS[org.plan].features[feature]) {
+      throw new AppError("plan_upgrade_required", `Your plan does not include ${feature}`, {
+        upgrade: { feature, requiredPlan: minimumPlanFor(feature) },
+      });
+    }
+    return next();
+  });
+}
+
+function roleGuard(role: TAccess["role"]) {
+  return t.middleware(({ ctx, next }) => {
+    const have = ctx.principal?.role;
+    const allowed = role === "OWNER" ? have === "OWNER" : have === "OWNER" || have === "ADMIN";
+    if (!allowed) throw new AppError("forbidden", `This action requires the ${role === "OWNER" ? "OWNER" : "ADMIN or OWNER"} role`);
+    return next();
+  });
+}
+
+export const publicProcedure = t.procedure.meta({ access: { auth: "public" } });
+
+/** The one procedure factory: the spec's auth column, plan and role, as guards in the contract's order. */
+export function procedure(access: TAccess & { auth: Exclude<TAuthMode, "public"> }) {
+  let p = t.procedure.meta({ access }).use(authenticate(access.auth));
+  if (access.plan || access.feature) p = p.use(planGuard(access.plan, access.feature));
+  if (access.role) p = p.use(roleGuard(access.role));
+  return p.use(({ ctx, next }) => {
+    if (!ctx.principal) throw new AppError("unauthenticated", "Authentication required");
+    return next({ ctx: { ...ctx, principal: ctx.principal } });
+  });
+}

@@ -1,0 +1,26 @@
+import { defineConfig } from "vitest/config";
+
+// Two projects: fast unit tests, and integration tests that talk to the real PostgreSQL and
+// Redis on this machine (each file creates its own database / key prefix, so files run in parallel).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["{apps,packages}/*/src/**/*.test.ts"],
+          exclude: ["**/*.int.test.ts", "**/node_modules/**"],
+        },
+      },
+      {
+        test: {
+          name: "integration",
+          include: ["{apps,packages}/*/src/**/*.int.test.ts"],
+          exclude: ["**/node_modules/**"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});

@@ -4,6 +4,7 @@ import { createTestDb, type TestDb } from "@posture/db/testing";
 import { hashPassword } from "@posture/account";
 import { createRedis, generateApiKey, generateSessionToken, SESSION_ABSOLUTE_MS, SESSION_COOKIE, type TJobQueue } from "@posture/platform";
 import type { Redis } from "ioredis";
+import type { Logger } from "pino";
 import { readEnv, type TEnv } from "./env";
 import { createLogger, startGateway, type TGateway } from "./server";
 
@@ -14,6 +15,10 @@ export type TTestGatewayOptions = {
   redisUrl?: string | null;
   env?: Partial<Record<keyof TEnv, string>>;
   jobs?: TJobQueue;
+  /** Share rate-limit counters between harnesses (e.g. two replicas); default: unique per harness. */
+  rateLimitPrefix?: string;
+  /** Capture logs (default: silent). */
+  log?: Logger;
 };
 
 export type TRequestOptions = {
@@ -53,8 +58,8 @@ export async function startTestGateway(opts: TTestGatewayOptions = {}) {
     env,
     db,
     redis,
-    log: createLogger(env.LOG_LEVEL),
-    rateLimitPrefix: `rl-test-${randomBytes(6).toString("hex")}`,
+    log: opts.log ?? createLogger(env.LOG_LEVEL),
+    rateLimitPrefix: opts.rateLimitPrefix ?? `rl-test-${randomBytes(6).toString("hex")}`,
     ...(opts.jobs ? { jobs: opts.jobs } : {}),
   });
   const ip = randomIp();

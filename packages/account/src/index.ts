@@ -1,2 +1,6 @@
 export { accountRouter } from "./router";
 export { hashPassword, verifyPassword } from "./services/passwords";
+export { createOrganization, setOrganizationPlan } from "./services/organizations";
+export { createUser } from "./services/users";
+export { createApiKeyFor } from "./services/api-keys";
+export { seedDemoIfEmpty, type TDemoSeed } from "./services/demo";

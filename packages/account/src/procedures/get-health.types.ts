@@ -7,7 +7,8 @@ export const getHealthMeta = {
     path: "/health",
     tags: ["platform"],
     summary: "Service health",
-    description: "Checks the database and Redis. 200 when all are ok, 503 naming the failing check. Never rate limited.",
+    description:
+      "Checks the database and Redis. 200 when all are ok, 503 naming the failing check. Never rate limited.",
     protect: false,
   },
 } satisfies TMeta;

@@ -1,0 +1,63 @@
+import { organizations, type Db, type TPlanId } from "@posture/db";
+import { AppError, effectivePlan, planChange } from "@posture/platform";
+import { eq } from "drizzle-orm";
+
+export type TCreateOrganization = {
+  name: string;
+  plan: TPlanId;
+  isPartner?: boolean;
+  managedByOrgId?: string | null;
+};
+
+export async function createOrganization(db: Db, input: TCreateOrganization) {
+  const name = input.name.trim();
+  if (!name)
+    throw new AppError("invalid_input", "Organization name is required", {
+      details: [{ path: "name", message: "required" }],
+    });
+  if (input.managedByOrgId) {
+    const manager = await findOrganization(db, input.managedByOrgId);
+    if (!manager) throw new AppError("not_found", "Managing organization not found");
+    if (!manager.isPartner) {
+      throw new AppError("invalid_input", "The managing organization is not a partner", {
+        details: [{ path: "managedByOrgId", message: "not a partner organization" }],
+      });
+    }
+  }
+  const [org] = await db
+    .insert(organizations)
+    .values({
+      name,
+      plan: input.plan,
+      isPartner: input.isPartner ?? false,
+      managedByOrgId: input.managedByOrgId ?? null,
+    })
+    .returning({ id: organizations.id, name: organizations.name, plan: organizations.plan });
+  if (!org) throw new Error("organization insert returned no row");
+  return org;
+}
+
+export async function findOrganization(db: Db, orgId: string) {
+  const [org] = await db.select().from(organizations).where(eq(organizations.id, orgId)).limit(1);
+  return org ?? null;
+}
+
+/**
+ * Moves an organization to another plan. A move below the plan it enjoys now keeps that plan's
+ * entitlements for the grace period; a downgrade during grace does not restart the clock.
+ */
+export async function setOrganizationPlan(db: Db, input: { orgId: string; plan: TPlanId }, now = new Date()) {
+  const org = await findOrganization(db, input.orgId);
+  if (!org) throw new AppError("not_found", "Organization not found");
+  const current = effectivePlan(org, now);
+  const next = planChange(current.plan, input.plan, now);
+  if (current.inGrace && next.gracePlan === current.plan) next.graceEndsAt = current.graceEndsAt;
+  await db.update(organizations).set(next).where(eq(organizations.id, org.id));
+  const after = effectivePlan(next, now);
+  return {
+    id: org.id,
+    plan: next.plan,
+    inGrace: after.inGrace,
+    graceEndsAt: after.graceEndsAt?.toISOString() ?? null,
+  };
+}

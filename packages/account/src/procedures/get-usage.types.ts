@@ -1,0 +1,34 @@
+import { PLAN_IDS } from "@posture/db";
+import type { TMeta } from "@posture/platform";
+import { z } from "zod";
+
+export const getUsageMeta = {
+  openapi: {
+    method: "GET",
+    path: "/usage",
+    tags: ["usage"],
+    summary: "Plan and usage",
+    description:
+      "The organization's plan, its limits and features now (a downgraded organization keeps the previous plan's for the grace period), connected sources and today's (UTC) manual scans.",
+    protect: true,
+  },
+} satisfies TMeta;
+
+export const ZGetUsageInput = z.void();
+
+export const ZUsage = z.object({
+  plan: z.enum(PLAN_IDS),
+  inGrace: z.boolean(),
+  graceEndsAt: z.string().datetime().nullable(),
+  sources: z.object({ used: z.number().int(), max: z.number().int().nullable() }),
+  scans: z.object({ usedToday: z.number().int(), maxPerDay: z.number().int().nullable() }),
+  features: z.object({
+    apiAccess: z.boolean(),
+    flowGuard: z.boolean(),
+    agentGuard: z.boolean(),
+    ueba: z.boolean(),
+    ticketing: z.boolean(),
+    complianceExport: z.boolean(),
+    whiteLabel: z.boolean(),
+  }),
+});

@@ -1,0 +1,29 @@
+import type { TMeta } from "@posture/platform";
+import { z } from "zod";
+
+export const listKeysMeta = {
+  openapi: {
+    method: "GET",
+    path: "/keys",
+    tags: ["keys"],
+    summary: "List API keys",
+    description:
+      "Key metadata, newest first. Only the display prefix is ever shown, never the key or its hash.",
+    protect: true,
+  },
+} satisfies TMeta;
+
+export const ZListKeysInput = z.void();
+
+export const ZKeyMetadata = z.object({
+  id: z.string(),
+  name: z.string(),
+  keyPrefix: z.string(),
+  createdAt: z.string().datetime(),
+  lastUsedAt: z.string().datetime().nullable(),
+  expiresAt: z.string().datetime().nullable(),
+  revokedAt: z.string().datetime().nullable(),
+  status: z.enum(["active", "revoked", "expired"]),
+});
+
+export const ZListKeysOutput = z.object({ keys: z.array(ZKeyMetadata) });

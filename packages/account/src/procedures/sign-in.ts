@@ -1,0 +1,20 @@
+import { publicProcedure, SESSION_COOKIE } from "@posture/platform";
+import { signIn as signInService } from "../services/auth";
+import { normalizeEmail } from "../services/users";
+import { signInMeta, ZSessionBody, ZSignInInput } from "./sign-in.types";
+
+export const signIn = publicProcedure
+  .meta(signInMeta)
+  .input(ZSignInInput)
+  .output(ZSessionBody)
+  .mutation(async ({ ctx, input }) => {
+    await ctx.limits.enforce("signIn", `ip:${ctx.ip}`);
+    await ctx.limits.enforce("signIn", `email:${normalizeEmail(input.email)}`);
+    const result = await signInService(ctx.db, {
+      email: input.email,
+      password: input.password,
+      previousSessionId: ctx.principal?.kind === "session" ? ctx.principal.credentialId : null,
+    });
+    ctx.response.setCookie(SESSION_COOKIE, result.token, { maxAgeSeconds: result.maxAgeSeconds });
+    return result.body;
+  });

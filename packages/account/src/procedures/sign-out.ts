@@ -1,0 +1,13 @@
+import { procedure, SESSION_COOKIE } from "@posture/platform";
+import { signOut as signOutService } from "../services/auth";
+import { signOutMeta, ZSignOutInput, ZSignOutOutput } from "./sign-out.types";
+
+export const signOut = procedure({ auth: "session" })
+  .meta(signOutMeta)
+  .input(ZSignOutInput)
+  .output(ZSignOutOutput)
+  .mutation(async ({ ctx }) => {
+    const result = await signOutService(ctx.db, ctx.principal);
+    ctx.response.clearCookie(SESSION_COOKIE);
+    return result;
+  });

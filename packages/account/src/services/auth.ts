@@ -1,0 +1,141 @@
+import { memberships, organizations, sessions, users, type Db, type TRole } from "@posture/db";
+import {
+  AppError,
+  effectivePlan,
+  generateSessionToken,
+  recordAudit,
+  SESSION_ABSOLUTE_MS,
+  type TPrincipal,
+} from "@posture/platform";
+import { and, asc, eq, isNull } from "drizzle-orm";
+import { dummyPasswordHash, verifyPassword } from "./passwords";
+import { normalizeEmail } from "./users";
+
+export type TSessionBody = {
+  user: { id: string; email: string; role: TRole };
+  organization: { id: string; name: string; plan: TPrincipal["org"]["plan"] };
+};
+
+export type TSignInResult = { token: string; maxAgeSeconds: number; body: TSessionBody };
+
+const invalidCredentials = () => new AppError("invalid_credentials", "Invalid email or password");
+
+/** The user and the membership they sign into: their oldest one. */
+async function findAccount(db: Db, email: string) {
+  const [row] = await db
+    .select({
+      userId: users.id,
+      email: users.email,
+      passwordHash: users.passwordHash,
+      role: memberships.role,
+      orgId: organizations.id,
+      orgName: organizations.name,
+      plan: organizations.plan,
+      gracePlan: organizations.gracePlan,
+      graceEndsAt: organizations.graceEndsAt,
+    })
+    .from(users)
+    .leftJoin(memberships, eq(memberships.userId, users.id))
+    .leftJoin(organizations, eq(organizations.id, memberships.orgId))
+    .where(eq(users.email, email))
+    .orderBy(asc(memberships.createdAt), asc(organizations.createdAt))
+    .limit(1);
+  return row ?? null;
+}
+
+export type TSignIn = {
+  email: string;
+  password: string;
+  /** The session the request already carried: replaced, so a fixated token dies at sign-in. */
+  previousSessionId?: string | null;
+};
+
+/**
+ * Unknown address and wrong password are one answer, and cost one scrypt verification each, so
+ * neither the body nor the timing tells whether an account exists.
+ */
+export async function signIn(db: Db, input: TSignIn, now = new Date()): Promise<TSignInResult> {
+  const account = await findAccount(db, normalizeEmail(input.email));
+  const valid = await verifyPassword(input.password, account?.passwordHash ?? (await dummyPasswordHash()));
+  if (!account) throw invalidCredentials();
+  const { role, orgId, orgName, plan } = account;
+  if (!valid || !role || !orgId || !orgName || !plan) {
+    if (orgId) {
+      await recordAudit(db, {
+        orgId,
+        action: "SIGN_IN_FAILED",
+        target: account.email,
+        userId: account.userId,
+        userEmail: account.email,
+      });
+    }
+    throw invalidCredentials();
+  }
+
+  const { token, tokenHash } = generateSessionToken();
+  await db.transaction(async (tx) => {
+    if (input.previousSessionId) {
+      await tx
+        .update(sessions)
+        .set({ revokedAt: now })
+        .where(and(eq(sessions.id, input.previousSessionId), isNull(sessions.revokedAt)));
+    }
+    const [session] = await tx
+      .insert(sessions)
+      .values({
+        tokenHash,
+        userId: account.userId,
+        orgId,
+        createdAt: now,
+        lastSeenAt: now,
+        expiresAt: new Date(now.getTime() + SESSION_ABSOLUTE_MS),
+      })
+      .returning({ id: sessions.id });
+    await recordAudit(tx, {
+      orgId,
+      action: "SIGN_IN",
+      target: account.email,
+      userId: account.userId,
+      userEmail: account.email,
+      metadata: { sessionId: session?.id },
+    });
+  });
+
+  const effective = effectivePlan(
+    { plan, gracePlan: account.gracePlan, graceEndsAt: account.graceEndsAt },
+    now,
+  );
+  return {
+    token,
+    maxAgeSeconds: Math.floor(SESSION_ABSOLUTE_MS / 1000),
+    body: {
+      user: { id: account.userId, email: account.email, role },
+      organization: { id: orgId, name: orgName, plan: effective.plan },
+    },
+  };
+}
+
+/** Revokes the session in the database: every replica refuses the token from the next request on. */
+export async function signOut(db: Db, principal: TPrincipal, now = new Date()) {
+  await db.transaction(async (tx) => {
+    await tx
+      .update(sessions)
+      .set({ revokedAt: now })
+      .where(and(eq(sessions.id, principal.credentialId), isNull(sessions.revokedAt)));
+    await recordAudit(tx, {
+      orgId: principal.org.id,
+      action: "SIGN_OUT",
+      target: principal.userEmail,
+      userId: principal.userId,
+      userEmail: principal.userEmail,
+    });
+  });
+  return { signedOut: true as const };
+}
+
+export function sessionBody(principal: TPrincipal): TSessionBody {
+  return {
+    user: { id: principal.userId, email: principal.userEmail, role: principal.role },
+    organization: { id: principal.org.id, name: principal.org.name, plan: principal.org.plan },
+  };
+}

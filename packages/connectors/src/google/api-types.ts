@@ -1,0 +1,76 @@
+// The slices of the Google REST resources the adapter reads (Drive v3, Admin SDK Directory and
+// Reports v1). Every field is optional because `fields` masks and old records omit them.
+
+export type TGDrivePermission = {
+  id?: string;
+  type?: "user" | "group" | "domain" | "anyone";
+  role?: "owner" | "organizer" | "fileOrganizer" | "writer" | "commenter" | "reader";
+  emailAddress?: string;
+  domain?: string;
+  deleted?: boolean;
+};
+
+export type TGDriveFile = {
+  id?: string;
+  name?: string;
+  mimeType?: string;
+  driveId?: string;
+  owners?: Array<{ emailAddress?: string }>;
+  modifiedTime?: string;
+  size?: string;
+  permissions?: TGDrivePermission[];
+};
+
+export type TGFileList = { files?: TGDriveFile[]; nextPageToken?: string };
+export type TGPermissionList = { permissions?: TGDrivePermission[]; nextPageToken?: string };
+
+export type TGSharedDrive = {
+  id?: string;
+  name?: string;
+  restrictions?: {
+    domainUsersOnly?: boolean;
+    driveMembersOnly?: boolean;
+    copyRequiresWriterPermission?: boolean;
+    adminManagedRestrictions?: boolean;
+  };
+};
+export type TGDriveList = { drives?: TGSharedDrive[]; nextPageToken?: string };
+
+export type TGUser = {
+  id?: string;
+  primaryEmail?: string;
+  name?: { fullName?: string; givenName?: string; familyName?: string };
+  isAdmin?: boolean;
+  isEnrolledIn2Sv?: boolean;
+  suspended?: boolean;
+  lastLoginTime?: string;
+  creationTime?: string;
+};
+export type TGUserList = { users?: TGUser[]; nextPageToken?: string };
+
+export type TGToken = {
+  clientId?: string;
+  displayText?: string;
+  scopes?: string[];
+  userKey?: string;
+  anonymous?: boolean;
+  nativeApp?: boolean;
+};
+export type TGTokenList = { items?: TGToken[] };
+
+export type TGDomain = { domainName?: string; isPrimary?: boolean; verified?: boolean };
+export type TGDomainList = { domains?: TGDomain[] };
+
+export type TGActivityParameter = {
+  name?: string;
+  value?: string;
+  boolValue?: boolean;
+  intValue?: string;
+  multiValue?: string[];
+};
+export type TGActivity = {
+  id?: { time?: string; uniqueQualifier?: string; applicationName?: string };
+  actor?: { email?: string; profileId?: string };
+  events?: Array<{ type?: string; name?: string; parameters?: TGActivityParameter[] }>;
+};
+export type TGActivityList = { items?: TGActivity[]; nextPageToken?: string };

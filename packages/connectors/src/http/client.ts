@@ -1,0 +1,118 @@
+import { SourceAuthError, SourceUnavailableError } from "../types";
+import { apiErrorMessage, SourceHttpError } from "./errors";
+import {
+  backoffDelay,
+  DEFAULT_RETRY_POLICY,
+  parseRetryAfter,
+  realSleep,
+  RETRYABLE_STATUS,
+  type TRetryPolicy,
+  type TSleep,
+} from "./retry";
+
+export type TTokenProvider = {
+  getToken: () => Promise<string>;
+  /** Forget a cached token the API just refused, so the next call fetches a fresh one. */
+  invalidate: () => void;
+};
+
+/** Transport knobs shared by every adapter; tests inject sleep and fetch, production uses defaults. */
+export type THttpOptions = {
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+  retry?: Partial<TRetryPolicy>;
+  sleep?: TSleep;
+  random?: () => number;
+};
+
+export type TQuery = Record<string, string | number | boolean | undefined>;
+
+export type TJsonClient = {
+  /** GET a path relative to the base URL, or an absolute URL on the same origin (a next-page link). */
+  get: <T>(pathOrUrl: string, query?: TQuery) => Promise<T>;
+};
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+type TRequest = { url: string; init: RequestInit };
+
+/**
+ * Sends a request until it gets a non-retryable answer: network errors, timeouts and
+ * 429/5xx are retried with back-off; exhausting the attempts is a SourceUnavailableError.
+ */
+export async function sendWithRetry(
+  source: string,
+  build: () => Promise<TRequest> | TRequest,
+  http: THttpOptions = {},
+): Promise<Response> {
+  const policy = { ...DEFAULT_RETRY_POLICY, ...http.retry };
+  const doFetch = http.fetch ?? fetch;
+  const sleep = http.sleep ?? realSleep;
+  const timeoutMs = http.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  let lastProblem = "no attempt made";
+
+  for (let attempt = 1; attempt <= policy.maxAttempts; attempt++) {
+    const { url, init } = await build();
+    let retryAfterMs: number | null = null;
+    try {
+      const response = await doFetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+      if (!RETRYABLE_STATUS.has(response.status)) return response;
+      retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
+      const body: unknown = await response.json().catch(() => null);
+      lastProblem = `HTTP ${response.status}: ${apiErrorMessage(body, response.statusText)}`;
+    } catch (error) {
+      if (error instanceof SourceAuthError) throw error;
+      lastProblem = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    }
+    if (attempt < policy.maxAttempts) await sleep(backoffDelay(attempt, policy, retryAfterMs, http.random));
+  }
+  throw new SourceUnavailableError(`${source} unavailable after ${policy.maxAttempts} attempts (${lastProblem})`);
+}
+
+/** Reads a final (non-retryable) response: 2xx → JSON, 401/403 → SourceAuthError, else SourceHttpError. */
+export async function readJson<T>(source: string, response: Response): Promise<T> {
+  const body: unknown = await response.json().catch(() => null);
+  if (response.ok) return body as T;
+  const message = `${source}: ${apiErrorMessage(body, response.statusText)} (HTTP ${response.status})`;
+  if (response.status === 401 || response.status === 403) throw new SourceAuthError(message);
+  throw new SourceHttpError(message, response.status);
+}
+
+function buildUrl(baseUrl: string, pathOrUrl: string, query: TQuery | undefined): string {
+  const base = new URL(baseUrl);
+  const url = /^https?:\/\//.test(pathOrUrl)
+    ? new URL(pathOrUrl)
+    : new URL(base.pathname.replace(/\/$/, "") + pathOrUrl, base);
+  // Next-page links come from the response body; following one to another host would hand it our token.
+  if (url.origin !== base.origin) throw new SourceHttpError(`Refusing to follow a link off ${base.origin}`, 400);
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value !== undefined) url.searchParams.set(key, String(value));
+  }
+  return url.toString();
+}
+
+export function createJsonClient(opts: {
+  source: string;
+  baseUrl: string;
+  tokens: TTokenProvider;
+  http?: THttpOptions;
+}): TJsonClient {
+  const { source, baseUrl, tokens, http } = opts;
+  return {
+    get: async <T>(pathOrUrl: string, query?: TQuery): Promise<T> => {
+      const url = buildUrl(baseUrl, pathOrUrl, query);
+      const build = async (): Promise<TRequest> => ({
+        url,
+        init: { headers: { authorization: `Bearer ${await tokens.getToken()}`, accept: "application/json" } },
+      });
+      let response = await sendWithRetry(source, build, http);
+      if (response.status === 401) {
+        // A cached token can be revoked or expire early; one fresh token decides whether access is really gone.
+        await response.body?.cancel();
+        tokens.invalidate();
+        response = await sendWithRetry(source, build, http);
+      }
+      return readJson<T>(source, response);
+    },
+  };
+}

@@ -4,6 +4,7 @@ import type { TGatewayDeps } from "./deps";
 import { emptyBodyAsJson, jsonBody } from "./middleware/body";
 import { csrfGuard } from "./middleware/csrf";
 import { errorHandler, notFoundHandler } from "./middleware/errors";
+import { idempotency } from "./middleware/idempotency";
 import { ipRateLimit } from "./middleware/rate-limit";
 import { requestId, resolveCredentials } from "./middleware/request-context";
 import { securityHeaders } from "./middleware/security-headers";
@@ -40,6 +41,8 @@ export function createApp(deps: TGatewayDeps): Express {
   app.use(["/api", "/trpc"], jsonBody, emptyBodyAsJson, wrap(resolveCredentials(deps.db.db)));
   app.use(["/api", "/trpc"], csrfGuard(deps.allowedOrigins));
   app.use(["/api", "/trpc"], wrap(ipRateLimit(deps.limits)));
+  // After the limiter (a replay still counts against it), before anything that does work.
+  app.use("/api", wrap(idempotency(deps.db.db, deps.log)));
 
   app.use("/api", openApiRoutes(deps));
   app.use("/api", wrap(rest));

@@ -1,0 +1,162 @@
+import { Queue, QueueEvents, type JobsOptions } from "bullmq";
+import { encodeJobId } from "./job-id";
+import { withTimeout } from "./timeout";
+import {
+  JobTimeoutError,
+  lazyRegistry,
+  UnknownJobError,
+  type TJobDefinition,
+  type TJobRegistrySource,
+  type TScheduledJobQueue,
+} from "./types";
+
+export const DEFAULT_QUEUE_NAME = "posture";
+
+// Finished jobs are kept a while for inspection, then trimmed; failures longer than successes.
+const KEEP_COMPLETED = { age: 24 * 3600, count: 1_000 };
+const KEEP_FAILED = { age: 7 * 24 * 3600, count: 5_000 };
+
+export type TBullQueueOptions = {
+  redisUrl: string;
+  /** Redis key prefix; tests use one of their own. */
+  prefix: string;
+  queueName?: string;
+  registry: TJobRegistrySource;
+  /** Bound on enqueue / ping / close talking to Redis, so a request never hangs on it. */
+  redisTimeoutMs?: number;
+  onError?: (err: Error) => void;
+};
+
+function jobOptions(def: TJobDefinition): JobsOptions {
+  return {
+    attempts: def.attempts,
+    backoff: { type: "exponential", delay: def.backoffMs },
+    removeOnComplete: KEEP_COMPLETED,
+    removeOnFail: KEEP_FAILED,
+  };
+}
+
+export function createBullQueue(opts: TBullQueueOptions): TScheduledJobQueue {
+  const queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
+  const redisTimeoutMs = opts.redisTimeoutMs ?? 2_000;
+  const onError = opts.onError ?? (() => {});
+  const definition = lazyRegistry(opts.registry);
+
+  // The producer runs on the request path: no offline queue and few retries, so a command fails
+  // at once while Redis is away instead of piling up. BullMQ reconnects in the background.
+  const queue = new Queue(queueName, {
+    prefix: opts.prefix,
+    connection: {
+      url: opts.redisUrl,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      connectTimeout: 2_000,
+    },
+  });
+  queue.on("error", onError);
+
+  // Only runAndWait needs events, and they hold a blocking connection of their own: opened on first use.
+  let events: QueueEvents | undefined;
+  function queueEvents(): QueueEvents {
+    if (!events) {
+      events = new QueueEvents(queueName, {
+        prefix: opts.prefix,
+        connection: { url: opts.redisUrl, maxRetriesPerRequest: null, connectTimeout: 2_000 },
+      });
+      events.on("error", onError);
+    }
+    return events;
+  }
+
+  const redisCall = <T>(what: string, work: Promise<T>) =>
+    withTimeout(work, redisTimeoutMs, () => new Error(`job queue: ${what} timed out (Redis unreachable?)`));
+
+  function definitionOf(name: string): TJobDefinition {
+    const def = definition(name);
+    if (!def) throw new UnknownJobError(name);
+    return def;
+  }
+
+  /**
+   * BullMQ ignores an add whose id exists in any state, and it keeps finished jobs for a while.
+   * The contract dedupes only queued or running jobs, so a finished one with the id is cleared first.
+   */
+  async function add(name: string, data: unknown, jobId: string | undefined, delayMs: number) {
+    const def = definitionOf(name);
+    const id = jobId === undefined ? undefined : encodeJobId(jobId);
+    if (id !== undefined) {
+      const state = await queue.getJobState(id);
+      if (state === "completed" || state === "failed") await queue.remove(id);
+    }
+    return queue.add(name, data, {
+      ...jobOptions(def),
+      ...(id !== undefined ? { jobId: id } : {}),
+      ...(delayMs > 0 ? { delay: delayMs } : {}),
+    });
+  }
+
+  let closing: Promise<void> | undefined;
+
+  return {
+    async enqueue(name, data, enqueueOpts = {}) {
+      await redisCall("enqueue", add(name, data, enqueueOpts.jobId, enqueueOpts.delayMs ?? 0));
+    },
+
+    async runAndWait<R>(
+      name: string,
+      data: unknown,
+      waitOpts: { jobId: string; timeoutMs: number },
+    ): Promise<R> {
+      const { jobId, timeoutMs } = waitOpts;
+      const work = (async () => {
+        const events = queueEvents();
+        const job = await add(name, data, jobId, 0);
+        // BullMQ's own ttl only unhooks its listeners; the outer timeout decides, a little earlier.
+        return (await job.waitUntilFinished(events, timeoutMs + 1_000)) as R;
+      })();
+      return withTimeout(work, timeoutMs, () => new JobTimeoutError(jobId, timeoutMs));
+    },
+
+    async ping() {
+      await redisCall(
+        "ping",
+        (async () => {
+          // BullMQ's client abstraction has no PING; any one-key read is the same round trip.
+          const client = await queue.client;
+          await client.hexists(queue.toKey("meta"), "version");
+        })(),
+      );
+    },
+
+    async scheduleRepeating(name, data, repeat) {
+      const def = definitionOf(name);
+      const every =
+        "everyMs" in repeat ? { every: repeat.everyMs } : { pattern: repeat.pattern, tz: repeat.tz ?? "UTC" };
+      await redisCall(
+        "schedule",
+        queue.upsertJobScheduler(encodeJobId(repeat.schedulerId), every, {
+          name,
+          data,
+          opts: jobOptions(def),
+        }),
+      );
+    },
+
+    async unschedule(schedulerId) {
+      await redisCall("unschedule", queue.removeJobScheduler(encodeJobId(schedulerId)));
+    },
+
+    close() {
+      closing ??= (async () => {
+        const closeOne = async (q: Queue | QueueEvents) => {
+          // Never connected (Redis down): closing would wait for a connection; drop it instead.
+          await withTimeout(q.close(), redisTimeoutMs, () => new Error("close timed out")).catch(() =>
+            q.disconnect(),
+          );
+        };
+        await Promise.all([closeOne(queue), events ? closeOne(events) : Promise.resolve()]);
+      })();
+      return closing;
+    },
+  };
+}

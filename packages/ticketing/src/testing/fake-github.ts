@@ -1,0 +1,65 @@
+import { type TFakeResponse, type TFakeTracker, type TRecordedRequest, header, isRecord, startFakeServer } from "./fake-server";
+
+export type TFakeGithubOptions = {
+  /** `owner/repo` the token may write to. */
+  repo?: string;
+  token?: string;
+};
+
+export type TFakeGithub = TFakeTracker & { repo: string; token: string };
+
+const DOCS = "https://docs.github.com/rest/issues/issues#create-an-issue";
+
+function githubError(status: number, message: string, extra: Record<string, unknown> = {}): TFakeResponse {
+  return { status, body: { message, documentation_url: DOCS, ...extra } };
+}
+
+/** GitHub REST "Create an issue": POST /repos/{owner}/{repo}/issues. */
+export async function startFakeGithub(options: TFakeGithubOptions = {}): Promise<TFakeGithub> {
+  const repo = options.repo ?? "acme/security";
+  const token = options.token ?? "github_pat_fake_0123456789";
+  let nextNumber = 0;
+
+  const handle = (req: TRecordedRequest, baseUrl: string): TFakeResponse => {
+    if (!header(req, "user-agent")) {
+      return githubError(403, "Request forbidden by administrative rules. Please make sure your request has a User-Agent header");
+    }
+    if (header(req, "authorization") !== `Bearer ${token}`) return githubError(401, "Bad credentials");
+    // Stricter than GitHub, which defaults both: a client that drops them would drift silently.
+    const version = header(req, "x-github-api-version");
+    if (version !== "2022-11-28") return githubError(400, `Unsupported 'X-GitHub-Api-Version' header: ${version}`);
+    if (header(req, "accept") !== "application/vnd.github+json") {
+      return githubError(415, "Accept must be application/vnd.github+json");
+    }
+    const match = /^\/repos\/([^/]+)\/([^/]+)\/issues$/.exec(req.path);
+    if (req.method !== "POST" || !match) return githubError(404, "Not Found");
+    if (`${decodeURIComponent(match[1] ?? "")}/${decodeURIComponent(match[2] ?? "")}` !== repo) {
+      return githubError(404, "Not Found");
+    }
+    const body = isRecord(req.body) ? req.body : {};
+    if (typeof body.title !== "string" || body.title === "") {
+      return githubError(422, "Validation Failed", {
+        errors: [{ resource: "Issue", code: "missing_field", field: "title" }],
+      });
+    }
+    nextNumber += 1;
+    return {
+      status: 201,
+      body: {
+        id: 1_000_000 + nextNumber,
+        node_id: `I_fake${nextNumber}`,
+        number: nextNumber,
+        title: body.title,
+        body: typeof body.body === "string" ? body.body : null,
+        state: "open",
+        url: `${baseUrl}/repos/${repo}/issues/${nextNumber}`,
+        html_url: `https://github.com/${repo}/issues/${nextNumber}`,
+      },
+    };
+  };
+
+  const server = await startFakeServer(handle, (status) =>
+    status === 401 ? { message: "Bad credentials", documentation_url: DOCS } : { message: `Injected HTTP ${status}` },
+  );
+  return { ...server, repo, token };
+}

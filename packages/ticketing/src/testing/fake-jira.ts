@@ -1,0 +1,143 @@
+import { type TFakeResponse, type TFakeTracker, type TRecordedRequest, header, isRecord, startFakeServer } from "./fake-server";
+
+export type TFakeJiraOptions = {
+  projectKey?: string;
+  email?: string;
+  apiToken?: string;
+  /** Accepted as `Authorization: Bearer <pat>` when set. */
+  personalAccessToken?: string;
+  issueTypes?: string[];
+  /** Status reported for created issues by GET /rest/api/3/issue/{key}. */
+  initialStatus?: string;
+};
+
+export type TFakeJira = TFakeTracker & {
+  projectKey: string;
+  email: string;
+  apiToken: string;
+  /** The `email:api_token` string a ticketing config carries. */
+  token: string;
+};
+
+const INLINE_MARKS = new Set(["strong", "em", "code", "link", "strike", "underline"]);
+const ADF_ERROR = "Operation value must be an Atlassian Document (see the Atlassian Document Format)";
+
+function jiraError(status: number, errors: Record<string, string>, messages: string[] = []): TFakeResponse {
+  return { status, body: { errorMessages: messages, errors } };
+}
+
+function validInline(node: unknown): boolean {
+  if (!isRecord(node)) return false;
+  if (node.type === "hardBreak") return true;
+  if (node.type !== "text" || typeof node.text !== "string" || node.text.length === 0) return false;
+  if (node.marks === undefined) return true;
+  return (
+    Array.isArray(node.marks) &&
+    node.marks.every(
+      (mark) =>
+        isRecord(mark) &&
+        typeof mark.type === "string" &&
+        INLINE_MARKS.has(mark.type) &&
+        (mark.type !== "link" || (isRecord(mark.attrs) && typeof mark.attrs.href === "string")),
+    )
+  );
+}
+
+function validBlock(node: unknown): boolean {
+  if (!isRecord(node)) return false;
+  const content = node.content;
+  switch (node.type) {
+    case "paragraph":
+    case "heading":
+      return content === undefined || (Array.isArray(content) && content.every(validInline));
+    case "bulletList":
+    case "orderedList":
+      return (
+        Array.isArray(content) &&
+        content.length > 0 &&
+        content.every((item) => isRecord(item) && item.type === "listItem" && validBlocks(item.content))
+      );
+    case "rule":
+      return true;
+    default:
+      return false;
+  }
+}
+
+function validBlocks(content: unknown): boolean {
+  return Array.isArray(content) && content.length > 0 && content.every(validBlock);
+}
+
+/** The subset of the ADF schema Jira's issue description accepts that this fake understands. */
+export function isValidAdf(doc: unknown): boolean {
+  return isRecord(doc) && doc.type === "doc" && doc.version === 1 && validBlocks(doc.content);
+}
+
+function validateCreate(body: unknown, projectKey: string, issueTypes: string[]): Record<string, string> {
+  const fields = isRecord(body) && isRecord(body.fields) ? body.fields : {};
+  const errors: Record<string, string> = {};
+  if (!isRecord(fields.project) || fields.project.key !== projectKey) errors.project = "valid project is required";
+  const issueType = isRecord(fields.issuetype) ? fields.issuetype.name : undefined;
+  if (typeof issueType !== "string" || !issueTypes.includes(issueType)) {
+    errors.issuetype = "Specify a valid issue type";
+  }
+  const summary = fields.summary;
+  if (typeof summary !== "string" || summary.trim() === "") errors.summary = "You must specify a summary of the issue.";
+  else if (summary.length > 255) errors.summary = "Summary must be less than 255 characters.";
+  else if (/[\r\n]/.test(summary)) errors.summary = "The summary is invalid because it contains newline characters.";
+  if (fields.description !== undefined && !isValidAdf(fields.description)) errors.description = ADF_ERROR;
+  const labels = fields.labels;
+  if (labels !== undefined && !(Array.isArray(labels) && labels.every((l) => typeof l === "string" && !/\s/.test(l)))) {
+    errors.labels = "Labels must be strings without spaces";
+  }
+  return errors;
+}
+
+/** Jira Cloud platform REST v3, for issue creation: POST /rest/api/3/issue and GET of its status. */
+export async function startFakeJira(options: TFakeJiraOptions = {}): Promise<TFakeJira> {
+  const projectKey = options.projectKey ?? "SEC";
+  const email = options.email ?? "bot@example.com";
+  const apiToken = options.apiToken ?? "jira-api-token-0123456789";
+  const issueTypes = options.issueTypes ?? ["Task", "Bug", "Story"];
+  const initialStatus = options.initialStatus ?? "To Do";
+  const basic = `Basic ${Buffer.from(`${email}:${apiToken}`).toString("base64")}`;
+  const issues = new Map<string, { id: string; key: string }>();
+  let nextId = 10000;
+
+  const authorized = (req: TRecordedRequest) => {
+    const auth = header(req, "authorization");
+    return auth === basic || (options.personalAccessToken !== undefined && auth === `Bearer ${options.personalAccessToken}`);
+  };
+
+  const handle = (req: TRecordedRequest, baseUrl: string): TFakeResponse => {
+    if (!authorized(req)) {
+      return jiraError(401, {}, ["Client must be authenticated to access this resource."]);
+    }
+    if (req.method === "POST" && req.path === "/rest/api/3/issue") {
+      if (!header(req, "content-type")?.startsWith("application/json")) return { status: 415 };
+      const errors = validateCreate(req.body, projectKey, issueTypes);
+      if (Object.keys(errors).length > 0) return jiraError(400, errors);
+      nextId += 1;
+      const issue = { id: String(nextId), key: `${projectKey}-${issues.size + 1}` };
+      issues.set(issue.key, issue);
+      return { status: 201, body: { ...issue, self: `${baseUrl}/rest/api/3/issue/${issue.id}` } };
+    }
+    const match = /^\/rest\/api\/3\/issue\/([^/]+)$/.exec(req.path);
+    if (req.method === "GET" && match?.[1]) {
+      const issue = issues.get(decodeURIComponent(match[1]));
+      if (!issue) return jiraError(404, {}, ["Issue does not exist or you do not have permission to see it."]);
+      const fields = req.query.get("fields")?.split(",").includes("status")
+        ? { status: { name: initialStatus, statusCategory: { key: "new", name: "To Do" } } }
+        : {};
+      return { status: 200, body: { ...issue, self: `${baseUrl}/rest/api/3/issue/${issue.id}`, fields } };
+    }
+    return jiraError(404, {}, ["Not found"]);
+  };
+
+  const server = await startFakeServer(handle, (status) =>
+    status === 401
+      ? { errorMessages: ["Client must be authenticated to access this resource."], errors: {} }
+      : { errorMessages: [`Injected HTTP ${status}`], errors: {} },
+  );
+  return { ...server, projectKey, email, apiToken, token: `${email}:${apiToken}` };
+}

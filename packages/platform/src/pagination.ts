@@ -27,27 +27,28 @@ export function pageMeta(total: number, page: number, limit: number): z.infer<ty
 }
 
 /**
- * Opaque keyset cursor: the sort key of the last item returned (timestamp plus a tiebreak id),
- * so items sharing a timestamp are neither skipped nor repeated across pages.
+ * Opaque keyset cursor: the sort key of the last item returned (the database's own timestamp text,
+ * at full microsecond precision, plus a tiebreak id), so items sharing a timestamp are neither
+ * skipped nor repeated across pages.
  */
-export type TCursor = { at: Date; id: string };
+export type TCursor = { at: string; id: string };
 
 export function encodeCursor(c: TCursor): string {
-  return Buffer.from(JSON.stringify([c.at.toISOString(), c.id])).toString("base64url");
+  return Buffer.from(JSON.stringify([c.at, c.id])).toString("base64url");
 }
+
+const isTimestamp = (s: string) => s.length <= 40 && !Number.isNaN(new Date(s.replace(" ", "T").replace(/\+00$/, "Z")).getTime());
 
 export function decodeCursor(raw: string): TCursor {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
-    if (Array.isArray(parsed) && typeof parsed[0] === "string" && typeof parsed[1] === "string") {
-      const at = new Date(parsed[0]);
-      if (!Number.isNaN(at.getTime())) return { at, id: parsed[1] };
+    if (Array.isArray(parsed) && typeof parsed[0] === "string" && typeof parsed[1] === "string" && isTimestamp(parsed[0])) {
+      return { at: parsed[0], id: parsed[1] };
     }
   } catch {
-    // fall through
+    // not one of ours: maybe a plain timestamp
   }
-  // A bare ISO timestamp is accepted too: "events older than it".
-  const at = new Date(raw);
-  if (!Number.isNaN(at.getTime())) return { at, id: "" };
-  throw new AppError("invalid_input", "Invalid cursor", { details: [{ path: "before", message: "not a cursor or timestamp" }] });
+  // A bare ISO timestamp is accepted too: "events older than it" (every id sorts above "").
+  if (isTimestamp(raw)) return { at: raw, id: "" };
+  throw new AppError("invalid_input", "Invalid cursor", { details: [{ path: "before", message: "not a cursor or ISO timestamp" }] });
 }

@@ -1,0 +1,224 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { events, webhookDeliveries, webhookSubscriptions, type Db } from "@posture/db";
+import { decryptSecret, type TJobQueue, type TLogger, type TRuntime } from "@posture/platform";
+import { DELIVER_JOB } from "../services/emit-event";
+import { DEFAULT_TIMEOUT_MS, sendWebhook, type TSendResult } from "../send";
+import { buildPayload, signedHeaders } from "../signing";
+import { TargetRefusedError, vetTarget, type TResolver } from "../ssrf";
+import { defaultBackoff, type TBackoff } from "./backoff";
+
+export type TDeliverDeps = {
+  db: Db;
+  runtime: TRuntime;
+  jobs: TJobQueue;
+  log: TLogger;
+  /** Wait after n failed attempts, or null to give up; default: the ~3-day jittered schedule. */
+  backoff?: TBackoff;
+  resolve?: TResolver;
+  timeoutMs?: number;
+};
+
+export type TDeliverOutcome =
+  | "missing"
+  | "already-final"
+  | "not-due"
+  | "lost-race"
+  | "subscription-disabled"
+  | "delivered"
+  | "gone"
+  | "retry-scheduled"
+  | "abandoned";
+
+// A job that fires a little early (clock skew between replicas) still counts as due.
+const DUE_TOLERANCE_MS = 2_000;
+// While an attempt is in flight its row looks "not due", so a duplicate job backs off; a
+// crashed attempt becomes due again after this and the sweep re-queues it.
+const LEASE_MARGIN_MS = 5_000;
+
+const OPEN_STATUSES = ["pending", "failed"] as const;
+
+async function loadDelivery(db: Db, deliveryId: string) {
+  const [row] = await db
+    .select({
+      id: webhookDeliveries.id,
+      status: webhookDeliveries.status,
+      attempts: webhookDeliveries.attempts,
+      nextAttemptAt: webhookDeliveries.nextAttemptAt,
+      event: webhookDeliveries.event,
+      eventId: events.id,
+      eventData: events.data,
+      eventCreatedAt: events.createdAt,
+      subscriptionId: webhookSubscriptions.id,
+      subscriptionStatus: webhookSubscriptions.status,
+      url: webhookSubscriptions.url,
+      secretEnc: webhookSubscriptions.secretEnc,
+    })
+    .from(webhookDeliveries)
+    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.id, webhookDeliveries.subscriptionId))
+    .where(eq(webhookDeliveries.id, deliveryId));
+  return row;
+}
+
+type TDelivery = NonNullable<Awaited<ReturnType<typeof loadDelivery>>>;
+
+/** Counts the attempt and takes a short lease, unless another run got there first. */
+async function claimAttempt(db: Db, d: TDelivery, leaseMs: number): Promise<number | null> {
+  const [row] = await db
+    .update(webhookDeliveries)
+    .set({
+      attempts: sql`${webhookDeliveries.attempts} + 1`,
+      nextAttemptAt: new Date(Date.now() + leaseMs),
+    })
+    .where(
+      and(
+        eq(webhookDeliveries.id, d.id),
+        eq(webhookDeliveries.attempts, d.attempts),
+        inArray(webhookDeliveries.status, [...OPEN_STATUSES]),
+      ),
+    )
+    .returning({ attempts: webhookDeliveries.attempts });
+  return row?.attempts ?? null;
+}
+
+async function attempt(
+  deps: TDeliverDeps,
+  d: TDelivery,
+  attemptNo: number,
+  timeoutMs: number,
+): Promise<TSendResult> {
+  let target;
+  try {
+    // Vetted again on every attempt: what a name resolves to may have changed since creation.
+    target = await vetTarget(d.url, {
+      allowPrivateTargets: deps.runtime.webhookAllowPrivateTargets,
+      resolve: deps.resolve,
+    });
+  } catch (err) {
+    if (err instanceof TargetRefusedError)
+      return { statusCode: null, error: `target refused: ${err.message}` };
+    throw err;
+  }
+  const secret = decryptSecret(deps.runtime.encryptionKey, d.secretEnc);
+  const body = buildPayload({
+    event: d.event,
+    dataJson: d.eventData,
+    eventId: d.eventId,
+    createdAt: d.eventCreatedAt,
+  });
+  const headers = signedHeaders({
+    secret,
+    body,
+    event: d.event,
+    eventId: d.eventId,
+    deliveryId: d.id,
+    timestamp: Math.floor(Date.now() / 1000),
+  });
+  deps.log.debug({ deliveryId: d.id, attempt: attemptNo }, "webhook attempt");
+  return sendWebhook(target, body, headers, timeoutMs);
+}
+
+function describeFailure(result: TSendResult): string {
+  if (result.statusCode === null) return result.error;
+  if (result.statusCode >= 300 && result.statusCode < 400) {
+    return `receiver answered HTTP ${result.statusCode}; redirects are not followed`;
+  }
+  return `receiver answered HTTP ${result.statusCode}`;
+}
+
+/** Whether the row is still ours to write: the attempt we claimed, still open. */
+const ours = (d: TDelivery, attempts: number) =>
+  and(
+    eq(webhookDeliveries.id, d.id),
+    eq(webhookDeliveries.attempts, attempts),
+    inArray(webhookDeliveries.status, [...OPEN_STATUSES]),
+  );
+
+/**
+ * One run of the "webhook.deliver" job. Idempotent: a delivered or abandoned delivery, a
+ * delivery whose next attempt is not due, or one another run just claimed, is left alone.
+ */
+export async function deliverWebhook(deps: TDeliverDeps, deliveryId: string): Promise<TDeliverOutcome> {
+  const { db } = deps;
+  const d = await loadDelivery(db, deliveryId);
+  // Deleting a subscription deletes its deliveries: nothing to send.
+  if (!d) return "missing";
+  if (d.status === "delivered" || d.status === "abandoned") return "already-final";
+  if (d.subscriptionStatus !== "active") {
+    await db
+      .update(webhookDeliveries)
+      .set({ status: "abandoned", lastError: "subscription disabled", nextAttemptAt: null })
+      .where(and(eq(webhookDeliveries.id, d.id), inArray(webhookDeliveries.status, [...OPEN_STATUSES])));
+    return "subscription-disabled";
+  }
+  if (d.nextAttemptAt && d.nextAttemptAt.getTime() > Date.now() + DUE_TOLERANCE_MS) return "not-due";
+
+  const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const attempts = await claimAttempt(db, d, timeoutMs + LEASE_MARGIN_MS);
+  if (attempts === null) return "lost-race";
+
+  let result: TSendResult;
+  try {
+    result = await attempt(deps, d, attempts, timeoutMs);
+  } catch (err) {
+    deps.log.error({ err, deliveryId: d.id }, "webhook attempt failed unexpectedly");
+    result = { statusCode: null, error: "internal error while sending" };
+  }
+  const now = new Date();
+
+  if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {
+    await db
+      .update(webhookDeliveries)
+      .set({
+        status: "delivered",
+        deliveredAt: now,
+        lastStatusCode: result.statusCode,
+        lastError: null,
+        nextAttemptAt: null,
+      })
+      .where(ours(d, attempts));
+    return "delivered";
+  }
+
+  if (result.statusCode === 410) {
+    // The receiver says the endpoint is gone for good: stop this and every later delivery.
+    await db.transaction(async (tx) => {
+      await tx
+        .update(webhookSubscriptions)
+        .set({ status: "disabled", disabledReason: `receiver answered 410 Gone at ${now.toISOString()}` })
+        .where(eq(webhookSubscriptions.id, d.subscriptionId));
+      await tx
+        .update(webhookDeliveries)
+        .set({
+          status: "abandoned",
+          lastStatusCode: 410,
+          lastError: "receiver answered HTTP 410 Gone; subscription disabled",
+          nextAttemptAt: null,
+        })
+        .where(ours(d, attempts));
+    });
+    deps.log.info({ subscriptionId: d.subscriptionId }, "webhook subscription disabled after 410");
+    return "gone";
+  }
+
+  const lastError = describeFailure(result);
+  const delayMs = (deps.backoff ?? defaultBackoff)(attempts);
+  if (delayMs === null) {
+    await db
+      .update(webhookDeliveries)
+      .set({ status: "abandoned", lastStatusCode: result.statusCode, lastError, nextAttemptAt: null })
+      .where(ours(d, attempts));
+    return "abandoned";
+  }
+  await db
+    .update(webhookDeliveries)
+    .set({
+      status: "failed",
+      lastStatusCode: result.statusCode,
+      lastError,
+      nextAttemptAt: new Date(now.getTime() + delayMs),
+    })
+    .where(ours(d, attempts));
+  await deps.jobs.enqueue(DELIVER_JOB, { deliveryId: d.id }, { jobId: `${d.id}-${attempts + 1}`, delayMs });
+  return "retry-scheduled";
+}

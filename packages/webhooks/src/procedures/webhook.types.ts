@@ -1,0 +1,14 @@
+import { z } from "zod";
+
+/** A subscription as every endpoint shows it; the secret appears only in the creation response. */
+export const ZWebhook = z.object({
+  id: z.string(),
+  url: z.string(),
+  // Stored as text: a type retired later must not make the list fail validation.
+  events: z.array(z.string()),
+  status: z.enum(["active", "disabled"]),
+  disabledReason: z.string().nullable(),
+  createdAt: z.date(),
+});
+
+export const ZWebhookIdInput = z.object({ id: z.string().min(1).max(100) });

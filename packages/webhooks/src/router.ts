@@ -1,0 +1,12 @@
+import { router } from "@posture/platform";
+import { createWebhook } from "./procedures/create-webhook";
+import { deleteWebhook } from "./procedures/delete-webhook";
+import { listWebhookDeliveries } from "./procedures/list-webhook-deliveries";
+import { listWebhooks } from "./procedures/list-webhooks";
+
+export const webhooksRouter = router({
+  list: listWebhooks,
+  create: createWebhook,
+  delete: deleteWebhook,
+  deliveries: listWebhookDeliveries,
+});

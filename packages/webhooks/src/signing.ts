@@ -1,0 +1,54 @@
+import { createHmac, randomBytes } from "node:crypto";
+
+const SECRET_PREFIX = "whsec_";
+
+/** A new subscription secret: "whsec_" + base64 of 32 random bytes (the Standard Webhooks form). */
+export function generateSigningSecret(): string {
+  return `${SECRET_PREFIX}${randomBytes(32).toString("base64")}`;
+}
+
+export type TPayloadInput = { event: string; dataJson: string; eventId: string; createdAt: Date };
+
+/**
+ * The request body, byte for byte. `data` is spliced in as the JSON text stored when the event
+ * was emitted, so every retry sends (and signs) exactly the same bytes.
+ */
+export function buildPayload(p: TPayloadInput): string {
+  return `{"event":${JSON.stringify(p.event)},"data":${p.dataJson},"id":${JSON.stringify(p.eventId)},"createdAt":${JSON.stringify(p.createdAt.toISOString())}}`;
+}
+
+/** `sha256=<hex>` over the raw body, keyed with the whole secret string (the spec's header). */
+export function serviceSignature(secret: string, body: string): string {
+  return `sha256=${createHmac("sha256", secret).update(body, "utf8").digest("hex")}`;
+}
+
+/** Standard Webhooks `v1,<base64>` over "<id>.<timestamp>.<body>", keyed with the decoded secret. */
+export function standardSignature(secret: string, msgId: string, timestamp: number, body: string): string {
+  const key = Buffer.from(
+    secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret,
+    "base64",
+  );
+  const mac = createHmac("sha256", key).update(`${msgId}.${timestamp}.${body}`, "utf8").digest("base64");
+  return `v1,${mac}`;
+}
+
+export type TSignedHeadersInput = {
+  secret: string;
+  body: string;
+  event: string;
+  eventId: string;
+  deliveryId: string;
+  /** Unix seconds of this attempt. */
+  timestamp: number;
+};
+
+export function signedHeaders(p: TSignedHeadersInput): Record<string, string> {
+  return {
+    "X-Service-Signature": serviceSignature(p.secret, p.body),
+    "X-Service-Event": p.event,
+    "X-Service-Delivery": p.deliveryId,
+    "webhook-id": p.eventId,
+    "webhook-timestamp": String(p.timestamp),
+    "webhook-signature": standardSignature(p.secret, p.eventId, p.timestamp, p.body),
+  };
+}

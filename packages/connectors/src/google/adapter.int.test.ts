@@ -1,0 +1,262 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type THttpOptions } from "../http/client";
+import { startFakeGoogle, type TFakeGoogle } from "../testing/fake-google";
+import { buildGoogleFixture, generateServiceAccount } from "../testing/google-fixture";
+import { SourceAuthError, SourceUnavailableError } from "../types";
+import { createGoogleWorkspaceAdapter } from "./adapter";
+
+const TOKEN = "static-test-token";
+
+async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}
+
+function recordingSleep() {
+  const delays: number[] = [];
+  const http: THttpOptions = { sleep: async (ms) => void delays.push(ms) };
+  return { delays, http };
+}
+
+let fake: TFakeGoogle | null = null;
+afterEach(async () => {
+  await fake?.close();
+  fake = null;
+});
+
+function adapterFor(server: TFakeGoogle, http: THttpOptions = {}, accessToken = TOKEN) {
+  return createGoogleWorkspaceAdapter({
+    credentials: { accessToken },
+    endpoints: { driveBaseUrl: server.url, adminBaseUrl: server.url, tokenUrl: server.tokenUrl },
+    http,
+  });
+}
+
+describe("Google Workspace adapter against the fake APIs", () => {
+  it("reads users, including admin, 2SV, suspension and never-signed-in", async () => {
+    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    const users = await collect(adapterFor(fake).users());
+    expect(users.map((u) => u.email)).toEqual(["admin@acme.test", "alice@acme.test", "bob@acme.test", "dave@acme.test"]);
+    expect(users[0]).toEqual({
+      id: "u-admin",
+      email: "admin@acme.test",
+      name: "Ada Admin",
+      isAdmin: true,
+      mfaEnabled: true,
+      suspended: false,
+      lastLoginAt: "2025-05-01T09:00:00.000Z",
+      createdAt: "2020-01-01T00:00:00.000Z",
+    });
+    expect(users[1]).toMatchObject({ name: "Alice Able", isAdmin: false, mfaEnabled: false });
+    expect(users[2]).toMatchObject({ suspended: true, mfaEnabled: true });
+    expect(users[3]).toMatchObject({ email: "dave@acme.test", lastLoginAt: null });
+    const userCall = fake.requests.find((r) => r.path === "/admin/directory/v1/users");
+    expect(userCall?.query.get("customer")).toBe("my_customer");
+  });
+
+  it("pages through users and files across at least three pages", async () => {
+    fake = await startFakeGoogle({ fixture: buildGoogleFixture({ extraUsers: 3, extraFiles: 4 }), accessToken: TOKEN, pageSize: 2 });
+    const adapter = adapterFor(fake);
+    const users = await collect(adapter.users());
+    const files = await collect(adapter.files());
+    expect(users).toHaveLength(7);
+    expect(new Set(users.map((u) => u.id)).size).toBe(7);
+    expect(files.map((f) => f.id).sort()).toEqual(
+      ["f-drive", "f-external", "f-internal", "f-public", "f-extra-0", "f-extra-1", "f-extra-2", "f-extra-3"].sort(),
+    );
+    const userPages = fake.requests.filter((r) => r.path === "/admin/directory/v1/users");
+    expect(userPages.length).toBeGreaterThanOrEqual(3);
+    expect(userPages.slice(1).every((r) => r.query.get("pageToken"))).toBe(true);
+  });
+
+  it("maps files with public, external, domain and shared-drive permissions", async () => {
+    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    const files = await collect(adapterFor(fake).files());
+    const byId = new Map(files.map((f) => [f.id, f]));
+    expect(byId.has("f-trashed")).toBe(false);
+    expect(byId.get("f-public")).toEqual({
+      id: "f-public",
+      name: "Budget 2025.xlsx",
+      mimeType: "application/vnd.google-apps.spreadsheet",
+      ownerEmail: "alice@acme.test",
+      driveId: null,
+      permissions: [
+        { id: "p-alice", type: "user", role: "owner", emailAddress: "alice@acme.test" },
+        { id: "anyoneWithLink", type: "anyone", role: "reader" },
+      ],
+      modifiedAt: "2025-04-10T12:00:00.000Z",
+      sizeBytes: 2048,
+    });
+    expect(byId.get("f-external")?.permissions).toEqual([
+      { id: "p-admin", type: "user", role: "owner", emailAddress: "admin@acme.test" },
+      { id: "p-ext", type: "user", role: "writer", emailAddress: "ext@partner.example" },
+      { id: "p-partner", type: "domain", role: "reader", domain: "partner.example" },
+    ]);
+    expect(byId.get("f-internal")?.permissions[1]).toEqual({ id: "p-acme", type: "domain", role: "commenter", domain: "acme.test" });
+    // Shared-drive items come without permissions from files.list: the adapter must ask permissions.list.
+    expect(byId.get("f-drive")).toMatchObject({
+      driveId: "d-eng",
+      ownerEmail: "admin@acme.test",
+      permissions: [
+        { id: "p-eng-org", type: "user", role: "organizer", emailAddress: "admin@acme.test" },
+        { id: "p-eve", type: "user", role: "commenter", emailAddress: "eve@gmail.example" },
+      ],
+    });
+    const listCall = fake.requests.find((r) => r.path === "/drive/v3/files");
+    expect(listCall?.query.get("corpora")).toBe("allDrives");
+    expect(fake.requests.some((r) => r.path === "/drive/v3/files/f-drive/permissions")).toBe(true);
+    expect(fake.requests.some((r) => r.path === "/drive/v3/files/f-public/permissions")).toBe(false);
+  });
+
+  it("maps shared drives with members, restrictions and file counts", async () => {
+    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    const drives = await collect(adapterFor(fake).sharedDrives());
+    expect(drives).toEqual([
+      {
+        id: "d-eng",
+        name: "Engineering",
+        members: [
+          { email: "admin@acme.test", role: "organizer" },
+          { email: "alice@acme.test", role: "writer" },
+          { email: "eng@acme.test", role: "reader" },
+        ],
+        restrictions: { domainUsersOnly: false, driveMembersOnly: false, copyRequiresWriterPermission: true },
+        fileCount: 1,
+      },
+      {
+        id: "d-fin",
+        name: "Finance",
+        members: [{ email: "bob@acme.test", role: "organizer" }],
+        restrictions: { domainUsersOnly: true, driveMembersOnly: true, copyRequiresWriterPermission: false },
+        fileCount: 0,
+      },
+    ]);
+  });
+
+  it("maps OAuth tokens to app grants with kind, publisher trust and grant dates", async () => {
+    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    const grants = await collect(adapterFor(fake).appGrants());
+    const byLabel = new Map(grants.map((g) => [g.label, g]));
+    expect(grants).toHaveLength(3);
+    expect(byLabel.get("ChatGPT")).toEqual({
+      id: "u-alice:1234-chatgpt.apps.googleusercontent.com",
+      clientId: "1234-chatgpt.apps.googleusercontent.com",
+      label: "ChatGPT",
+      kind: "ai_agent",
+      publisher: "ChatGPT",
+      isKnownPublisher: true,
+      scopes: ["https://www.googleapis.com/auth/drive.readonly", "openid", "email"],
+      userEmail: "alice@acme.test",
+      grantedAt: "2025-04-01T08:00:00.000Z",
+    });
+    expect(byLabel.get("Backup Robot")).toMatchObject({
+      kind: "service_account",
+      userEmail: "admin@acme.test",
+      // No authorize event in the window: the user's creation bounds the grant date.
+      grantedAt: "2020-01-01T00:00:00.000Z",
+    });
+    expect(byLabel.get("Cool PDF Tool")).toMatchObject({ kind: "oauth_app", isKnownPublisher: false, userEmail: "bob@acme.test" });
+  });
+
+  it("maps Reports activity since a date, with the tenant's domains deciding what is external", async () => {
+    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    const adapter = adapterFor(fake);
+    expect(await adapter.workspace()).toEqual({ domain: "acme.test", internalDomains: ["acme.test", "acme-labs.test"] });
+    const events = await collect(adapter.activity(new Date("2025-01-01T00:00:00.000Z")));
+    const summary = events.map((e) => [e.type, e.actorEmail, e.resourceId ?? null, e.target ?? null]);
+    expect(summary).toEqual(
+      expect.arrayContaining([
+        ["share_external", "admin@acme.test", "f-external", "ext@partner.example"],
+        ["download", "alice@acme.test", "f-public", null],
+        ["file_access", "bob@acme.test", "f-internal", null],
+        ["share_external", "alice@acme.test", "f-public", "anyone"],
+        ["oauth_grant", "alice@acme.test", "1234-chatgpt.apps.googleusercontent.com", "ChatGPT"],
+        ["login", "alice@acme.test", null, null],
+      ]),
+    );
+    // Internal re-share, the 2024 download and the failed login are not events of interest.
+    expect(events).toHaveLength(6);
+    expect(new Set(events.map((e) => e.id)).size).toBe(6);
+    const driveCall = fake.requests.find((r) => r.path.endsWith("/applications/drive"));
+    expect(driveCall?.query.get("startTime")).toBe("2025-01-01T00:00:00.000Z");
+  });
+
+  it("retries a 429 after the Retry-After delay and then succeeds", async () => {
+    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    fake.injectFault({ status: 429, count: 2, retryAfter: 1, pathPrefix: "/admin/directory/v1/users" });
+    const { delays, http } = recordingSleep();
+    const users = await collect(adapterFor(fake, http).users());
+    expect(users).toHaveLength(4);
+    expect(delays).toEqual([1000, 1000]);
+    expect(fake.requests.filter((r) => r.path === "/admin/directory/v1/users")).toHaveLength(3);
+  });
+
+  it("gives up on a persistent 503 with SourceUnavailableError after bounded attempts", async () => {
+    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    fake.injectFault({ status: 503, count: 100, pathPrefix: "/drive/v3/files" });
+    const { delays, http } = recordingSleep();
+    await expect(collect(adapterFor(fake, http).files())).rejects.toThrow(SourceUnavailableError);
+    expect(fake.requests.filter((r) => r.path === "/drive/v3/files")).toHaveLength(5);
+    expect(delays).toHaveLength(4);
+  });
+
+  it("turns a wrong token into SourceAuthError and a 403 into SourceAuthError with the API's message", async () => {
+    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    await expect(collect(adapterFor(fake, {}, "wrong-token").users())).rejects.toThrow(SourceAuthError);
+    fake.injectFault({ status: 403, count: 1, pathPrefix: "/drive/v3/drives" });
+    const error = await collect(adapterFor(fake).sharedDrives()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SourceAuthError);
+    expect((error as Error).message).toContain("HTTP 403");
+  });
+});
+
+describe("Google service account (JWT bearer grant)", () => {
+  it("exchanges an RS256 assertion the fake verifies with the public key, and caches the token", async () => {
+    const account = generateServiceAccount("admin@acme.test");
+    fake = await startFakeGoogle({
+      fixture: buildGoogleFixture(),
+      serviceAccounts: [{ clientEmail: account.credentials.clientEmail, publicKey: account.publicKey }],
+    });
+    const adapter = createGoogleWorkspaceAdapter({
+      credentials: account.credentials,
+      endpoints: { driveBaseUrl: fake.url, adminBaseUrl: fake.url, tokenUrl: fake.tokenUrl },
+    });
+    expect(await collect(adapter.users())).toHaveLength(4);
+    expect((await collect(adapter.sharedDrives())).map((d) => d.id)).toEqual(["d-eng", "d-fin"]);
+    expect(fake.requests.filter((r) => r.path === "/token")).toHaveLength(1);
+    expect(fake.issuedTokens).toHaveLength(1);
+    const grant = new URLSearchParams(fake.requests.find((r) => r.path === "/token")?.body);
+    expect(grant.get("grant_type")).toBe("urn:ietf:params:oauth:grant-type:jwt-bearer");
+  });
+
+  it("refuses an assertion signed with another key as SourceAuthError", async () => {
+    const registered = generateServiceAccount("admin@acme.test");
+    const impostor = generateServiceAccount("admin@acme.test");
+    fake = await startFakeGoogle({
+      fixture: buildGoogleFixture(),
+      serviceAccounts: [{ clientEmail: registered.credentials.clientEmail, publicKey: registered.publicKey }],
+    });
+    const adapter = createGoogleWorkspaceAdapter({
+      credentials: impostor.credentials,
+      endpoints: { driveBaseUrl: fake.url, adminBaseUrl: fake.url, tokenUrl: fake.tokenUrl },
+    });
+    const error = await collect(adapter.users()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SourceAuthError);
+    expect((error as Error).message).toContain("Invalid JWT Signature");
+    expect(fake.issuedTokens).toHaveLength(0);
+  });
+
+  it("refuses impersonating a user who is not an admin", async () => {
+    const account = generateServiceAccount("alice@acme.test");
+    fake = await startFakeGoogle({
+      fixture: buildGoogleFixture(),
+      serviceAccounts: [{ clientEmail: account.credentials.clientEmail, publicKey: account.publicKey }],
+    });
+    const adapter = createGoogleWorkspaceAdapter({
+      credentials: account.credentials,
+      endpoints: { driveBaseUrl: fake.url, adminBaseUrl: fake.url, tokenUrl: fake.tokenUrl },
+    });
+    await expect(adapter.workspace()).rejects.toThrow(SourceAuthError);
+  });
+});

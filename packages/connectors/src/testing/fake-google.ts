@@ -1,0 +1,246 @@
+import { createVerify, randomBytes } from "node:crypto";
+import {
+  type TGActivity,
+  type TGDomain,
+  type TGDriveFile,
+  type TGDrivePermission,
+  type TGSharedDrive,
+  type TGToken,
+  type TGUser,
+} from "../google/api-types";
+import { GOOGLE_SCOPES } from "../google/auth";
+import {
+  bearerToken,
+  decodeCursor,
+  encodeCursor,
+  paginate,
+  pageSize,
+  startFakeServer,
+  type TFakeRequest,
+  type TFakeResponse,
+  type TFakeServer,
+} from "./fake-server";
+
+// A fake of Google's token endpoint, Drive API v3, Admin SDK Directory API and Reports API, written
+// from their reference docs: same paths, query parameters, response shapes and paging.
+
+export type TGoogleFixture = {
+  domains: TGDomain[];
+  users: TGUser[];
+  /** A file with `driveId` lives in that shared drive; `trashed` ones are hidden by `q=trashed = false`. */
+  files: Array<TGDriveFile & { permissions: TGDrivePermission[]; trashed?: boolean }>;
+  drives: Array<TGSharedDrive & { permissions: TGDrivePermission[] }>;
+  /** OAuth tokens by user id. */
+  tokens: Record<string, TGToken[]>;
+  /** Reports activities by application name (drive, token, login). */
+  activities: Record<string, TGActivity[]>;
+};
+
+export type TFakeGoogle = TFakeServer & {
+  tokenUrl: string;
+  /** Access tokens the fake has issued through the JWT bearer grant. */
+  issuedTokens: string[];
+};
+
+const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
+const googleError = (status: number, message: string, reason = "error") => ({
+  status,
+  body: { error: { code: status, message, errors: [{ message, domain: "global", reason }], status: statusName(status) } },
+});
+
+function statusName(status: number): string {
+  const names: Record<number, string> = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    503: "UNAVAILABLE",
+  };
+  return names[status] ?? "INTERNAL";
+}
+
+type TServiceAccount = { clientEmail: string; publicKey: string };
+
+export async function startFakeGoogle(opts: {
+  fixture: TGoogleFixture;
+  /** A pre-shared access token accepted as-is (the `{ accessToken }` credential). */
+  accessToken?: string;
+  serviceAccounts?: TServiceAccount[];
+  /** Upper bound on items per page, below the APIs' own maxima, to force paging. */
+  pageSize?: number;
+  tokenTtlSec?: number;
+}): Promise<TFakeGoogle> {
+  const { fixture } = opts;
+  const fakeMax = opts.pageSize ?? 1000;
+  const valid = new Set<string>(opts.accessToken ? [opts.accessToken] : []);
+  const issuedTokens: string[] = [];
+
+  function issueToken(req: TFakeRequest, tokenUrl: string): TFakeResponse {
+    const form = new URLSearchParams(req.body);
+    if (form.get("grant_type") !== JWT_BEARER) {
+      return { status: 400, body: { error: "unsupported_grant_type", error_description: "Invalid grant_type" } };
+    }
+    const parts = (form.get("assertion") ?? "").split(".");
+    const [header, claims, signature] = parts;
+    if (parts.length !== 3 || !header || !claims || !signature) {
+      return { status: 400, body: { error: "invalid_request", error_description: "Invalid JWT" } };
+    }
+    const head = JSON.parse(Buffer.from(header, "base64url").toString()) as { alg?: string };
+    const body = JSON.parse(Buffer.from(claims, "base64url").toString()) as Record<string, unknown>;
+    const account = opts.serviceAccounts?.find((a) => a.clientEmail === body.iss);
+    if (!account) return { status: 401, body: { error: "invalid_client", error_description: "The OAuth client was not found." } };
+    const verified =
+      head.alg === "RS256" &&
+      createVerify("RSA-SHA256").update(`${header}.${claims}`).verify(account.publicKey, Buffer.from(signature, "base64url"));
+    if (!verified) return { status: 400, body: { error: "invalid_grant", error_description: "Invalid JWT Signature." } };
+    const now = Math.floor(Date.now() / 1000);
+    if (body.aud !== tokenUrl || typeof body.exp !== "number" || body.exp < now || typeof body.iat !== "number") {
+      return { status: 400, body: { error: "invalid_grant", error_description: "Invalid JWT: Token must be a short-lived token" } };
+    }
+    const scopes = typeof body.scope === "string" ? body.scope.split(" ") : [];
+    if (!GOOGLE_SCOPES.every((s) => scopes.includes(s))) {
+      return { status: 400, body: { error: "invalid_scope", error_description: "Missing required scopes" } };
+    }
+    const subject = fixture.users.find((u) => u.primaryEmail === body.sub);
+    if (!subject?.isAdmin) {
+      return { status: 401, body: { error: "unauthorized_client", error_description: "Client is unauthorized to retrieve access tokens using this method." } };
+    }
+    const token = `ya29.${randomBytes(16).toString("hex")}`;
+    valid.add(token);
+    issuedTokens.push(token);
+    return { status: 200, body: { access_token: token, expires_in: opts.tokenTtlSec ?? 3599, token_type: "Bearer" } };
+  }
+
+  function listFiles(q: URLSearchParams): TFakeResponse {
+    const corpora = q.get("corpora") ?? "user";
+    const allDrives = q.get("includeItemsFromAllDrives") === "true";
+    if ((corpora === "allDrives" || corpora === "drive") && (!allDrives || q.get("supportsAllDrives") !== "true")) {
+      return googleError(400, "includeItemsFromAllDrives and supportsAllDrives must be set for this corpora.", "invalid");
+    }
+    if (corpora === "drive" && !q.get("driveId")) return googleError(400, "driveId is required for corpora=drive.", "required");
+    let files = fixture.files;
+    if (corpora === "drive") files = files.filter((f) => f.driveId === q.get("driveId"));
+    else if (corpora === "user") files = files.filter((f) => !f.driveId);
+    if (/trashed\s*=\s*false/.test(q.get("q") ?? "")) files = files.filter((f) => !f.trashed);
+    const offset = decodeCursor(q.get("pageToken"));
+    if (offset === "invalid") return googleError(400, "Invalid Value", "invalid");
+    const { page, next } = paginate(files, offset, pageSize(q.get("pageSize"), 100, 1000, fakeMax));
+    const fields = q.get("fields") ?? "";
+    const wantPermissions = /permissions\(/.test(fields);
+    return {
+      status: 200,
+      body: {
+        kind: "drive#fileList",
+        ...(next === null ? {} : { nextPageToken: encodeCursor(next) }),
+        files: page.map(({ permissions, trashed: _trashed, ...file }) => ({
+          ...file,
+          // Drive leaves `permissions` out of files.list for items in shared drives.
+          ...(wantPermissions && !file.driveId ? { permissions } : {}),
+        })),
+      },
+    };
+  }
+
+  function listPermissions(fileId: string, q: URLSearchParams): TFakeResponse {
+    const file = fixture.files.find((f) => f.id === fileId);
+    const drive = fixture.drives.find((d) => d.id === fileId);
+    const inSharedDrive = Boolean(file?.driveId) || Boolean(drive);
+    if ((!file && !drive) || (inSharedDrive && q.get("supportsAllDrives") !== "true")) {
+      return googleError(404, `File not found: ${fileId}.`, "notFound");
+    }
+    if (drive && q.get("useDomainAdminAccess") !== "true") return googleError(404, `Shared drive not found: ${fileId}`, "notFound");
+    const permissions = file?.permissions ?? drive?.permissions ?? [];
+    const offset = decodeCursor(q.get("pageToken"));
+    if (offset === "invalid") return googleError(400, "Invalid Value", "invalid");
+    const { page, next } = paginate(permissions, offset, pageSize(q.get("pageSize"), 100, 100, fakeMax));
+    return {
+      status: 200,
+      body: { kind: "drive#permissionList", ...(next === null ? {} : { nextPageToken: encodeCursor(next) }), permissions: page },
+    };
+  }
+
+  function listDrives(q: URLSearchParams): TFakeResponse {
+    // Without domain admin access only drives the caller is a member of are listed; the fake's caller is in none.
+    const drives = q.get("useDomainAdminAccess") === "true" ? fixture.drives : [];
+    const offset = decodeCursor(q.get("pageToken"));
+    if (offset === "invalid") return googleError(400, "Invalid Value", "invalid");
+    const { page, next } = paginate(drives, offset, pageSize(q.get("pageSize"), 10, 100, fakeMax));
+    return {
+      status: 200,
+      body: {
+        kind: "drive#driveList",
+        ...(next === null ? {} : { nextPageToken: encodeCursor(next) }),
+        drives: page.map(({ permissions: _p, ...d }) => ({ kind: "drive#drive", ...d })),
+      },
+    };
+  }
+
+  function listUsers(q: URLSearchParams): TFakeResponse {
+    if (q.get("customer") !== "my_customer" && !q.get("domain")) return googleError(400, "Bad Request", "badRequest");
+    const offset = decodeCursor(q.get("pageToken"));
+    if (offset === "invalid") return googleError(400, "Invalid Input", "invalid");
+    const sorted = [...fixture.users].sort((a, b) => (a.primaryEmail ?? "").localeCompare(b.primaryEmail ?? ""));
+    const { page, next } = paginate(sorted, offset, pageSize(q.get("maxResults"), 100, 500, fakeMax));
+    return {
+      status: 200,
+      body: { kind: "admin#directory#users", users: page, ...(next === null ? {} : { nextPageToken: encodeCursor(next) }) },
+    };
+  }
+
+  function listTokens(userKey: string): TFakeResponse {
+    const user = fixture.users.find((u) => u.id === userKey || u.primaryEmail === userKey);
+    if (!user?.id) return googleError(404, "Resource Not Found: userKey", "notFound");
+    const items = (fixture.tokens[user.id] ?? []).map((t) => ({ kind: "admin#directory#token", userKey: user.id, ...t }));
+    return { status: 200, body: { kind: "admin#directory#tokenList", items } };
+  }
+
+  function listActivities(app: string, q: URLSearchParams): TFakeResponse {
+    const startTime = q.get("startTime");
+    const eventName = q.get("eventName");
+    if (startTime && Number.isNaN(Date.parse(startTime))) return googleError(400, "Invalid value for startTime", "invalid");
+    const matching = (fixture.activities[app] ?? [])
+      .filter((a) => !startTime || Date.parse(a.id?.time ?? "") >= Date.parse(startTime))
+      .map((a) => (eventName ? { ...a, events: (a.events ?? []).filter((e) => e.name === eventName) } : a))
+      .filter((a) => (a.events ?? []).length > 0)
+      .sort((a, b) => Date.parse(b.id?.time ?? "") - Date.parse(a.id?.time ?? ""));
+    const offset = decodeCursor(q.get("pageToken"));
+    if (offset === "invalid") return googleError(400, "Invalid pageToken", "invalid");
+    const { page, next } = paginate(matching, offset, pageSize(q.get("maxResults"), 1000, 1000, fakeMax));
+    return {
+      status: 200,
+      body: { kind: "admin#reports#activities", items: page, ...(next === null ? {} : { nextPageToken: encodeCursor(next) }) },
+    };
+  }
+
+  const server = await startFakeServer({
+    faultBody: (status) => googleError(status, status === 429 ? "Rate Limit Exceeded" : "Backend Error").body,
+    handle: (req, baseUrl) => {
+      if (req.method === "POST" && req.path === "/token") return issueToken(req, `${baseUrl}/token`);
+      const token = bearerToken(req);
+      if (!token || !valid.has(token)) {
+        return googleError(401, "Request had invalid authentication credentials. Expected OAuth 2 access token.", "authError");
+      }
+      const q = req.query;
+      let match: RegExpExecArray | null;
+      if (req.path === "/drive/v3/files") return listFiles(q);
+      if ((match = /^\/drive\/v3\/files\/([^/]+)\/permissions$/.exec(req.path))) {
+        return listPermissions(decodeURIComponent(match[1] ?? ""), q);
+      }
+      if (req.path === "/drive/v3/drives") return listDrives(q);
+      if (req.path === "/admin/directory/v1/users") return listUsers(q);
+      if ((match = /^\/admin\/directory\/v1\/users\/([^/]+)\/tokens$/.exec(req.path))) {
+        return listTokens(decodeURIComponent(match[1] ?? ""));
+      }
+      if (req.path === "/admin/directory/v1/customer/my_customer/domains") {
+        return { status: 200, body: { kind: "admin#directory#domainsList", domains: fixture.domains } };
+      }
+      if ((match = /^\/admin\/reports\/v1\/activity\/users\/all\/applications\/([^/]+)$/.exec(req.path))) {
+        return listActivities(match[1] ?? "", q);
+      }
+      return googleError(404, `Not Found: ${req.path}`, "notFound");
+    },
+  });
+  return { ...server, tokenUrl: `${server.url}/token`, issuedTokens };
+}

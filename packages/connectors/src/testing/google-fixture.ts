@@ -1,0 +1,251 @@
+import { generateKeyPairSync } from "node:crypto";
+import { type TGoogleServiceAccount } from "../google/auth";
+import { type TGoogleFixture } from "./fake-google";
+
+/** A fresh RSA key pair: the private half for the adapter's credentials, the public half for the fake. */
+export function generateServiceAccount(subject: string, clientEmail = "scanner@posture-test.iam.gserviceaccount.com") {
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const credentials: TGoogleServiceAccount = {
+    clientEmail,
+    subject,
+    privateKey: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+  };
+  return { credentials, publicKey: publicKey.export({ type: "spki", format: "pem" }).toString() };
+}
+
+/**
+ * A small Workspace tenant with one of everything a scan must notice: an admin without gaps, a user
+ * without 2SV, a suspended and a never-signed-in user, public / external / internal files, shared
+ * drives with and without restrictions, an AI agent, a service account and an unverified app.
+ * `extraUsers` / `extraFiles` pad the listings so paging can be exercised.
+ */
+export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: number } = {}): TGoogleFixture {
+  const users: TGoogleFixture["users"] = [
+    {
+      id: "u-admin",
+      primaryEmail: "admin@acme.test",
+      name: { fullName: "Ada Admin" },
+      isAdmin: true,
+      isEnrolledIn2Sv: true,
+      suspended: false,
+      lastLoginTime: "2025-05-01T09:00:00.000Z",
+      creationTime: "2020-01-01T00:00:00.000Z",
+    },
+    {
+      id: "u-alice",
+      primaryEmail: "alice@acme.test",
+      name: { givenName: "Alice", familyName: "Able" },
+      isAdmin: false,
+      isEnrolledIn2Sv: false,
+      suspended: false,
+      lastLoginTime: "2025-05-02T10:00:00.000Z",
+      creationTime: "2021-02-01T00:00:00.000Z",
+    },
+    {
+      id: "u-bob",
+      primaryEmail: "bob@acme.test",
+      name: { fullName: "Bob Byrne" },
+      isAdmin: false,
+      isEnrolledIn2Sv: true,
+      suspended: true,
+      lastLoginTime: "2024-01-15T08:00:00.000Z",
+      creationTime: "2021-03-01T00:00:00.000Z",
+    },
+    {
+      id: "u-dave",
+      primaryEmail: "dave@acme.test",
+      name: { fullName: "Dave Dormant" },
+      isAdmin: false,
+      isEnrolledIn2Sv: false,
+      suspended: false,
+      lastLoginTime: "1970-01-01T00:00:00.000Z",
+      creationTime: "2022-04-01T00:00:00.000Z",
+    },
+  ];
+  for (let i = 0; i < (opts.extraUsers ?? 0); i++) {
+    users.push({
+      id: `u-extra-${i}`,
+      primaryEmail: `extra${String(i).padStart(3, "0")}@acme.test`,
+      name: { fullName: `Extra ${i}` },
+      isAdmin: false,
+      isEnrolledIn2Sv: true,
+      suspended: false,
+      lastLoginTime: "2025-05-03T00:00:00.000Z",
+      creationTime: "2023-01-01T00:00:00.000Z",
+    });
+  }
+
+  const owner = (email: string, id: string) => ({ id, type: "user" as const, role: "owner" as const, emailAddress: email });
+  const files: TGoogleFixture["files"] = [
+    {
+      id: "f-public",
+      name: "Budget 2025.xlsx",
+      mimeType: "application/vnd.google-apps.spreadsheet",
+      owners: [{ emailAddress: "alice@acme.test" }],
+      modifiedTime: "2025-04-10T12:00:00.000Z",
+      size: "2048",
+      permissions: [owner("alice@acme.test", "p-alice"), { id: "anyoneWithLink", type: "anyone", role: "reader" }],
+    },
+    {
+      id: "f-external",
+      name: "Roadmap.pdf",
+      mimeType: "application/pdf",
+      owners: [{ emailAddress: "admin@acme.test" }],
+      modifiedTime: "2025-04-11T12:00:00.000Z",
+      size: "52000",
+      permissions: [
+        owner("admin@acme.test", "p-admin"),
+        { id: "p-ext", type: "user", role: "writer", emailAddress: "Ext@Partner.example" },
+        { id: "p-partner", type: "domain", role: "reader", domain: "partner.example" },
+      ],
+    },
+    {
+      id: "f-internal",
+      name: "Team notes",
+      mimeType: "application/vnd.google-apps.document",
+      owners: [{ emailAddress: "bob@acme.test" }],
+      modifiedTime: "2025-04-12T12:00:00.000Z",
+      permissions: [owner("bob@acme.test", "p-bob"), { id: "p-acme", type: "domain", role: "commenter", domain: "acme.test" }],
+    },
+    {
+      id: "f-drive",
+      name: "Launch plan",
+      mimeType: "application/vnd.google-apps.document",
+      driveId: "d-eng",
+      modifiedTime: "2025-04-13T12:00:00.000Z",
+      size: "1000",
+      permissions: [
+        { id: "p-eng-org", type: "user", role: "organizer", emailAddress: "admin@acme.test" },
+        { id: "p-eve", type: "user", role: "commenter", emailAddress: "eve@gmail.example" },
+        { id: "p-gone", type: "user", role: "reader", emailAddress: "left@acme.test", deleted: true },
+      ],
+    },
+    {
+      id: "f-trashed",
+      name: "Old draft",
+      mimeType: "text/plain",
+      owners: [{ emailAddress: "alice@acme.test" }],
+      modifiedTime: "2024-01-01T00:00:00.000Z",
+      trashed: true,
+      permissions: [owner("alice@acme.test", "p-alice"), { id: "anyoneWithLink", type: "anyone", role: "writer" }],
+    },
+  ];
+  for (let i = 0; i < (opts.extraFiles ?? 0); i++) {
+    files.push({
+      id: `f-extra-${i}`,
+      name: `Extra ${i}.txt`,
+      mimeType: "text/plain",
+      owners: [{ emailAddress: "alice@acme.test" }],
+      modifiedTime: "2025-03-01T00:00:00.000Z",
+      size: "10",
+      permissions: [owner("alice@acme.test", "p-alice")],
+    });
+  }
+
+  return {
+    domains: [
+      { domainName: "acme.test", isPrimary: true, verified: true },
+      { domainName: "acme-labs.test", isPrimary: false, verified: true },
+    ],
+    users,
+    files,
+    drives: [
+      {
+        id: "d-eng",
+        name: "Engineering",
+        restrictions: { domainUsersOnly: false, driveMembersOnly: false, copyRequiresWriterPermission: true },
+        permissions: [
+          { id: "p-eng-org", type: "user", role: "organizer", emailAddress: "admin@acme.test" },
+          { id: "p-eng-alice", type: "user", role: "writer", emailAddress: "alice@acme.test" },
+          { id: "p-eng-group", type: "group", role: "reader", emailAddress: "eng@acme.test" },
+        ],
+      },
+      {
+        id: "d-fin",
+        name: "Finance",
+        restrictions: { domainUsersOnly: true, driveMembersOnly: true, copyRequiresWriterPermission: false },
+        permissions: [{ id: "p-fin-bob", type: "user", role: "fileOrganizer", emailAddress: "bob@acme.test" }],
+      },
+    ],
+    tokens: {
+      "u-alice": [
+        {
+          clientId: "1234-chatgpt.apps.googleusercontent.com",
+          displayText: "ChatGPT",
+          scopes: ["https://www.googleapis.com/auth/drive.readonly", "openid", "email"],
+          anonymous: false,
+          nativeApp: false,
+        },
+      ],
+      "u-admin": [
+        {
+          clientId: "backup@acme-backup.iam.gserviceaccount.com",
+          displayText: "Backup Robot",
+          scopes: ["https://www.googleapis.com/auth/drive"],
+          anonymous: false,
+          nativeApp: false,
+        },
+      ],
+      "u-bob": [
+        {
+          clientId: "999-anon.apps.googleusercontent.com",
+          displayText: "Cool PDF Tool",
+          scopes: ["https://www.googleapis.com/auth/gmail.readonly"],
+          anonymous: true,
+          nativeApp: false,
+        },
+      ],
+    },
+    activities: {
+      drive: [
+        activity("drive", "a1", "2025-04-20T10:00:00.000Z", "admin@acme.test", [
+          { name: "change_user_access", parameters: [{ name: "doc_id", value: "f-external" }, { name: "target_user", value: "Ext@Partner.example" }] },
+          { name: "change_user_access", parameters: [{ name: "doc_id", value: "f-external" }, { name: "target_user", value: "bob@acme-labs.test" }] },
+        ]),
+        activity("drive", "a2", "2025-04-21T10:00:00.000Z", "alice@acme.test", [
+          { name: "download", parameters: [{ name: "doc_id", value: "f-public" }] },
+        ]),
+        activity("drive", "a3", "2025-04-22T10:00:00.000Z", "bob@acme.test", [
+          { name: "view", parameters: [{ name: "doc_id", value: "f-internal" }] },
+        ]),
+        activity("drive", "a4", "2025-04-23T10:00:00.000Z", "alice@acme.test", [
+          { name: "change_document_visibility", parameters: [{ name: "doc_id", value: "f-public" }, { name: "visibility", value: "people_with_link" }] },
+        ]),
+        activity("drive", "a0", "2024-06-01T10:00:00.000Z", "alice@acme.test", [
+          { name: "download", parameters: [{ name: "doc_id", value: "f-public" }] },
+        ]),
+      ],
+      token: [
+        activity("token", "t1", "2025-04-01T08:00:00.000Z", "alice@acme.test", [
+          {
+            name: "authorize",
+            parameters: [
+              { name: "client_id", value: "1234-chatgpt.apps.googleusercontent.com" },
+              { name: "app_name", value: "ChatGPT" },
+              { name: "scope", multiValue: ["https://www.googleapis.com/auth/drive.readonly"] },
+            ],
+          },
+        ]),
+      ],
+      login: [
+        activity("login", "l1", "2025-05-02T10:00:00.000Z", "alice@acme.test", [{ name: "login_success" }]),
+        activity("login", "l2", "2025-05-02T11:00:00.000Z", "bob@acme.test", [{ name: "login_failure" }]),
+      ],
+    },
+  };
+}
+
+function activity(
+  app: string,
+  id: string,
+  time: string,
+  email: string,
+  events: NonNullable<TGoogleFixture["activities"][string][number]["events"]>,
+) {
+  return {
+    kind: "admin#reports#activity",
+    id: { time, uniqueQualifier: id, applicationName: app, customerId: "C0abc" },
+    actor: { email, profileId: `profile-${email}` },
+    events: events.map((e) => ({ type: app === "drive" ? "access" : app, ...e })),
+  };
+}

@@ -1,0 +1,145 @@
+import type { TActivityEvent } from "../types";
+import { grantAt, OAUTH_BURST_SIZE, type TDemoApp } from "./apps";
+import { externalTarget } from "./files";
+import { rngFor, STREAMS, type TRng } from "./prng";
+import { DAY_MS, isoAt, type TDemoShape } from "./shape";
+import { isActiveUser, userAt, userEmailAt } from "./users";
+
+export const ACTIVITY_DAYS = 30;
+const HOUR_MS = 3_600_000;
+
+type TTimedEvent = TActivityEvent & { ms: number };
+
+function fileIdAt(shape: TDemoShape, index: number): string {
+  return shape.flavour.fileId(rngFor(shape.words, STREAMS.file, index));
+}
+
+function externalTargetText(shape: TDemoShape, rng: TRng): string {
+  const target = externalTarget(shape, rng);
+  return target.emailAddress ?? target.domain;
+}
+
+/** The four stories behaviour analytics should find: sharing spike, bulk access, reactivation, OAuth burst. */
+function scriptedEvents(shape: TDemoShape, apps: readonly TDemoApp[]): TTimedEvent[] {
+  const s = shape.scripted;
+  const now = shape.nowMs;
+  const events: TTimedEvent[] = [];
+  const push = (
+    story: string,
+    k: number,
+    ms: number,
+    user: number,
+    event: Omit<TActivityEvent, "id" | "at" | "actorEmail">,
+  ) =>
+    events.push({
+      id: `evt-${story}-${k}`,
+      at: isoAt(ms),
+      ms,
+      actorEmail: userEmailAt(shape, user),
+      ...event,
+    });
+  const rng = rngFor(shape.words, STREAMS.activity, -1);
+  const randomFile = () => (shape.fileCount > 0 ? fileIdAt(shape, rng.int(shape.fileCount)) : undefined);
+
+  const reactivatedAt = now - 2 * DAY_MS + HOUR_MS;
+  push("reactivation", 0, reactivatedAt, s.reactivated, { type: "login" });
+  for (let k = 1; k <= 30; k++) {
+    push("reactivation", k, reactivatedAt + k * 240_000, s.reactivated, {
+      type: k % 3 === 0 ? "download" : "file_access",
+      resourceId: randomFile(),
+    });
+  }
+  const spikeAt = now - 3 * DAY_MS + 10 * HOUR_MS;
+  for (let k = 0; k < 40; k++) {
+    push("sharing-spike", k, spikeAt + k * 135_000, s.sharingSpike, {
+      type: "share_external",
+      resourceId: randomFile(),
+      target: externalTargetText(shape, rng),
+    });
+  }
+  const bulkAt = now - DAY_MS + 2 * HOUR_MS;
+  for (let k = 0; k < 250; k++) {
+    push("bulk-access", k, bulkAt + k * 14_000, s.bulkAccess, {
+      type: k % 4 === 0 ? "download" : "file_access",
+      resourceId: randomFile(),
+    });
+  }
+  for (let g = shape.grantCount - OAUTH_BURST_SIZE; g < shape.grantCount; g++) {
+    const grant = grantAt(shape, apps, g);
+    push("oauth-burst", g, Date.parse(grant.grantedAt), s.oauthBurst, {
+      type: "oauth_grant",
+      resourceId: grant.id,
+      target: grant.clientId,
+    });
+  }
+  return events;
+}
+
+function dailyEvents(
+  shape: TDemoShape,
+  apps: readonly TDemoApp[],
+  user: number,
+  day: number,
+  dayStart: number,
+): TTimedEvent[] {
+  const rng = rngFor(shape.words, STREAMS.activity, user * 64 + day);
+  const r = rng.next();
+  const count = Math.floor(r * r * r * 9);
+  const events: TTimedEvent[] = [];
+  const actorEmail = userEmailAt(shape, user);
+  for (let k = 0; k < count; k++) {
+    const ms = dayStart + rng.int(DAY_MS);
+    const t = rng.next();
+    const event: TTimedEvent = {
+      id: `evt-${day}-${user}-${k}`,
+      at: isoAt(ms),
+      ms,
+      actorEmail,
+      type: "file_access",
+    };
+    if (t < 0.15) event.type = "login";
+    else if (t < 0.27) event.type = "download";
+    else if (t < 0.3) {
+      event.type = "share_external";
+      event.target = externalTargetText(shape, rng);
+    } else if (t < 0.305) {
+      event.type = "oauth_grant";
+      event.target = rng.pick(apps).clientId;
+    }
+    if (event.type !== "login" && event.type !== "oauth_grant" && shape.fileCount > 0) {
+      event.resourceId = fileIdAt(shape, rng.int(shape.fileCount));
+    }
+    events.push(event);
+  }
+  return events;
+}
+
+/** Day by day, oldest first, each day sorted by time: at most one day is ever held in memory. */
+export async function* activityEvents(
+  shape: TDemoShape,
+  apps: readonly TDemoApp[],
+  since: Date,
+): AsyncGenerator<TActivityEvent> {
+  const windowStart = shape.nowMs - ACTIVITY_DAYS * DAY_MS;
+  const sinceMs = Math.max(since.getTime(), windowStart);
+  const active = new Uint8Array(shape.userCount);
+  for (let j = 0; j < shape.userCount; j++) {
+    // The reactivated account's only activity is its scripted return.
+    active[j] = j !== shape.scripted.reactivated && isActiveUser(userAt(shape, j), shape) ? 1 : 0;
+  }
+  const scripted = scriptedEvents(shape, apps);
+
+  for (let day = 0; day < ACTIVITY_DAYS; day++) {
+    const dayStart = windowStart + day * DAY_MS;
+    const dayEnd = dayStart + DAY_MS;
+    if (dayEnd <= sinceMs) continue;
+    const events: TTimedEvent[] = scripted.filter((e) => e.ms >= dayStart && e.ms < dayEnd);
+    for (let j = 0; j < shape.userCount; j++) {
+      if (active[j] === 1) events.push(...dailyEvents(shape, apps, j, day, dayStart));
+    }
+    events.sort((a, b) => a.ms - b.ms || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    for (const { ms, ...event } of events) {
+      if (ms >= sinceMs && ms <= shape.nowMs) yield event;
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import { createHash } from "node:crypto";
+
+// Every generated item gets its own small PRNG, seeded from (workspace seed, stream, index):
+// item i can be produced without producing items 0..i-1, which is what lets a 100,000-file
+// workspace stream in constant memory and a rescan reproduce the same item byte for byte.
+
+export type TSeedWords = readonly [number, number, number, number];
+
+export type TRng = {
+  /** Uniform in [0, 1). */
+  next: () => number;
+  /** Uniform integer in [0, n). */
+  int: (n: number) => number;
+  chance: (p: number) => boolean;
+  pick: <T>(items: readonly T[]) => T;
+  /** A raw 32-bit unsigned word, for identifiers. */
+  word: () => number;
+};
+
+export const STREAMS = {
+  user: 1,
+  file: 2,
+  drive: 3,
+  grant: 4,
+  activity: 5,
+  revision: 6,
+  mutation: 7,
+  app: 8,
+  mfa: 9,
+} as const;
+
+export function seedWords(seed: string): TSeedWords {
+  const digest = createHash("sha256").update(seed).digest();
+  return [digest.readUInt32LE(0), digest.readUInt32LE(4), digest.readUInt32LE(8), digest.readUInt32LE(12)];
+}
+
+/** murmur3's finaliser: a cheap, well-mixing 32-bit integer hash. */
+export function mix32(value: number): number {
+  let h = value | 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** A stateless hash of (seed, stream, a, b) in [0, 1): used where a whole PRNG would be waste. */
+export function hash01(words: TSeedWords, stream: number, a: number, b: number): number {
+  const h = mix32(
+    words[0] ^ mix32(Math.imul(stream, 0x9e3779b1) ^ mix32(a ^ mix32(Math.imul(b, 0x27d4eb2f) + 1))),
+  );
+  return h / 4294967296;
+}
+
+/** FNV-1a: constants (catalog client ids) that must not depend on the workspace seed. */
+export function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+export function rngFor(words: TSeedWords, stream: number, index: number): TRng {
+  // sfc32 state; the warm-up rounds spread the seed differences across all four words.
+  let a = (words[0] ^ mix32(stream)) >>> 0;
+  let b = (words[1] ^ mix32(index + 0x632be5ab)) >>> 0;
+  let c = (words[2] ^ mix32(Math.imul(index, 0x9e3779b1) ^ stream)) >>> 0;
+  let d = (words[3] ^ index) >>> 0;
+
+  const word = (): number => {
+    const t = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    return t >>> 0;
+  };
+  for (let i = 0; i < 12; i++) word();
+
+  const next = (): number => word() / 4294967296;
+  const int = (n: number): number => Math.floor(next() * n);
+  return {
+    next,
+    int,
+    word,
+    chance: (p) => next() < p,
+    pick: <T>(items: readonly T[]): T => pickAt(items, int(items.length)),
+  };
+}
+
+export function pickAt<T>(items: readonly T[], index: number): T {
+  const item = items[index];
+  if (item === undefined) throw new Error(`pickAt: index ${index} outside a list of ${items.length}`);
+  return item;
+}
+
+const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+const HEX = "0123456789abcdef";
+
+/** `length` characters of `alphabet` (a power-of-two size up to 64) drawn from the rng. */
+export function randomString(rng: TRng, length: number, alphabet: "base64url" | "base32" | "hex"): string {
+  const chars = alphabet === "base64url" ? BASE64URL : alphabet === "base32" ? BASE32 : HEX;
+  const bits = alphabet === "base64url" ? 6 : alphabet === "base32" ? 5 : 4;
+  const mask = (1 << bits) - 1;
+  let out = "";
+  let w = 0;
+  let left = 0;
+  for (let i = 0; i < length; i++) {
+    if (left < bits) {
+      w = rng.word();
+      left = 32;
+    }
+    out += chars.charAt(w & mask);
+    w >>>= bits;
+    left -= bits;
+  }
+  return out;
+}
+
+export function guid(rng: TRng): string {
+  const h = randomString(rng, 32, "hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20)}`;
+}

@@ -1,0 +1,113 @@
+import { createServer, connect, type AddressInfo, type Server, type Socket } from "node:net";
+import { afterAll, describe, expect, it } from "vitest";
+import { startTestGateway, TEST_REDIS_URL, type TTestGateway } from "../testing";
+import { errorCode, freshIp, times } from "./helpers";
+
+const PATH = "/api/openapi.json";
+
+/** A port nothing listens on: bind one, then close it. */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+/** A TCP relay in front of the real Redis that the test can cut and restore, like a network outage. */
+function redisRelay() {
+  const target = new URL(TEST_REDIS_URL);
+  const sockets = new Set<Socket>();
+  let server: Server | undefined;
+  let port = 0;
+  const start = async () => {
+    server = createServer((client) => {
+      const upstream = connect(Number(target.port || 6379), target.hostname);
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on("close", () => sockets.delete(s));
+        s.on("error", () => s.destroy());
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((r) => server?.listen(port, "127.0.0.1", r));
+    port = (server.address() as AddressInfo).port;
+  };
+  const stop = async () => {
+    const s = server;
+    server = undefined;
+    for (const sock of sockets) sock.destroy();
+    if (s) await new Promise<void>((r) => s.close(() => r()));
+  };
+  return { start, stop, url: () => `redis://127.0.0.1:${port}` };
+}
+
+async function until(fn: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await fn()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
+const open: TTestGateway[] = [];
+afterAll(async () => {
+  await Promise.all(open.map((g) => g.close()));
+});
+
+describe("Redis unreachable from the start", () => {
+  it("serves requests promptly, still enforces limits in memory, and reports degraded health", async () => {
+    const gw = await startTestGateway({ redisUrl: `redis://127.0.0.1:${await closedPort()}` });
+    open.push(gw);
+
+    const started = Date.now();
+    const ok = await gw.request("GET", PATH, { ip: freshIp() });
+    expect(ok.status).toBe(200);
+    // A Redis command waiting for a server that is not there would take the 1 s command timeout or more.
+    expect(Date.now() - started).toBeLessThan(1_000);
+
+    const ip = freshIp();
+    const burst = await times(20, () => gw.request("GET", PATH, { ip }));
+    expect(burst.every((r) => r.status === 200)).toBe(true);
+    const limited = await gw.request("GET", PATH, { ip });
+    expect(limited.status).toBe(429);
+    expect(errorCode(limited)).toBe("rate_limited");
+    expect(limited.headers.get("retry-after")).toMatch(/^\d+$/);
+
+    const health = await gw.request("GET", "/api/health");
+    expect(health.status).toBe(503);
+    expect(health.body).toMatchObject({ status: "degraded", checks: { app: "ok", db: "ok", redis: "down" } });
+  });
+});
+
+describe("Redis lost and regained while running", () => {
+  it("keeps serving during the outage and reports healthy again once Redis is back", async () => {
+    const relay = redisRelay();
+    await relay.start();
+    const gw = await startTestGateway({ redisUrl: relay.url() });
+    open.push(gw);
+    try {
+      expect((await gw.request("GET", "/api/health")).status).toBe(200);
+
+      await relay.stop();
+      const down = await until(async () => (await gw.request("GET", "/api/health")).status === 503, 5_000);
+      expect(down).toBe(true);
+      expect((await gw.request("GET", "/api/health")).body).toMatchObject({ checks: { redis: "down" } });
+      const during = await times(5, () => gw.request("GET", PATH, { ip: freshIp() }));
+      expect(during.map((r) => r.status)).toEqual(Array(5).fill(200));
+      const actor = await gw.createActor({ plan: "business" });
+      expect((await gw.request("GET", "/api/usage", { key: actor.key, ip: freshIp() })).status).toBe(200);
+
+      await relay.start();
+      const back = await until(async () => (await gw.request("GET", "/api/health")).status === 200, 10_000);
+      expect(back).toBe(true);
+      expect((await gw.request("GET", "/api/health")).body).toMatchObject({
+        status: "ok",
+        checks: { redis: "ok" },
+      });
+    } finally {
+      await relay.stop();
+    }
+  });
+});

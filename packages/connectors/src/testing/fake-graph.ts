@@ -1,0 +1,199 @@
+import { randomBytes } from "node:crypto";
+import {
+  type TMsDrive,
+  type TMsDriveItem,
+  type TMsOrganization,
+  type TMsPermission,
+  type TMsPermissionGrant,
+  type TMsRegistrationDetails,
+  type TMsServicePrincipal,
+  type TMsSignIn,
+  type TMsUser,
+} from "../microsoft/api-types";
+import {
+  bearerToken,
+  decodeCursor,
+  encodeCursor,
+  paginate,
+  pageSize,
+  startFakeServer,
+  type TFakeRequest,
+  type TFakeResponse,
+  type TFakeServer,
+} from "./fake-server";
+
+// A fake of the Microsoft identity platform token endpoint and the Microsoft Graph v1.0 resources
+// the adapter reads, written from the Graph reference: OData $select/$top/$filter, @odata.nextLink paging.
+
+export type TGraphFixture = {
+  tenantId: string;
+  organization: TMsOrganization;
+  users: TMsUser[];
+  registrationDetails: TMsRegistrationDetails[];
+  /** Items include the root folder (with `root: {}`); a personal drive's owner.user.id ties it to its user. */
+  drives: Array<TMsDrive & { items: Array<TMsDriveItem & { permissions?: TMsPermission[] }> }>;
+  servicePrincipals: TMsServicePrincipal[];
+  permissionGrants: TMsPermissionGrant[];
+  signIns: TMsSignIn[];
+};
+
+export type TFakeGraph = TFakeServer & { issuedTokens: string[] };
+
+// Graph returns only these user properties unless $select asks for others (signInActivity never by default).
+const USER_DEFAULT_PROPERTIES = ["id", "displayName", "mail", "userPrincipalName"];
+
+const graphError = (status: number, code: string, message: string): TFakeResponse => ({
+  status,
+  body: { error: { code, message, innerError: { date: new Date().toISOString(), "request-id": randomBytes(8).toString("hex") } } },
+});
+
+function select<T extends object>(item: T, q: URLSearchParams, defaults?: string[]): Partial<T> {
+  const wanted = q.get("$select")?.split(",").map((s) => s.trim()) ?? defaults;
+  if (!wanted) return item;
+  return Object.fromEntries(Object.entries(item).filter(([key]) => wanted.includes(key))) as Partial<T>;
+}
+
+export async function startFakeGraph(opts: {
+  fixture: TGraphFixture;
+  clientId: string;
+  clientSecret: string;
+  /** Upper bound on items per page, to force paging. */
+  pageSize?: number;
+  tokenTtlSec?: number;
+}): Promise<TFakeGraph> {
+  const { fixture } = opts;
+  const fakeMax = opts.pageSize ?? 1000;
+  const valid = new Set<string>();
+  const issuedTokens: string[] = [];
+
+  function issueToken(tenant: string, req: TFakeRequest): TFakeResponse {
+    const form = new URLSearchParams(req.body);
+    const oauthError = (status: number, error: string, description: string) => ({
+      status,
+      body: { error, error_description: description, error_codes: [], timestamp: new Date().toISOString() },
+    });
+    if (tenant !== fixture.tenantId && !(fixture.organization.verifiedDomains ?? []).some((d) => d.name === tenant)) {
+      return oauthError(400, "invalid_request", `AADSTS90002: Tenant '${tenant}' not found.`);
+    }
+    if (form.get("grant_type") !== "client_credentials") {
+      return oauthError(400, "unsupported_grant_type", "AADSTS70003: The app requested an unsupported grant type.");
+    }
+    if (form.get("client_id") !== opts.clientId) {
+      return oauthError(400, "unauthorized_client", `AADSTS700016: Application '${form.get("client_id")}' was not found.`);
+    }
+    if (form.get("client_secret") !== opts.clientSecret) {
+      return oauthError(401, "invalid_client", "AADSTS7000215: Invalid client secret provided.");
+    }
+    if (form.get("scope") !== "https://graph.microsoft.com/.default") {
+      return oauthError(400, "invalid_scope", "AADSTS1002012: The provided value for scope is not valid.");
+    }
+    const token = `eyJ0eXAi.${randomBytes(16).toString("hex")}`;
+    valid.add(token);
+    issuedTokens.push(token);
+    const ttl = opts.tokenTtlSec ?? 3599;
+    return { status: 200, body: { token_type: "Bearer", expires_in: ttl, ext_expires_in: ttl, access_token: token } };
+  }
+
+  function collection<T extends object>(
+    req: TFakeRequest,
+    baseUrl: string,
+    items: T[],
+    opts2: { maxTop: number; defaults?: string[]; delta?: boolean },
+  ): TFakeResponse {
+    const q = req.query;
+    const offset = decodeCursor(q.get("$skiptoken"));
+    if (offset === "invalid") return graphError(400, "BadRequest", "Invalid $skiptoken");
+    const { page, next } = paginate(items, offset, pageSize(q.get("$top"), 100, opts2.maxTop, fakeMax));
+    const link = (params: URLSearchParams) => `${baseUrl}${req.path}?${params.toString()}`;
+    const nextParams = new URLSearchParams(q);
+    nextParams.set("$skiptoken", encodeCursor(next ?? 0));
+    const deltaParams = new URLSearchParams({ token: encodeCursor(items.length) });
+    return {
+      status: 200,
+      body: {
+        "@odata.context": `${baseUrl}/v1.0/$metadata#collection`,
+        value: page.map((item) => select(item, q, opts2.defaults)),
+        ...(next !== null ? { "@odata.nextLink": link(nextParams) } : opts2.delta ? { "@odata.deltaLink": link(deltaParams) } : {}),
+      },
+    };
+  }
+
+  function signIns(req: TFakeRequest, baseUrl: string): TFakeResponse {
+    const filter = req.query.get("$filter");
+    let rows = [...fixture.signIns];
+    if (filter) {
+      const match = /^createdDateTime ge (\S+)$/.exec(filter);
+      if (!match?.[1] || Number.isNaN(Date.parse(match[1]))) return graphError(400, "BadRequest", `Invalid filter clause: ${filter}`);
+      const since = Date.parse(match[1]);
+      rows = rows.filter((s) => Date.parse(s.createdDateTime ?? "") >= since);
+    }
+    rows.sort((a, b) => Date.parse(b.createdDateTime ?? "") - Date.parse(a.createdDateTime ?? ""));
+    return collection(req, baseUrl, rows, { maxTop: 1000 });
+  }
+
+  const withoutItems = ({ items: _items, ...drive }: TGraphFixture["drives"][number]) => drive;
+
+  function route(req: TFakeRequest, baseUrl: string): TFakeResponse {
+    const p = req.path;
+    const q = req.query;
+    let m: RegExpExecArray | null;
+    if (p === "/v1.0/organization") return { status: 200, body: { value: [select(fixture.organization, q)] } };
+    if (p === "/v1.0/users") return collection(req, baseUrl, fixture.users, { maxTop: 999, defaults: USER_DEFAULT_PROPERTIES });
+    if (p === "/v1.0/reports/authenticationMethods/userRegistrationDetails") {
+      return collection(req, baseUrl, fixture.registrationDetails, { maxTop: 999 });
+    }
+    if (p === "/v1.0/drives") {
+      return collection(req, baseUrl, fixture.drives.filter((d) => d.driveType === "documentLibrary").map(withoutItems), { maxTop: 999 });
+    }
+    if ((m = /^\/v1\.0\/users\/([^/]+)\/drives$/.exec(p))) {
+      const userId = decodeURIComponent(m[1] ?? "");
+      if (!fixture.users.some((u) => u.id === userId)) return graphError(404, "Request_ResourceNotFound", `Resource '${userId}' does not exist.`);
+      const own = fixture.drives.filter((d) => d.driveType !== "documentLibrary" && d.owner?.user?.id === userId);
+      if (own.length === 0) return graphError(404, "itemNotFound", "User's mysite not found.");
+      return collection(req, baseUrl, own.map(withoutItems), { maxTop: 999 });
+    }
+    if ((m = /^\/v1\.0\/drives\/([^/]+)\/(root|root\/delta|items\/([^/]+)\/permissions)$/.exec(p))) {
+      const drive = fixture.drives.find((d) => d.id === decodeURIComponent(m?.[1] ?? ""));
+      if (!drive) return graphError(404, "itemNotFound", "The resource could not be found.");
+      const strip = ({ permissions: _p, ...item }: TGraphFixture["drives"][number]["items"][number]) => ({
+        ...item,
+        parentReference: { driveId: drive.id, driveType: drive.driveType },
+      });
+      if (m[2] === "root") {
+        const root = drive.items.find((i) => i.root);
+        return root ? { status: 200, body: strip(root) } : graphError(404, "itemNotFound", "Root not found.");
+      }
+      if (m[2] === "root/delta") return collection(req, baseUrl, drive.items.map(strip), { maxTop: 999, delta: true });
+      const item = drive.items.find((i) => i.id === decodeURIComponent(m?.[3] ?? ""));
+      if (!item) return graphError(404, "itemNotFound", "The resource could not be found.");
+      return collection(req, baseUrl, item.permissions ?? [], { maxTop: 999 });
+    }
+    if (p === "/v1.0/servicePrincipals") return collection(req, baseUrl, fixture.servicePrincipals, { maxTop: 999 });
+    if ((m = /^\/v1\.0\/servicePrincipals\/([^/]+)$/.exec(p))) {
+      const sp = fixture.servicePrincipals.find((s) => s.id === decodeURIComponent(m?.[1] ?? ""));
+      return sp ? { status: 200, body: select(sp, q) } : graphError(404, "Request_ResourceNotFound", "Resource does not exist.");
+    }
+    if (p === "/v1.0/oauth2PermissionGrants") return collection(req, baseUrl, fixture.permissionGrants, { maxTop: 999 });
+    if (p === "/v1.0/auditLogs/signIns") return signIns(req, baseUrl);
+    return graphError(400, "BadRequest", `Resource not found for the segment '${p}'.`);
+  }
+
+  const server = await startFakeServer({
+    faultBody: (status) =>
+      status === 429
+        ? { error: { code: "TooManyRequests", message: "Too many requests." } }
+        : status === 403
+          ? { error: { code: "Authorization_RequestDenied", message: "Insufficient privileges to complete the operation." } }
+          : { error: { code: "serviceNotAvailable", message: "The service is temporarily unavailable." } },
+    handle: (req, baseUrl) => {
+      const tokenPath = /^\/([^/]+)\/oauth2\/v2\.0\/token$/.exec(req.path);
+      if (req.method === "POST" && tokenPath) return issueToken(decodeURIComponent(tokenPath[1] ?? ""), req);
+      const token = bearerToken(req);
+      if (!token || !valid.has(token)) {
+        return graphError(401, "InvalidAuthenticationToken", "Access token validation failure. Invalid audience.");
+      }
+      return route(req, baseUrl);
+    },
+  });
+  return { ...server, issuedTokens };
+}

@@ -19,6 +19,8 @@ const ZBaseUrl = z
   .url({ protocol: /^https?$/, error: "baseUrl must be an http(s) URL" })
   .max(2048)
   .refine((value) => {
+    // zod runs this even when the URL check above failed; that failure is already reported.
+    if (!URL.canParse(value)) return true;
     const url = new URL(value);
     return url.username === "" && url.password === "" && url.search === "" && url.hash === "";
   }, "baseUrl must not carry credentials, a query or a fragment");
@@ -29,7 +31,7 @@ const ZToken = z
   .trim()
   .min(1)
   .max(500)
-  .regex(/^[^\s\u0000-\u001f\u007f]+$/, "token must not contain whitespace or control characters");
+  .regex(/^[^\s\u0000-\u001f\u007f]*$/, "token must not contain whitespace or control characters");
 
 const ZJira = z.object({
   provider: z.literal("jira"),

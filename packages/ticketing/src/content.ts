@@ -6,7 +6,6 @@ const MAX_DETAILS = 20;
 const MAX_VALUE = 200;
 
 // Control characters (newlines included) would break a one-line title or a Markdown line.
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]+/g;
 
 function oneLine(text: string): string {
@@ -86,7 +85,11 @@ export function markdownDescription(finding: TTicketFinding): string {
   return ["A security posture finding needs attention.", "", ...body].join("\n");
 }
 
-export type TAdfText = { type: "text"; text: string; marks?: Array<{ type: string; attrs?: Record<string, string> }> };
+export type TAdfText = {
+  type: "text";
+  text: string;
+  marks?: Array<{ type: string; attrs?: Record<string, string> }>;
+};
 export type TAdfNode =
   | { type: "paragraph"; content: TAdfText[] }
   | { type: "bulletList"; content: Array<{ type: "listItem"; content: TAdfNode[] }> };

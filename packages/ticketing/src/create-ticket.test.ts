@@ -15,7 +15,12 @@ const PROVIDERS: Array<{ name: string; label: string; start: () => Promise<TSetu
     label: "Jira",
     start: async () => {
       const fake = await startFakeJira();
-      const config: TTicketingConfig = { provider: "jira", baseUrl: fake.url, project: "SEC", token: fake.token };
+      const config: TTicketingConfig = {
+        provider: "jira",
+        baseUrl: fake.url,
+        project: "SEC",
+        token: fake.token,
+      };
       // Create, then the status read-back.
       return { fake, config, secret: fake.apiToken, requestsPerTicket: 2 };
     },
@@ -25,7 +30,12 @@ const PROVIDERS: Array<{ name: string; label: string; start: () => Promise<TSetu
     label: "GitHub",
     start: async () => {
       const fake = await startFakeGithub();
-      const config: TTicketingConfig = { provider: "github", baseUrl: fake.url, project: fake.repo, token: fake.token };
+      const config: TTicketingConfig = {
+        provider: "github",
+        baseUrl: fake.url,
+        project: fake.repo,
+        token: fake.token,
+      };
       return { fake, config, secret: fake.token, requestsPerTicket: 1 };
     },
   },
@@ -72,7 +82,10 @@ describe.each(PROVIDERS)("$name tracker failures", ({ name, label, start }) => {
     fake.failNext({ status: 401 });
     const error = await failure(createTicket(config, sampleFinding()));
 
-    expect(error).toMatchObject({ code: "upstream_unavailable", extra: { provider: name, upstreamStatus: 401 } });
+    expect(error).toMatchObject({
+      code: "upstream_unavailable",
+      extra: { provider: name, upstreamStatus: 401 },
+    });
     const wire = toWireError(error);
     expect(wire.status).toBe(502);
     expect(wire.body.error).toBe("upstream_unavailable");
@@ -116,7 +129,9 @@ describe.each(PROVIDERS)("$name tracker failures", ({ name, label, start }) => {
   it("does not retry a 503 that gives no Retry-After", async () => {
     const { fake, config } = await setUp(start);
     fake.failNext({ status: 503 });
-    await expect(createTicket(config, sampleFinding())).rejects.toMatchObject({ code: "upstream_unavailable" });
+    await expect(createTicket(config, sampleFinding())).rejects.toMatchObject({
+      code: "upstream_unavailable",
+    });
     expect(fake.requests).toHaveLength(1);
   });
 
@@ -152,7 +167,9 @@ describe.each(PROVIDERS)("$name tracker failures", ({ name, label, start }) => {
   it("does not wait for a long Retry-After", async () => {
     const { fake, config } = await setUp(start);
     fake.failNext({ status: 429, retryAfter: "120" });
-    await expect(createTicket(config, sampleFinding())).rejects.toMatchObject({ code: "upstream_unavailable" });
+    await expect(createTicket(config, sampleFinding())).rejects.toMatchObject({
+      code: "upstream_unavailable",
+    });
     expect(fake.requests).toHaveLength(1);
   });
 

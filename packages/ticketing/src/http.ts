@@ -51,7 +51,10 @@ export function upstreamError(
   upstreamStatus?: number,
 ): AppError {
   const label = LABELS[client.provider];
-  const message = redact(client, `${label} ${kind === "rejected" ? "rejected the request" : "failed"}: ${shorten(reason)}`);
+  const message = redact(
+    client,
+    `${label} ${kind === "rejected" ? "rejected the request" : "failed"}: ${shorten(reason)}`,
+  );
   const extra: Record<string, unknown> = { provider: client.provider };
   if (upstreamStatus !== undefined) extra.upstreamStatus = upstreamStatus;
   return new AppError("upstream_unavailable", message, extra);

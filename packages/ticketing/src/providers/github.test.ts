@@ -10,7 +10,13 @@ afterEach(async () => {
 });
 
 function githubConfig(tracker: TFakeGithub, overrides: Partial<TTicketingConfig> = {}): TTicketingConfig {
-  return { provider: "github", baseUrl: tracker.url, project: tracker.repo, token: tracker.token, ...overrides };
+  return {
+    provider: "github",
+    baseUrl: tracker.url,
+    project: tracker.repo,
+    token: tracker.token,
+    ...overrides,
+  };
 }
 
 describe("createTicket on GitHub Issues", () => {
@@ -60,7 +66,11 @@ describe("createTicket on GitHub Issues", () => {
 
   it("retries once after a secondary rate limit (403 with Retry-After)", async () => {
     fake = await startFakeGithub();
-    fake.failNext({ status: 403, retryAfter: "0", body: { message: "You have exceeded a secondary rate limit" } });
+    fake.failNext({
+      status: 403,
+      retryAfter: "0",
+      body: { message: "You have exceeded a secondary rate limit" },
+    });
     const ticket = await createTicket(githubConfig(fake), sampleFinding());
     expect(ticket.externalId).toBe("acme/security#1");
     expect(fake.requests).toHaveLength(2);

@@ -10,7 +10,13 @@ afterEach(async () => {
 });
 
 function jiraConfig(tracker: TFakeJira, overrides: Partial<TTicketingConfig> = {}): TTicketingConfig {
-  return { provider: "jira", baseUrl: tracker.url, project: tracker.projectKey, token: tracker.token, ...overrides };
+  return {
+    provider: "jira",
+    baseUrl: tracker.url,
+    project: tracker.projectKey,
+    token: tracker.token,
+    ...overrides,
+  };
 }
 
 describe("createTicket on Jira Cloud", () => {
@@ -18,7 +24,12 @@ describe("createTicket on Jira Cloud", () => {
     fake = await startFakeJira({ projectKey: "SEC", initialStatus: "Backlog" });
     const ticket = await createTicket(jiraConfig(fake), sampleFinding());
 
-    expect(ticket).toEqual({ provider: "jira", externalId: "SEC-1", url: `${fake.url}/browse/SEC-1`, status: "Backlog" });
+    expect(ticket).toEqual({
+      provider: "jira",
+      externalId: "SEC-1",
+      url: `${fake.url}/browse/SEC-1`,
+      status: "Backlog",
+    });
     expect(fake.requests).toHaveLength(2);
     const [create, read] = fake.requests;
     expect(create?.method).toBe("POST");
@@ -78,7 +89,9 @@ describe("createTicket on Jira Cloud", () => {
 
   it("reports Jira's own validation message for an unknown project", async () => {
     fake = await startFakeJira({ projectKey: "SEC" });
-    const error = await createTicket(jiraConfig(fake, { project: "OPS" }), sampleFinding()).catch((e: unknown) => e);
+    const error = await createTicket(jiraConfig(fake, { project: "OPS" }), sampleFinding()).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({
       code: "upstream_unavailable",
       message: "Jira rejected the request: HTTP 400 (valid project is required)",

@@ -45,7 +45,9 @@ describe("createTicket on Linear", () => {
   });
 
   it("resolves a team key to its id before creating the issue", async () => {
-    fake = await startFakeLinear({ teams: [TEAM, { id: "9a9a9a9a-1111-4222-8333-444455556666", key: "OPS" }] });
+    fake = await startFakeLinear({
+      teams: [TEAM, { id: "9a9a9a9a-1111-4222-8333-444455556666", key: "OPS" }],
+    });
     const ticket = await createTicket(linearConfig(fake, { project: "ops" }), sampleFinding());
 
     expect(ticket.externalId).toBe("OPS-1");
@@ -92,9 +94,10 @@ describe("createTicket on Linear", () => {
 
   it("is refused by Linear when the key is sent as a Bearer token", async () => {
     fake = await startFakeLinear({ teams: [TEAM] });
-    const error = await createTicket(linearConfig(fake, { token: `Bearer ${fake.apiKey}` }), sampleFinding()).catch(
-      (e: unknown) => e,
-    );
+    const error = await createTicket(
+      linearConfig(fake, { token: `Bearer ${fake.apiKey}` }),
+      sampleFinding(),
+    ).catch((e: unknown) => e);
     expect(error).toMatchObject({
       code: "upstream_unavailable",
       message: "Linear rejected the request: HTTP 400 (Authentication required, not authenticated)",

@@ -40,10 +40,16 @@ const ZIssueCreated = z.object({
     }),
   }),
 });
-const ZTeams = z.object({ data: z.object({ teams: z.object({ nodes: z.array(z.object({ id: z.string() })) }) }) });
+const ZTeams = z.object({
+  data: z.object({ teams: z.object({ nodes: z.array(z.object({ id: z.string() })) }) }),
+});
 
 /** Linear answers GraphQL errors with 200 or 400; either way they are the tracker's refusal. */
-async function graphql(client: TTrackerClient, config: TTicketingConfig, body: unknown): Promise<TTrackerResponse> {
+async function graphql(
+  client: TTrackerClient,
+  config: TTicketingConfig,
+  body: unknown,
+): Promise<TTrackerResponse> {
   const res = await send(client, {
     method: "POST",
     url: `${trimBaseUrl(config.baseUrl)}/graphql`,

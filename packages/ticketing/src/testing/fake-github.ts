@@ -1,4 +1,11 @@
-import { type TFakeResponse, type TFakeTracker, type TRecordedRequest, header, isRecord, startFakeServer } from "./fake-server";
+import {
+  type TFakeResponse,
+  type TFakeTracker,
+  type TRecordedRequest,
+  header,
+  isRecord,
+  startFakeServer,
+} from "./fake-server";
 
 export type TFakeGithubOptions = {
   /** `owner/repo` the token may write to. */
@@ -22,12 +29,16 @@ export async function startFakeGithub(options: TFakeGithubOptions = {}): Promise
 
   const handle = (req: TRecordedRequest, baseUrl: string): TFakeResponse => {
     if (!header(req, "user-agent")) {
-      return githubError(403, "Request forbidden by administrative rules. Please make sure your request has a User-Agent header");
+      return githubError(
+        403,
+        "Request forbidden by administrative rules. Please make sure your request has a User-Agent header",
+      );
     }
     if (header(req, "authorization") !== `Bearer ${token}`) return githubError(401, "Bad credentials");
     // Stricter than GitHub, which defaults both: a client that drops them would drift silently.
     const version = header(req, "x-github-api-version");
-    if (version !== "2022-11-28") return githubError(400, `Unsupported 'X-GitHub-Api-Version' header: ${version}`);
+    if (version !== "2022-11-28")
+      return githubError(400, `Unsupported 'X-GitHub-Api-Version' header: ${version}`);
     if (header(req, "accept") !== "application/vnd.github+json") {
       return githubError(415, "Accept must be application/vnd.github+json");
     }
@@ -59,7 +70,9 @@ export async function startFakeGithub(options: TFakeGithubOptions = {}): Promise
   };
 
   const server = await startFakeServer(handle, (status) =>
-    status === 401 ? { message: "Bad credentials", documentation_url: DOCS } : { message: `Injected HTTP ${status}` },
+    status === 401
+      ? { message: "Bad credentials", documentation_url: DOCS }
+      : { message: `Injected HTTP ${status}` },
   );
   return { ...server, repo, token };
 }

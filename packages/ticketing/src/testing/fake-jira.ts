@@ -1,4 +1,11 @@
-import { type TFakeResponse, type TFakeTracker, type TRecordedRequest, header, isRecord, startFakeServer } from "./fake-server";
+import {
+  type TFakeResponse,
+  type TFakeTracker,
+  type TRecordedRequest,
+  header,
+  isRecord,
+  startFakeServer,
+} from "./fake-server";
 
 export type TFakeJiraOptions = {
   projectKey?: string;
@@ -76,18 +83,24 @@ export function isValidAdf(doc: unknown): boolean {
 function validateCreate(body: unknown, projectKey: string, issueTypes: string[]): Record<string, string> {
   const fields = isRecord(body) && isRecord(body.fields) ? body.fields : {};
   const errors: Record<string, string> = {};
-  if (!isRecord(fields.project) || fields.project.key !== projectKey) errors.project = "valid project is required";
+  if (!isRecord(fields.project) || fields.project.key !== projectKey)
+    errors.project = "valid project is required";
   const issueType = isRecord(fields.issuetype) ? fields.issuetype.name : undefined;
   if (typeof issueType !== "string" || !issueTypes.includes(issueType)) {
     errors.issuetype = "Specify a valid issue type";
   }
   const summary = fields.summary;
-  if (typeof summary !== "string" || summary.trim() === "") errors.summary = "You must specify a summary of the issue.";
+  if (typeof summary !== "string" || summary.trim() === "")
+    errors.summary = "You must specify a summary of the issue.";
   else if (summary.length > 255) errors.summary = "Summary must be less than 255 characters.";
-  else if (/[\r\n]/.test(summary)) errors.summary = "The summary is invalid because it contains newline characters.";
+  else if (/[\r\n]/.test(summary))
+    errors.summary = "The summary is invalid because it contains newline characters.";
   if (fields.description !== undefined && !isValidAdf(fields.description)) errors.description = ADF_ERROR;
   const labels = fields.labels;
-  if (labels !== undefined && !(Array.isArray(labels) && labels.every((l) => typeof l === "string" && !/\s/.test(l)))) {
+  if (
+    labels !== undefined &&
+    !(Array.isArray(labels) && labels.every((l) => typeof l === "string" && !/\s/.test(l)))
+  ) {
     errors.labels = "Labels must be strings without spaces";
   }
   return errors;
@@ -106,7 +119,10 @@ export async function startFakeJira(options: TFakeJiraOptions = {}): Promise<TFa
 
   const authorized = (req: TRecordedRequest) => {
     const auth = header(req, "authorization");
-    return auth === basic || (options.personalAccessToken !== undefined && auth === `Bearer ${options.personalAccessToken}`);
+    return (
+      auth === basic ||
+      (options.personalAccessToken !== undefined && auth === `Bearer ${options.personalAccessToken}`)
+    );
   };
 
   const handle = (req: TRecordedRequest, baseUrl: string): TFakeResponse => {
@@ -125,7 +141,8 @@ export async function startFakeJira(options: TFakeJiraOptions = {}): Promise<TFa
     const match = /^\/rest\/api\/3\/issue\/([^/]+)$/.exec(req.path);
     if (req.method === "GET" && match?.[1]) {
       const issue = issues.get(decodeURIComponent(match[1]));
-      if (!issue) return jiraError(404, {}, ["Issue does not exist or you do not have permission to see it."]);
+      if (!issue)
+        return jiraError(404, {}, ["Issue does not exist or you do not have permission to see it."]);
       const fields = req.query.get("fields")?.split(",").includes("status")
         ? { status: { name: initialStatus, statusCategory: { key: "new", name: "To Do" } } }
         : {};

@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { type TFakeResponse, type TFakeTracker, type TRecordedRequest, header, isRecord, startFakeServer } from "./fake-server";
+import {
+  type TFakeResponse,
+  type TFakeTracker,
+  type TRecordedRequest,
+  header,
+  isRecord,
+  startFakeServer,
+} from "./fake-server";
 
 export type TFakeLinearTeam = { id: string; key: string };
 
@@ -14,11 +21,18 @@ export type TFakeLinearOptions = {
 export type TFakeLinear = TFakeTracker & { apiKey: string; teams: TFakeLinearTeam[] };
 
 function graphqlError(status: number, message: string, code: string): TFakeResponse {
-  return { status, body: { errors: [{ message, extensions: { code, userPresentableMessage: message } }], data: null } };
+  return {
+    status,
+    body: { errors: [{ message, extensions: { code, userPresentableMessage: message } }], data: null },
+  };
 }
 
 function slug(title: string): string {
-  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40);
+  return title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "")
+    .slice(0, 40);
 }
 
 /** Linear's GraphQL endpoint, for issueCreate and a team lookup by key. */
@@ -40,7 +54,10 @@ export async function startFakeLinear(options: TFakeLinearOptions = {}): Promise
       return graphqlError(400, "Argument Validation Error: description must be a string", "INVALID_INPUT");
     }
     const priority = input.priority;
-    if (priority !== undefined && !(Number.isInteger(priority) && Number(priority) >= 0 && Number(priority) <= 4)) {
+    if (
+      priority !== undefined &&
+      !(Number.isInteger(priority) && Number(priority) >= 0 && Number(priority) <= 4)
+    ) {
       return graphqlError(400, "Argument Validation Error: priority must be 0 to 4", "INVALID_INPUT");
     }
     const n = (counters.get(team.id) ?? 0) + 1;
@@ -56,7 +73,8 @@ export async function startFakeLinear(options: TFakeLinearOptions = {}): Promise
   };
 
   const handle = (req: TRecordedRequest): TFakeResponse => {
-    if (req.method !== "POST" || req.path !== "/graphql") return { status: 404, body: { message: "Not found" } };
+    if (req.method !== "POST" || req.path !== "/graphql")
+      return { status: 404, body: { message: "Not found" } };
     // Personal API keys are sent bare; "Bearer <key>" is read as an OAuth token and fails.
     if (header(req, "authorization") !== apiKey) {
       return graphqlError(400, "Authentication required, not authenticated", "AUTHENTICATION_ERROR");
@@ -74,7 +92,14 @@ export async function startFakeLinear(options: TFakeLinearOptions = {}): Promise
 
   const server = await startFakeServer(handle, (status) =>
     status === 401
-      ? { errors: [{ message: "Authentication required, not authenticated", extensions: { code: "AUTHENTICATION_ERROR" } }] }
+      ? {
+          errors: [
+            {
+              message: "Authentication required, not authenticated",
+              extensions: { code: "AUTHENTICATION_ERROR" },
+            },
+          ],
+        }
       : { errors: [{ message: `Injected HTTP ${status}`, extensions: { code: "INTERNAL_SERVER_ERROR" } }] },
   );
   return { ...server, apiKey, teams };

@@ -1,5 +1,10 @@
 export { startFakeJira, isValidAdf, type TFakeJira, type TFakeJiraOptions } from "./fake-jira";
 export { startFakeGithub, type TFakeGithub, type TFakeGithubOptions } from "./fake-github";
-export { startFakeLinear, type TFakeLinear, type TFakeLinearOptions, type TFakeLinearTeam } from "./fake-linear";
+export {
+  startFakeLinear,
+  type TFakeLinear,
+  type TFakeLinearOptions,
+  type TFakeLinearTeam,
+} from "./fake-linear";
 export type { TFakeTracker, TFault, TRecordedRequest } from "./fake-server";
 export { sampleFinding } from "./fixtures";

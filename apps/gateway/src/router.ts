@@ -1,9 +1,11 @@
 import { accountRouter } from "@posture/account";
 import { router } from "@posture/platform";
+import { webhooksRouter } from "@posture/webhooks";
 
 // The whole API: REST paths come from each procedure's OpenAPI meta, tRPC paths from these keys.
 export const appRouter = router({
   account: accountRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

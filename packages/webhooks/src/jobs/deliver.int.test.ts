@@ -62,18 +62,19 @@ async function org() {
 function liveQueue(
   o: { backoff?: TBackoff; runtime?: TRuntime; resolve?: TResolver; timeoutMs?: number } = {},
 ) {
-  let jobs: TJobQueue | undefined;
+  // The handlers enqueue their own retries, so the registry needs the queue it is part of.
+  const holder: { jobs?: TJobQueue } = {};
+  const need = () => {
+    if (!holder.jobs) throw new Error("queue not ready");
+    return holder.jobs;
+  };
   const lazy: TJobQueue = {
     enqueue: (n, d, opts) => need().enqueue(n, d, opts),
     runAndWait: (n, d, opts) => need().runAndWait(n, d, opts),
     ping: async () => {},
-    close: async () => jobs?.close(),
+    close: async () => holder.jobs?.close(),
   };
-  const need = () => {
-    if (!jobs) throw new Error("queue not ready");
-    return jobs;
-  };
-  jobs = createInProcessQueue(
+  holder.jobs = createInProcessQueue(
     webhookJobDefinitions({
       db: tdb.db,
       runtime: o.runtime ?? runtime,

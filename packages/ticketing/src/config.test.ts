@@ -70,6 +70,20 @@ describe("ZTicketingConfigInput", () => {
     expect(issuePaths({ ...github, token: "x".repeat(500) })).toEqual([]);
   });
 
+  it("reports every problem at once", () => {
+    expect(issuePaths({ provider: "jira", project: "", token: "" }).sort()).toEqual([
+      "baseUrl",
+      "project",
+      "token",
+    ]);
+  });
+
+  it("stays a ZodObject under its transform, as trpc-to-openapi requires of a request body", () => {
+    const def = ZTicketingConfigInput._zod.def as { type: string; in?: { _zod: { def: { type: string } } } };
+    expect(def.type).toBe("pipe");
+    expect(def.in?._zod.def.type).toBe("object");
+  });
+
   it("rejects an unknown provider", () => {
     expect(issuePaths({ ...github, provider: "gitlab" })).toEqual(["provider"]);
   });

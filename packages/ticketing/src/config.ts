@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TICKET_PROVIDER_IDS, type TTicketProvider, type TTicketingConfig } from "./types";
 
 export const DEFAULT_BASE_URLS = {
   github: "https://api.github.com",
@@ -33,37 +34,53 @@ const ZToken = z
   .max(500)
   .regex(/^[^\s\u0000-\u001f\u007f]*$/, "token must not contain whitespace or control characters");
 
-const ZJira = z.object({
-  provider: z.literal("jira"),
-  baseUrl: ZBaseUrl.meta({ description: "Jira Cloud site, e.g. https://acme.atlassian.net" }),
-  project: z.string().max(50).regex(JIRA_PROJECT_KEY, "project must be a Jira project key such as SEC"),
-  token: ZToken.meta({
-    description: "`email:api_token` (sent as Basic auth) or a personal access token (sent as Bearer)",
-  }),
-});
+const PROJECT_RULES: Record<TTicketProvider, { test: (project: string) => boolean; message: string }> = {
+  jira: {
+    test: (project) => JIRA_PROJECT_KEY.test(project),
+    message: "project must be a Jira project key such as SEC",
+  },
+  github: {
+    test: (project) => GITHUB_REPO.test(project),
+    message: "project must be a GitHub repository as owner/repo",
+  },
+  linear: {
+    test: (project) => LINEAR_TEAM_ID.test(project) || LINEAR_TEAM_KEY.test(project),
+    message: "project must be a Linear team id (UUID) or team key such as ENG",
+  },
+};
 
-const ZGithub = z.object({
-  provider: z.literal("github"),
-  baseUrl: ZBaseUrl.default(DEFAULT_BASE_URLS.github).meta({
-    description: "REST API root; https://api.github.com unless GitHub Enterprise Server",
-  }),
-  project: z.string().regex(GITHUB_REPO, "project must be a GitHub repository as owner/repo"),
-  token: ZToken.meta({ description: "fine-grained or classic token with issues write access" }),
-});
-
-const ZLinear = z.object({
-  provider: z.literal("linear"),
-  baseUrl: ZBaseUrl.default(DEFAULT_BASE_URLS.linear),
-  project: z
-    .string()
-    .refine(
-      (value) => LINEAR_TEAM_ID.test(value) || LINEAR_TEAM_KEY.test(value),
-      "project must be a Linear team id (UUID) or team key such as ENG",
-    ),
-  token: ZToken.meta({ description: "Linear personal API key" }),
-});
-
-/** Body of PUT /api/integrations/ticketing. Parsing fills in the default baseUrl per provider. */
-export const ZTicketingConfigInput = z.discriminatedUnion("provider", [ZJira, ZGithub, ZLinear]);
+/**
+ * Body of PUT /api/integrations/ticketing. One object rather than a union per provider because
+ * trpc-to-openapi needs a ZodObject body; the per-provider rules are checked below, and parsing
+ * fills in the public API address when GitHub or Linear omit baseUrl.
+ */
+export const ZTicketingConfigInput = z
+  .object({
+    provider: z.enum(TICKET_PROVIDER_IDS),
+    baseUrl: ZBaseUrl.optional().meta({
+      description:
+        "Jira: the Cloud site, e.g. https://acme.atlassian.net (required). GitHub: the REST root, default " +
+        "https://api.github.com. Linear: default https://api.linear.app.",
+    }),
+    project: z.string().max(150).meta({
+      description: "Jira: project key (SEC). GitHub: owner/repo. Linear: team id or team key (ENG).",
+    }),
+    token: ZToken.meta({
+      description:
+        "Jira: email:api_token (Basic auth) or a personal access token (Bearer). GitHub: a token with issues " +
+        "write access. Linear: a personal API key.",
+    }),
+  })
+  .superRefine((value, ctx) => {
+    const rule = PROJECT_RULES[value.provider];
+    if (!rule.test(value.project)) ctx.addIssue({ code: "custom", path: ["project"], message: rule.message });
+    if (value.provider === "jira" && value.baseUrl === undefined) {
+      ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "baseUrl is required for Jira" });
+    }
+  })
+  .transform((value): TTicketingConfig => ({
+    ...value,
+    baseUrl: value.baseUrl ?? (value.provider === "jira" ? "" : DEFAULT_BASE_URLS[value.provider]),
+  }));
 
 export type TTicketingConfigInput = z.input<typeof ZTicketingConfigInput>;

@@ -1,6 +1,7 @@
 import { Queue, QueueEvents, type JobsOptions } from "bullmq";
 import { encodeJobId } from "./job-id";
 import { withTimeout } from "./timeout";
+import { waitForJob } from "./wait-for-job";
 import {
   JobTimeoutError,
   lazyRegistry,
@@ -111,8 +112,7 @@ export function createBullQueue(opts: TBullQueueOptions): TScheduledJobQueue {
       const work = (async () => {
         const events = queueEvents();
         const job = await add(name, data, jobId, 0);
-        // BullMQ's own ttl only unhooks its listeners; the outer timeout decides, a little earlier.
-        return (await job.waitUntilFinished(events, timeoutMs + 1_000)) as R;
+        return (await waitForJob(queue, events, job, timeoutMs)) as R;
       })();
       return withTimeout(work, timeoutMs, () => new JobTimeoutError(jobId, timeoutMs));
     },

@@ -17,7 +17,10 @@ export type TWorkersOptions = {
    * A worker that dies leaves its job locked this long; then another worker takes the job over.
    */
   lockDurationMs?: number;
-  /** How often this worker looks for jobs whose worker died. */
+  /**
+   * How often to look for jobs whose worker died. BullMQ throttles this check queue-wide for one
+   * interval, so every worker of a queue should use the same value.
+   */
   stalledIntervalMs?: number;
   /** Times a job may be taken over from a dead worker before it fails instead (a job that kills its worker). */
   maxStalledCount?: number;

@@ -18,6 +18,8 @@ startWorkers({
   queueName: required("JOBS_QUEUE"),
   concurrency: 1,
   lockDurationMs: Number(required("LOCK_DURATION_MS")),
+  // The stalled check is throttled queue-wide: every worker of a queue must use the same interval.
+  stalledIntervalMs: Number(required("STALLED_INTERVAL_MS")),
   registry: {
     "record-effect": recordingJob(db.db, {
       worker: "doomed",

@@ -37,7 +37,12 @@ describe("Google Workspace adapter against the fake APIs", () => {
   it("reads users, including admin, 2SV, suspension and never-signed-in", async () => {
     fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
     const users = await collect(adapterFor(fake).users());
-    expect(users.map((u) => u.email)).toEqual(["admin@acme.test", "alice@acme.test", "bob@acme.test", "dave@acme.test"]);
+    expect(users.map((u) => u.email)).toEqual([
+      "admin@acme.test",
+      "alice@acme.test",
+      "bob@acme.test",
+      "dave@acme.test",
+    ]);
     expect(users[0]).toEqual({
       id: "u-admin",
       email: "admin@acme.test",
@@ -56,14 +61,27 @@ describe("Google Workspace adapter against the fake APIs", () => {
   });
 
   it("pages through users and files across at least three pages", async () => {
-    fake = await startFakeGoogle({ fixture: buildGoogleFixture({ extraUsers: 3, extraFiles: 4 }), accessToken: TOKEN, pageSize: 2 });
+    fake = await startFakeGoogle({
+      fixture: buildGoogleFixture({ extraUsers: 3, extraFiles: 4 }),
+      accessToken: TOKEN,
+      pageSize: 2,
+    });
     const adapter = adapterFor(fake);
     const users = await collect(adapter.users());
     const files = await collect(adapter.files());
     expect(users).toHaveLength(7);
     expect(new Set(users.map((u) => u.id)).size).toBe(7);
     expect(files.map((f) => f.id).sort()).toEqual(
-      ["f-drive", "f-external", "f-internal", "f-public", "f-extra-0", "f-extra-1", "f-extra-2", "f-extra-3"].sort(),
+      [
+        "f-drive",
+        "f-external",
+        "f-internal",
+        "f-public",
+        "f-extra-0",
+        "f-extra-1",
+        "f-extra-2",
+        "f-extra-3",
+      ].sort(),
     );
     const userPages = fake.requests.filter((r) => r.path === "/admin/directory/v1/users");
     expect(userPages.length).toBeGreaterThanOrEqual(3);
@@ -93,7 +111,12 @@ describe("Google Workspace adapter against the fake APIs", () => {
       { id: "p-ext", type: "user", role: "writer", emailAddress: "ext@partner.example" },
       { id: "p-partner", type: "domain", role: "reader", domain: "partner.example" },
     ]);
-    expect(byId.get("f-internal")?.permissions[1]).toEqual({ id: "p-acme", type: "domain", role: "commenter", domain: "acme.test" });
+    expect(byId.get("f-internal")?.permissions[1]).toEqual({
+      id: "p-acme",
+      type: "domain",
+      role: "commenter",
+      domain: "acme.test",
+    });
     // Shared-drive items come without permissions from files.list: the adapter must ask permissions.list.
     expect(byId.get("f-drive")).toMatchObject({
       driveId: "d-eng",
@@ -156,13 +179,20 @@ describe("Google Workspace adapter against the fake APIs", () => {
       // No authorize event in the window: the user's creation bounds the grant date.
       grantedAt: "2020-01-01T00:00:00.000Z",
     });
-    expect(byLabel.get("Cool PDF Tool")).toMatchObject({ kind: "oauth_app", isKnownPublisher: false, userEmail: "bob@acme.test" });
+    expect(byLabel.get("Cool PDF Tool")).toMatchObject({
+      kind: "oauth_app",
+      isKnownPublisher: false,
+      userEmail: "bob@acme.test",
+    });
   });
 
   it("maps Reports activity since a date, with the tenant's domains deciding what is external", async () => {
     fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
     const adapter = adapterFor(fake);
-    expect(await adapter.workspace()).toEqual({ domain: "acme.test", internalDomains: ["acme.test", "acme-labs.test"] });
+    expect(await adapter.workspace()).toEqual({
+      domain: "acme.test",
+      internalDomains: ["acme.test", "acme-labs.test"],
+    });
     const events = await collect(adapter.activity(new Date("2025-01-01T00:00:00.000Z")));
     const summary = events.map((e) => [e.type, e.actorEmail, e.resourceId ?? null, e.target ?? null]);
     expect(summary).toEqual(

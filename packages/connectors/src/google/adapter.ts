@@ -74,14 +74,28 @@ export function createGoogleWorkspaceAdapter(opts: {
 
   async function* listPermissions(fileId: string, asAdmin: boolean): AsyncGenerator<TGDrivePermission> {
     const path = `/drive/v3/files/${encodeURIComponent(fileId)}/permissions`;
-    const query = { supportsAllDrives: true, useDomainAdminAccess: asAdmin || undefined, pageSize: 100, fields: PERMISSION_FIELDS };
-    for await (const page of pagesByToken<TGPermissionList>(drive, path, query)) yield* page.permissions ?? [];
+    const query = {
+      supportsAllDrives: true,
+      useDomainAdminAccess: asAdmin || undefined,
+      pageSize: 100,
+      fields: PERMISSION_FIELDS,
+    };
+    for await (const page of pagesByToken<TGPermissionList>(drive, path, query))
+      yield* page.permissions ?? [];
   }
 
   async function countDriveFiles(driveId: string): Promise<number> {
     let count = 0;
-    const query = { ...ALL_DRIVES, corpora: "drive", driveId, pageSize: 1000, q: "trashed = false", fields: "nextPageToken,files(id)" };
-    for await (const page of pagesByToken<TGFileList>(drive, "/drive/v3/files", query)) count += page.files?.length ?? 0;
+    const query = {
+      ...ALL_DRIVES,
+      corpora: "drive",
+      driveId,
+      pageSize: 1000,
+      q: "trashed = false",
+      fields: "nextPageToken,files(id)",
+    };
+    for await (const page of pagesByToken<TGFileList>(drive, "/drive/v3/files", query))
+      count += page.files?.length ?? 0;
     return count;
   }
 
@@ -89,7 +103,10 @@ export function createGoogleWorkspaceAdapter(opts: {
   async function grantDates(): Promise<Map<string, string>> {
     const dates = new Map<string, string>();
     const path = "/admin/reports/v1/activity/users/all/applications/token";
-    for await (const page of pagesByToken<TGActivityList>(admin, path, { eventName: "authorize", maxResults: 1000 })) {
+    for await (const page of pagesByToken<TGActivityList>(admin, path, {
+      eventName: "authorize",
+      maxResults: 1000,
+    })) {
       for (const activity of page.items ?? []) {
         const at = activity.id?.time;
         const email = activity.actor?.email?.toLowerCase();
@@ -108,7 +125,13 @@ export function createGoogleWorkspaceAdapter(opts: {
     users,
 
     async *files() {
-      const query = { ...ALL_DRIVES, corpora: "allDrives", pageSize: 1000, q: "trashed = false", fields: FILE_FIELDS };
+      const query = {
+        ...ALL_DRIVES,
+        corpora: "allDrives",
+        pageSize: 1000,
+        q: "trashed = false",
+        fields: FILE_FIELDS,
+      };
       for await (const page of pagesByToken<TGFileList>(drive, "/drive/v3/files", query)) {
         for (const file of page.files ?? []) {
           // files.list leaves `permissions` out for shared-drive items; permissions.list has them.
@@ -123,7 +146,11 @@ export function createGoogleWorkspaceAdapter(opts: {
     },
 
     async *sharedDrives() {
-      const query = { useDomainAdminAccess: true, pageSize: 100, fields: "nextPageToken,drives(id,name,restrictions)" };
+      const query = {
+        useDomainAdminAccess: true,
+        pageSize: 100,
+        fields: "nextPageToken,drives(id,name,restrictions)",
+      };
       for await (const page of pagesByToken<TGDriveList>(drive, "/drive/v3/drives", query)) {
         for (const sharedDrive of page.drives ?? []) {
           if (!sharedDrive.id) continue;
@@ -174,7 +201,8 @@ async function readWorkspace(admin: TJsonClient, config: TGoogleConfig): Promise
   const list = await admin.get<TGDomainList>("/admin/directory/v1/customer/my_customer/domains");
   const domains = (list.domains ?? []).filter((d) => d.domainName && d.verified !== false);
   const primary = domains.find((d) => d.isPrimary) ?? domains[0];
-  if (!primary?.domainName) throw new SourceUnavailableError(`${SOURCE}: the Directory lists no verified domain`);
+  if (!primary?.domainName)
+    throw new SourceUnavailableError(`${SOURCE}: the Directory lists no verified domain`);
   const names = domains.map((d) => (d.domainName ?? "").toLowerCase());
   const domain = primary.domainName.toLowerCase();
   return { domain, internalDomains: [domain, ...names.filter((n) => n !== domain)] };

@@ -32,7 +32,9 @@ export function mapUser(user: TGUser): TSourceUser {
   return {
     id: user.id ?? email,
     email,
-    name: user.name?.fullName ?? ([user.name?.givenName, user.name?.familyName].filter(Boolean).join(" ") || email),
+    name:
+      user.name?.fullName ??
+      ([user.name?.givenName, user.name?.familyName].filter(Boolean).join(" ") || email),
     isAdmin: user.isAdmin === true,
     mfaEnabled: user.isEnrolledIn2Sv === true,
     suspended: user.suspended === true,
@@ -69,7 +71,8 @@ export function mapFile(file: TGDriveFile, permissions: TGDrivePermission[]): TS
   const mapped = permissions.map(mapPermission).filter((p): p is TPermission => p !== null);
   // Files in shared drives have no `owners`; the drive owns them and its organizers speak for it.
   const owner =
-    file.owners?.[0]?.emailAddress ?? mapped.find((p) => p.role === "owner" || p.role === "organizer")?.emailAddress;
+    file.owners?.[0]?.emailAddress ??
+    mapped.find((p) => p.role === "owner" || p.role === "organizer")?.emailAddress;
   return {
     id: file.id ?? "",
     name: file.name ?? "",
@@ -82,7 +85,11 @@ export function mapFile(file: TGDriveFile, permissions: TGDrivePermission[]): TS
   };
 }
 
-export function mapSharedDrive(drive: TGSharedDrive, members: TGDrivePermission[], fileCount: number): TSharedDrive {
+export function mapSharedDrive(
+  drive: TGSharedDrive,
+  members: TGDrivePermission[],
+  fileCount: number,
+): TSharedDrive {
   return {
     id: drive.id ?? "",
     name: drive.name ?? "",
@@ -161,7 +168,14 @@ export function mapActivity(activity: TGActivity, internalDomains: string[]): TA
       case "authorize": {
         const clientId = param(event.parameters, "client_id");
         const target = param(event.parameters, "app_name") ?? clientId;
-        events.push({ id, at, actorEmail, type: "oauth_grant", ...(clientId ? { resourceId: clientId } : {}), ...(target ? { target } : {}) });
+        events.push({
+          id,
+          at,
+          actorEmail,
+          type: "oauth_grant",
+          ...(clientId ? { resourceId: clientId } : {}),
+          ...(target ? { target } : {}),
+        });
         break;
       }
       case "login_success":

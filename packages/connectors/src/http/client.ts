@@ -66,7 +66,9 @@ export async function sendWithRetry(
     }
     if (attempt < policy.maxAttempts) await sleep(backoffDelay(attempt, policy, retryAfterMs, http.random));
   }
-  throw new SourceUnavailableError(`${source} unavailable after ${policy.maxAttempts} attempts (${lastProblem})`);
+  throw new SourceUnavailableError(
+    `${source} unavailable after ${policy.maxAttempts} attempts (${lastProblem})`,
+  );
 }
 
 /** Reads a final (non-retryable) response: 2xx → JSON, 401/403 → SourceAuthError, else SourceHttpError. */
@@ -84,7 +86,8 @@ function buildUrl(baseUrl: string, pathOrUrl: string, query: TQuery | undefined)
     ? new URL(pathOrUrl)
     : new URL(base.pathname.replace(/\/$/, "") + pathOrUrl, base);
   // Next-page links come from the response body; following one to another host would hand it our token.
-  if (url.origin !== base.origin) throw new SourceHttpError(`Refusing to follow a link off ${base.origin}`, 400);
+  if (url.origin !== base.origin)
+    throw new SourceHttpError(`Refusing to follow a link off ${base.origin}`, 400);
   for (const [key, value] of Object.entries(query ?? {})) {
     if (value !== undefined) url.searchParams.set(key, String(value));
   }

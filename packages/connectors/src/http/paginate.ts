@@ -15,7 +15,11 @@ export async function* pagesByToken<TPage extends { nextPageToken?: string }>(
 }
 
 /** Microsoft Graph collections: `value` items and an absolute `@odata.nextLink` until the last page. */
-export async function* graphItems<T>(client: TJsonClient, path: string, query: TQuery = {}): AsyncGenerator<T> {
+export async function* graphItems<T>(
+  client: TJsonClient,
+  path: string,
+  query: TQuery = {},
+): AsyncGenerator<T> {
   let next: { url: string; query?: TQuery } | null = { url: path, query };
   while (next) {
     const page: { value?: T[]; "@odata.nextLink"?: string } = await client.get(next.url, next.query);

@@ -21,6 +21,8 @@ export function parseRetryAfter(value: string | null, now: Date = new Date()): n
   const trimmed = value.trim();
   if (trimmed === "") return null;
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // An HTTP-date names its weekday and month; bare numbers Date.parse would read as years are not dates.
+  if (!/[a-z]/i.test(trimmed)) return null;
   const at = Date.parse(trimmed);
   if (Number.isNaN(at)) return null;
   return Math.max(0, at - now.getTime());

@@ -19,7 +19,10 @@ export function createCachedTokenProvider(
       if (cached && cached.expiresAt > now()) return cached.token;
       inflight ??= issue()
         .then((issued) => {
-          cached = { token: issued.accessToken, expiresAt: now() + issued.expiresInSec * 1000 - EXPIRY_MARGIN_MS };
+          cached = {
+            token: issued.accessToken,
+            expiresAt: now() + issued.expiresInSec * 1000 - EXPIRY_MARGIN_MS,
+          };
           return issued.accessToken;
         })
         .finally(() => {
@@ -61,12 +64,17 @@ export async function requestToken(
   );
   if (response.status === 400 || response.status === 401) {
     const body: unknown = await response.json().catch(() => null);
-    throw new SourceAuthError(`${source} token request refused: ${apiErrorMessage(body, response.statusText)}`);
+    throw new SourceAuthError(
+      `${source} token request refused: ${apiErrorMessage(body, response.statusText)}`,
+    );
   }
   const body = await readJson<{ access_token?: unknown; expires_in?: unknown }>(source, response);
   if (typeof body.access_token !== "string" || body.access_token === "") {
     throw new SourceHttpError(`${source} token endpoint returned no access_token`, response.status);
   }
   const expiresIn = Number(body.expires_in);
-  return { accessToken: body.access_token, expiresInSec: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 3600 };
+  return {
+    accessToken: body.access_token,
+    expiresInSec: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 3600,
+  };
 }

@@ -78,7 +78,9 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
     expect(files.map((f) => f.id).sort()).toEqual(
       ["a-budget", "a-plan", "a-extra-0", "a-extra-1", "a-extra-2", "t-strategy"].sort(),
     );
-    const userPages = server.requests.filter((r) => r.path === "/v1.0/users" && r.query.get("$select")?.includes("signInActivity"));
+    const userPages = server.requests.filter(
+      (r) => r.path === "/v1.0/users" && r.query.get("$select")?.includes("signInActivity"),
+    );
     expect(userPages.length).toBeGreaterThanOrEqual(3);
     expect(userPages.slice(1).every((r) => r.query.get("$skiptoken"))).toBe(true);
   });
@@ -129,7 +131,11 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
           { email: "admin@contoso.test", role: "organizer" },
           { email: "alice@contoso.test", role: "writer" },
         ],
-        restrictions: { domainUsersOnly: false, driveMembersOnly: false, copyRequiresWriterPermission: false },
+        restrictions: {
+          domainUsersOnly: false,
+          driveMembersOnly: false,
+          copyRequiresWriterPermission: false,
+        },
         fileCount: 1,
       },
     ]);
@@ -168,8 +174,20 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
     const server = await start();
     const events = await collect(adapterFor(server).activity(new Date("2025-01-01T00:00:00Z")));
     expect(events).toEqual([
-      { id: "s-admin", at: "2025-05-02T08:00:00Z", actorEmail: "admin@contoso.test", type: "login", target: "Azure Portal" },
-      { id: "s-alice", at: "2025-05-01T08:00:00Z", actorEmail: "alice@contoso.test", type: "login", target: "Office 365" },
+      {
+        id: "s-admin",
+        at: "2025-05-02T08:00:00Z",
+        actorEmail: "admin@contoso.test",
+        type: "login",
+        target: "Azure Portal",
+      },
+      {
+        id: "s-alice",
+        at: "2025-05-01T08:00:00Z",
+        actorEmail: "alice@contoso.test",
+        type: "login",
+        target: "Office 365",
+      },
     ]);
     const call = server.requests.find((r) => r.path === "/v1.0/auditLogs/signIns");
     expect(call?.query.get("$filter")).toBe("createdDateTime ge 2025-01-01T00:00:00.000Z");
@@ -179,14 +197,21 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
     const server = await start();
     server.injectFault({ status: 429, count: 1, retryAfter: 1, pathPrefix: "/v1.0/oauth2PermissionGrants" });
     const delays: number[] = [];
-    const grants = await collect(adapterFor(server, { sleep: async (ms) => void delays.push(ms) }).appGrants());
+    const grants = await collect(
+      adapterFor(server, { sleep: async (ms) => void delays.push(ms) }).appGrants(),
+    );
     expect(grants).toHaveLength(4);
     expect(delays).toEqual([1000]);
   });
 
   it("also retries a Retry-After given as an HTTP-date", async () => {
     const server = await start();
-    server.injectFault({ status: 503, count: 1, retryAfter: new Date(Date.now() + 2000).toUTCString(), pathPrefix: "/v1.0/organization" });
+    server.injectFault({
+      status: 503,
+      count: 1,
+      retryAfter: new Date(Date.now() + 2000).toUTCString(),
+      pathPrefix: "/v1.0/organization",
+    });
     const delays: number[] = [];
     await adapterFor(server, { sleep: async (ms) => void delays.push(ms) }).workspace();
     expect(delays).toHaveLength(1);
@@ -199,14 +224,18 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
     server.injectFault({ status: 503, count: 100, pathPrefix: "/v1.0/auditLogs" });
     const delays: number[] = [];
     const http: THttpOptions = { sleep: async (ms) => void delays.push(ms), retry: { maxAttempts: 3 } };
-    await expect(collect(adapterFor(server, http).activity(new Date(0)))).rejects.toThrow(SourceUnavailableError);
+    await expect(collect(adapterFor(server, http).activity(new Date(0)))).rejects.toThrow(
+      SourceUnavailableError,
+    );
     expect(server.requests.filter((r) => r.path === "/v1.0/auditLogs/signIns")).toHaveLength(3);
     expect(delays).toHaveLength(2);
   });
 
   it("refuses a wrong client secret, and a 403 from Graph, as SourceAuthError", async () => {
     const server = await start();
-    const refused = await adapterFor(server, {}, "wrong").workspace().catch((e: unknown) => e);
+    const refused = await adapterFor(server, {}, "wrong")
+      .workspace()
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(SourceAuthError);
     expect((refused as Error).message).toContain("AADSTS7000215");
     server.injectFault({ status: 403, count: 1, pathPrefix: "/v1.0/reports" });

@@ -23,7 +23,16 @@ import {
   type TMsUser,
 } from "./api-types";
 import { microsoftTokenProvider, type TMicrosoftCredentials } from "./auth";
-import { isLibrary, mapMsFile, mapMsGrant, mapMsLibrary, mapMsPermission, mapMsUser, mapSignIn, userEmail } from "./map";
+import {
+  isLibrary,
+  mapMsFile,
+  mapMsGrant,
+  mapMsLibrary,
+  mapMsPermission,
+  mapMsUser,
+  mapSignIn,
+  userEmail,
+} from "./map";
 
 const SOURCE = "Microsoft 365";
 
@@ -33,7 +42,8 @@ export type TMicrosoftEndpoints = { graphBaseUrl?: string; loginBaseUrl?: string
 export type TMicrosoftConfig = { domain?: string; internalDomains?: string[] };
 
 const USER_SELECT = "id,displayName,mail,userPrincipalName,accountEnabled,createdDateTime,signInActivity";
-const APP_SELECT = "id,appId,displayName,publisherName,appOwnerOrganizationId,servicePrincipalType,verifiedPublisher";
+const APP_SELECT =
+  "id,appId,displayName,publisherName,appOwnerOrganizationId,servicePrincipalType,verifiedPublisher";
 
 type TDirectoryEntry = { email: string; createdAt: string };
 
@@ -44,7 +54,10 @@ export function createMicrosoft365Adapter(opts: {
   http?: THttpOptions;
 }): TSourceAdapter {
   const config = opts.config ?? {};
-  const tokens = microsoftTokenProvider(opts.credentials, { loginBaseUrl: opts.endpoints?.loginBaseUrl, http: opts.http });
+  const tokens = microsoftTokenProvider(opts.credentials, {
+    loginBaseUrl: opts.endpoints?.loginBaseUrl,
+    http: opts.http,
+  });
   const graph = createJsonClient({
     source: SOURCE,
     baseUrl: opts.endpoints?.graphBaseUrl ?? "https://graph.microsoft.com",
@@ -82,7 +95,10 @@ export function createMicrosoft365Adapter(opts: {
     }
     for (const userId of (await directory()).keys()) {
       try {
-        for await (const drive of graphItems<TMsDrive>(graph, `/v1.0/users/${encodeURIComponent(userId)}/drives`)) {
+        for await (const drive of graphItems<TMsDrive>(
+          graph,
+          `/v1.0/users/${encodeURIComponent(userId)}/drives`,
+        )) {
           if (drive.id && !seen.has(drive.id)) {
             seen.add(drive.id);
             yield drive;
@@ -97,7 +113,10 @@ export function createMicrosoft365Adapter(opts: {
 
   // delta walks the whole drive, folders included, in flat pages: no recursion per folder.
   async function* driveFiles(driveId: string): AsyncGenerator<TMsDriveItem> {
-    for await (const item of graphItems<TMsDriveItem>(graph, `/v1.0/drives/${encodeURIComponent(driveId)}/root/delta`)) {
+    for await (const item of graphItems<TMsDriveItem>(
+      graph,
+      `/v1.0/drives/${encodeURIComponent(driveId)}/root/delta`,
+    )) {
       if (item.file && !item.deleted && item.id) yield item;
     }
   }
@@ -121,7 +140,10 @@ export function createMicrosoft365Adapter(opts: {
       for await (const details of graphItems<TMsRegistrationDetails>(graph, path)) {
         if (details.id) registrations.set(details.id, details);
       }
-      for await (const user of graphItems<TMsUser>(graph, "/v1.0/users", { $select: USER_SELECT, $top: 999 })) {
+      for await (const user of graphItems<TMsUser>(graph, "/v1.0/users", {
+        $select: USER_SELECT,
+        $top: 999,
+      })) {
         yield mapMsUser(user, user.id ? registrations.get(user.id) : undefined);
       }
     },
@@ -157,7 +179,9 @@ export function createMicrosoft365Adapter(opts: {
       const appOf = (id: string) => {
         let app = apps.get(id);
         if (!app) {
-          app = graph.get<TMsServicePrincipal>(`/v1.0/servicePrincipals/${encodeURIComponent(id)}`, { $select: APP_SELECT });
+          app = graph.get<TMsServicePrincipal>(`/v1.0/servicePrincipals/${encodeURIComponent(id)}`, {
+            $select: APP_SELECT,
+          });
           apps.set(id, app);
         }
         return app;
@@ -166,7 +190,8 @@ export function createMicrosoft365Adapter(opts: {
         const app = grant.clientId ? await appOf(grant.clientId) : undefined;
         // Tenant-wide (AllPrincipals) consent names no user. Grants carry no date, so the grantee's
         // creation (or the tenant's) is the earliest the consent can have happened.
-        const grantee = grant.consentType === "Principal" && grant.principalId ? index.get(grant.principalId) : undefined;
+        const grantee =
+          grant.consentType === "Principal" && grant.principalId ? index.get(grant.principalId) : undefined;
         yield mapMsGrant(grant, app, {
           email: grantee?.email ?? "",
           grantedAt: grantee?.createdAt || org.createdDateTime || new Date(0).toISOString(),
@@ -194,9 +219,14 @@ async function readOrganization(graph: TJsonClient): Promise<TMsOrganization> {
 }
 
 function toWorkspace(config: TMicrosoftConfig, org: TMsOrganization): TWorkspace {
-  const verified = (org.verifiedDomains ?? []).map((d) => ({ ...d, name: (d.name ?? "").toLowerCase() })).filter((d) => d.name);
+  const verified = (org.verifiedDomains ?? [])
+    .map((d) => ({ ...d, name: (d.name ?? "").toLowerCase() }))
+    .filter((d) => d.name);
   const domain = config.domain?.toLowerCase() ?? verified.find((d) => d.isDefault)?.name ?? verified[0]?.name;
   if (!domain) throw new SourceUnavailableError(`${SOURCE}: the tenant lists no verified domain`);
-  const others = [...verified.map((d) => d.name), ...(config.internalDomains ?? []).map((d) => d.toLowerCase())];
+  const others = [
+    ...verified.map((d) => d.name),
+    ...(config.internalDomains ?? []).map((d) => d.toLowerCase()),
+  ];
   return { domain, internalDomains: [domain, ...new Set(others.filter((d) => d !== domain))] };
 }

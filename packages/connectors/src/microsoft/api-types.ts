@@ -10,7 +10,12 @@ export type TMsUser = {
   signInActivity?: { lastSignInDateTime?: string | null; lastSuccessfulSignInDateTime?: string | null };
 };
 
-export type TMsRegistrationDetails = { id?: string; userPrincipalName?: string; isAdmin?: boolean; isMfaRegistered?: boolean };
+export type TMsRegistrationDetails = {
+  id?: string;
+  userPrincipalName?: string;
+  isAdmin?: boolean;
+  isMfaRegistered?: boolean;
+};
 
 export type TMsOrganization = {
   id?: string;
@@ -40,7 +45,12 @@ export type TMsDriveItem = {
   parentReference?: { driveId?: string; driveType?: string };
 };
 
-export type TMsIdentitySet = { user?: TMsIdentity; group?: TMsIdentity; siteUser?: TMsIdentity; siteGroup?: TMsIdentity };
+export type TMsIdentitySet = {
+  user?: TMsIdentity;
+  group?: TMsIdentity;
+  siteUser?: TMsIdentity;
+  siteGroup?: TMsIdentity;
+};
 
 export type TMsPermission = {
   id?: string;

@@ -23,7 +23,10 @@ import {
 const EPOCH = "1970-01-01T00:00:00.000Z";
 
 // Tenants that own Microsoft's first-party apps (Microsoft Services, and Microsoft's own corporate tenant).
-export const MICROSOFT_TENANT_IDS = new Set(["f8cdef31-a31e-4b4a-93e4-5f571e91255a", "72f988bf-86f1-41af-91ab-2d7cd011db47"]);
+export const MICROSOFT_TENANT_IDS = new Set([
+  "f8cdef31-a31e-4b4a-93e4-5f571e91255a",
+  "72f988bf-86f1-41af-91ab-2d7cd011db47",
+]);
 
 export type TEmailLookup = (userId: string | undefined) => string | undefined;
 
@@ -46,7 +49,10 @@ export function mapMsUser(user: TMsUser, registration: TMsRegistrationDetails | 
     isAdmin: registration?.isAdmin === true,
     mfaEnabled: registration?.isMfaRegistered === true,
     suspended: user.accountEnabled === false,
-    lastLoginAt: latest(user.signInActivity?.lastSignInDateTime, user.signInActivity?.lastSuccessfulSignInDateTime),
+    lastLoginAt: latest(
+      user.signInActivity?.lastSignInDateTime,
+      user.signInActivity?.lastSuccessfulSignInDateTime,
+    ),
     createdAt: user.createdDateTime ?? EPOCH,
   };
 }
@@ -83,7 +89,11 @@ function identityPermission(
  * links are public; organization links reach everyone in the tenant; "specific people" links and
  * direct grants name their users.
  */
-export function mapMsPermission(permission: TMsPermission, domain: string, emailOf: TEmailLookup): TPermission[] {
+export function mapMsPermission(
+  permission: TMsPermission,
+  domain: string,
+  emailOf: TEmailLookup,
+): TPermission[] {
   const id = permission.id;
   if (!id) return [];
   const role = roleOf(permission);
@@ -95,7 +105,9 @@ export function mapMsPermission(permission: TMsPermission, domain: string, email
       ? [permission.grantedToV2]
       : [];
   const mapped = identities
-    .map((identity, i) => identityPermission(identity, identities.length > 1 ? `${id}:${i}` : id, role, emailOf))
+    .map((identity, i) =>
+      identityPermission(identity, identities.length > 1 ? `${id}:${i}` : id, role, emailOf),
+    )
     .filter((p): p is TPermission => p !== null);
   if (mapped.length === 0 && permission.invitation?.email) {
     return [{ id, type: "user", role, emailAddress: permission.invitation.email.toLowerCase() }];
@@ -106,7 +118,12 @@ export function mapMsPermission(permission: TMsPermission, domain: string, email
 /** Only SharePoint document libraries count as shared drives; OneDrives are their owner's personal drive. */
 export const isLibrary = (drive: TMsDrive) => drive.driveType === "documentLibrary";
 
-export function mapMsFile(item: TMsDriveItem, drive: TMsDrive, permissions: TPermission[], emailOf: TEmailLookup): TSourceFile {
+export function mapMsFile(
+  item: TMsDriveItem,
+  drive: TMsDrive,
+  permissions: TPermission[],
+  emailOf: TEmailLookup,
+): TSourceFile {
   const owner = isLibrary(drive) ? item.createdBy?.user : (drive.owner?.user ?? item.createdBy?.user);
   return {
     id: item.id ?? "",
@@ -120,7 +137,11 @@ export function mapMsFile(item: TMsDriveItem, drive: TMsDrive, permissions: TPer
   };
 }
 
-export function mapMsLibrary(drive: TMsDrive, rootPermissions: TPermission[], fileCount: number): TSharedDrive {
+export function mapMsLibrary(
+  drive: TMsDrive,
+  rootPermissions: TPermission[],
+  fileCount: number,
+): TSharedDrive {
   return {
     id: drive.id ?? "",
     name: drive.name ?? "",
@@ -147,7 +168,10 @@ export function mapMsGrant(
     clientId,
     label,
     kind: classifyApp({ clientId, label, isServiceAccount: app?.servicePrincipalType === "ManagedIdentity" }),
-    publisher: app?.verifiedPublisher?.displayName || app?.publisherName || (firstParty ? "Microsoft" : "Unknown publisher"),
+    publisher:
+      app?.verifiedPublisher?.displayName ||
+      app?.publisherName ||
+      (firstParty ? "Microsoft" : "Unknown publisher"),
     isKnownPublisher: Boolean(verified) || firstParty,
     scopes: (grant.scope ?? "").split(" ").filter(Boolean),
     userEmail: grantee.email,

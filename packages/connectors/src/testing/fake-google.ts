@@ -1,4 +1,4 @@
-import { createVerify, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import {
   type TGActivity,
   type TGDomain,
@@ -8,7 +8,6 @@ import {
   type TGToken,
   type TGUser,
 } from "../google/api-types";
-import { GOOGLE_SCOPES } from "../google/auth";
 import {
   bearerToken,
   decodeCursor,
@@ -20,6 +19,7 @@ import {
   type TFakeResponse,
   type TFakeServer,
 } from "./fake-server";
+import { checkJwtBearerGrant, type TFakeServiceAccount } from "./fake-google-token";
 
 // A fake of Google's token endpoint, Drive API v3, Admin SDK Directory API and Reports API, written
 // from their reference docs: same paths, query parameters, response shapes and paging.
@@ -42,11 +42,16 @@ export type TFakeGoogle = TFakeServer & {
   issuedTokens: string[];
 };
 
-const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
-
 const googleError = (status: number, message: string, reason = "error") => ({
   status,
-  body: { error: { code: status, message, errors: [{ message, domain: "global", reason }], status: statusName(status) } },
+  body: {
+    error: {
+      code: status,
+      message,
+      errors: [{ message, domain: "global", reason }],
+      status: statusName(status),
+    },
+  },
 });
 
 function statusName(status: number): string {
@@ -61,13 +66,11 @@ function statusName(status: number): string {
   return names[status] ?? "INTERNAL";
 }
 
-type TServiceAccount = { clientEmail: string; publicKey: string };
-
 export async function startFakeGoogle(opts: {
   fixture: TGoogleFixture;
   /** A pre-shared access token accepted as-is (the `{ accessToken }` credential). */
   accessToken?: string;
-  serviceAccounts?: TServiceAccount[];
+  serviceAccounts?: TFakeServiceAccount[];
   /** Upper bound on items per page, below the APIs' own maxima, to force paging. */
   pageSize?: number;
   tokenTtlSec?: number;
@@ -78,48 +81,37 @@ export async function startFakeGoogle(opts: {
   const issuedTokens: string[] = [];
 
   function issueToken(req: TFakeRequest, tokenUrl: string): TFakeResponse {
-    const form = new URLSearchParams(req.body);
-    if (form.get("grant_type") !== JWT_BEARER) {
-      return { status: 400, body: { error: "unsupported_grant_type", error_description: "Invalid grant_type" } };
-    }
-    const parts = (form.get("assertion") ?? "").split(".");
-    const [header, claims, signature] = parts;
-    if (parts.length !== 3 || !header || !claims || !signature) {
-      return { status: 400, body: { error: "invalid_request", error_description: "Invalid JWT" } };
-    }
-    const head = JSON.parse(Buffer.from(header, "base64url").toString()) as { alg?: string };
-    const body = JSON.parse(Buffer.from(claims, "base64url").toString()) as Record<string, unknown>;
-    const account = opts.serviceAccounts?.find((a) => a.clientEmail === body.iss);
-    if (!account) return { status: 401, body: { error: "invalid_client", error_description: "The OAuth client was not found." } };
-    const verified =
-      head.alg === "RS256" &&
-      createVerify("RSA-SHA256").update(`${header}.${claims}`).verify(account.publicKey, Buffer.from(signature, "base64url"));
-    if (!verified) return { status: 400, body: { error: "invalid_grant", error_description: "Invalid JWT Signature." } };
-    const now = Math.floor(Date.now() / 1000);
-    if (body.aud !== tokenUrl || typeof body.exp !== "number" || body.exp < now || typeof body.iat !== "number") {
-      return { status: 400, body: { error: "invalid_grant", error_description: "Invalid JWT: Token must be a short-lived token" } };
-    }
-    const scopes = typeof body.scope === "string" ? body.scope.split(" ") : [];
-    if (!GOOGLE_SCOPES.every((s) => scopes.includes(s))) {
-      return { status: 400, body: { error: "invalid_scope", error_description: "Missing required scopes" } };
-    }
-    const subject = fixture.users.find((u) => u.primaryEmail === body.sub);
-    if (!subject?.isAdmin) {
-      return { status: 401, body: { error: "unauthorized_client", error_description: "Client is unauthorized to retrieve access tokens using this method." } };
-    }
+    const refused = checkJwtBearerGrant(req.body, {
+      tokenUrl,
+      serviceAccounts: opts.serviceAccounts ?? [],
+      // Domain-wide delegation is granted for reading as an admin; the fake accepts only admins.
+      mayImpersonate: (email) => fixture.users.some((u) => u.primaryEmail === email && u.isAdmin),
+    });
+    if (refused) return refused;
     const token = `ya29.${randomBytes(16).toString("hex")}`;
     valid.add(token);
     issuedTokens.push(token);
-    return { status: 200, body: { access_token: token, expires_in: opts.tokenTtlSec ?? 3599, token_type: "Bearer" } };
+    return {
+      status: 200,
+      body: { access_token: token, expires_in: opts.tokenTtlSec ?? 3599, token_type: "Bearer" },
+    };
   }
 
   function listFiles(q: URLSearchParams): TFakeResponse {
     const corpora = q.get("corpora") ?? "user";
     const allDrives = q.get("includeItemsFromAllDrives") === "true";
-    if ((corpora === "allDrives" || corpora === "drive") && (!allDrives || q.get("supportsAllDrives") !== "true")) {
-      return googleError(400, "includeItemsFromAllDrives and supportsAllDrives must be set for this corpora.", "invalid");
+    if (
+      (corpora === "allDrives" || corpora === "drive") &&
+      (!allDrives || q.get("supportsAllDrives") !== "true")
+    ) {
+      return googleError(
+        400,
+        "includeItemsFromAllDrives and supportsAllDrives must be set for this corpora.",
+        "invalid",
+      );
     }
-    if (corpora === "drive" && !q.get("driveId")) return googleError(400, "driveId is required for corpora=drive.", "required");
+    if (corpora === "drive" && !q.get("driveId"))
+      return googleError(400, "driveId is required for corpora=drive.", "required");
     let files = fixture.files;
     if (corpora === "drive") files = files.filter((f) => f.driveId === q.get("driveId"));
     else if (corpora === "user") files = files.filter((f) => !f.driveId);
@@ -150,14 +142,19 @@ export async function startFakeGoogle(opts: {
     if ((!file && !drive) || (inSharedDrive && q.get("supportsAllDrives") !== "true")) {
       return googleError(404, `File not found: ${fileId}.`, "notFound");
     }
-    if (drive && q.get("useDomainAdminAccess") !== "true") return googleError(404, `Shared drive not found: ${fileId}`, "notFound");
+    if (drive && q.get("useDomainAdminAccess") !== "true")
+      return googleError(404, `Shared drive not found: ${fileId}`, "notFound");
     const permissions = file?.permissions ?? drive?.permissions ?? [];
     const offset = decodeCursor(q.get("pageToken"));
     if (offset === "invalid") return googleError(400, "Invalid Value", "invalid");
     const { page, next } = paginate(permissions, offset, pageSize(q.get("pageSize"), 100, 100, fakeMax));
     return {
       status: 200,
-      body: { kind: "drive#permissionList", ...(next === null ? {} : { nextPageToken: encodeCursor(next) }), permissions: page },
+      body: {
+        kind: "drive#permissionList",
+        ...(next === null ? {} : { nextPageToken: encodeCursor(next) }),
+        permissions: page,
+      },
     };
   }
 
@@ -178,28 +175,40 @@ export async function startFakeGoogle(opts: {
   }
 
   function listUsers(q: URLSearchParams): TFakeResponse {
-    if (q.get("customer") !== "my_customer" && !q.get("domain")) return googleError(400, "Bad Request", "badRequest");
+    if (q.get("customer") !== "my_customer" && !q.get("domain"))
+      return googleError(400, "Bad Request", "badRequest");
     const offset = decodeCursor(q.get("pageToken"));
     if (offset === "invalid") return googleError(400, "Invalid Input", "invalid");
-    const sorted = [...fixture.users].sort((a, b) => (a.primaryEmail ?? "").localeCompare(b.primaryEmail ?? ""));
+    const sorted = [...fixture.users].sort((a, b) =>
+      (a.primaryEmail ?? "").localeCompare(b.primaryEmail ?? ""),
+    );
     const { page, next } = paginate(sorted, offset, pageSize(q.get("maxResults"), 100, 500, fakeMax));
     return {
       status: 200,
-      body: { kind: "admin#directory#users", users: page, ...(next === null ? {} : { nextPageToken: encodeCursor(next) }) },
+      body: {
+        kind: "admin#directory#users",
+        users: page,
+        ...(next === null ? {} : { nextPageToken: encodeCursor(next) }),
+      },
     };
   }
 
   function listTokens(userKey: string): TFakeResponse {
     const user = fixture.users.find((u) => u.id === userKey || u.primaryEmail === userKey);
     if (!user?.id) return googleError(404, "Resource Not Found: userKey", "notFound");
-    const items = (fixture.tokens[user.id] ?? []).map((t) => ({ kind: "admin#directory#token", userKey: user.id, ...t }));
+    const items = (fixture.tokens[user.id] ?? []).map((t) => ({
+      kind: "admin#directory#token",
+      userKey: user.id,
+      ...t,
+    }));
     return { status: 200, body: { kind: "admin#directory#tokenList", items } };
   }
 
   function listActivities(app: string, q: URLSearchParams): TFakeResponse {
     const startTime = q.get("startTime");
     const eventName = q.get("eventName");
-    if (startTime && Number.isNaN(Date.parse(startTime))) return googleError(400, "Invalid value for startTime", "invalid");
+    if (startTime && Number.isNaN(Date.parse(startTime)))
+      return googleError(400, "Invalid value for startTime", "invalid");
     const matching = (fixture.activities[app] ?? [])
       .filter((a) => !startTime || Date.parse(a.id?.time ?? "") >= Date.parse(startTime))
       .map((a) => (eventName ? { ...a, events: (a.events ?? []).filter((e) => e.name === eventName) } : a))
@@ -210,7 +219,11 @@ export async function startFakeGoogle(opts: {
     const { page, next } = paginate(matching, offset, pageSize(q.get("maxResults"), 1000, 1000, fakeMax));
     return {
       status: 200,
-      body: { kind: "admin#reports#activities", items: page, ...(next === null ? {} : { nextPageToken: encodeCursor(next) }) },
+      body: {
+        kind: "admin#reports#activities",
+        items: page,
+        ...(next === null ? {} : { nextPageToken: encodeCursor(next) }),
+      },
     };
   }
 
@@ -220,7 +233,11 @@ export async function startFakeGoogle(opts: {
       if (req.method === "POST" && req.path === "/token") return issueToken(req, `${baseUrl}/token`);
       const token = bearerToken(req);
       if (!token || !valid.has(token)) {
-        return googleError(401, "Request had invalid authentication credentials. Expected OAuth 2 access token.", "authError");
+        return googleError(
+          401,
+          "Request had invalid authentication credentials. Expected OAuth 2 access token.",
+          "authError",
+        );
       }
       const q = req.query;
       let match: RegExpExecArray | null;

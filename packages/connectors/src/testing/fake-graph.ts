@@ -44,11 +44,21 @@ const USER_DEFAULT_PROPERTIES = ["id", "displayName", "mail", "userPrincipalName
 
 const graphError = (status: number, code: string, message: string): TFakeResponse => ({
   status,
-  body: { error: { code, message, innerError: { date: new Date().toISOString(), "request-id": randomBytes(8).toString("hex") } } },
+  body: {
+    error: {
+      code,
+      message,
+      innerError: { date: new Date().toISOString(), "request-id": randomBytes(8).toString("hex") },
+    },
+  },
 });
 
 function select<T extends object>(item: T, q: URLSearchParams, defaults?: string[]): Partial<T> {
-  const wanted = q.get("$select")?.split(",").map((s) => s.trim()) ?? defaults;
+  const wanted =
+    q
+      .get("$select")
+      ?.split(",")
+      .map((s) => s.trim()) ?? defaults;
   if (!wanted) return item;
   return Object.fromEntries(Object.entries(item).filter(([key]) => wanted.includes(key))) as Partial<T>;
 }
@@ -72,14 +82,25 @@ export async function startFakeGraph(opts: {
       status,
       body: { error, error_description: description, error_codes: [], timestamp: new Date().toISOString() },
     });
-    if (tenant !== fixture.tenantId && !(fixture.organization.verifiedDomains ?? []).some((d) => d.name === tenant)) {
+    if (
+      tenant !== fixture.tenantId &&
+      !(fixture.organization.verifiedDomains ?? []).some((d) => d.name === tenant)
+    ) {
       return oauthError(400, "invalid_request", `AADSTS90002: Tenant '${tenant}' not found.`);
     }
     if (form.get("grant_type") !== "client_credentials") {
-      return oauthError(400, "unsupported_grant_type", "AADSTS70003: The app requested an unsupported grant type.");
+      return oauthError(
+        400,
+        "unsupported_grant_type",
+        "AADSTS70003: The app requested an unsupported grant type.",
+      );
     }
     if (form.get("client_id") !== opts.clientId) {
-      return oauthError(400, "unauthorized_client", `AADSTS700016: Application '${form.get("client_id")}' was not found.`);
+      return oauthError(
+        400,
+        "unauthorized_client",
+        `AADSTS700016: Application '${form.get("client_id")}' was not found.`,
+      );
     }
     if (form.get("client_secret") !== opts.clientSecret) {
       return oauthError(401, "invalid_client", "AADSTS7000215: Invalid client secret provided.");
@@ -91,7 +112,10 @@ export async function startFakeGraph(opts: {
     valid.add(token);
     issuedTokens.push(token);
     const ttl = opts.tokenTtlSec ?? 3599;
-    return { status: 200, body: { token_type: "Bearer", expires_in: ttl, ext_expires_in: ttl, access_token: token } };
+    return {
+      status: 200,
+      body: { token_type: "Bearer", expires_in: ttl, ext_expires_in: ttl, access_token: token },
+    };
   }
 
   function collection<T extends object>(
@@ -113,7 +137,11 @@ export async function startFakeGraph(opts: {
       body: {
         "@odata.context": `${baseUrl}/v1.0/$metadata#collection`,
         value: page.map((item) => select(item, q, opts2.defaults)),
-        ...(next !== null ? { "@odata.nextLink": link(nextParams) } : opts2.delta ? { "@odata.deltaLink": link(deltaParams) } : {}),
+        ...(next !== null
+          ? { "@odata.nextLink": link(nextParams) }
+          : opts2.delta
+            ? { "@odata.deltaLink": link(deltaParams) }
+            : {}),
       },
     };
   }
@@ -123,7 +151,8 @@ export async function startFakeGraph(opts: {
     let rows = [...fixture.signIns];
     if (filter) {
       const match = /^createdDateTime ge (\S+)$/.exec(filter);
-      if (!match?.[1] || Number.isNaN(Date.parse(match[1]))) return graphError(400, "BadRequest", `Invalid filter clause: ${filter}`);
+      if (!match?.[1] || Number.isNaN(Date.parse(match[1])))
+        return graphError(400, "BadRequest", `Invalid filter clause: ${filter}`);
       const since = Date.parse(match[1]);
       rows = rows.filter((s) => Date.parse(s.createdDateTime ?? "") >= since);
     }
@@ -137,18 +166,28 @@ export async function startFakeGraph(opts: {
     const p = req.path;
     const q = req.query;
     let m: RegExpExecArray | null;
-    if (p === "/v1.0/organization") return { status: 200, body: { value: [select(fixture.organization, q)] } };
-    if (p === "/v1.0/users") return collection(req, baseUrl, fixture.users, { maxTop: 999, defaults: USER_DEFAULT_PROPERTIES });
+    if (p === "/v1.0/organization")
+      return { status: 200, body: { value: [select(fixture.organization, q)] } };
+    if (p === "/v1.0/users")
+      return collection(req, baseUrl, fixture.users, { maxTop: 999, defaults: USER_DEFAULT_PROPERTIES });
     if (p === "/v1.0/reports/authenticationMethods/userRegistrationDetails") {
       return collection(req, baseUrl, fixture.registrationDetails, { maxTop: 999 });
     }
     if (p === "/v1.0/drives") {
-      return collection(req, baseUrl, fixture.drives.filter((d) => d.driveType === "documentLibrary").map(withoutItems), { maxTop: 999 });
+      return collection(
+        req,
+        baseUrl,
+        fixture.drives.filter((d) => d.driveType === "documentLibrary").map(withoutItems),
+        { maxTop: 999 },
+      );
     }
     if ((m = /^\/v1\.0\/users\/([^/]+)\/drives$/.exec(p))) {
       const userId = decodeURIComponent(m[1] ?? "");
-      if (!fixture.users.some((u) => u.id === userId)) return graphError(404, "Request_ResourceNotFound", `Resource '${userId}' does not exist.`);
-      const own = fixture.drives.filter((d) => d.driveType !== "documentLibrary" && d.owner?.user?.id === userId);
+      if (!fixture.users.some((u) => u.id === userId))
+        return graphError(404, "Request_ResourceNotFound", `Resource '${userId}' does not exist.`);
+      const own = fixture.drives.filter(
+        (d) => d.driveType !== "documentLibrary" && d.owner?.user?.id === userId,
+      );
       if (own.length === 0) return graphError(404, "itemNotFound", "User's mysite not found.");
       return collection(req, baseUrl, own.map(withoutItems), { maxTop: 999 });
     }
@@ -163,17 +202,22 @@ export async function startFakeGraph(opts: {
         const root = drive.items.find((i) => i.root);
         return root ? { status: 200, body: strip(root) } : graphError(404, "itemNotFound", "Root not found.");
       }
-      if (m[2] === "root/delta") return collection(req, baseUrl, drive.items.map(strip), { maxTop: 999, delta: true });
+      if (m[2] === "root/delta")
+        return collection(req, baseUrl, drive.items.map(strip), { maxTop: 999, delta: true });
       const item = drive.items.find((i) => i.id === decodeURIComponent(m?.[3] ?? ""));
       if (!item) return graphError(404, "itemNotFound", "The resource could not be found.");
       return collection(req, baseUrl, item.permissions ?? [], { maxTop: 999 });
     }
-    if (p === "/v1.0/servicePrincipals") return collection(req, baseUrl, fixture.servicePrincipals, { maxTop: 999 });
+    if (p === "/v1.0/servicePrincipals")
+      return collection(req, baseUrl, fixture.servicePrincipals, { maxTop: 999 });
     if ((m = /^\/v1\.0\/servicePrincipals\/([^/]+)$/.exec(p))) {
       const sp = fixture.servicePrincipals.find((s) => s.id === decodeURIComponent(m?.[1] ?? ""));
-      return sp ? { status: 200, body: select(sp, q) } : graphError(404, "Request_ResourceNotFound", "Resource does not exist.");
+      return sp
+        ? { status: 200, body: select(sp, q) }
+        : graphError(404, "Request_ResourceNotFound", "Resource does not exist.");
     }
-    if (p === "/v1.0/oauth2PermissionGrants") return collection(req, baseUrl, fixture.permissionGrants, { maxTop: 999 });
+    if (p === "/v1.0/oauth2PermissionGrants")
+      return collection(req, baseUrl, fixture.permissionGrants, { maxTop: 999 });
     if (p === "/v1.0/auditLogs/signIns") return signIns(req, baseUrl);
     return graphError(400, "BadRequest", `Resource not found for the segment '${p}'.`);
   }
@@ -183,14 +227,23 @@ export async function startFakeGraph(opts: {
       status === 429
         ? { error: { code: "TooManyRequests", message: "Too many requests." } }
         : status === 403
-          ? { error: { code: "Authorization_RequestDenied", message: "Insufficient privileges to complete the operation." } }
+          ? {
+              error: {
+                code: "Authorization_RequestDenied",
+                message: "Insufficient privileges to complete the operation.",
+              },
+            }
           : { error: { code: "serviceNotAvailable", message: "The service is temporarily unavailable." } },
     handle: (req, baseUrl) => {
       const tokenPath = /^\/([^/]+)\/oauth2\/v2\.0\/token$/.exec(req.path);
       if (req.method === "POST" && tokenPath) return issueToken(decodeURIComponent(tokenPath[1] ?? ""), req);
       const token = bearerToken(req);
       if (!token || !valid.has(token)) {
-        return graphError(401, "InvalidAuthenticationToken", "Access token validation failure. Invalid audience.");
+        return graphError(
+          401,
+          "InvalidAuthenticationToken",
+          "Access token validation failure. Invalid audience.",
+        );
       }
       return route(req, baseUrl);
     },

@@ -46,7 +46,12 @@ export function decodeCursor(token: string | null): number | "invalid" {
 }
 
 /** A page size as the API would apply it: the client's request, capped by the API's and the fake's maxima. */
-export function pageSize(requested: string | null, apiDefault: number, apiMax: number, fakeMax: number): number {
+export function pageSize(
+  requested: string | null,
+  apiDefault: number,
+  apiMax: number,
+  fakeMax: number,
+): number {
   const asked = requested ? Number(requested) : apiDefault;
   const size = Number.isInteger(asked) && asked > 0 ? Math.min(asked, apiMax) : apiDefault;
   return Math.min(size, fakeMax);
@@ -85,13 +90,17 @@ export async function startFakeServer(opts: {
       const fault = faults.find((f) => f.count > 0 && request.path.startsWith(f.pathPrefix ?? "/"));
       if (fault) {
         fault.count--;
-        const headers: Record<string, string> = fault.retryAfter === undefined ? {} : { "retry-after": String(fault.retryAfter) };
+        const headers: Record<string, string> =
+          fault.retryAfter === undefined ? {} : { "retry-after": String(fault.retryAfter) };
         send(res, { status: fault.status, body: opts.faultBody(fault.status), headers });
         return;
       }
       send(res, await opts.handle(request, baseUrl));
     })().catch((error: unknown) => {
-      send(res, { status: 500, body: { error: { message: error instanceof Error ? error.message : "fake failed" } } });
+      send(res, {
+        status: 500,
+        body: { error: { message: error instanceof Error ? error.message : "fake failed" } },
+      });
     });
   });
 

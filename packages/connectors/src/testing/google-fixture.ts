@@ -3,7 +3,10 @@ import { type TGoogleServiceAccount } from "../google/auth";
 import { type TGoogleFixture } from "./fake-google";
 
 /** A fresh RSA key pair: the private half for the adapter's credentials, the public half for the fake. */
-export function generateServiceAccount(subject: string, clientEmail = "scanner@posture-test.iam.gserviceaccount.com") {
+export function generateServiceAccount(
+  subject: string,
+  clientEmail = "scanner@posture-test.iam.gserviceaccount.com",
+) {
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const credentials: TGoogleServiceAccount = {
     clientEmail,
@@ -75,7 +78,12 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
     });
   }
 
-  const owner = (email: string, id: string) => ({ id, type: "user" as const, role: "owner" as const, emailAddress: email });
+  const owner = (email: string, id: string) => ({
+    id,
+    type: "user" as const,
+    role: "owner" as const,
+    emailAddress: email,
+  });
   const files: TGoogleFixture["files"] = [
     {
       id: "f-public",
@@ -84,7 +92,10 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
       owners: [{ emailAddress: "alice@acme.test" }],
       modifiedTime: "2025-04-10T12:00:00.000Z",
       size: "2048",
-      permissions: [owner("alice@acme.test", "p-alice"), { id: "anyoneWithLink", type: "anyone", role: "reader" }],
+      permissions: [
+        owner("alice@acme.test", "p-alice"),
+        { id: "anyoneWithLink", type: "anyone", role: "reader" },
+      ],
     },
     {
       id: "f-external",
@@ -105,7 +116,10 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
       mimeType: "application/vnd.google-apps.document",
       owners: [{ emailAddress: "bob@acme.test" }],
       modifiedTime: "2025-04-12T12:00:00.000Z",
-      permissions: [owner("bob@acme.test", "p-bob"), { id: "p-acme", type: "domain", role: "commenter", domain: "acme.test" }],
+      permissions: [
+        owner("bob@acme.test", "p-bob"),
+        { id: "p-acme", type: "domain", role: "commenter", domain: "acme.test" },
+      ],
     },
     {
       id: "f-drive",
@@ -127,7 +141,10 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
       owners: [{ emailAddress: "alice@acme.test" }],
       modifiedTime: "2024-01-01T00:00:00.000Z",
       trashed: true,
-      permissions: [owner("alice@acme.test", "p-alice"), { id: "anyoneWithLink", type: "anyone", role: "writer" }],
+      permissions: [
+        owner("alice@acme.test", "p-alice"),
+        { id: "anyoneWithLink", type: "anyone", role: "writer" },
+      ],
     },
   ];
   for (let i = 0; i < (opts.extraFiles ?? 0); i++) {
@@ -164,7 +181,9 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
         id: "d-fin",
         name: "Finance",
         restrictions: { domainUsersOnly: true, driveMembersOnly: true, copyRequiresWriterPermission: false },
-        permissions: [{ id: "p-fin-bob", type: "user", role: "fileOrganizer", emailAddress: "bob@acme.test" }],
+        permissions: [
+          { id: "p-fin-bob", type: "user", role: "fileOrganizer", emailAddress: "bob@acme.test" },
+        ],
       },
     ],
     tokens: {
@@ -199,8 +218,20 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
     activities: {
       drive: [
         activity("drive", "a1", "2025-04-20T10:00:00.000Z", "admin@acme.test", [
-          { name: "change_user_access", parameters: [{ name: "doc_id", value: "f-external" }, { name: "target_user", value: "Ext@Partner.example" }] },
-          { name: "change_user_access", parameters: [{ name: "doc_id", value: "f-external" }, { name: "target_user", value: "bob@acme-labs.test" }] },
+          {
+            name: "change_user_access",
+            parameters: [
+              { name: "doc_id", value: "f-external" },
+              { name: "target_user", value: "Ext@Partner.example" },
+            ],
+          },
+          {
+            name: "change_user_access",
+            parameters: [
+              { name: "doc_id", value: "f-external" },
+              { name: "target_user", value: "bob@acme-labs.test" },
+            ],
+          },
         ]),
         activity("drive", "a2", "2025-04-21T10:00:00.000Z", "alice@acme.test", [
           { name: "download", parameters: [{ name: "doc_id", value: "f-public" }] },
@@ -209,7 +240,13 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
           { name: "view", parameters: [{ name: "doc_id", value: "f-internal" }] },
         ]),
         activity("drive", "a4", "2025-04-23T10:00:00.000Z", "alice@acme.test", [
-          { name: "change_document_visibility", parameters: [{ name: "doc_id", value: "f-public" }, { name: "visibility", value: "people_with_link" }] },
+          {
+            name: "change_document_visibility",
+            parameters: [
+              { name: "doc_id", value: "f-public" },
+              { name: "visibility", value: "people_with_link" },
+            ],
+          },
         ]),
         activity("drive", "a0", "2024-06-01T10:00:00.000Z", "alice@acme.test", [
           { name: "download", parameters: [{ name: "doc_id", value: "f-public" }] },

@@ -5,7 +5,13 @@ const MICROSOFT_SERVICES_TENANT = "f8cdef31-a31e-4b4a-93e4-5f571e91255a";
 
 type TItem = TGraphFixture["drives"][number]["items"][number];
 
-const root = (id: string, permissions: TItem["permissions"] = []): TItem => ({ id, name: "root", root: {}, folder: { childCount: 1 }, permissions });
+const root = (id: string, permissions: TItem["permissions"] = []): TItem => ({
+  id,
+  name: "root",
+  root: {},
+  folder: { childCount: 1 },
+  permissions,
+});
 
 /**
  * A small Microsoft 365 tenant mirroring the Google fixture: an admin with MFA, a user without,
@@ -31,7 +37,10 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
       userPrincipalName: "alice@contoso.test",
       accountEnabled: true,
       createdDateTime: "2020-02-01T00:00:00Z",
-      signInActivity: { lastSignInDateTime: "2025-05-02T10:00:00Z", lastSuccessfulSignInDateTime: "2025-05-02T09:00:00Z" },
+      signInActivity: {
+        lastSignInDateTime: "2025-05-02T10:00:00Z",
+        lastSuccessfulSignInDateTime: "2025-05-02T09:00:00Z",
+      },
     },
     {
       id: "m-bob",
@@ -74,7 +83,11 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
       file: { mimeType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" },
       createdBy: { user: { id: "m-alice", displayName: "Alice Able" } },
       permissions: [
-        { id: "perm-owner", roles: ["owner"], grantedToV2: { user: { id: "m-alice", displayName: "Alice Able" } } },
+        {
+          id: "perm-owner",
+          roles: ["owner"],
+          grantedToV2: { user: { id: "m-alice", displayName: "Alice Able" } },
+        },
         { id: "perm-anon", roles: ["read"], link: { scope: "anonymous", type: "view" } },
       ],
     },
@@ -143,8 +156,16 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
         owner: { group: { id: "grp-team", displayName: "Team" } },
         items: [
           root("t-root", [
-            { id: "t-owner", roles: ["owner"], grantedToV2: { siteUser: { email: "admin@contoso.test", displayName: "Ada Admin" } } },
-            { id: "t-member", roles: ["write"], grantedToV2: { user: { id: "m-alice", displayName: "Alice Able" } } },
+            {
+              id: "t-owner",
+              roles: ["owner"],
+              grantedToV2: { siteUser: { email: "admin@contoso.test", displayName: "Ada Admin" } },
+            },
+            {
+              id: "t-member",
+              roles: ["write"],
+              grantedToV2: { user: { id: "m-alice", displayName: "Alice Able" } },
+            },
           ]),
           {
             id: "t-strategy",
@@ -197,16 +218,68 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
       },
     ],
     permissionGrants: [
-      { id: "g-chatgpt", clientId: "sp-chatgpt", consentType: "Principal", principalId: "m-alice", resourceId: "sp-graph", scope: " Files.Read.All User.Read offline_access" },
-      { id: "g-mailmerge", clientId: "sp-mailmerge", consentType: "AllPrincipals", principalId: null, resourceId: "sp-graph", scope: "Mail.Read" },
-      { id: "g-mi", clientId: "sp-mi", consentType: "Principal", principalId: "m-admin", resourceId: "sp-graph", scope: "Sites.Read.All" },
-      { id: "g-graph", clientId: "sp-graph", consentType: "Principal", principalId: "m-bob", resourceId: "sp-graph", scope: "User.Read" },
+      {
+        id: "g-chatgpt",
+        clientId: "sp-chatgpt",
+        consentType: "Principal",
+        principalId: "m-alice",
+        resourceId: "sp-graph",
+        scope: " Files.Read.All User.Read offline_access",
+      },
+      {
+        id: "g-mailmerge",
+        clientId: "sp-mailmerge",
+        consentType: "AllPrincipals",
+        principalId: null,
+        resourceId: "sp-graph",
+        scope: "Mail.Read",
+      },
+      {
+        id: "g-mi",
+        clientId: "sp-mi",
+        consentType: "Principal",
+        principalId: "m-admin",
+        resourceId: "sp-graph",
+        scope: "Sites.Read.All",
+      },
+      {
+        id: "g-graph",
+        clientId: "sp-graph",
+        consentType: "Principal",
+        principalId: "m-bob",
+        resourceId: "sp-graph",
+        scope: "User.Read",
+      },
     ],
     signIns: [
-      { id: "s-alice", createdDateTime: "2025-05-01T08:00:00Z", userPrincipalName: "Alice@contoso.test", appDisplayName: "Office 365", status: { errorCode: 0 } },
-      { id: "s-bob", createdDateTime: "2025-05-01T09:00:00Z", userPrincipalName: "bob@contoso.test", appDisplayName: "Office 365", status: { errorCode: 50126 } },
-      { id: "s-admin", createdDateTime: "2025-05-02T08:00:00Z", userPrincipalName: "admin@contoso.test", appDisplayName: "Azure Portal", status: { errorCode: 0 } },
-      { id: "s-old", createdDateTime: "2024-01-01T08:00:00Z", userPrincipalName: "admin@contoso.test", appDisplayName: "Azure Portal", status: { errorCode: 0 } },
+      {
+        id: "s-alice",
+        createdDateTime: "2025-05-01T08:00:00Z",
+        userPrincipalName: "Alice@contoso.test",
+        appDisplayName: "Office 365",
+        status: { errorCode: 0 },
+      },
+      {
+        id: "s-bob",
+        createdDateTime: "2025-05-01T09:00:00Z",
+        userPrincipalName: "bob@contoso.test",
+        appDisplayName: "Office 365",
+        status: { errorCode: 50126 },
+      },
+      {
+        id: "s-admin",
+        createdDateTime: "2025-05-02T08:00:00Z",
+        userPrincipalName: "admin@contoso.test",
+        appDisplayName: "Azure Portal",
+        status: { errorCode: 0 },
+      },
+      {
+        id: "s-old",
+        createdDateTime: "2024-01-01T08:00:00Z",
+        userPrincipalName: "admin@contoso.test",
+        appDisplayName: "Azure Portal",
+        status: { errorCode: 0 },
+      },
     ],
   };
 }

@@ -1,0 +1,76 @@
+import { AppError } from "@posture/platform";
+import { z } from "zod";
+import { parseConnectorCredentials } from "./credentials";
+import { createDemoAdapter } from "./demo";
+import { createGoogleWorkspaceAdapter, type TGoogleEndpoints } from "./google/adapter";
+import { type THttpOptions } from "./http/client";
+import { createMicrosoft365Adapter, type TMicrosoftEndpoints } from "./microsoft/adapter";
+import { type TConnectorType, type TSourceAdapter } from "./types";
+
+const ZDomain = z.string().regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z]{2,63}$/i, "must be a domain name");
+
+const ZDemoConfig = z.object({
+  fileCount: z.number().int().min(1).max(100_000).optional(),
+  revision: z.number().int().min(0).optional(),
+});
+
+const ZRealConfig = z.object({
+  domain: ZDomain.optional(),
+  internalDomains: z.array(ZDomain).max(100).optional(),
+});
+
+/**
+ * Where the real adapters send requests. Deliberately not part of a connector's stored config:
+ * base URLs come from the deployment (or a test's fakes), never from the organization's input.
+ */
+export type TSourceEndpoints = { google?: TGoogleEndpoints; microsoft?: TMicrosoftEndpoints };
+
+export type TCreateSourceAdapterInput = {
+  type: TConnectorType;
+  mode: "demo" | "real";
+  connectorId: string;
+  credentials: unknown;
+  config: Record<string, unknown>;
+  endpoints?: TSourceEndpoints;
+  http?: THttpOptions;
+};
+
+function parseConfig<T extends z.ZodType>(schema: T, config: Record<string, unknown>): z.infer<T> {
+  const parsed = schema.safeParse(config);
+  if (parsed.success) return parsed.data;
+  throw new AppError("invalid_input", "Invalid connector configuration", {
+    details: parsed.error.issues.map((i) => ({
+      path: ["config", ...i.path.map(String)].join("."),
+      message: i.message,
+    })),
+  });
+}
+
+export function createSourceAdapter(input: TCreateSourceAdapterInput): TSourceAdapter {
+  if (input.mode === "demo") {
+    const config = parseConfig(ZDemoConfig, input.config);
+    return createDemoAdapter({
+      seed: input.connectorId,
+      type: input.type,
+      fileCount: config.fileCount,
+      revision: config.revision,
+    });
+  }
+  const config = parseConfig(ZRealConfig, input.config);
+  switch (input.type) {
+    case "google_workspace":
+      return createGoogleWorkspaceAdapter({
+        credentials: parseConnectorCredentials("google_workspace", input.credentials),
+        config,
+        endpoints: input.endpoints?.google,
+        http: input.http,
+      });
+    case "microsoft_365":
+      return createMicrosoft365Adapter({
+        credentials: parseConnectorCredentials("microsoft_365", input.credentials),
+        config,
+        endpoints: input.endpoints?.microsoft,
+        http: input.http,
+      });
+  }
+}

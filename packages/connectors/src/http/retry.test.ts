@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { classifyApp, isAiAgentName } from "../google/app-kind";
+import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter } from "./retry";
+
+describe("parseRetryAfter", () => {
+  const now = new Date("2025-05-01T00:00:00.000Z");
+
+  it("reads delta-seconds", () => {
+    expect(parseRetryAfter("7", now)).toBe(7000);
+    expect(parseRetryAfter(" 0 ", now)).toBe(0);
+  });
+
+  it("reads an HTTP-date relative to now, never negative", () => {
+    expect(parseRetryAfter("Thu, 01 May 2025 00:00:30 GMT", now)).toBe(30_000);
+    expect(parseRetryAfter("Wed, 30 Apr 2025 23:00:00 GMT", now)).toBe(0);
+  });
+
+  it("ignores absent or unparseable values", () => {
+    expect(parseRetryAfter(null, now)).toBeNull();
+    expect(parseRetryAfter("soon", now)).toBeNull();
+    expect(parseRetryAfter("-5", now)).toBeNull();
+  });
+});
+
+describe("backoffDelay", () => {
+  it("grows exponentially with jitter between half and all of the ceiling", () => {
+    const policy = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 10_000 };
+    expect(backoffDelay(1, policy, null, () => 0)).toBe(50);
+    expect(backoffDelay(1, policy, null, () => 1)).toBe(100);
+    expect(backoffDelay(3, policy, null, () => 0)).toBe(200);
+    expect(backoffDelay(3, policy, null, () => 1)).toBe(400);
+  });
+
+  it("caps both the exponential delay and a server's Retry-After", () => {
+    expect(backoffDelay(20, DEFAULT_RETRY_POLICY, null, () => 1)).toBe(DEFAULT_RETRY_POLICY.maxDelayMs);
+    expect(backoffDelay(1, DEFAULT_RETRY_POLICY, 3_600_000)).toBe(DEFAULT_RETRY_POLICY.maxDelayMs);
+    expect(backoffDelay(1, DEFAULT_RETRY_POLICY, 1000)).toBe(1000);
+  });
+});
+
+describe("classifyApp", () => {
+  it("recognises AI agents by whole-word name", () => {
+    expect(isAiAgentName("Claude for Sheets")).toBe(true);
+    expect(isAiAgentName("ChatGPT")).toBe(true);
+    expect(isAiAgentName("Otter.ai Notetaker")).toBe(true);
+    expect(isAiAgentName("Geminiware Sync")).toBe(false);
+    expect(isAiAgentName("Calendar")).toBe(false);
+  });
+
+  it("recognises Google service accounts by suffix and otherwise calls it an OAuth app", () => {
+    expect(classifyApp({ clientId: "bot@proj.iam.gserviceaccount.com", label: "Bot" })).toBe(
+      "service_account",
+    );
+    expect(classifyApp({ clientId: "123", label: "ChatGPT", isServiceAccount: true })).toBe(
+      "service_account",
+    );
+    expect(classifyApp({ clientId: "123.apps.googleusercontent.com", label: "Zoom" })).toBe("oauth_app");
+  });
+});

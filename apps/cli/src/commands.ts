@@ -1,0 +1,99 @@
+import {
+  createApiKeyFor,
+  createOrganization,
+  createUser,
+  seedDemoIfEmpty,
+  setOrganizationPlan,
+} from "@posture/account";
+import { PLAN_IDS, ROLES, type Db } from "@posture/db";
+import { AppError } from "@posture/platform";
+import { z } from "zod";
+
+type TCommand<S extends z.ZodType> = {
+  usage: string;
+  options: S;
+  run: (db: Db, opts: z.infer<S>) => Promise<Record<string, unknown>>;
+};
+
+/** Validates the options first, so a bad command line never opens the database. */
+const command = <S extends z.ZodType>(c: TCommand<S>) => ({
+  usage: c.usage,
+  prepare: (raw: Record<string, unknown>) => {
+    const options = c.options.parse(raw);
+    return (db: Db) => c.run(db, options);
+  },
+});
+
+const id = z.string().trim().min(1);
+
+// Option names are the command line's (kebab-case); strict objects refuse options a command does not take.
+export const COMMANDS = {
+  "org:create": command({
+    usage: "org:create --name N --plan P [--partner] [--managed-by ORG_ID]",
+    options: z.strictObject({
+      name: z.string().trim().min(1).max(200),
+      plan: z.enum(PLAN_IDS),
+      partner: z.boolean().default(false),
+      "managed-by": id.optional(),
+    }),
+    run: (db, o) =>
+      createOrganization(db, {
+        name: o.name,
+        plan: o.plan,
+        isPartner: o.partner,
+        managedByOrgId: o["managed-by"],
+      }),
+  }),
+  "org:set-plan": command({
+    usage: "org:set-plan --org ID --plan P",
+    options: z.strictObject({ org: id, plan: z.enum(PLAN_IDS) }),
+    run: (db, o) => setOrganizationPlan(db, { orgId: o.org, plan: o.plan }),
+  }),
+  "user:create": command({
+    usage: "user:create --org ID --email E --password P --role OWNER|ADMIN|member",
+    options: z.strictObject({
+      org: id,
+      email: z.email(),
+      password: z.string().min(8).max(1024),
+      role: z.enum(ROLES),
+    }),
+    run: (db, o) => createUser(db, { orgId: o.org, email: o.email, password: o.password, role: o.role }),
+  }),
+  "key:create": command({
+    usage: "key:create --org ID --user USER_ID --name N [--expires-in-days D]",
+    options: z.strictObject({
+      org: id,
+      user: id,
+      name: z.string().trim().min(1).max(80),
+      "expires-in-days": z.coerce.number().int().min(1).max(3650).optional(),
+    }),
+    run: async (db, o) => {
+      const k = await createApiKeyFor(db, {
+        orgId: o.org,
+        userId: o.user,
+        name: o.name,
+        expiresInDays: o["expires-in-days"],
+      });
+      return { key: k.key, id: k.id, keyPrefix: k.keyPrefix, name: k.name, expiresAt: k.expiresAt };
+    },
+  }),
+  "demo:seed": command({
+    usage: "demo:seed",
+    options: z.strictObject({}),
+    run: async (db) => {
+      const seed = await seedDemoIfEmpty(db);
+      if (!seed)
+        throw new AppError(
+          "conflict",
+          "The database already holds organizations; demo data is only seeded into an empty one",
+        );
+      return seed;
+    },
+  }),
+};
+
+export type TCommandName = keyof typeof COMMANDS;
+
+export function isCommandName(name: string): name is TCommandName {
+  return Object.hasOwn(COMMANDS, name);
+}

@@ -1,0 +1,95 @@
+import { createDb } from "@posture/db";
+import { isAppError } from "@posture/platform";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { COMMANDS, isCommandName } from "./commands";
+import { readCliEnv } from "./env";
+
+// Usage errors exit 2, failures of a well-formed command 1.
+class UsageError extends Error {}
+
+function usage(): string {
+  return [
+    "Usage: pnpm cli <command> [options] [--json]",
+    "",
+    "Commands:",
+    ...Object.values(COMMANDS).map((c) => `  ${c.usage}`),
+  ].join("\n");
+}
+
+function parse(argv: string[]) {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+        name: { type: "string" },
+        plan: { type: "string" },
+        partner: { type: "boolean" },
+        "managed-by": { type: "string" },
+        org: { type: "string" },
+        email: { type: "string" },
+        password: { type: "string" },
+        role: { type: "string" },
+        user: { type: "string" },
+        "expires-in-days": { type: "string" },
+      },
+    });
+    const { json, help, ...options } = values;
+    return { json: json ?? false, help: help ?? false, positionals, options };
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e));
+  }
+}
+
+function describe(err: unknown): { code: string; message: string; exitCode: number } {
+  if (err instanceof UsageError) return { code: "usage", message: err.message, exitCode: 2 };
+  if (err instanceof z.ZodError) {
+    const message = err.issues
+      .map((i) => `${i.path.length ? `--${i.path.join(".")}` : "options"}: ${i.message}`)
+      .join("; ");
+    return { code: "invalid_input", message, exitCode: 2 };
+  }
+  if (isAppError(err)) return { code: err.code, message: err.message, exitCode: 1 };
+  return { code: "internal_error", message: err instanceof Error ? err.message : String(err), exitCode: 1 };
+}
+
+async function main(argv: string[]): Promise<number> {
+  const wantsJson = argv.includes("--json");
+  try {
+    const args = parse(argv);
+    const [name, ...extra] = args.positionals;
+    if (args.help || !name) {
+      console.log(usage());
+      return args.help ? 0 : 2;
+    }
+    if (!isCommandName(name)) throw new UsageError(`Unknown command "${name}"\n\n${usage()}`);
+    if (extra.length > 0) throw new UsageError(`Unexpected argument "${extra[0]}"`);
+    const run = COMMANDS[name].prepare(args.options);
+
+    const env = readCliEnv();
+    if (!env.databaseUrl) mkdirSync(env.dataDir, { recursive: true });
+    const handle = createDb(
+      env.databaseUrl ? { databaseUrl: env.databaseUrl, poolSize: 2 } : { dataDir: join(env.dataDir, "pg") },
+    );
+    try {
+      await handle.migrate();
+      const result = await run(handle.db);
+      console.log(args.json ? JSON.stringify(result) : JSON.stringify(result, null, 2));
+      return 0;
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    const { code, message, exitCode } = describe(err);
+    console.error(wantsJson ? JSON.stringify({ error: code, message }) : `error: ${message}`);
+    return exitCode;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

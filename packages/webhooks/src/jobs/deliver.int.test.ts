@@ -438,4 +438,21 @@ describe("SSRF at delivery time", () => {
     );
     expect(rx.received[0]?.headers.host).toBe(`pinned.test:${rx.port}`);
   });
+
+  it("pins https targets too: TLS is attempted against the vetted address", async () => {
+    const orgId = await org();
+    // A plain-HTTP listener: the TLS handshake fails, but only after connecting to 127.0.0.1.
+    const rx = await receiver();
+    const resolve: TResolver = async (host) =>
+      host === "tls.test" ? [{ address: "127.0.0.1", family: 4 }] : [];
+    await subscribe(orgId, `https://tls.test:${rx.port}/hook`, ["policy.violation"], resolve);
+    const { q } = recordingQueue();
+    const { deliveryIds } = await emitEvent(tdb.db, q, { orgId, type: "policy.violation", data: violation });
+    const id = deliveryIds[0] ?? "";
+    await deliverWebhook({ db: tdb.db, runtime, jobs: q, log: silent, resolve, timeoutMs: 2_000 }, id);
+    const row = await delivery(id);
+    expect(row).toMatchObject({ status: "failed", lastStatusCode: null });
+    expect(row?.lastError).toMatch(/EPROTO|SSL|ECONNRESET/);
+    expect(row?.lastError).not.toMatch(/ENOTFOUND|EAI_AGAIN/);
+  });
 });

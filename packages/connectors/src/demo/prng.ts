@@ -8,13 +8,13 @@ export type TSeedWords = readonly [number, number, number, number];
 
 export type TRng = {
   /** Uniform in [0, 1). */
-  next: () => number;
+  next(): number;
   /** Uniform integer in [0, n). */
-  int: (n: number) => number;
-  chance: (p: number) => boolean;
-  pick: <T>(items: readonly T[]) => T;
+  int(n: number): number;
+  chance(p: number): boolean;
+  pick<T>(items: readonly T[]): T;
   /** A raw 32-bit unsigned word, for identifiers. */
-  word: () => number;
+  word(): number;
 };
 
 export const STREAMS = {
@@ -63,33 +63,56 @@ export function fnv1a(text: string): number {
   return h >>> 0;
 }
 
-export function rngFor(words: TSeedWords, stream: number, index: number): TRng {
-  // sfc32 state; the warm-up rounds spread the seed differences across all four words.
-  let a = (words[0] ^ mix32(stream)) >>> 0;
-  let b = (words[1] ^ mix32(index + 0x632be5ab)) >>> 0;
-  let c = (words[2] ^ mix32(Math.imul(index, 0x9e3779b1) ^ stream)) >>> 0;
-  let d = (words[3] ^ index) >>> 0;
+/** sfc32. A class, not closures: one is made per generated item, so it must be cheap. */
+class Sfc32 implements TRng {
+  private a: number;
+  private b: number;
+  private c: number;
+  private d: number;
 
-  const word = (): number => {
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
+  constructor(a: number, b: number, c: number, d: number) {
+    this.a = a;
+    this.b = b;
+    this.c = c;
+    this.d = d;
+    // Warm-up rounds spread the seed differences across all four words.
+    for (let i = 0; i < 12; i++) this.word();
+  }
+
+  word(): number {
+    const t = (((this.a + this.b) | 0) + this.d) | 0;
+    this.d = (this.d + 1) | 0;
+    this.a = this.b ^ (this.b >>> 9);
+    this.b = (this.c + (this.c << 3)) | 0;
+    const c = (this.c << 21) | (this.c >>> 11);
+    this.c = (c + t) | 0;
     return t >>> 0;
-  };
-  for (let i = 0; i < 12; i++) word();
+  }
 
-  const next = (): number => word() / 4294967296;
-  const int = (n: number): number => Math.floor(next() * n);
-  return {
-    next,
-    int,
-    word,
-    chance: (p) => next() < p,
-    pick: <T>(items: readonly T[]): T => pickAt(items, int(items.length)),
-  };
+  next(): number {
+    return this.word() / 4294967296;
+  }
+
+  int(n: number): number {
+    return Math.floor(this.next() * n);
+  }
+
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+
+  pick<T>(items: readonly T[]): T {
+    return pickAt(items, this.int(items.length));
+  }
+}
+
+export function rngFor(words: TSeedWords, stream: number, index: number): TRng {
+  return new Sfc32(
+    (words[0] ^ mix32(stream)) >>> 0,
+    (words[1] ^ mix32(index + 0x632be5ab)) >>> 0,
+    (words[2] ^ mix32(Math.imul(index, 0x9e3779b1) ^ stream)) >>> 0,
+    (words[3] ^ index) >>> 0,
+  );
 }
 
 export function pickAt<T>(items: readonly T[], index: number): T {

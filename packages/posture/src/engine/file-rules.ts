@@ -1,0 +1,119 @@
+import type { TPermission, TPermissionRole, TSourceFile } from "@posture/connectors";
+import type { TRuleContext } from "./context";
+import { emailDomain } from "./domains";
+import { makeFinding } from "./finding";
+import { RULE_IDS } from "./rule-ids";
+import { sensitiveTermIn } from "./sensitive-names";
+import { lowerSeverity, maxSeverity, type TDetectedFinding, type TSeverity } from "./types";
+
+const ROLE_RANK: Record<TPermissionRole, number> = {
+  reader: 1,
+  commenter: 2,
+  writer: 3,
+  organizer: 4,
+  owner: 5,
+};
+const EDITING_ROLES: ReadonlySet<TPermissionRole> = new Set(["writer", "organizer", "owner"]);
+/** Bounds the details of a file shared with hundreds of outsiders. */
+const MAX_LISTED_TARGETS = 25;
+
+type TExternalGrant = {
+  permissionId: string;
+  type: TPermission["type"];
+  target: string;
+  domain: string;
+  role: TPermissionRole;
+  trusted: boolean;
+  severity: TSeverity;
+};
+
+/** The outside domain a grant reaches, or null when it stays inside (or names nobody we can place). */
+function externalDomainOf(ctx: TRuleContext, permission: TPermission): string | null {
+  let domain: string | null = null;
+  if (permission.type === "domain") domain = permission.domain?.toLowerCase() ?? null;
+  else if (permission.type === "user" || permission.type === "group") {
+    domain = permission.emailAddress
+      ? emailDomain(permission.emailAddress)
+      : (permission.domain?.toLowerCase() ?? null);
+  }
+  return domain !== null && !ctx.internal.has(domain) ? domain : null;
+}
+
+export function evaluateFile(ctx: TRuleContext, file: TSourceFile): TDetectedFinding[] {
+  let publicRole: TPermissionRole | null = null;
+  const publicPermissionIds: string[] = [];
+  const external: TExternalGrant[] = [];
+
+  for (const permission of file.permissions) {
+    if (permission.type === "anyone") {
+      publicPermissionIds.push(permission.id);
+      if (publicRole === null || ROLE_RANK[permission.role] > ROLE_RANK[publicRole])
+        publicRole = permission.role;
+      continue;
+    }
+    const domain = externalDomainOf(ctx, permission);
+    if (domain === null) continue;
+    const trusted = ctx.trusted.has(domain);
+    const base: TSeverity = EDITING_ROLES.has(permission.role) ? "HIGH" : "MEDIUM";
+    external.push({
+      permissionId: permission.id,
+      type: permission.type,
+      target: permission.emailAddress ?? domain,
+      domain,
+      role: permission.role,
+      trusted,
+      severity: trusted ? lowerSeverity(base) : base,
+    });
+  }
+  if (publicRole === null && external.length === 0) return [];
+
+  const findings: TDetectedFinding[] = [];
+  const sensitiveTerm = sensitiveTermIn(file.name);
+  const common = { resourceId: file.id, resourceName: file.name, resourceType: "file" as const };
+  const fileDetails = { ownerEmail: file.ownerEmail, mimeType: file.mimeType, driveId: file.driveId };
+
+  if (publicRole !== null) {
+    const editable = publicRole !== "reader";
+    findings.push(
+      makeFinding({
+        ruleId: RULE_IDS.publicLink,
+        severity: editable || sensitiveTerm !== null ? "CRITICAL" : "HIGH",
+        title: editable
+          ? `Public link lets anyone ${publicRole === "commenter" ? "comment on" : "edit"} the file`
+          : sensitiveTerm !== null
+            ? "Sensitive file shared with anyone who has the link"
+            : "File shared with anyone who has the link",
+        ...common,
+        details: { ...fileDetails, role: publicRole, permissionIds: publicPermissionIds, sensitiveTerm },
+      }),
+    );
+  }
+
+  if (external.length > 0) {
+    let severity: TSeverity = "LOW";
+    const domains = new Set<string>();
+    for (const grant of external) {
+      severity = maxSeverity(severity, grant.severity);
+      domains.add(grant.domain);
+    }
+    const allTrusted = external.every((g) => g.trusted);
+    const editable = external.some((g) => EDITING_ROLES.has(g.role));
+    findings.push(
+      makeFinding({
+        ruleId: RULE_IDS.externalShare,
+        severity,
+        title: `File shared ${editable ? "with edit access " : ""}outside the organization${allTrusted ? " (trusted domain)" : ""}`,
+        ...common,
+        details: {
+          ...fileDetails,
+          externalDomains: [...domains].sort(),
+          targetCount: external.length,
+          targets: external.slice(0, MAX_LISTED_TARGETS).map(({ severity: _s, ...grant }) => grant),
+          trustedOnly: allTrusted,
+          sensitiveTerm,
+        },
+      }),
+    );
+  }
+  return findings;
+}

@@ -1,0 +1,32 @@
+import type { TFindingCategory } from "./types";
+
+export const RULE_IDS = {
+  publicLink: "public_link",
+  externalShare: "external_share",
+  sharedDriveExternalMembers: "shared_drive_external_members",
+  adminWithoutMfa: "admin_without_mfa",
+  userWithoutMfa: "user_without_mfa",
+  dormantAccount: "dormant_account",
+  excessAdmins: "excess_admins",
+  appBroadScopesUnverified: "app_broad_scopes_unverified",
+  appBroadScopes: "app_broad_scopes",
+  appUnverifiedPublisher: "app_unverified_publisher",
+} as const;
+
+export type TRuleId = (typeof RULE_IDS)[keyof typeof RULE_IDS];
+
+export const RULE_CATEGORY: Record<TRuleId, TFindingCategory> = {
+  public_link: "public_exposure",
+  external_share: "external_sharing",
+  shared_drive_external_members: "shared_drive_exposure",
+  admin_without_mfa: "identity",
+  user_without_mfa: "identity",
+  dormant_account: "identity",
+  excess_admins: "identity",
+  app_broad_scopes_unverified: "third_party_apps",
+  app_broad_scopes: "third_party_apps",
+  app_unverified_publisher: "third_party_apps",
+};
+
+/** Fixed by one action on one resource (remove the link, remove the outside grants). */
+export const QUICK_WIN_RULES: ReadonlySet<string> = new Set([RULE_IDS.publicLink, RULE_IDS.externalShare]);

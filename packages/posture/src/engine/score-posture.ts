@@ -1,0 +1,142 @@
+import { QUICK_WIN_RULES } from "./rule-ids";
+import { FINDING_CATEGORIES, SEVERITIES, SEVERITY_RANK, type TSeverity } from "./types";
+
+// The formula is documented in README.md beside this file; keep the two in step.
+
+/** Points each category can take off the score at most; they sum to 100. */
+export const CATEGORY_CAPS: Record<string, number> = {
+  public_exposure: 25,
+  external_sharing: 25,
+  shared_drive_exposure: 15,
+  identity: 20,
+  third_party_apps: 15,
+};
+
+export const SEVERITY_WEIGHTS: Record<TSeverity, number> = { CRITICAL: 10, HIGH: 5, MEDIUM: 2, LOW: 1 };
+
+export const GRADE_THRESHOLDS: ReadonlyArray<readonly [number, TGrade]> = [
+  [90, "A"],
+  [80, "B"],
+  [70, "C"],
+  [60, "D"],
+  [0, "F"],
+];
+
+const TOP_LIMIT = 10;
+
+export type TGrade = "A" | "B" | "C" | "D" | "F";
+
+export type TScoredFinding = {
+  id: string;
+  category: string;
+  severity: TSeverity;
+  ruleId: string;
+  title?: string;
+};
+
+export type TPostureBreakdown = {
+  score: number;
+  grade: TGrade;
+  categories: Array<{ category: string; deductionPoints: number; findingCount: number }>;
+  topImprovements: Array<{ findingId: string; scoreDelta: number }>;
+  quickWins: Array<{ findingId: string; ruleId: string; scoreDelta: number; title?: string }>;
+};
+
+type TCounts = Record<TSeverity, number>;
+
+/**
+ * Deduction of one category from its counts per severity:
+ *   S = Σ_severity weight × log2(1 + count)      (each doubling of a severity adds one weight)
+ *   D = round(cap × S / (S + cap))               (half the cap at S = cap; never above the cap)
+ * Severities are summed in a fixed order so equal counts always give the same float, hence the
+ * same integer: that is what keeps scoreDelta exact.
+ */
+export function categoryDeduction(cap: number, counts: TCounts): number {
+  if (cap <= 0) return 0;
+  let s = 0;
+  for (const severity of SEVERITIES) s += SEVERITY_WEIGHTS[severity] * Math.log2(1 + counts[severity]);
+  return Math.round((cap * s) / (s + cap));
+}
+
+export function gradeOf(score: number): TGrade {
+  for (const [min, grade] of GRADE_THRESHOLDS) if (score >= min) return grade;
+  return "F";
+}
+
+function emptyCounts(): TCounts {
+  return { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0 };
+}
+
+function byImpact(
+  a: { delta: number; finding: TScoredFinding },
+  b: { delta: number; finding: TScoredFinding },
+): number {
+  return (
+    b.delta - a.delta ||
+    SEVERITY_RANK[b.finding.severity] - SEVERITY_RANK[a.finding.severity] ||
+    (a.finding.id < b.finding.id ? -1 : a.finding.id > b.finding.id ? 1 : 0)
+  );
+}
+
+/**
+ * score = 100 − Σ category deductions. Categories outside CATEGORY_CAPS are listed with their
+ * count but deduct nothing. A finding's scoreDelta is the exact rise in score if it alone were
+ * fixed: only its category's deduction changes, and only through its severity's count.
+ */
+export function scorePosture(findings: readonly TScoredFinding[]): TPostureBreakdown {
+  const counts = new Map<string, TCounts>();
+  for (const category of FINDING_CATEGORIES) counts.set(category, emptyCounts());
+  for (const finding of findings) {
+    let c = counts.get(finding.category);
+    if (!c) {
+      c = emptyCounts();
+      counts.set(finding.category, c);
+    }
+    c[finding.severity]++;
+  }
+
+  const deductions = new Map<string, number>();
+  const deltas = new Map<string, number>();
+  const categories: TPostureBreakdown["categories"] = [];
+  let total = 0;
+  for (const [category, c] of counts) {
+    const cap = CATEGORY_CAPS[category] ?? 0;
+    const deduction = categoryDeduction(cap, c);
+    deductions.set(category, deduction);
+    total += deduction;
+    categories.push({
+      category,
+      deductionPoints: deduction,
+      findingCount: SEVERITIES.reduce((n, s) => n + c[s], 0),
+    });
+    for (const severity of SEVERITIES) {
+      if (c[severity] === 0) continue;
+      deltas.set(
+        `${category}\u0000${severity}`,
+        deduction - categoryDeduction(cap, { ...c, [severity]: c[severity] - 1 }),
+      );
+    }
+  }
+
+  const ranked = findings
+    .map((finding) => ({ finding, delta: deltas.get(`${finding.category}\u0000${finding.severity}`) ?? 0 }))
+    .sort(byImpact);
+  const score = 100 - total;
+  return {
+    score,
+    grade: gradeOf(score),
+    categories,
+    topImprovements: ranked
+      .slice(0, TOP_LIMIT)
+      .map(({ finding, delta }) => ({ findingId: finding.id, scoreDelta: delta })),
+    quickWins: ranked
+      .filter(({ finding, delta }) => delta > 0 && QUICK_WIN_RULES.has(finding.ruleId))
+      .slice(0, TOP_LIMIT)
+      .map(({ finding, delta }) => ({
+        findingId: finding.id,
+        ruleId: finding.ruleId,
+        scoreDelta: delta,
+        ...(finding.title === undefined ? {} : { title: finding.title }),
+      })),
+  };
+}

@@ -222,6 +222,36 @@ describe("Google Workspace adapter against the fake APIs", () => {
     expect(fake.requests.filter((r) => r.path === "/admin/directory/v1/users")).toHaveLength(3);
   });
 
+  it("retries Drive's 403 rateLimitExceeded like a 429", async () => {
+    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    const body = {
+      error: {
+        code: 403,
+        message: "Rate Limit Exceeded",
+        errors: [{ domain: "usageLimits", reason: "rateLimitExceeded" }],
+      },
+    };
+    fake.injectFault({ status: 403, count: 2, pathPrefix: "/drive/v3/drives", body });
+    const { delays, http } = recordingSleep();
+    expect(await collect(adapterFor(fake, http).sharedDrives())).toHaveLength(2);
+    expect(delays).toHaveLength(2);
+  });
+
+  it("keeps a shared-drive file whose permissions the subject may not list, without its permissions", async () => {
+    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    const body = {
+      error: {
+        code: 403,
+        message: "Insufficient permissions",
+        errors: [{ reason: "insufficientFilePermissions" }],
+      },
+    };
+    fake.injectFault({ status: 403, count: 1, pathPrefix: "/drive/v3/files/f-drive/permissions", body });
+    const files = await collect(adapterFor(fake).files());
+    expect(files.find((f) => f.id === "f-drive")?.permissions).toEqual([]);
+    expect(files).toHaveLength(4);
+  });
+
   it("gives up on a persistent 503 with SourceUnavailableError after bounded attempts", async () => {
     fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
     fake.injectFault({ status: 503, count: 100, pathPrefix: "/drive/v3/files" });

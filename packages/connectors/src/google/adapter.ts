@@ -1,6 +1,7 @@
 import { createJsonClient, type THttpOptions, type TJsonClient } from "../http/client";
 import { pagesByToken } from "../http/paginate";
 import {
+  SourceAuthError,
   SourceUnavailableError,
   type TActivityEvent,
   type TAppGrant,
@@ -84,6 +85,18 @@ export function createGoogleWorkspaceAdapter(opts: {
       yield* page.permissions ?? [];
   }
 
+  async function filePermissions(fileId: string): Promise<TGDrivePermission[]> {
+    const permissions: TGDrivePermission[] = [];
+    try {
+      for await (const permission of listPermissions(fileId, false)) permissions.push(permission);
+    } catch (error) {
+      // One file the subject may see but not share (insufficientFilePermissions) must not sink the scan;
+      // a token that is really refused fails the next files.list page anyway.
+      if (!(error instanceof SourceAuthError)) throw error;
+    }
+    return permissions;
+  }
+
   async function countDriveFiles(driveId: string): Promise<number> {
     let count = 0;
     const query = {
@@ -136,10 +149,7 @@ export function createGoogleWorkspaceAdapter(opts: {
         for (const file of page.files ?? []) {
           // files.list leaves `permissions` out for shared-drive items; permissions.list has them.
           let permissions = file.permissions;
-          if (!permissions && file.id) {
-            permissions = [];
-            for await (const permission of listPermissions(file.id, false)) permissions.push(permission);
-          }
+          if (!permissions && file.id) permissions = await filePermissions(file.id);
           yield mapFile(file, permissions ?? []);
         }
       }

@@ -56,7 +56,7 @@ export async function sendWithRetry(
     let retryAfterMs: number | null = null;
     try {
       const response = await doFetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-      if (!RETRYABLE_STATUS.has(response.status)) return response;
+      if (!RETRYABLE_STATUS.has(response.status) && !(await isRateLimit403(response))) return response;
       retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
       const body: unknown = await response.json().catch(() => null);
       lastProblem = `HTTP ${response.status}: ${apiErrorMessage(body, response.statusText)}`;
@@ -68,6 +68,22 @@ export async function sendWithRetry(
   }
   throw new SourceUnavailableError(
     `${source} unavailable after ${policy.maxAttempts} attempts (${lastProblem})`,
+  );
+}
+
+// Google APIs signal quota exhaustion as 403 with these reasons; they clear with back-off, unlike a real denial.
+const RATE_LIMIT_REASONS = new Set(["rateLimitExceeded", "userRateLimitExceeded"]);
+
+async function isRateLimit403(response: Response): Promise<boolean> {
+  if (response.status !== 403) return false;
+  const body: unknown = await response
+    .clone()
+    .json()
+    .catch(() => null);
+  const errors = (body as { error?: { errors?: Array<{ reason?: unknown }> } } | null)?.error?.errors;
+  return (
+    Array.isArray(errors) &&
+    errors.some((e) => typeof e.reason === "string" && RATE_LIMIT_REASONS.has(e.reason))
   );
 }
 

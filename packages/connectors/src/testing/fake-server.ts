@@ -22,6 +22,8 @@ export type TFault = {
   retryAfter?: number | string;
   /** Only requests whose path starts with this fail; every request when absent. */
   pathPrefix?: string;
+  /** Replaces the API's usual error body for this status. */
+  body?: unknown;
 };
 
 export type TFakeServer = {
@@ -92,7 +94,7 @@ export async function startFakeServer(opts: {
         fault.count--;
         const headers: Record<string, string> =
           fault.retryAfter === undefined ? {} : { "retry-after": String(fault.retryAfter) };
-        send(res, { status: fault.status, body: opts.faultBody(fault.status), headers });
+        send(res, { status: fault.status, body: fault.body ?? opts.faultBody(fault.status), headers });
         return;
       }
       send(res, await opts.handle(request, baseUrl));

@@ -1,0 +1,28 @@
+import { z } from "zod";
+
+// The only place that reads process.env for the scheduler process.
+const ZEnv = z.object({
+  REDIS_URL: z.string().url(),
+  DATABASE_URL: z.string().url(),
+  // Decrypts what the gateway encrypted (source credentials, webhook secrets): the same key.
+  ENCRYPTION_KEY: z.string().min(1),
+  PUBLIC_URL: z.string().url().default("http://localhost:3000"),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false"),
+  /** Redis key prefix of the job queue; the gateway must use the same one. */
+  JOBS_PREFIX: z.string().min(1).default("jobs"),
+  SCHEDULER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  /** How long a shutdown waits for running jobs before leaving them to another worker. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(25_000),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type TEnv = z.infer<typeof ZEnv>;
+
+export function readEnv(source: NodeJS.ProcessEnv = process.env): TEnv {
+  const parsed = ZEnv.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n");
+    throw new Error(`Invalid environment:\n${lines}`);
+  }
+  return parsed.data;
+}

@@ -62,31 +62,20 @@ async function org() {
 function liveQueue(
   o: { backoff?: TBackoff; runtime?: TRuntime; resolve?: TResolver; timeoutMs?: number } = {},
 ) {
-  // The handlers enqueue their own retries, so the registry needs the queue it is part of.
-  const holder: { jobs?: TJobQueue } = {};
-  const need = () => {
-    if (!holder.jobs) throw new Error("queue not ready");
-    return holder.jobs;
-  };
-  const lazy: TJobQueue = {
-    enqueue: (n, d, opts) => need().enqueue(n, d, opts),
-    runAndWait: (n, d, opts) => need().runAndWait(n, d, opts),
-    ping: async () => {},
-    close: async () => holder.jobs?.close(),
-  };
-  holder.jobs = createInProcessQueue(
+  // The handlers enqueue their own retries, so the registry is read lazily, after the queue exists.
+  const jobs: TJobQueue = createInProcessQueue(() =>
     webhookJobDefinitions({
       db: tdb.db,
       runtime: o.runtime ?? runtime,
-      jobs: lazy,
+      jobs,
       log: silent,
       backoff: o.backoff ?? (() => 20),
       resolve: o.resolve,
       timeoutMs: o.timeoutMs,
     }),
   );
-  queues.push(lazy);
-  return lazy;
+  queues.push(jobs);
+  return jobs;
 }
 
 /** Records what the handler schedules without running it, to inspect one attempt at a time. */

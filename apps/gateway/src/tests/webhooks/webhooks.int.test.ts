@@ -18,32 +18,23 @@ const silent: TLogger = { info: () => {}, warn: () => {}, error: () => {}, debug
 
 /**
  * A gateway whose queue runs the real webhook handlers. The registry needs the gateway's own
- * database and runtime, which exist only once it has started, so the queue handed to the
- * harness forwards to one built right after.
+ * database and runtime, which exist only once it has started: the queue reads it lazily.
  */
 async function gatewayWithWebhookJobs(env: Record<string, string>) {
-  const holder: { jobs?: TJobQueue } = {};
-  const need = () => {
-    if (!holder.jobs) throw new Error("queue not ready");
-    return holder.jobs;
-  };
-  const jobs: TJobQueue = {
-    enqueue: (n, d, o) => need().enqueue(n, d, o),
-    runAndWait: (n, d, o) => need().runAndWait(n, d, o),
-    ping: async () => {},
-    close: async () => holder.jobs?.close(),
-  };
-  const gw = await startTestGateway({ env, jobs });
-  holder.jobs = createInProcessQueue(
-    webhookJobDefinitions({
-      db: gw.db.db,
-      runtime: gw.gateway.deps.runtime,
+  const started: { gw?: TTestGateway } = {};
+  const jobs = createInProcessQueue(() => {
+    if (!started.gw) throw new Error("gateway not started");
+    return webhookJobDefinitions({
+      db: started.gw.db.db,
+      runtime: started.gw.gateway.deps.runtime,
       jobs,
       log: silent,
       // Test-sized back-off: three attempts, 20 ms apart.
       backoff: (failed) => (failed < 3 ? 20 : null),
-    }),
-  );
+    });
+  });
+  const gw = await startTestGateway({ env, jobs });
+  started.gw = gw;
   return { gw, jobs };
 }
 

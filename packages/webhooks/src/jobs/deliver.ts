@@ -29,11 +29,14 @@ export type TDeliverOutcome =
   | "retry-scheduled"
   | "abandoned";
 
-// A job that fires a little early (clock skew between replicas) still counts as due.
-const DUE_TOLERANCE_MS = 2_000;
+// Due-ness is judged on the database clock, the one clock every gateway and worker shares.
+// A job that fires a little early still counts as due.
+const isDue = sql<boolean>`(${webhookDeliveries.nextAttemptAt} is null or ${webhookDeliveries.nextAttemptAt} <= now() + interval '2 seconds')`;
 // While an attempt is in flight its row looks "not due", so a duplicate job backs off; a
 // crashed attempt becomes due again after this and the sweep re-queues it.
 const LEASE_MARGIN_MS = 5_000;
+
+const fromNow = (ms: number) => sql`now() + ${ms / 1000}::double precision * interval '1 second'`;
 
 const OPEN_STATUSES = ["pending", "failed"] as const;
 
@@ -43,7 +46,7 @@ async function loadDelivery(db: Db, deliveryId: string) {
       id: webhookDeliveries.id,
       status: webhookDeliveries.status,
       attempts: webhookDeliveries.attempts,
-      nextAttemptAt: webhookDeliveries.nextAttemptAt,
+      due: isDue,
       event: webhookDeliveries.event,
       eventId: events.id,
       eventData: events.data,
@@ -68,13 +71,14 @@ async function claimAttempt(db: Db, d: TDelivery, leaseMs: number): Promise<numb
     .update(webhookDeliveries)
     .set({
       attempts: sql`${webhookDeliveries.attempts} + 1`,
-      nextAttemptAt: new Date(Date.now() + leaseMs),
+      nextAttemptAt: fromNow(leaseMs),
     })
     .where(
       and(
         eq(webhookDeliveries.id, d.id),
         eq(webhookDeliveries.attempts, d.attempts),
         inArray(webhookDeliveries.status, [...OPEN_STATUSES]),
+        isDue,
       ),
     )
     .returning({ attempts: webhookDeliveries.attempts });
@@ -151,7 +155,7 @@ export async function deliverWebhook(deps: TDeliverDeps, deliveryId: string): Pr
       .where(and(eq(webhookDeliveries.id, d.id), inArray(webhookDeliveries.status, [...OPEN_STATUSES])));
     return "subscription-disabled";
   }
-  if (d.nextAttemptAt && d.nextAttemptAt.getTime() > Date.now() + DUE_TOLERANCE_MS) return "not-due";
+  if (!d.due) return "not-due";
 
   const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const attempts = await claimAttempt(db, d, timeoutMs + LEASE_MARGIN_MS);
@@ -216,7 +220,7 @@ export async function deliverWebhook(deps: TDeliverDeps, deliveryId: string): Pr
       status: "failed",
       lastStatusCode: result.statusCode,
       lastError,
-      nextAttemptAt: new Date(now.getTime() + delayMs),
+      nextAttemptAt: fromNow(delayMs),
     })
     .where(ours(d, attempts));
   await deps.jobs.enqueue(DELIVER_JOB, { deliveryId: d.id }, { jobId: `${d.id}-${attempts + 1}`, delayMs });

@@ -1,4 +1,4 @@
-import { and, asc, inArray, lt } from "drizzle-orm";
+import { and, asc, inArray, lt, sql } from "drizzle-orm";
 import { webhookDeliveries, type Db } from "@posture/db";
 import type { TJobQueue } from "@posture/platform";
 import { DELIVER_JOB } from "../services/emit-event";
@@ -11,25 +11,25 @@ const OVERDUE_MS = 60_000;
 const BATCH = 500;
 
 /** Re-queues open deliveries that are long overdue. Safe to run often: attempts are claimed atomically. */
-export async function requeueOverdueDeliveries(
-  db: Db,
-  jobs: TJobQueue,
-  now: Date = new Date(),
-): Promise<number> {
+export async function requeueOverdueDeliveries(db: Db, jobs: TJobQueue): Promise<number> {
   const rows = await db
     .select({ id: webhookDeliveries.id, attempts: webhookDeliveries.attempts })
     .from(webhookDeliveries)
     .where(
       and(
         inArray(webhookDeliveries.status, ["pending", "failed"]),
-        lt(webhookDeliveries.nextAttemptAt, new Date(now.getTime() - OVERDUE_MS)),
+        // The database clock, as for every due-time comparison.
+        lt(
+          webhookDeliveries.nextAttemptAt,
+          sql`now() - ${OVERDUE_MS / 1000}::double precision * interval '1 second'`,
+        ),
       ),
     )
     .orderBy(asc(webhookDeliveries.nextAttemptAt))
     .limit(BATCH);
   // The minute bucket keeps the job id fresh: a queue that remembers a failed job's id must
   // not block this delivery forever.
-  const bucket = Math.floor(now.getTime() / OVERDUE_MS);
+  const bucket = Math.floor(Date.now() / OVERDUE_MS);
   for (const r of rows) {
     await jobs.enqueue(DELIVER_JOB, { deliveryId: r.id }, { jobId: `${r.id}-${r.attempts + 1}-s${bucket}` });
   }

@@ -1,0 +1,92 @@
+import { createDemoAdapter, describeDemoWorkspace, type TDemoOptions } from "@posture/connectors";
+import { describe, expect, it } from "vitest";
+import { createRuleEngine } from "./rule-engine";
+import { scorePosture, type TScoredFinding } from "./score-posture";
+import { FINDING_CATEGORIES, type TDetectedFinding } from "./types";
+
+const NOW = new Date("2025-06-01T12:00:00.000Z");
+
+async function scan(opts: TDemoOptions): Promise<TDetectedFinding[]> {
+  const workspace = describeDemoWorkspace(opts);
+  const adapter = createDemoAdapter(opts);
+  const engine = createRuleEngine({
+    internalDomains: workspace.internalDomains,
+    trustedDomains: workspace.trustedPartnerDomains,
+    now: NOW,
+  });
+  for await (const user of adapter.users()) engine.addUser(user);
+  for await (const file of adapter.files()) engine.addFile(file);
+  for await (const drive of adapter.sharedDrives()) engine.addSharedDrive(drive);
+  for await (const grant of adapter.appGrants()) engine.addAppGrant(grant);
+  return engine.findings();
+}
+
+const toScored = (findings: TDetectedFinding[]): TScoredFinding[] =>
+  findings.map((f) => ({
+    id: f.fingerprint,
+    category: f.category,
+    severity: f.severity,
+    ruleId: f.ruleId,
+    title: f.title,
+  }));
+
+function expectConsistentDeltas(findings: TScoredFinding[]) {
+  const result = scorePosture(findings);
+  expect(Number.isInteger(result.score)).toBe(true);
+  for (const entry of [...result.topImprovements, ...result.quickWins]) {
+    const without = findings.filter((f) => f.id !== entry.findingId);
+    expect(without).toHaveLength(findings.length - 1);
+    expect(scorePosture(without).score).toBe(result.score + entry.scoreDelta);
+  }
+  return result;
+}
+
+describe("scanning the demo workspace", () => {
+  const opts: TDemoOptions = { seed: "scan", type: "google_workspace", fileCount: 2000, now: NOW };
+
+  it("finds every category, one finding per rule and resource", async () => {
+    const findings = await scan(opts);
+    expect(new Set(findings.map((f) => f.category))).toEqual(new Set(FINDING_CATEGORIES));
+    expect(new Set(findings.map((f) => f.fingerprint)).size).toBe(findings.length);
+    expect(new Set(findings.map((f) => `${f.ruleId}:${f.resourceId}`)).size).toBe(findings.length);
+    const rules = new Set(findings.map((f) => f.ruleId));
+    for (const rule of [
+      "public_link",
+      "external_share",
+      "admin_without_mfa",
+      "excess_admins",
+      "app_broad_scopes_unverified",
+    ]) {
+      expect(rules.has(rule)).toBe(true);
+    }
+  });
+
+  it("reports the same findings when rescanned at the same revision", async () => {
+    expect(await scan({ ...opts, revision: 0 })).toEqual(await scan(opts));
+  });
+
+  it("reports both new and resolved findings at the next revision, on a small subset of resources", async () => {
+    const before = await scan(opts);
+    const after = await scan({ ...opts, revision: 1 });
+    const had = new Set(before.map((f) => f.fingerprint));
+    const has = new Set(after.map((f) => f.fingerprint));
+    const added = after.filter((f) => !had.has(f.fingerprint));
+    const resolved = before.filter((f) => !has.has(f.fingerprint));
+    expect(added.length).toBeGreaterThan(0);
+    expect(resolved.length).toBeGreaterThan(0);
+    expect(resolved.some((f) => f.category === "identity")).toBe(true);
+    const changedResources = new Set([...added, ...resolved].map((f) => f.resourceId));
+    expect(changedResources.size).toBeLessThanOrEqual(0.05 * 2000);
+  });
+
+  it("gives exact score deltas: removing a top improvement raises the score by its delta", async () => {
+    const findings = toScored(await scan(opts));
+    const full = expectConsistentDeltas(findings);
+    expect(full.score).toBeGreaterThan(0);
+    expect(full.topImprovements).toHaveLength(10);
+    // A smaller tenant, where single fixes move the score by several points.
+    const small = expectConsistentDeltas(findings.filter((_, i) => i % 40 === 0));
+    expect(small.topImprovements.some((t) => t.scoreDelta > 1)).toBe(true);
+    expect(small.quickWins.length).toBeGreaterThan(0);
+  });
+});

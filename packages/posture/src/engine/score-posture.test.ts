@@ -1,0 +1,159 @@
+import { describe, expect, it } from "vitest";
+import {
+  CATEGORY_CAPS,
+  categoryDeduction,
+  gradeOf,
+  scorePosture,
+  type TScoredFinding,
+} from "./score-posture";
+import type { TSeverity } from "./types";
+
+let next = 0;
+function f(category: string, severity: TSeverity, ruleId: string, id = `f${next++}`): TScoredFinding {
+  return { id, category, severity, ruleId, title: `${ruleId} ${id}` };
+}
+const zero = { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0 };
+
+describe("scorePosture arithmetic", () => {
+  it("scores a clean tenant 100/A and lists every category with zero", () => {
+    const result = scorePosture([]);
+    expect(result.score).toBe(100);
+    expect(result.grade).toBe("A");
+    expect(result.categories).toEqual(
+      Object.keys(CATEGORY_CAPS).map((category) => ({ category, deductionPoints: 0, findingCount: 0 })),
+    );
+    expect(result.topImprovements).toEqual([]);
+    expect(result.quickWins).toEqual([]);
+    expect(Object.values(CATEGORY_CAPS).reduce((a, b) => a + b, 0)).toBe(100);
+  });
+
+  it("takes round(cap·S/(S+cap)) per category with S = Σ weight·log2(1+count)", () => {
+    // public: S = 10 → 25·10/35 = 7.14 → 7. external: S = 5·log2 3 = 7.92 → 6.02 → 6.
+    // identity: S = 10 + 7.92 + 2 = 19.92 → 20·19.92/39.92 = 9.98 → 10. apps: S = 1 → 15/16 → 1.
+    const findings = [
+      f("public_exposure", "CRITICAL", "public_link", "pub"),
+      f("external_sharing", "HIGH", "external_share", "ext-b"),
+      f("external_sharing", "HIGH", "external_share", "ext-a"),
+      f("identity", "CRITICAL", "admin_without_mfa", "adm"),
+      f("identity", "HIGH", "user_without_mfa", "usr-2"),
+      f("identity", "HIGH", "user_without_mfa", "usr-1"),
+      f("identity", "MEDIUM", "dormant_account", "dormant"),
+      f("third_party_apps", "LOW", "app_unverified_publisher", "app"),
+    ];
+    const result = scorePosture(findings);
+    expect(result.categories).toEqual([
+      { category: "public_exposure", deductionPoints: 7, findingCount: 1 },
+      { category: "external_sharing", deductionPoints: 6, findingCount: 2 },
+      { category: "shared_drive_exposure", deductionPoints: 0, findingCount: 0 },
+      { category: "identity", deductionPoints: 10, findingCount: 4 },
+      { category: "third_party_apps", deductionPoints: 1, findingCount: 1 },
+    ]);
+    expect(result.score).toBe(76);
+    expect(result.grade).toBe("C");
+
+    // Fixing one: public 7 → 0; admin: identity S = 9.92 → 6.63 → 7 (3); an external HIGH: 6 → 4 (2);
+    // a user HIGH: S = 17 → 9.19 → 9 (1); dormant: S = 17.92 → 9.45 → 9 (1); app: 1 → 0 (1).
+    // Ties: more severe first, then by id.
+    expect(result.topImprovements).toEqual([
+      { findingId: "pub", scoreDelta: 7 },
+      { findingId: "adm", scoreDelta: 3 },
+      { findingId: "ext-a", scoreDelta: 2 },
+      { findingId: "ext-b", scoreDelta: 2 },
+      { findingId: "usr-1", scoreDelta: 1 },
+      { findingId: "usr-2", scoreDelta: 1 },
+      { findingId: "dormant", scoreDelta: 1 },
+      { findingId: "app", scoreDelta: 1 },
+    ]);
+    expect(result.quickWins).toEqual([
+      { findingId: "pub", ruleId: "public_link", scoreDelta: 7, title: "public_link pub" },
+      { findingId: "ext-a", ruleId: "external_share", scoreDelta: 2, title: "external_share ext-a" },
+      { findingId: "ext-b", ruleId: "external_share", scoreDelta: 2, title: "external_share ext-b" },
+    ]);
+  });
+
+  it("lists categories it does not know with their count but deducts nothing for them", () => {
+    const result = scorePosture([
+      f("policy", "CRITICAL", "custom_rule"),
+      f("public_exposure", "HIGH", "public_link"),
+    ]);
+    expect(result.categories.at(-1)).toEqual({ category: "policy", deductionPoints: 0, findingCount: 1 });
+    expect(result.score).toBe(100 - 4);
+  });
+
+  it("keeps at most ten top improvements and ten quick wins, quick wins only with a positive delta", () => {
+    const many = Array.from({ length: 30 }, (_, i) =>
+      f("public_exposure", "HIGH", "public_link", `p${String(i).padStart(2, "0")}`),
+    );
+    const result = scorePosture(many);
+    expect(result.topImprovements).toHaveLength(10);
+    expect(result.topImprovements[0]?.findingId).toBe("p00");
+    expect(result.quickWins.every((w) => w.scoreDelta > 0)).toBe(true);
+    expect(result.quickWins.length).toBeLessThanOrEqual(10);
+  });
+});
+
+describe("scorePosture bounds and diminishing returns", () => {
+  it("never deducts a category's cap, even flooded", () => {
+    for (const [category, cap] of Object.entries(CATEGORY_CAPS)) {
+      const flooded = categoryDeduction(cap, { ...zero, CRITICAL: 1_000_000, HIGH: 1_000_000 });
+      expect(flooded).toBeLessThan(cap);
+      expect(flooded).toBeGreaterThan(cap / 2);
+      expect(Number.isInteger(flooded)).toBe(true);
+      expect(category.length).toBeGreaterThan(0);
+    }
+  });
+
+  it("leaves a tenant with 10,000 critical findings in every category above zero", () => {
+    const findings = Object.keys(CATEGORY_CAPS).flatMap((category) =>
+      Array.from({ length: 10_000 }, (_, i) => ({
+        id: `${category}-${i}`,
+        category,
+        severity: "CRITICAL" as const,
+        ruleId: "r",
+      })),
+    );
+    const result = scorePosture(findings);
+    expect(result.score).toBe(100 - (21 + 21 + 13 + 17 + 13));
+    expect(result.grade).toBe("F");
+  });
+
+  it("grows with each finding but by less and less", () => {
+    let previous = 0;
+    for (let n = 1; n <= 500; n++) {
+      const d = categoryDeduction(25, { ...zero, HIGH: n });
+      expect(d).toBeGreaterThanOrEqual(previous);
+      previous = d;
+    }
+    const first = categoryDeduction(25, { ...zero, HIGH: 1 });
+    const hundredth =
+      categoryDeduction(25, { ...zero, HIGH: 100 }) - categoryDeduction(25, { ...zero, HIGH: 99 });
+    expect(first).toBe(4);
+    expect(hundredth).toBe(0);
+    expect(categoryDeduction(25, { ...zero, HIGH: 2 }) - first).toBeLessThan(first);
+  });
+
+  it("weighs severities 10 / 5 / 2 / 1", () => {
+    expect(categoryDeduction(100, { ...zero, CRITICAL: 1 })).toBe(Math.round((100 * 10) / 110));
+    expect(categoryDeduction(100, { ...zero, HIGH: 1 })).toBe(Math.round((100 * 5) / 105));
+    expect(categoryDeduction(100, { ...zero, MEDIUM: 1 })).toBe(Math.round((100 * 2) / 102));
+    expect(categoryDeduction(100, { ...zero, LOW: 1 })).toBe(Math.round(100 / 101));
+  });
+});
+
+describe("grades", () => {
+  it("are A ≥ 90, B ≥ 80, C ≥ 70, D ≥ 60, F below", () => {
+    const cases: Array<[number, string]> = [
+      [100, "A"],
+      [90, "A"],
+      [89, "B"],
+      [80, "B"],
+      [79, "C"],
+      [70, "C"],
+      [69, "D"],
+      [60, "D"],
+      [59, "F"],
+      [0, "F"],
+    ];
+    for (const [score, grade] of cases) expect(gradeOf(score)).toBe(grade);
+  });
+});

@@ -67,6 +67,17 @@ describe("vetTarget", () => {
     expect(await refused("https://nowhere.example/", fixed({}))).toMatch(/could not be resolved/);
   });
 
+  it("gives up on a resolver that does not answer in time", async () => {
+    const hung: TResolver = () => new Promise(() => {});
+    const err = await vetTarget("https://slow.example/", {
+      allowPrivateTargets: false,
+      resolve: hung,
+      timeoutMs: 30,
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TargetRefusedError);
+    expect((err as Error).message).toBe("resolving slow.example timed out");
+  });
+
   it("accepts a name resolving only to public addresses and returns them for pinning", async () => {
     const resolve = fixed({ "hooks.example": ["93.184.216.34", "2606:4700::1"] });
     const t = await vetTarget("https://hooks.example/in", { allowPrivateTargets: false, resolve });

@@ -22,7 +22,25 @@ export class TargetRefusedError extends Error {
 
 export type TVettedTarget = { url: URL; hostname: string; addresses: TResolvedAddress[] };
 
-export type TVetOptions = { allowPrivateTargets: boolean; resolve?: TResolver };
+export type TVetOptions = {
+  allowPrivateTargets: boolean;
+  resolve?: TResolver;
+  /** Bound on resolution: a hung resolver must not outlast the delivery's own timeout. */
+  timeoutMs?: number;
+};
+
+async function resolveWithin(resolve: TResolver, hostname: string, timeoutMs: number | undefined) {
+  if (timeoutMs === undefined) return resolve(hostname);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TargetRefusedError(`resolving ${hostname} timed out`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([resolve(hostname), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 const MAX_URL_LENGTH = 2048;
 
@@ -62,8 +80,9 @@ export async function vetTarget(raw: string, opts: TVetOptions): Promise<TVetted
     addresses = [{ address: hostname, family: literal === 6 ? 6 : 4 }];
   } else {
     try {
-      addresses = await (opts.resolve ?? systemResolver)(hostname);
-    } catch {
+      addresses = await resolveWithin(opts.resolve ?? systemResolver, hostname, opts.timeoutMs);
+    } catch (err) {
+      if (err instanceof TargetRefusedError) throw err;
       throw new TargetRefusedError(`host ${hostname} could not be resolved`);
     }
     if (addresses.length === 0) throw new TargetRefusedError(`host ${hostname} could not be resolved`);

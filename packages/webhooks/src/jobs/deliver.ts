@@ -91,12 +91,14 @@ async function attempt(
   attemptNo: number,
   timeoutMs: number,
 ): Promise<TSendResult> {
+  const started = Date.now();
   let target;
   try {
     // Vetted again on every attempt: what a name resolves to may have changed since creation.
     target = await vetTarget(d.url, {
       allowPrivateTargets: deps.runtime.webhookAllowPrivateTargets,
       resolve: deps.resolve,
+      timeoutMs,
     });
   } catch (err) {
     if (err instanceof TargetRefusedError)
@@ -119,7 +121,8 @@ async function attempt(
     timestamp: Math.floor(Date.now() / 1000),
   });
   deps.log.debug({ deliveryId: d.id, attempt: attemptNo }, "webhook attempt");
-  return sendWebhook(target, body, headers, timeoutMs);
+  // Resolution and the exchange share one budget.
+  return sendWebhook(target, body, headers, Math.max(1, timeoutMs - (Date.now() - started)));
 }
 
 function describeFailure(result: TSendResult): string {

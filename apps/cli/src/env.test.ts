@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readCliEnv, workspaceRoot } from "./env";
+import { workspaceRoot } from "@posture/db";
+import { readCliEnv } from "./env";
 
 const root = mkdtempSync(join(tmpdir(), "cli-env-"));
 writeFileSync(join(root, "pnpm-workspace.yaml"), "packages: []\n");

@@ -1,18 +1,30 @@
+import { seedDemoIfEmpty } from "@posture/account";
+import { demoBanner } from "./demo-banner";
 import { readEnv } from "./env";
 import { createLogger, startGateway } from "./server";
 
 const env = readEnv();
 const log = createLogger(env.LOG_LEVEL);
+// `pnpm start` runs the whole service in one process; production runs the scheduler on its own.
+const withScheduler = process.argv.includes("--with-scheduler");
 
-const gateway = await startGateway({ env, log });
-log.info({ url: gateway.url }, "gateway listening");
+const gateway = await startGateway({ env, log, withScheduler });
+log.info(
+  { url: gateway.url, withScheduler, database: gateway.deps.db.kind, redis: Boolean(env.REDIS_URL) },
+  "gateway listening",
+);
+
+if (!env.DATABASE_URL) {
+  const seed = await seedDemoIfEmpty(gateway.deps.db.db);
+  if (seed) process.stdout.write(demoBanner(seed, gateway.deps.runtime.publicUrl));
+}
 
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, "shutting down: finishing in-flight requests");
+    log.info({ signal }, "shutting down: finishing in-flight requests and jobs");
     const force = setTimeout(() => process.exit(1), 25_000);
     force.unref();
     gateway.close().then(

@@ -2,9 +2,18 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { join } from "node:path";
 import pino, { type Logger } from "pino";
-import { createDb, type DbHandle } from "@posture/db";
-import { createInProcessQueue } from "@posture/jobs";
-import { createRedis, parseEncryptionKey, waitForRedis, RateLimits, type TJobQueue } from "@posture/platform";
+import { createDb, resolveDataDir, type DbHandle } from "@posture/db";
+import { createJobQueue, DEFAULT_JOBS_PREFIX, type TJobRegistry } from "@posture/jobs";
+import { buildJobRegistry, startPeriodicJobs } from "@posture/posture";
+import { startScheduler, type TScheduler } from "@posture/scheduler";
+import {
+  createRedis,
+  parseEncryptionKey,
+  waitForRedis,
+  RateLimits,
+  type TJobQueue,
+  type TRuntime,
+} from "@posture/platform";
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { createApp } from "./app";
@@ -37,8 +46,9 @@ export function createLogger(level: string): Logger {
 function loadEncryptionKey(env: TEnv): Buffer {
   if (env.ENCRYPTION_KEY) return parseEncryptionKey(env.ENCRYPTION_KEY);
   if (env.DATABASE_URL) throw new Error("ENCRYPTION_KEY is required with DATABASE_URL");
-  mkdirSync(env.DATA_DIR, { recursive: true });
-  const file = join(env.DATA_DIR, "encryption.key");
+  const dir = resolveDataDir(env.DATA_DIR);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, "encryption.key");
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString("hex"), { mode: 0o600 });
   return parseEncryptionKey(readFileSync(file, "utf8").trim());
 }
@@ -51,6 +61,12 @@ export type TStartOptions = {
   redis?: Redis | null;
   jobs?: TJobQueue;
   rateLimitPrefix?: string;
+  /** Run jobs in this process even with REDIS_URL (tests; the embedded default does so anyway). */
+  inProcessJobs?: boolean;
+  /** `pnpm start`: also run the scheduler's workers and periodic sweeps in this process. */
+  withScheduler?: boolean;
+  /** Real-mode source API base URLs (tests point them at local fakes). */
+  sourceEndpoints?: TRuntime["sourceEndpoints"];
 };
 
 export async function startGateway(opts: TStartOptions): Promise<TGateway> {
@@ -59,7 +75,11 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
   const ownsDb = !opts.db;
   const db =
     opts.db ??
-    createDb(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: join(env.DATA_DIR, "pg") });
+    createDb(
+      env.DATABASE_URL
+        ? { databaseUrl: env.DATABASE_URL }
+        : { dataDir: join(resolveDataDir(env.DATA_DIR), "pg") },
+    );
   if (ownsDb) await db.migrate();
   const ownsRedis = opts.redis === undefined;
   const redis =
@@ -68,8 +88,37 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
       : env.REDIS_URL
         ? createRedis(env.REDIS_URL, (err) => log.warn({ err: err.message }, "redis error"))
         : null;
-  if (redis && !(await waitForRedis(redis))) log.warn({}, "redis not reachable at start; continuing and reconnecting");
-  const jobs = opts.jobs ?? createInProcessQueue({});
+  if (redis && !(await waitForRedis(redis)))
+    log.warn({}, "redis not reachable at start; continuing and reconnecting");
+  const runtime = {
+    encryptionKey: loadEncryptionKey(env),
+    publicUrl: env.PUBLIC_URL ?? `http://localhost:${env.PORT}`,
+    webhookAllowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === "true",
+    ...(opts.sourceEndpoints ? { sourceEndpoints: opts.sourceEndpoints } : {}),
+  };
+  // Handlers enqueue follow-up jobs, so the registry is resolved lazily, after the queue exists.
+  let registry: TJobRegistry | undefined;
+  const jobs: TJobQueue =
+    opts.jobs ??
+    createJobQueue({
+      ...(env.REDIS_URL && !opts.inProcessJobs ? { redisUrl: env.REDIS_URL } : {}),
+      registry: (): TJobRegistry => (registry ??= buildJobRegistry({ db: db.db, jobs, runtime, log })),
+      onError: (err) => log.warn({ err: err.message }, "job queue error"),
+    });
+  let stopPeriodic = () => {};
+  let workers: TScheduler | undefined;
+  if (opts.withScheduler) {
+    if (env.REDIS_URL && !opts.inProcessJobs && !opts.jobs) {
+      workers = startScheduler({
+        redisUrl: env.REDIS_URL,
+        prefix: DEFAULT_JOBS_PREFIX,
+        registry: () => registry ?? {},
+        concurrency: 2,
+        log,
+      });
+    }
+    stopPeriodic = await startPeriodicJobs(jobs);
+  }
   const probes: TGatewayDeps["probes"] = { db: db.ping };
   if (redis) probes.redis = async () => void (await redis.ping());
 
@@ -77,11 +126,7 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
     db,
     limits: new RateLimits(redis, opts.rateLimitPrefix ?? "rl"),
     jobs,
-    runtime: {
-      encryptionKey: loadEncryptionKey(env),
-      publicUrl: env.PUBLIC_URL ?? `http://localhost:${env.PORT}`,
-      webhookAllowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === "true",
-    },
+    runtime,
     log,
     probes,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
@@ -109,6 +154,8 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      stopPeriodic();
+      await workers?.close();
       if (!opts.jobs) await jobs.close();
       if (ownsRedis && redis) redis.disconnect();
       if (ownsDb) await db.close();

@@ -2,7 +2,15 @@ import { randomBytes } from "node:crypto";
 import { apiKeys, memberships, organizations, sessions, users, type TPlanId, type TRole } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
 import { hashPassword } from "@posture/account";
-import { createRedis, generateApiKey, generateSessionToken, SESSION_ABSOLUTE_MS, SESSION_COOKIE, type TJobQueue } from "@posture/platform";
+import {
+  createRedis,
+  generateApiKey,
+  generateSessionToken,
+  SESSION_ABSOLUTE_MS,
+  SESSION_COOKIE,
+  type TJobQueue,
+  type TRuntime,
+} from "@posture/platform";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { readEnv, type TEnv } from "./env";
@@ -19,6 +27,8 @@ export type TTestGatewayOptions = {
   rateLimitPrefix?: string;
   /** Capture logs (default: silent). */
   log?: Logger;
+  /** Real-mode source API base URLs: local fakes of Google and Microsoft. */
+  sourceEndpoints?: TRuntime["sourceEndpoints"];
 };
 
 export type TRequestOptions = {
@@ -33,7 +43,8 @@ export type TRequestOptions = {
 
 export type TTestResponse = { status: number; headers: Headers; body: unknown; text: string };
 
-const randomIp = () => `2001:db8:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}::${randomBytes(2).toString("hex")}`;
+const randomIp = () =>
+  `2001:db8:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}::${randomBytes(2).toString("hex")}`;
 
 /**
  * A real gateway on port 0 over a database of its own on the local PostgreSQL and a key prefix of
@@ -60,6 +71,8 @@ export async function startTestGateway(opts: TTestGatewayOptions = {}) {
     redis,
     log: opts.log ?? createLogger(env.LOG_LEVEL),
     rateLimitPrefix: opts.rateLimitPrefix ?? `rl-test-${randomBytes(6).toString("hex")}`,
+    inProcessJobs: true,
+    ...(opts.sourceEndpoints ? { sourceEndpoints: opts.sourceEndpoints } : {}),
     ...(opts.jobs ? { jobs: opts.jobs } : {}),
   });
   const ip = randomIp();
@@ -84,7 +97,9 @@ export async function startTestGateway(opts: TTestGatewayOptions = {}) {
     return { status: res.status, headers: res.headers, body: parsed, text };
   }
 
-  async function createOrg(o: { plan?: TPlanId; name?: string; isPartner?: boolean; managedByOrgId?: string } = {}) {
+  async function createOrg(
+    o: { plan?: TPlanId; name?: string; isPartner?: boolean; managedByOrgId?: string } = {},
+  ) {
     const [org] = await db.db
       .insert(organizations)
       .values({
@@ -98,7 +113,11 @@ export async function startTestGateway(opts: TTestGatewayOptions = {}) {
     return org;
   }
 
-  async function createUser(orgId: string, role: TRole = "OWNER", o: { email?: string; password?: string } = {}) {
+  async function createUser(
+    orgId: string,
+    role: TRole = "OWNER",
+    o: { email?: string; password?: string } = {},
+  ) {
     const email = o.email ?? `user-${randomBytes(4).toString("hex")}@example.test`;
     const password = o.password ?? `pw-${randomBytes(8).toString("hex")}`;
     const [user] = await db.db
@@ -114,7 +133,14 @@ export async function startTestGateway(opts: TTestGatewayOptions = {}) {
     const k = generateApiKey();
     const [row] = await db.db
       .insert(apiKeys)
-      .values({ orgId, createdByUserId: userId, name: "test", keyHash: k.keyHash, keyPrefix: k.keyPrefix, ...o })
+      .values({
+        orgId,
+        createdByUserId: userId,
+        name: "test",
+        keyHash: k.keyHash,
+        keyPrefix: k.keyPrefix,
+        ...o,
+      })
       .returning();
     if (!row) throw new Error("key insert failed");
     return { key: k.key, id: row.id };

@@ -1,6 +1,7 @@
 import { createDb } from "@posture/db";
 import { createBullQueue, type TJobRegistry } from "@posture/jobs";
 import { parseEncryptionKey } from "@posture/platform";
+import { startPeriodicJobs } from "@posture/posture";
 import pino from "pino";
 import { readEnv } from "./env";
 import { buildJobRegistry } from "./registry";
@@ -48,6 +49,9 @@ const scheduler = startScheduler({
   concurrency: env.SCHEDULER_CONCURRENCY,
   log,
 });
+// Daily scans coming due and lost webhook deliveries are swept every few minutes; the schedule
+// lives in Redis, so every replica upserting it at start-up leaves one.
+await startPeriodicJobs(jobs);
 log.info({ jobs: Object.keys(registry), prefix: env.JOBS_PREFIX }, "scheduler running");
 
 let stopping = false;

@@ -1,6 +1,7 @@
 import type { Db } from "@posture/db";
 import type { TJobRegistry, TScheduledJobQueue } from "@posture/jobs";
 import type { TLogger, TRuntime } from "@posture/platform";
+import { buildJobRegistry as buildDomainRegistry } from "@posture/posture";
 
 /** What job handlers may use; `jobs` is the queue itself, for follow-up jobs and schedules. */
 export type TJobDeps = {
@@ -10,12 +11,7 @@ export type TJobDeps = {
   log: TLogger;
 };
 
-/**
- * Domain packages plug their jobs in here (posture scans, webhook deliveries…), each a
- * `Record<name, {handler, attempts, backoffMs}>` spread into the result. Empty until the
- * domain packages provide theirs; the workers then fail any job they are given as unknown.
- */
+/** Every job of the service (scans, sweeps, webhook deliveries), as the domain packages define them. */
 export function buildJobRegistry(deps: TJobDeps): TJobRegistry {
-  void deps;
-  return {};
+  return buildDomainRegistry(deps);
 }

@@ -1,1 +1,11 @@
 export * from "./types";
+export { createSourceAdapter, type TCreateSourceAdapterInput, type TSourceEndpoints } from "./factory";
+export {
+  parseConnectorCredentials,
+  ZGoogleWorkspaceCredentials,
+  ZMicrosoft365Credentials,
+  type TConnectorCredentials,
+} from "./credentials";
+export { createDemoAdapter, describeDemoWorkspace, type TDemoOptions } from "./demo";
+export { createGoogleWorkspaceAdapter, type TGoogleEndpoints } from "./google/adapter";
+export { createMicrosoft365Adapter, type TMicrosoftEndpoints } from "./microsoft/adapter";

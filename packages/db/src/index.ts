@@ -1,2 +1,3 @@
 export * from "./schema";
 export * from "./client";
+export { resolveDataDir, workspaceRoot } from "./paths";

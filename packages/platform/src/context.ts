@@ -42,6 +42,11 @@ export type TRuntime = {
   /** Public origin used in links (`link` fields of events, docs). */
   publicUrl: string;
   webhookAllowPrivateTargets: boolean;
+  /** Where real-mode source adapters send requests; the vendors' public APIs when unset. */
+  sourceEndpoints?: {
+    google?: { driveBaseUrl?: string; adminBaseUrl?: string; tokenUrl?: string };
+    microsoft?: { graphBaseUrl?: string; loginBaseUrl?: string };
+  };
 };
 
 /** Named dependency checks for GET /api/health; each throws when its dependency is down. */

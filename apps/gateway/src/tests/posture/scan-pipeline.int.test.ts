@@ -1,0 +1,222 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectors, findings, trustedDomains } from "@posture/db";
+import { startTestGateway, type TTestGateway } from "../../testing";
+
+type TScan = {
+  scanId: string;
+  status: string;
+  resources: number;
+  findingsNew: number;
+  findingsResolved: number;
+  postureScore: number;
+};
+type TFindingRow = {
+  id: string;
+  severity: string;
+  title: string;
+  status: string;
+  detectedAt: string;
+  category: string;
+  ruleId: string;
+};
+
+let gw: TTestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway();
+});
+afterAll(async () => {
+  await gw.close();
+});
+
+async function connectDemo(cookie: string, fileCount = 400, displayName = "Demo Drive") {
+  const res = await gw.request("POST", "/api/connectors", {
+    cookie,
+    body: { type: "google_workspace", displayName, mode: "demo", config: { fileCount } },
+  });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; status: string; healthStatus: string; mode: string };
+}
+
+async function sync(cookie: string, id: string) {
+  return gw.request("POST", `/api/connectors/${id}/sync`, { cookie });
+}
+
+const SEVERITY_RANK: Record<string, number> = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1 };
+
+describe("connect → scan → findings → posture", () => {
+  it("scans a demo source and reports new, then nothing new, then new and resolved after drift", async () => {
+    const a = await gw.createActor({ plan: "business", role: "OWNER" });
+    const connector = await connectDemo(a.cookie);
+    expect(connector).toMatchObject({ status: "CONNECTED", healthStatus: "healthy", mode: "demo" });
+
+    const first = await sync(a.cookie, connector.id);
+    expect(first.status).toBe(200);
+    const s1 = first.body as TScan;
+    expect(s1.status).toBe("COMPLETE");
+    expect(s1.resources).toBeGreaterThan(400);
+    expect(s1.findingsNew).toBeGreaterThan(0);
+    expect(s1.findingsResolved).toBe(0);
+    expect(s1.postureScore).toBeGreaterThanOrEqual(0);
+    expect(s1.postureScore).toBeLessThanOrEqual(100);
+
+    const unchanged = (await sync(a.cookie, connector.id)).body as TScan;
+    expect(unchanged).toMatchObject({
+      status: "COMPLETE",
+      findingsNew: 0,
+      findingsResolved: 0,
+      postureScore: s1.postureScore,
+    });
+
+    const openBefore = await gw.db.db
+      .select({ id: findings.id })
+      .from(findings)
+      .where(eq(findings.connectorId, connector.id));
+    // The source drifts: the demo workspace's next revision removes some exposures and adds others.
+    await gw.db.db
+      .update(connectors)
+      .set({ config: { fileCount: 400, revision: 1 } })
+      .where(eq(connectors.id, connector.id));
+    const drift = (await sync(a.cookie, connector.id)).body as TScan;
+    expect(drift.findingsNew).toBeGreaterThan(0);
+    expect(drift.findingsResolved).toBeGreaterThan(0);
+
+    const rows = await gw.db.db.select().from(findings).where(eq(findings.connectorId, connector.id));
+    const open = rows.filter((r) => r.status === "OPEN");
+    const resolved = rows.filter((r) => r.status === "RESOLVED");
+    expect(resolved).toHaveLength(drift.findingsResolved);
+    expect(rows.length).toBe(openBefore.length + drift.findingsNew);
+    expect(new Set(rows.map((r) => r.fingerprint)).size).toBe(rows.length);
+
+    const listed = await gw.request("GET", `/api/findings?limit=500`, { key: a.key });
+    expect(listed.status).toBe(200);
+    const list = (listed.body as { findings: TFindingRow[] }).findings;
+    expect(list.length).toBe(Math.min(500, open.length));
+    expect(list.every((f) => f.status === "OPEN")).toBe(true);
+    for (let i = 1; i < list.length; i++) {
+      const prev = list[i - 1] as TFindingRow;
+      const cur = list[i] as TFindingRow;
+      const order = (SEVERITY_RANK[prev.severity] ?? 0) - (SEVERITY_RANK[cur.severity] ?? 0);
+      expect(order > 0 || (order === 0 && prev.detectedAt >= cur.detectedAt)).toBe(true);
+    }
+
+    const history = await gw.request("GET", "/api/posture/history", { cookie: a.cookie });
+    expect((history.body as { history: Array<{ score: number }> }).history.map((h) => h.score)).toEqual([
+      s1.postureScore,
+      unchanged.postureScore,
+      drift.postureScore,
+    ]);
+    const breakdown = await gw.request("GET", "/api/posture/breakdown", { cookie: a.cookie });
+    expect(breakdown.status).toBe(200);
+    const b = breakdown.body as {
+      score: number;
+      grade: string;
+      categories: Array<{ category: string }>;
+      topImprovements: unknown[];
+      quickWins: unknown[];
+    };
+    expect(b.score).toBe(drift.postureScore);
+    expect(b.categories.map((c) => c.category)).toContain("public_exposure");
+    expect(Array.isArray(b.quickWins)).toBe(true);
+
+    const list2 = await gw.request("GET", "/api/connectors", { key: a.key });
+    const c = (
+      list2.body as { connectors: Array<{ id: string; findingCount: number; resourceCount: number }> }
+    ).connectors[0];
+    expect(c).toMatchObject({ id: connector.id, findingCount: open.length });
+  });
+
+  it("lowers the severity of shares to a trusted domain on the next scan", async () => {
+    const a = await gw.createActor({ plan: "business" });
+    const connector = await connectDemo(a.cookie, 600);
+    await sync(a.cookie, connector.id);
+    const external = await gw.db.db.select().from(findings).where(eq(findings.connectorId, connector.id));
+    // A file shared with exactly one outside domain: trusting that domain must lower its severity.
+    const share = external.find((f) => {
+      const domains = f.details.externalDomains;
+      return (
+        f.category === "external_sharing" &&
+        Array.isArray(domains) &&
+        domains.length === 1 &&
+        f.severity !== "LOW"
+      );
+    });
+    expect(share).toBeDefined();
+    const domain = String((share?.details.externalDomains as string[])[0]);
+    await gw.db.db.insert(trustedDomains).values({ orgId: a.orgId, domain, note: "partner" });
+    await sync(a.cookie, connector.id);
+    const [after] = await gw.db.db
+      .select()
+      .from(findings)
+      .where(eq(findings.id, share?.id ?? ""));
+    expect(SEVERITY_RANK[after?.severity ?? "LOW"]).toBe((SEVERITY_RANK[share?.severity ?? "LOW"] ?? 0) - 1);
+  });
+
+  it("enforces the plan's source and daily scan ceilings", async () => {
+    const a = await gw.createActor({ plan: "free" });
+    const connector = await connectDemo(a.cookie, 50);
+    const second = await gw.request("POST", "/api/connectors", {
+      cookie: a.cookie,
+      body: { type: "microsoft_365", displayName: "Second", mode: "demo" },
+    });
+    expect(second.status).toBe(402);
+    expect(second.body).toMatchObject({ error: "plan_limit_reached" });
+
+    expect((await sync(a.cookie, connector.id)).status).toBe(200);
+    expect((await sync(a.cookie, connector.id)).status).toBe(200);
+    const third = await sync(a.cookie, connector.id);
+    expect(third.status).toBe(429);
+    expect(third.body).toMatchObject({ error: "rate_limited" });
+    const retryAfter = Number(third.headers.get("retry-after"));
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(86_400);
+
+    const usage = await gw.request("GET", "/api/usage", { cookie: a.cookie });
+    expect(usage.body).toMatchObject({ sources: { used: 1, max: 1 }, scans: { usedToday: 2, maxPerDay: 2 } });
+  });
+
+  it("disconnecting removes the connector and its findings; other tenants get 404", async () => {
+    const a = await gw.createActor({ plan: "business" });
+    const other = await gw.createActor({ plan: "business" });
+    const connector = await connectDemo(a.cookie, 50);
+    await sync(a.cookie, connector.id);
+
+    expect((await sync(other.cookie, connector.id)).status).toBe(404);
+    const foreignDelete = await gw.request("DELETE", `/api/connectors/${connector.id}`, {
+      cookie: other.cookie,
+    });
+    expect(foreignDelete.status).toBe(404);
+    expect(foreignDelete.body).toMatchObject({ error: "not_found" });
+
+    const del = await gw.request("DELETE", `/api/connectors/${connector.id}`, { cookie: a.cookie });
+    expect(del.status).toBe(200);
+    expect(del.body).toEqual({ disconnected: true });
+    expect(await gw.db.db.select().from(findings).where(eq(findings.connectorId, connector.id))).toHaveLength(
+      0,
+    );
+    const audit = await gw.request("GET", "/api/audit?limit=100", { key: a.key });
+    const actions = (audit.body as { entries: Array<{ action: string }> }).entries.map((e) => e.action);
+    expect(actions).toEqual(
+      expect.arrayContaining(["CONNECTOR_CONNECTED", "SCAN_TRIGGERED", "CONNECTOR_DISCONNECTED"]),
+    );
+  });
+
+  it("rejects bad connector input with 400 and the contract body", async () => {
+    const a = await gw.createActor({ plan: "business" });
+    const res = await gw.request("POST", "/api/connectors", {
+      cookie: a.cookie,
+      body: { type: "dropbox", displayName: "", mode: "demo" },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: "invalid_input" });
+    expect((res.body as { details: Array<{ path: string }> }).details.map((d) => d.path)).toEqual(
+      expect.arrayContaining(["type", "displayName"]),
+    );
+    const real = await gw.request("POST", "/api/connectors", {
+      cookie: a.cookie,
+      body: { type: "google_workspace", displayName: "x", mode: "real" },
+    });
+    expect(real.status).toBe(400);
+  });
+});

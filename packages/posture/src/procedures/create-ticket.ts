@@ -1,0 +1,13 @@
+import { procedure } from "@posture/platform";
+import { createTicketForFinding } from "../services/tickets";
+import { createTicketMeta, ZCreateTicketInput, ZTicketOutput } from "./findings.types";
+
+export const createTicket = procedure({ auth: "apiKey", feature: "ticketing" })
+  .meta(createTicketMeta)
+  .input(ZCreateTicketInput)
+  .output(ZTicketOutput)
+  .mutation(async ({ ctx, input }) => {
+    const ticket = await createTicketForFinding(ctx.db, ctx.runtime, ctx.principal, input.id);
+    ctx.response.status = 201;
+    return { ticket };
+  });

@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { offsetInput, type TMeta } from "@posture/platform";
+
+const ZSeverity = z.enum(["CRITICAL", "HIGH", "MEDIUM", "LOW"]);
+
+export const ZFinding = z.object({
+  id: z.string(),
+  severity: ZSeverity,
+  title: z.string(),
+  resourceName: z.string(),
+  connectorType: z.string(),
+  status: z.enum(["OPEN", "RESOLVED"]),
+  detectedAt: z.string(),
+  category: z.string(),
+  ruleId: z.string(),
+  connectorId: z.string(),
+  resolvedAt: z.string().nullable(),
+});
+
+export const listFindingsMeta = {
+  openapi: {
+    method: "GET",
+    path: "/findings",
+    tags: ["findings"],
+    summary: "List findings, most severe first, then newest",
+    description:
+      "Open findings by default (`status=all` or `RESOLVED` to widen). Offset-paginated: limit default 50, max 500; nextOffset is null on the last page.",
+  },
+} satisfies TMeta;
+export const ZListFindingsInput = offsetInput(50, 500).extend({
+  status: z.enum(["OPEN", "RESOLVED", "all"]).default("OPEN"),
+  severity: ZSeverity.optional(),
+});
+export const ZListFindingsOutput = z.object({
+  findings: z.array(ZFinding),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  nextOffset: z.number().int().nullable(),
+});
+
+export const createTicketMeta = {
+  openapi: {
+    method: "POST",
+    path: "/findings/{id}/ticket",
+    tags: ["findings"],
+    summary: "Open a ticket for a finding in the configured issue tracker",
+    description:
+      "400 integration_not_configured without a tracker; 409 ticket_exists; 502 upstream_unavailable when the tracker fails (nothing is recorded then).",
+    successDescription: "Created",
+  },
+} satisfies TMeta;
+export const ZCreateTicketInput = z.object({ id: z.string().min(1).max(100) });
+export const ZTicketOutput = z.object({
+  ticket: z.object({
+    provider: z.string(),
+    externalId: z.string(),
+    url: z.string().url(),
+    status: z.string(),
+  }),
+});
+
+export const configureTicketingMeta = {
+  openapi: {
+    method: "PUT",
+    path: "/integrations/ticketing",
+    tags: ["integrations"],
+    summary: "Configure the issue tracker used for tickets (Jira, GitHub Issues or Linear)",
+    description: "The token is encrypted at rest and never returned.",
+  },
+} satisfies TMeta;
+export const ZTicketingConfigOutput = z.object({
+  provider: z.string(),
+  baseUrl: z.string(),
+  project: z.string(),
+  configured: z.literal(true),
+  updatedAt: z.string(),
+});

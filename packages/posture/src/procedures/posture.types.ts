@@ -1,0 +1,68 @@
+import { z } from "zod";
+import { cursorInput, type TMeta } from "@posture/platform";
+
+export const getPostureHistoryMeta = {
+  openapi: {
+    method: "GET",
+    path: "/posture/history",
+    tags: ["posture"],
+    summary: "Posture score after each completed scan, oldest first",
+  },
+} satisfies TMeta;
+export const ZPostureHistoryOutput = z.object({
+  history: z.array(z.object({ score: z.number().int(), at: z.string() })),
+});
+
+export const getPostureBreakdownMeta = {
+  openapi: {
+    method: "GET",
+    path: "/posture/breakdown",
+    tags: ["posture"],
+    summary: "Current score, grade, per-category deductions, top improvements and quick wins",
+  },
+} satisfies TMeta;
+export const ZPostureBreakdownOutput = z.object({
+  score: z.number().int(),
+  grade: z.string(),
+  categories: z.array(
+    z.object({ category: z.string(), deductionPoints: z.number().int(), findingCount: z.number().int() }),
+  ),
+  topImprovements: z.array(z.object({ findingId: z.string(), scoreDelta: z.number().int() })),
+  quickWins: z.array(
+    z.object({
+      findingId: z.string(),
+      ruleId: z.string(),
+      scoreDelta: z.number().int(),
+      title: z.string().optional(),
+    }),
+  ),
+});
+
+export const listTimelineMeta = {
+  openapi: {
+    method: "GET",
+    path: "/timeline",
+    tags: ["timeline"],
+    summary: "Findings, scans, audit events and OAuth grants, newest first",
+    description:
+      "Cursor-paginated: pass nextCursor as `before` (an ISO timestamp works too). `significant=true` keeps high-severity and security-relevant events.",
+  },
+} satisfies TMeta;
+export const ZListTimelineInput = cursorInput(50, 100).extend({
+  significant: z
+    .union([z.boolean(), z.enum(["true", "false"])])
+    .optional()
+    .transform((v) => v === true || v === "true"),
+});
+export const ZListTimelineOutput = z.object({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      kind: z.enum(["finding", "scan", "audit", "oauth_grant"]),
+      severity: z.enum(["CRITICAL", "HIGH", "MEDIUM", "LOW"]),
+      title: z.string(),
+      at: z.string(),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+});

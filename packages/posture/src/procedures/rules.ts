@@ -1,0 +1,53 @@
+import { procedure, router } from "@posture/platform";
+import { z } from "zod";
+import { createRule, deleteRule, ensureDefaultRules, listRules, updateRule } from "../services/policies";
+import { ZCreateRuleInput, ZRule, ZRuleIdInput, ZUpdateRuleInput } from "./rules.types";
+
+const admin = () => procedure({ auth: "session", role: "ADMIN" });
+
+/**
+ * Security policies (`policy.violation`) and prevention rules (`prevention.triggered`) share one
+ * shape and one set of four operations; only the path and the table differ.
+ */
+function ruleRouter(kind: "policy" | "prevention", path: "/policies" | "/prevention-rules", noun: string) {
+  const tags = ["policies"];
+  return router({
+    list: admin()
+      .meta({
+        openapi: { method: "GET", path, tags, summary: `List ${noun}s (defaults are created on first use)` },
+      })
+      .input(z.void())
+      .output(z.object({ rules: z.array(ZRule) }))
+      .query(async ({ ctx }) => {
+        await ensureDefaultRules(ctx.db, ctx.principal.org.id);
+        return { rules: await listRules(ctx.db, kind, ctx.principal.org.id) };
+      }),
+    create: admin()
+      .meta({
+        openapi: { method: "POST", path, tags, summary: `Create a ${noun}`, successDescription: "Created" },
+      })
+      .input(ZCreateRuleInput)
+      .output(ZRule)
+      .mutation(async ({ ctx, input }) => {
+        const rule = await createRule(ctx.db, kind, ctx.principal, input);
+        ctx.response.status = 201;
+        return rule;
+      }),
+    update: admin()
+      .meta({ openapi: { method: "PATCH", path: `${path}/{id}`, tags, summary: `Change a ${noun}` } })
+      .input(ZUpdateRuleInput)
+      .output(ZRule)
+      .mutation(({ ctx, input: { id, ...patch } }) => updateRule(ctx.db, kind, ctx.principal, id, patch)),
+    remove: admin()
+      .meta({ openapi: { method: "DELETE", path: `${path}/{id}`, tags, summary: `Delete a ${noun}` } })
+      .input(ZRuleIdInput)
+      .output(z.object({ deleted: z.literal(true) }))
+      .mutation(async ({ ctx, input }) => {
+        await deleteRule(ctx.db, kind, ctx.principal, input.id);
+        return { deleted: true as const };
+      }),
+  });
+}
+
+export const policiesRouter = ruleRouter("policy", "/policies", "security policy");
+export const preventionRulesRouter = ruleRouter("prevention", "/prevention-rules", "prevention rule");

@@ -1,0 +1,54 @@
+import { z } from "zod";
+
+const ZSeverity = z.enum(["CRITICAL", "HIGH", "MEDIUM", "LOW"]);
+const CATEGORIES = [
+  "public_exposure",
+  "external_sharing",
+  "shared_drive_exposure",
+  "identity",
+  "third_party_apps",
+] as const;
+
+export const ZRuleMatch = z
+  .object({
+    categories: z.array(z.enum(CATEGORIES)).max(10).optional(),
+    ruleIds: z.array(z.string().min(1).max(100)).max(50).optional(),
+    minSeverity: ZSeverity.optional(),
+  })
+  .refine((m) => m.categories?.length || m.ruleIds?.length || m.minSeverity, {
+    message: "match at least one of categories, ruleIds or minSeverity",
+  });
+
+export const ZRule = z.object({
+  id: z.string(),
+  name: z.string(),
+  match: z.object({
+    categories: z.array(z.string()).optional(),
+    ruleIds: z.array(z.string()).optional(),
+    minSeverity: ZSeverity.optional(),
+  }),
+  enabled: z.boolean(),
+  action: z.string().optional(),
+  createdAt: z.string(),
+});
+
+// Only ALERT_ONLY acts today: remediating at the source (revoking links) needs write scopes
+// that connectors do not request.
+const ZAction = z.literal("ALERT_ONLY");
+
+export const ZCreateRuleInput = z.object({
+  name: z.string().trim().min(1).max(120),
+  match: ZRuleMatch,
+  enabled: z.boolean().optional(),
+  action: ZAction.optional(),
+});
+
+export const ZUpdateRuleInput = z.object({
+  id: z.string().min(1).max(100),
+  name: z.string().trim().min(1).max(120).optional(),
+  match: ZRuleMatch.optional(),
+  enabled: z.boolean().optional(),
+  action: ZAction.optional(),
+});
+
+export const ZRuleIdInput = z.object({ id: z.string().min(1).max(100) });

@@ -1,0 +1,27 @@
+import { router } from "@posture/platform";
+import { configureTicketing } from "./procedures/configure-ticketing";
+import { createConnector } from "./procedures/create-connector";
+import { createTicket } from "./procedures/create-ticket";
+import { deleteConnector } from "./procedures/delete-connector";
+import { getPostureBreakdown } from "./procedures/get-posture-breakdown";
+import { getPostureHistory } from "./procedures/get-posture-history";
+import { listConnectors } from "./procedures/list-connectors";
+import { listFindings } from "./procedures/list-findings";
+import { listTimeline } from "./procedures/list-timeline";
+import { policiesRouter, preventionRulesRouter } from "./procedures/rules";
+import { syncConnector } from "./procedures/sync-connector";
+
+export const postureRouter = router({
+  connectors: router({
+    list: listConnectors,
+    create: createConnector,
+    remove: deleteConnector,
+    sync: syncConnector,
+  }),
+  findings: router({ list: listFindings, createTicket }),
+  integrations: router({ configureTicketing }),
+  posture: router({ history: getPostureHistory, breakdown: getPostureBreakdown }),
+  timeline: router({ list: listTimeline }),
+  policies: policiesRouter,
+  preventionRules: preventionRulesRouter,
+});

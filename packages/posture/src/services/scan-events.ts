@@ -1,0 +1,123 @@
+import { and, eq, sql } from "drizzle-orm";
+import {
+  preventionRules,
+  securityPolicies,
+  webhookSubscriptions,
+  type Db,
+  type TSeverity,
+} from "@posture/db";
+import type { TJobQueue } from "@posture/platform";
+import { emitEvent, type TEventData, type TEventType } from "@posture/webhooks";
+import { matches } from "./policies";
+import type { TFindingRef, TPersistResult } from "./scan-persist";
+import { maxSeverity } from "./severity";
+
+export type TScanEventInput = {
+  orgId: string;
+  scanId: string;
+  connector: { id: string; displayName: string };
+  result: TPersistResult;
+  publicUrl: string;
+};
+
+const findingLink = (base: string, id: string) => `${base}/findings/${id}`;
+
+/** Event types someone in the organization subscribes to: nothing is built for nobody. */
+async function subscribedTypes(db: Db, orgId: string): Promise<Set<string>> {
+  const rows = await db
+    .select({ type: sql<string>`unnest(${webhookSubscriptions.events})` })
+    .from(webhookSubscriptions)
+    .where(and(eq(webhookSubscriptions.orgId, orgId), eq(webhookSubscriptions.status, "active")));
+  return new Set(rows.map((r) => r.type));
+}
+
+function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}
+
+/** The spec's six events for one completed scan, emitted after its transaction committed. */
+export async function emitScanEvents(db: Db, jobs: TJobQueue, input: TScanEventInput): Promise<void> {
+  const types = await subscribedTypes(db, input.orgId);
+  if (types.size === 0) return;
+  const base = input.publicUrl.replace(/\/$/, "");
+  const { result } = input;
+  const emit = <T extends TEventType>(type: T, data: TEventData<T>) =>
+    emitEvent(db, jobs, { orgId: input.orgId, type, data });
+
+  if (types.has("scan.completed")) {
+    await emit("scan.completed", {
+      connectorId: input.connector.id,
+      connectorName: input.connector.displayName,
+      score: result.postureScore,
+      findingsTotal: result.findingsTotal,
+      findingsNew: result.newFindings.length,
+      link: `${base}/connectors/${input.connector.id}/scans/${input.scanId}`,
+    });
+  }
+  if (types.has("finding.new")) {
+    for (const f of result.newFindings) {
+      await emit("finding.new", {
+        findingId: f.id,
+        severity: f.severity,
+        title: f.title,
+        resource: f.resourceName,
+        link: findingLink(base, f.id),
+      });
+    }
+  }
+  if (types.has("finding.resolved")) {
+    for (const f of result.resolvedFindings) {
+      await emit("finding.resolved", { findingId: f.id, title: f.title, link: findingLink(base, f.id) });
+    }
+  }
+  if (result.newFindings.length === 0) return;
+
+  const matched = <R extends { match: Parameters<typeof matches>[0] }>(rules: R[]) =>
+    rules.flatMap((r) => {
+      const hits = result.newFindings.filter((f) => matches(r.match, f));
+      return hits.length > 0 ? [{ rule: r, hits }] : [];
+    });
+  if (types.has("policy.violation")) {
+    const policies = await db
+      .select()
+      .from(securityPolicies)
+      .where(and(eq(securityPolicies.orgId, input.orgId), eq(securityPolicies.enabled, true)));
+    for (const { rule, hits } of matched(policies)) {
+      await emit("policy.violation", { ruleId: rule.id, severity: severityOf(hits), count: hits.length });
+    }
+  }
+  if (types.has("prevention.triggered")) {
+    const rules = await db
+      .select()
+      .from(preventionRules)
+      .where(and(eq(preventionRules.orgId, input.orgId), eq(preventionRules.enabled, true)));
+    for (const { rule, hits } of matched(rules)) {
+      await emit("prevention.triggered", {
+        ruleId: rule.id,
+        action: rule.action,
+        count: hits.length,
+        severity: severityOf(hits),
+      });
+    }
+  }
+  if (types.has("alert.grouped")) {
+    for (const [category, hits] of groupBy(result.newFindings, (f) => f.category)) {
+      await emit("alert.grouped", {
+        category,
+        severity: severityOf(hits),
+        count: hits.length,
+        title: `${hits.length} new ${category.replace(/_/g, " ")} finding${hits.length === 1 ? "" : "s"} on ${input.connector.displayName}`,
+        link: `${base}/findings?category=${encodeURIComponent(category)}`,
+      });
+    }
+  }
+}
+
+const severityOf = (hits: TFindingRef[]): TSeverity => maxSeverity(hits.map((h) => h.severity));

@@ -1,0 +1,317 @@
+import { and, count, eq, gte, inArray, isNull, lt, or } from "drizzle-orm";
+import { connectors, scans, trustedDomains, type Db } from "@posture/db";
+import {
+  createSourceAdapter,
+  SourceAuthError,
+  type TAppGrant,
+  type TSourceAdapter,
+} from "@posture/connectors";
+import {
+  AppError,
+  decryptSecret,
+  PLANS,
+  recordAudit,
+  type TJobQueue,
+  type TLogger,
+  type TPrincipal,
+  type TRuntime,
+} from "@posture/platform";
+import { createRuleEngine } from "../engine";
+import { getConnector } from "./connectors";
+import { lockOrg } from "./locks";
+import { ensureDefaultRules } from "./policies";
+import { emitScanEvents } from "./scan-events";
+import { persistScan } from "./scan-persist";
+
+export const SCAN_JOB = "scan.run";
+export const SCAN_SWEEP_JOB = "scan.sweep-due";
+export const SCAN_ATTEMPTS = 3;
+/** How long POST /sync waits for its scan before answering 202 with the scan still running. */
+export const SYNC_WAIT_MS = 120_000;
+/** A queued or running scan older than this is considered lost (its worker died without a retry). */
+const STALE_SCAN_MS = 15 * 60_000;
+const DAY_MS = 86_400_000;
+
+export type TScanDeps = {
+  db: Db;
+  jobs: TJobQueue;
+  runtime: TRuntime;
+  log: TLogger;
+  /** Overridable for tests that point a real-mode connector at a fake source. */
+  adapterFor?: (connector: typeof connectors.$inferSelect, runtime: TRuntime) => TSourceAdapter;
+};
+
+export type TScanResult = {
+  scanId: string;
+  status: "QUEUED" | "RUNNING" | "COMPLETE" | "FAILED";
+  resources: number;
+  findingsNew: number;
+  findingsResolved: number;
+  postureScore: number;
+};
+
+type TScanRow = typeof scans.$inferSelect;
+
+export function toScanResult(s: TScanRow): TScanResult {
+  return {
+    scanId: s.id,
+    status: s.status,
+    resources: s.resources,
+    findingsNew: s.findingsNew,
+    findingsResolved: s.findingsResolved,
+    postureScore: s.postureScore ?? 0,
+  };
+}
+
+export function defaultAdapterFor(
+  connector: typeof connectors.$inferSelect,
+  runtime: TRuntime,
+): TSourceAdapter {
+  const credentials = connector.credentialsEnc
+    ? (JSON.parse(decryptSecret(runtime.encryptionKey, connector.credentialsEnc)) as unknown)
+    : undefined;
+  return createSourceAdapter({
+    type: connector.type,
+    mode: connector.mode,
+    connectorId: connector.id,
+    credentials,
+    config: connector.config,
+    ...(runtime.sourceEndpoints ? { endpoints: runtime.sourceEndpoints } : {}),
+  });
+}
+
+function secondsToUtcMidnight(now: Date): number {
+  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
+}
+
+function utcMidnight(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+}
+
+/**
+ * Queues a manual scan (or joins the one already running for this connector), enforcing the
+ * plan's daily ceiling per organization and UTC day, and waits for the result.
+ */
+export async function requestManualScan(deps: TScanDeps, principal: TPrincipal, connectorId: string) {
+  const { db } = deps;
+  const connector = await getConnector(db, principal.org.id, connectorId);
+  const now = new Date();
+  const { scan, joined } = await db.transaction(async (tx) => {
+    await tx.execute(lockOrg(principal.org.id, "scans"));
+    const [inflight] = await tx
+      .select()
+      .from(scans)
+      .where(and(eq(scans.connectorId, connector.id), inArray(scans.status, ["QUEUED", "RUNNING"])))
+      .limit(1);
+    if (inflight && now.getTime() - inflight.createdAt.getTime() < STALE_SCAN_MS)
+      return { scan: inflight, joined: true };
+    if (inflight) {
+      await tx
+        .update(scans)
+        .set({ status: "FAILED", error: "abandoned: no worker finished it" })
+        .where(eq(scans.id, inflight.id));
+    }
+    const max = PLANS[principal.org.plan].scansPerDay;
+    if (max !== null) {
+      const [used] = await tx
+        .select({ n: count() })
+        .from(scans)
+        .where(
+          and(
+            eq(scans.orgId, principal.org.id),
+            eq(scans.trigger, "manual"),
+            gte(scans.createdAt, utcMidnight(now)),
+          ),
+        );
+      if ((used?.n ?? 0) >= max) {
+        const retryAfter = secondsToUtcMidnight(now);
+        throw new AppError(
+          "rate_limited",
+          `Your plan allows ${max} manual scans per day; the count resets at 00:00 UTC`,
+          { retryAfter },
+          { "Retry-After": String(retryAfter) },
+        );
+      }
+    }
+    const [created] = await tx
+      .insert(scans)
+      .values({
+        orgId: principal.org.id,
+        connectorId: connector.id,
+        connectorName: connector.displayName,
+        trigger: "manual",
+        requestedByUserId: principal.userId,
+      })
+      .returning();
+    if (!created) throw new Error("scan insert returned nothing");
+    return { scan: created, joined: false };
+  });
+  if (!joined) {
+    await recordAudit(db, {
+      orgId: principal.org.id,
+      action: "SCAN_TRIGGERED",
+      target: connector.id,
+      userId: principal.userId,
+      userEmail: principal.userEmail,
+      metadata: { scanId: scan.id },
+    });
+  }
+  try {
+    await deps.jobs.runAndWait<TScanResult>(
+      SCAN_JOB,
+      { scanId: scan.id },
+      { jobId: scan.id, timeoutMs: SYNC_WAIT_MS },
+    );
+  } catch (err) {
+    deps.log.warn(
+      { err: (err as Error).message, scanId: scan.id },
+      "scan did not complete while the request waited",
+    );
+  }
+  const [latest] = await db.select().from(scans).where(eq(scans.id, scan.id));
+  if (!latest) throw new Error("scan vanished");
+  if (latest.status === "FAILED") {
+    throw new AppError("upstream_unavailable", `Scan failed: ${latest.error ?? "source unavailable"}`, {
+      scanId: latest.id,
+    });
+  }
+  return { result: toScanResult(latest), finished: latest.status === "COMPLETE" };
+}
+
+async function failScan(db: Db, scanId: string, error: string) {
+  await db
+    .update(scans)
+    .set({ status: "FAILED", error, completedAt: new Date() })
+    .where(eq(scans.id, scanId));
+}
+
+type TReadOutcome = {
+  resourceCount: number;
+  grants: TAppGrant[];
+  detected: ReturnType<ReturnType<typeof createRuleEngine>["findings"]>;
+};
+
+/** Streams the source through the rule engine: files are never all held in memory. */
+async function readSource(adapter: TSourceAdapter, trusted: string[], now: Date): Promise<TReadOutcome> {
+  const ws = await adapter.workspace();
+  const engine = createRuleEngine({ internalDomains: ws.internalDomains, trustedDomains: trusted, now });
+  let resourceCount = 0;
+  const grants: TAppGrant[] = [];
+  for await (const u of adapter.users()) {
+    engine.addUser(u);
+    resourceCount++;
+  }
+  for await (const f of adapter.files()) {
+    engine.addFile(f);
+    resourceCount++;
+  }
+  for await (const d of adapter.sharedDrives()) {
+    engine.addSharedDrive(d);
+    resourceCount++;
+  }
+  for await (const g of adapter.appGrants()) {
+    engine.addAppGrant(g);
+    grants.push(g);
+    resourceCount++;
+  }
+  return { resourceCount, grants, detected: engine.findings() };
+}
+
+/**
+ * The scan job. Idempotent: a scan already COMPLETE or FAILED returns its stored result, and the
+ * write happens in one transaction that first re-checks the scan's status.
+ */
+export async function runScanJob(deps: TScanDeps, scanId: string, attempt: number): Promise<TScanResult> {
+  const { db } = deps;
+  const [scan] = await db.select().from(scans).where(eq(scans.id, scanId));
+  if (!scan) throw new Error(`scan ${scanId} not found`);
+  if (scan.status === "COMPLETE" || scan.status === "FAILED") return toScanResult(scan);
+  const [connector] = scan.connectorId
+    ? await db.select().from(connectors).where(eq(connectors.id, scan.connectorId))
+    : [];
+  if (!connector) {
+    await failScan(db, scanId, "connector was disconnected");
+    return { ...toScanResult(scan), status: "FAILED" };
+  }
+  const now = new Date();
+  await db.update(scans).set({ status: "RUNNING", startedAt: now }).where(eq(scans.id, scanId));
+  await ensureDefaultRules(db, connector.orgId);
+  const trusted = (
+    await db
+      .select({ domain: trustedDomains.domain })
+      .from(trustedDomains)
+      .where(eq(trustedDomains.orgId, connector.orgId))
+  ).map((t) => t.domain);
+
+  let read: TReadOutcome;
+  try {
+    read = await readSource((deps.adapterFor ?? defaultAdapterFor)(connector, deps.runtime), trusted, now);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const authFailure =
+      err instanceof SourceAuthError || (err instanceof AppError && err.code === "invalid_input");
+    if (!authFailure && attempt < SCAN_ATTEMPTS) throw err;
+    // Credentials refused (or the source stayed down through every retry): the connector says so.
+    await db
+      .update(connectors)
+      .set({ healthStatus: "unhealthy", healthDetail: message.slice(0, 500) })
+      .where(eq(connectors.id, connector.id));
+    await failScan(db, scanId, message.slice(0, 500));
+    deps.log.warn({ scanId, connectorId: connector.id, err: message }, "scan failed");
+    const [failed] = await db.select().from(scans).where(eq(scans.id, scanId));
+    return failed ? toScanResult(failed) : { ...toScanResult(scan), status: "FAILED" };
+  }
+
+  const persisted = await persistScan(db, {
+    scanId,
+    orgId: connector.orgId,
+    connector: { id: connector.id, type: connector.type, displayName: connector.displayName },
+    detected: read.detected,
+    grants: read.grants,
+    resourceCount: read.resourceCount,
+    now,
+  });
+  if (persisted) {
+    try {
+      await emitScanEvents(db, deps.jobs, {
+        orgId: connector.orgId,
+        scanId,
+        connector: { id: connector.id, displayName: connector.displayName },
+        result: persisted,
+        publicUrl: deps.runtime.publicUrl,
+      });
+    } catch (err) {
+      // The scan's results are committed; a failure to announce them must not fail (and re-run) it.
+      deps.log.error({ err, scanId }, "emitting scan events failed");
+    }
+  }
+  const [done] = await db.select().from(scans).where(eq(scans.id, scanId));
+  if (!done) throw new Error("scan vanished");
+  return toScanResult(done);
+}
+
+/**
+ * The daily schedule: every connector not scanned for a day gets a scheduled scan. The scan id is
+ * derived from connector and UTC date, so replicas sweeping at once create and queue it once.
+ */
+export async function sweepDueScans(deps: TScanDeps, now = new Date()): Promise<number> {
+  const due = await deps.db
+    .select({ id: connectors.id, orgId: connectors.orgId, displayName: connectors.displayName })
+    .from(connectors)
+    .where(or(isNull(connectors.lastScanAt), lt(connectors.lastScanAt, new Date(now.getTime() - DAY_MS))));
+  let queued = 0;
+  const day = now.toISOString().slice(0, 10).replace(/-/g, "");
+  for (const c of due) {
+    const id = `scn_daily_${c.id}_${day}`;
+    const inserted = await deps.db
+      .insert(scans)
+      .values({ id, orgId: c.orgId, connectorId: c.id, connectorName: c.displayName, trigger: "scheduled" })
+      .onConflictDoNothing()
+      .returning({ id: scans.id });
+    if (inserted.length === 0) continue;
+    await deps.jobs.enqueue(SCAN_JOB, { scanId: id }, { jobId: id });
+    queued++;
+  }
+  return queued;
+}

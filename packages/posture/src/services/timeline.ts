@@ -1,0 +1,92 @@
+import { sql, type SQL } from "drizzle-orm";
+import { queryRows, type Db, type TSeverity } from "@posture/db";
+import { decodeCursor, encodeCursor, type TCursor } from "@posture/platform";
+
+export type TTimelineItem = {
+  id: string;
+  kind: "finding" | "scan" | "audit" | "oauth_grant";
+  severity: TSeverity;
+  title: string;
+  at: string;
+};
+
+// Audit actions a security reviewer wants in the "significant" view.
+const SIGNIFICANT_AUDIT = [
+  "SIGN_IN_FAILED",
+  "API_KEY_CREATED",
+  "API_KEY_REVOKED",
+  "CONNECTOR_CONNECTED",
+  "CONNECTOR_DISCONNECTED",
+  "WEBHOOK_CREATED",
+  "WEBHOOK_DELETED",
+  "POLICY_CHANGED",
+];
+
+type TRow = {
+  id: string;
+  kind: TTimelineItem["kind"];
+  severity: TSeverity;
+  title: string;
+  at: Date | string;
+  at_text: string;
+};
+
+/**
+ * Newest first across four sources. Each branch is cut to the page size with its own index before
+ * the merge, and the keyset (at, id) is strictly decreasing, so items sharing a timestamp are
+ * neither skipped nor repeated across pages.
+ */
+export async function listTimeline(
+  db: Db,
+  q: { orgId: string; limit: number; before?: string | undefined; significant: boolean },
+) {
+  const cursor: TCursor | null = q.before ? decodeCursor(q.before) : null;
+  const n = q.limit + 1;
+  // A bare timestamp cursor (id "") means "strictly older than": every id sorts above "".
+  const older = (at: SQL, id: SQL) =>
+    cursor ? sql`and (${at}, ${id}) < (${cursor.at}::timestamptz, ${cursor.id})` : sql``;
+  const sig = q.significant;
+  const significantAudit = sql.join(
+    SIGNIFICANT_AUDIT.map((a) => sql`${a}`),
+    sql`, `,
+  );
+
+  const rows = await queryRows<TRow>(
+    db,
+    sql`
+    select id, kind, severity, title, at, at::text as at_text from (
+    (select id, 'finding' as kind, severity, title, detected_at as at from findings
+      where org_id = ${q.orgId} ${sig ? sql`and severity in ('CRITICAL','HIGH')` : sql``} ${older(sql`detected_at`, sql`id`)}
+      order by detected_at desc, id desc limit ${n})
+    union all
+    (select id, 'scan', case when findings_new > 0 then 'MEDIUM' else 'LOW' end,
+        'Scan of ' || connector_name || ' completed: ' || findings_new || ' new, ' || findings_resolved || ' resolved',
+        completed_at from scans
+      where org_id = ${q.orgId} and status = 'COMPLETE' ${sig ? sql`and findings_new > 0` : sql``} ${older(sql`completed_at`, sql`id`)}
+      order by completed_at desc, id desc limit ${n})
+    union all
+    (select id, 'audit', case when action in (${significantAudit}) then 'MEDIUM' else 'LOW' end,
+        action || ' ' || target || ' by ' || user_email, created_at from audit_log
+      where org_id = ${q.orgId} ${sig ? sql`and action in (${significantAudit})` : sql``} ${older(sql`created_at`, sql`id`)}
+      order by created_at desc, id desc limit ${n})
+    union all
+    (select id, 'oauth_grant', case when not is_known_publisher then 'HIGH' else 'LOW' end,
+        label || ' granted to ' || user_email, granted_at from oauth_grants
+      where org_id = ${q.orgId} ${sig ? sql`and not is_known_publisher` : sql``} ${older(sql`granted_at`, sql`id`)}
+      order by granted_at desc, id desc limit ${n})
+    ) u
+    order by at desc, id desc
+    limit ${n}`,
+  );
+  const pageRows = rows.slice(0, q.limit);
+  const last = pageRows[pageRows.length - 1];
+  const nextCursor = rows.length > q.limit && last ? encodeCursor({ at: last.at_text, id: last.id }) : null;
+  const items: TTimelineItem[] = pageRows.map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    severity: r.severity,
+    title: r.title,
+    at: new Date(r.at).toISOString(),
+  }));
+  return { items, nextCursor };
+}

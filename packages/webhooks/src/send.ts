@@ -17,6 +17,8 @@ export function sendWebhook(
   body: string,
   headers: Record<string, string>,
   timeoutMs: number = DEFAULT_TIMEOUT_MS,
+  /** The whole attempt's budget, named in the error (DNS may have used part of it already). */
+  budgetMs: number = timeoutMs,
 ): Promise<TSendResult> {
   const request = target.url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise<TSendResult>((resolve) => {
@@ -60,7 +62,7 @@ export function sendWebhook(
     );
     const timer = setTimeout(() => {
       finish(
-        statusCode === null ? { statusCode: null, error: `timed out after ${timeoutMs} ms` } : { statusCode },
+        statusCode === null ? { statusCode: null, error: `timed out after ${budgetMs} ms` } : { statusCode },
       );
     }, timeoutMs);
     req.on("error", (err: NodeJS.ErrnoException) => {

@@ -122,7 +122,7 @@ async function attempt(
   });
   deps.log.debug({ deliveryId: d.id, attempt: attemptNo }, "webhook attempt");
   // Resolution and the exchange share one budget.
-  return sendWebhook(target, body, headers, Math.max(1, timeoutMs - (Date.now() - started)));
+  return sendWebhook(target, body, headers, Math.max(1, timeoutMs - (Date.now() - started)), timeoutMs);
 }
 
 function describeFailure(result: TSendResult): string {

@@ -1,0 +1,121 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectors } from "@posture/db";
+import {
+  startReceiver,
+  verifyServiceSignature,
+  verifyStandardWebhook,
+  waitFor,
+  type TReceiver,
+} from "@posture/webhooks/testing";
+import { startTestGateway, type TTestGateway } from "../../testing";
+
+type TDelivered = { event: string; data: Record<string, unknown>; id: string; createdAt: string };
+type TScan = { findingsNew: number; findingsResolved: number; postureScore: number };
+
+const ALL_EVENTS = [
+  "scan.completed",
+  "finding.new",
+  "finding.resolved",
+  "policy.violation",
+  "prevention.triggered",
+  "alert.grouped",
+];
+
+let gw: TTestGateway;
+let receiver: TReceiver;
+beforeAll(async () => {
+  receiver = await startReceiver();
+  gw = await startTestGateway({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } });
+});
+afterAll(async () => {
+  await gw.close();
+  await receiver.close();
+});
+
+describe("scan events", () => {
+  it("announces a scan's results as the spec's six signed events", async () => {
+    const a = await gw.createActor({ plan: "business" });
+    const sub = await gw.request("POST", "/api/webhooks", {
+      cookie: a.cookie,
+      body: { url: receiver.url, events: ALL_EVENTS },
+    });
+    expect(sub.status).toBe(201);
+    const secret = (sub.body as { secret: string }).secret;
+
+    const created = await gw.request("POST", "/api/connectors", {
+      cookie: a.cookie,
+      body: {
+        type: "google_workspace",
+        displayName: "Events Drive",
+        mode: "demo",
+        config: { fileCount: 300 },
+      },
+    });
+    const connectorId = (created.body as { id: string }).id;
+    const scan = (await gw.request("POST", `/api/connectors/${connectorId}/sync`, { cookie: a.cookie }))
+      .body as TScan;
+    expect(scan.findingsNew).toBeGreaterThan(0);
+
+    const delivered = () => receiver.received.map((r) => JSON.parse(r.body) as TDelivered);
+    const of = (type: string) => delivered().filter((d) => d.event === type);
+    const groupedCount = () => of("alert.grouped").reduce((n, g) => n + Number(g.data.count), 0);
+    await waitFor(
+      async () =>
+        of("finding.new").length === scan.findingsNew &&
+        of("scan.completed").length === 1 &&
+        groupedCount() === scan.findingsNew,
+      20_000,
+    );
+
+    for (const r of receiver.received) {
+      expect(await verifyServiceSignature(secret, r)).toBe(true);
+      expect(verifyStandardWebhook(secret, r)).toBeTruthy();
+    }
+    const [completed] = of("scan.completed");
+    expect(completed?.data).toMatchObject({
+      connectorId,
+      connectorName: "Events Drive",
+      score: scan.postureScore,
+      findingsNew: scan.findingsNew,
+    });
+    expect(typeof completed?.data.findingsTotal).toBe("number");
+    expect(String(completed?.data.link)).toMatch(/^http/);
+    expect(Object.keys(of("finding.new")[0]?.data ?? {}).sort()).toEqual([
+      "findingId",
+      "link",
+      "resource",
+      "severity",
+      "title",
+    ]);
+
+    // One grouped alert per category with new findings.
+    const grouped = of("alert.grouped");
+    const categories = grouped.map((g) => g.data.category);
+    expect(new Set(categories).size).toBe(categories.length);
+    expect(groupedCount()).toBe(scan.findingsNew);
+    // The default policy set matches a demo workspace's critical exposures; the default prevention rule alerts.
+    await waitFor(
+      async () => of("policy.violation").length > 0 && of("prevention.triggered").length > 0,
+      20_000,
+    );
+    expect(of("prevention.triggered")[0]?.data).toMatchObject({ action: "ALERT_ONLY" });
+    expect(Object.keys(of("policy.violation")[0]?.data ?? {}).sort()).toEqual([
+      "count",
+      "ruleId",
+      "severity",
+    ]);
+
+    // The source drifts; the rescan resolves findings and says so.
+    await gw.db.db
+      .update(connectors)
+      .set({ config: { fileCount: 300, revision: 1 } })
+      .where(eq(connectors.id, connectorId));
+    const rescan = (await gw.request("POST", `/api/connectors/${connectorId}/sync`, { cookie: a.cookie }))
+      .body as TScan;
+    expect(rescan.findingsResolved).toBeGreaterThan(0);
+    await waitFor(async () => of("finding.resolved").length === rescan.findingsResolved, 20_000);
+    expect(Object.keys(of("finding.resolved")[0]?.data ?? {}).sort()).toEqual(["findingId", "link", "title"]);
+    expect(new Set(delivered().map((d) => d.id)).size).toBe(delivered().length);
+  });
+});

@@ -5,6 +5,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import type { SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import * as schema from "./schema";
@@ -46,7 +47,9 @@ export function createDb(opts: DbOptions): DbHandle {
       close: () => pool.end(),
     };
   }
-  const client = new PGlite(opts.dataDir ?? "memory://");
+  const dataDir = opts.dataDir ?? "memory://";
+  if (!dataDir.includes("://")) mkdirSync(dataDir, { recursive: true });
+  const client = new PGlite(dataDir);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,

@@ -61,11 +61,15 @@ describe("Redis unreachable from the start", () => {
     const gw = await startTestGateway({ redisUrl: `redis://127.0.0.1:${await closedPort()}` });
     open.push(gw);
 
-    const started = Date.now();
-    const ok = await gw.request("GET", PATH, { ip: freshIp() });
-    expect(ok.status).toBe(200);
-    // A Redis command waiting for a server that is not there would take the 1 s command timeout or more.
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // A Redis command waiting for a server that is not there would take the 1 s command timeout or
+    // more; failing fast, a request takes milliseconds. The median keeps a busy machine's outlier out.
+    const durations: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const started = Date.now();
+      expect((await gw.request("GET", PATH, { ip: freshIp() })).status).toBe(200);
+      durations.push(Date.now() - started);
+    }
+    expect(durations.sort((a, b) => a - b)[2]).toBeLessThan(1_000);
 
     const ip = freshIp();
     const burst = await times(20, () => gw.request("GET", PATH, { ip }));

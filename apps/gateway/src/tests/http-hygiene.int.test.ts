@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { sql } from "drizzle-orm";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LOG_REDACT } from "../server";
+import { LOG_REDACT } from "@posture/platform";
 import { startTestGateway, type TTestGateway } from "../testing";
 import { errorCode, freshIp } from "./helpers";
 

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import {
   type TGActivity,
   type TGDomain,
@@ -9,10 +8,8 @@ import {
   type TGUser,
 } from "../google/api-types";
 import {
-  bearerToken,
-  decodeCursor,
-  encodeCursor,
-  paginate,
+  createTokenBook,
+  pageAt,
   pageSize,
   startFakeServer,
   type TFakeRequest,
@@ -77,8 +74,23 @@ export async function startFakeGoogle(opts: {
 }): Promise<TFakeGoogle> {
   const { fixture } = opts;
   const fakeMax = opts.pageSize ?? 1000;
-  const valid = new Set<string>(opts.accessToken ? [opts.accessToken] : []);
-  const issuedTokens: string[] = [];
+  const tokens = createTokenBook("ya29.", opts.accessToken);
+
+  /** Drive, Directory and Reports page alike: `pageToken` in, `nextPageToken` out; a bad token is a 400. */
+  function listPage<T>(
+    items: T[],
+    q: URLSearchParams,
+    size: { param: string; apiDefault: number; apiMax: number },
+    invalidMessage: string,
+  ): { page: T[]; more: { nextPageToken?: string } } | { refused: TFakeResponse } {
+    const at = pageAt(
+      items,
+      q.get("pageToken"),
+      pageSize(q.get(size.param), size.apiDefault, size.apiMax, fakeMax),
+    );
+    if (at === "invalid") return { refused: googleError(400, invalidMessage, "invalid") };
+    return { page: at.page, more: at.nextToken === undefined ? {} : { nextPageToken: at.nextToken } };
+  }
 
   function issueToken(req: TFakeRequest, tokenUrl: string): TFakeResponse {
     const refused = checkJwtBearerGrant(req.body, {
@@ -88,12 +100,9 @@ export async function startFakeGoogle(opts: {
       mayImpersonate: (email) => fixture.users.some((u) => u.primaryEmail === email && u.isAdmin),
     });
     if (refused) return refused;
-    const token = `ya29.${randomBytes(16).toString("hex")}`;
-    valid.add(token);
-    issuedTokens.push(token);
     return {
       status: 200,
-      body: { access_token: token, expires_in: opts.tokenTtlSec ?? 3599, token_type: "Bearer" },
+      body: { access_token: tokens.issue(), expires_in: opts.tokenTtlSec ?? 3599, token_type: "Bearer" },
     };
   }
 
@@ -116,17 +125,16 @@ export async function startFakeGoogle(opts: {
     if (corpora === "drive") files = files.filter((f) => f.driveId === q.get("driveId"));
     else if (corpora === "user") files = files.filter((f) => !f.driveId);
     if (/trashed\s*=\s*false/.test(q.get("q") ?? "")) files = files.filter((f) => !f.trashed);
-    const offset = decodeCursor(q.get("pageToken"));
-    if (offset === "invalid") return googleError(400, "Invalid Value", "invalid");
-    const { page, next } = paginate(files, offset, pageSize(q.get("pageSize"), 100, 1000, fakeMax));
+    const listed = listPage(files, q, { param: "pageSize", apiDefault: 100, apiMax: 1000 }, "Invalid Value");
+    if ("refused" in listed) return listed.refused;
     const fields = q.get("fields") ?? "";
     const wantPermissions = /permissions\(/.test(fields);
     return {
       status: 200,
       body: {
         kind: "drive#fileList",
-        ...(next === null ? {} : { nextPageToken: encodeCursor(next) }),
-        files: page.map(({ permissions, trashed: _trashed, ...file }) => ({
+        ...listed.more,
+        files: listed.page.map(({ permissions, trashed: _trashed, ...file }) => ({
           ...file,
           // Drive leaves `permissions` out of files.list for items in shared drives.
           ...(wantPermissions && !file.driveId ? { permissions } : {}),
@@ -145,31 +153,30 @@ export async function startFakeGoogle(opts: {
     if (drive && q.get("useDomainAdminAccess") !== "true")
       return googleError(404, `Shared drive not found: ${fileId}`, "notFound");
     const permissions = file?.permissions ?? drive?.permissions ?? [];
-    const offset = decodeCursor(q.get("pageToken"));
-    if (offset === "invalid") return googleError(400, "Invalid Value", "invalid");
-    const { page, next } = paginate(permissions, offset, pageSize(q.get("pageSize"), 100, 100, fakeMax));
+    const listed = listPage(
+      permissions,
+      q,
+      { param: "pageSize", apiDefault: 100, apiMax: 100 },
+      "Invalid Value",
+    );
+    if ("refused" in listed) return listed.refused;
     return {
       status: 200,
-      body: {
-        kind: "drive#permissionList",
-        ...(next === null ? {} : { nextPageToken: encodeCursor(next) }),
-        permissions: page,
-      },
+      body: { kind: "drive#permissionList", ...listed.more, permissions: listed.page },
     };
   }
 
   function listDrives(q: URLSearchParams): TFakeResponse {
     // Without domain admin access only drives the caller is a member of are listed; the fake's caller is in none.
     const drives = q.get("useDomainAdminAccess") === "true" ? fixture.drives : [];
-    const offset = decodeCursor(q.get("pageToken"));
-    if (offset === "invalid") return googleError(400, "Invalid Value", "invalid");
-    const { page, next } = paginate(drives, offset, pageSize(q.get("pageSize"), 10, 100, fakeMax));
+    const listed = listPage(drives, q, { param: "pageSize", apiDefault: 10, apiMax: 100 }, "Invalid Value");
+    if ("refused" in listed) return listed.refused;
     return {
       status: 200,
       body: {
         kind: "drive#driveList",
-        ...(next === null ? {} : { nextPageToken: encodeCursor(next) }),
-        drives: page.map(({ permissions: _p, ...d }) => ({ kind: "drive#drive", ...d })),
+        ...listed.more,
+        drives: listed.page.map(({ permissions: _p, ...d }) => ({ kind: "drive#drive", ...d })),
       },
     };
   }
@@ -177,19 +184,19 @@ export async function startFakeGoogle(opts: {
   function listUsers(q: URLSearchParams): TFakeResponse {
     if (q.get("customer") !== "my_customer" && !q.get("domain"))
       return googleError(400, "Bad Request", "badRequest");
-    const offset = decodeCursor(q.get("pageToken"));
-    if (offset === "invalid") return googleError(400, "Invalid Input", "invalid");
     const sorted = [...fixture.users].sort((a, b) =>
       (a.primaryEmail ?? "").localeCompare(b.primaryEmail ?? ""),
     );
-    const { page, next } = paginate(sorted, offset, pageSize(q.get("maxResults"), 100, 500, fakeMax));
+    const listed = listPage(
+      sorted,
+      q,
+      { param: "maxResults", apiDefault: 100, apiMax: 500 },
+      "Invalid Input",
+    );
+    if ("refused" in listed) return listed.refused;
     return {
       status: 200,
-      body: {
-        kind: "admin#directory#users",
-        users: page,
-        ...(next === null ? {} : { nextPageToken: encodeCursor(next) }),
-      },
+      body: { kind: "admin#directory#users", users: listed.page, ...listed.more },
     };
   }
 
@@ -214,16 +221,16 @@ export async function startFakeGoogle(opts: {
       .map((a) => (eventName ? { ...a, events: (a.events ?? []).filter((e) => e.name === eventName) } : a))
       .filter((a) => (a.events ?? []).length > 0)
       .sort((a, b) => Date.parse(b.id?.time ?? "") - Date.parse(a.id?.time ?? ""));
-    const offset = decodeCursor(q.get("pageToken"));
-    if (offset === "invalid") return googleError(400, "Invalid pageToken", "invalid");
-    const { page, next } = paginate(matching, offset, pageSize(q.get("maxResults"), 1000, 1000, fakeMax));
+    const listed = listPage(
+      matching,
+      q,
+      { param: "maxResults", apiDefault: 1000, apiMax: 1000 },
+      "Invalid pageToken",
+    );
+    if ("refused" in listed) return listed.refused;
     return {
       status: 200,
-      body: {
-        kind: "admin#reports#activities",
-        items: page,
-        ...(next === null ? {} : { nextPageToken: encodeCursor(next) }),
-      },
+      body: { kind: "admin#reports#activities", items: listed.page, ...listed.more },
     };
   }
 
@@ -231,8 +238,7 @@ export async function startFakeGoogle(opts: {
     faultBody: (status) => googleError(status, status === 429 ? "Rate Limit Exceeded" : "Backend Error").body,
     handle: (req, baseUrl) => {
       if (req.method === "POST" && req.path === "/token") return issueToken(req, `${baseUrl}/token`);
-      const token = bearerToken(req);
-      if (!token || !valid.has(token)) {
+      if (!tokens.accepts(req)) {
         return googleError(
           401,
           "Request had invalid authentication credentials. Expected OAuth 2 access token.",
@@ -259,5 +265,5 @@ export async function startFakeGoogle(opts: {
       return googleError(404, `Not Found: ${req.path}`, "notFound");
     },
   });
-  return { ...server, tokenUrl: `${server.url}/token`, issuedTokens };
+  return { ...server, tokenUrl: `${server.url}/token`, issuedTokens: tokens.issued };
 }

@@ -11,10 +11,9 @@ import {
   type TMsUser,
 } from "../microsoft/api-types";
 import {
-  bearerToken,
-  decodeCursor,
+  createTokenBook,
   encodeCursor,
-  paginate,
+  pageAt,
   pageSize,
   startFakeServer,
   type TFakeRequest,
@@ -73,8 +72,7 @@ export async function startFakeGraph(opts: {
 }): Promise<TFakeGraph> {
   const { fixture } = opts;
   const fakeMax = opts.pageSize ?? 1000;
-  const valid = new Set<string>();
-  const issuedTokens: string[] = [];
+  const tokens = createTokenBook("eyJ0eXAi.");
 
   function issueToken(tenant: string, req: TFakeRequest): TFakeResponse {
     const form = new URLSearchParams(req.body);
@@ -108,13 +106,10 @@ export async function startFakeGraph(opts: {
     if (form.get("scope") !== "https://graph.microsoft.com/.default") {
       return oauthError(400, "invalid_scope", "AADSTS1002012: The provided value for scope is not valid.");
     }
-    const token = `eyJ0eXAi.${randomBytes(16).toString("hex")}`;
-    valid.add(token);
-    issuedTokens.push(token);
     const ttl = opts.tokenTtlSec ?? 3599;
     return {
       status: 200,
-      body: { token_type: "Bearer", expires_in: ttl, ext_expires_in: ttl, access_token: token },
+      body: { token_type: "Bearer", expires_in: ttl, ext_expires_in: ttl, access_token: tokens.issue() },
     };
   }
 
@@ -125,19 +120,18 @@ export async function startFakeGraph(opts: {
     opts2: { maxTop: number; defaults?: string[]; delta?: boolean },
   ): TFakeResponse {
     const q = req.query;
-    const offset = decodeCursor(q.get("$skiptoken"));
-    if (offset === "invalid") return graphError(400, "BadRequest", "Invalid $skiptoken");
-    const { page, next } = paginate(items, offset, pageSize(q.get("$top"), 100, opts2.maxTop, fakeMax));
+    const at = pageAt(items, q.get("$skiptoken"), pageSize(q.get("$top"), 100, opts2.maxTop, fakeMax));
+    if (at === "invalid") return graphError(400, "BadRequest", "Invalid $skiptoken");
     const link = (params: URLSearchParams) => `${baseUrl}${req.path}?${params.toString()}`;
     const nextParams = new URLSearchParams(q);
-    nextParams.set("$skiptoken", encodeCursor(next ?? 0));
+    if (at.nextToken !== undefined) nextParams.set("$skiptoken", at.nextToken);
     const deltaParams = new URLSearchParams({ token: encodeCursor(items.length) });
     return {
       status: 200,
       body: {
         "@odata.context": `${baseUrl}/v1.0/$metadata#collection`,
-        value: page.map((item) => select(item, q, opts2.defaults)),
-        ...(next !== null
+        value: at.page.map((item) => select(item, q, opts2.defaults)),
+        ...(at.nextToken !== undefined
           ? { "@odata.nextLink": link(nextParams) }
           : opts2.delta
             ? { "@odata.deltaLink": link(deltaParams) }
@@ -237,8 +231,7 @@ export async function startFakeGraph(opts: {
     handle: (req, baseUrl) => {
       const tokenPath = /^\/([^/]+)\/oauth2\/v2\.0\/token$/.exec(req.path);
       if (req.method === "POST" && tokenPath) return issueToken(decodeURIComponent(tokenPath[1] ?? ""), req);
-      const token = bearerToken(req);
-      if (!token || !valid.has(token)) {
+      if (!tokens.accepts(req)) {
         return graphError(
           401,
           "InvalidAuthenticationToken",
@@ -248,5 +241,5 @@ export async function startFakeGraph(opts: {
       return route(req, baseUrl);
     },
   });
-  return { ...server, issuedTokens };
+  return { ...server, issuedTokens: tokens.issued };
 }

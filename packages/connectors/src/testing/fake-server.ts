@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { type AddressInfo } from "node:net";
 
@@ -34,17 +35,29 @@ export type TFakeServer = {
   close: () => Promise<void>;
 };
 
-export function paginate<T>(items: T[], offset: number, size: number): { page: T[]; next: number | null } {
+function paginate<T>(items: T[], offset: number, size: number): { page: T[]; next: number | null } {
   const page = items.slice(offset, offset + size);
   return { page, next: offset + size < items.length ? offset + size : null };
 }
 
 export const encodeCursor = (offset: number) => Buffer.from(`offset:${offset}`).toString("base64url");
 
-export function decodeCursor(token: string | null): number | "invalid" {
+function decodeCursor(token: string | null): number | "invalid" {
   if (!token) return 0;
   const match = /^offset:(\d+)$/.exec(Buffer.from(token, "base64url").toString());
   return match ? Number(match[1]) : "invalid";
+}
+
+/** One page of `items` at an opaque cursor token, and the token of the next page (none on the last). */
+export function pageAt<T>(
+  items: T[],
+  token: string | null,
+  size: number,
+): { page: T[]; nextToken: string | undefined } | "invalid" {
+  const offset = decodeCursor(token);
+  if (offset === "invalid") return "invalid";
+  const { page, next } = paginate(items, offset, size);
+  return { page, nextToken: next === null ? undefined : encodeCursor(next) };
 }
 
 /** A page size as the API would apply it: the client's request, capped by the API's and the fake's maxima. */
@@ -121,8 +134,34 @@ export async function startFakeServer(opts: {
   };
 }
 
-export function bearerToken(req: TFakeRequest): string | null {
+function bearerToken(req: TFakeRequest): string | null {
   const header = req.headers.authorization;
   const match = typeof header === "string" ? /^Bearer (.+)$/.exec(header) : null;
   return match?.[1] ?? null;
+}
+
+export type TTokenBook = {
+  /** Every access token handed out, in order (a pre-shared one is accepted but not listed). */
+  issued: string[];
+  issue: () => string;
+  /** Whether the request's bearer token is one this fake handed out or was given. */
+  accepts: (req: TFakeRequest) => boolean;
+};
+
+export function createTokenBook(prefix: string, preshared?: string): TTokenBook {
+  const valid = new Set<string>(preshared ? [preshared] : []);
+  const issued: string[] = [];
+  return {
+    issued,
+    issue: () => {
+      const token = `${prefix}${randomBytes(16).toString("hex")}`;
+      valid.add(token);
+      issued.push(token);
+      return token;
+    },
+    accepts: (req) => {
+      const token = bearerToken(req);
+      return Boolean(token) && valid.has(token ?? "");
+    },
+  };
 }

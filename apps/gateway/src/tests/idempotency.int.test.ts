@@ -94,6 +94,21 @@ describe("Idempotency-Key", () => {
     expect(await keysNamed(body.name)).toBe(0);
   });
 
+  it("runs concurrent identical requests once: the others are replays or 409 conflict", async () => {
+    const k = newKey();
+    const name = `race ${k}`;
+    const results = await Promise.all(Array.from({ length: 6 }, () => createKey(k, { name })));
+    expect(await keysNamed(name)).toBe(1);
+    const created = results.filter((r) => r.status === 201);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(created.map((r) => (r.body as { id: string }).id)).size).toBe(1);
+    expect(created.filter((r) => r.headers.get("idempotent-replayed") === null)).toHaveLength(1);
+    for (const r of results.filter((x) => x.status !== 201)) {
+      expect(r.status).toBe(409);
+      expect(errorCode(r)).toBe("conflict");
+    }
+  });
+
   it("stores and replays a 4xx result too", async () => {
     const k = newKey();
     const first = await createKey(k, { name: "" });

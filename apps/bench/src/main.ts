@@ -1,3 +1,4 @@
+import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { TEST_POSTGRES_URL } from "@posture/db/testing";
 import { scenarios } from "./scenarios";
@@ -70,6 +71,12 @@ function print(outcome: TScenarioOutcome): boolean {
 
 console.log(
   `posture bench: ${settings.connections} connections, ${settings.warmupSec} s warm-up + ${settings.durationSec} s per server`,
+);
+// The load generator, both servers, PostgreSQL and Redis share these CPUs: read the numbers with them.
+console.log(
+  `machine: ${cpus().length} CPUs, load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
 );
 let allMet = true;
 for (const scenario of selected) {

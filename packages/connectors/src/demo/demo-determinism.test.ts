@@ -1,14 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { collect } from "../testing/adapter-harness";
 import type { TPermission, TSourceAdapter } from "../types";
 import { createDemoAdapter, describeDemoWorkspace, type TDemoOptions } from "./index";
 
 const NOW = new Date("2025-06-01T12:00:00.000Z");
-
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
 
 async function snapshot(adapter: TSourceAdapter) {
   return {

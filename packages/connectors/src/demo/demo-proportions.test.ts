@@ -1,15 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { collect } from "../testing/adapter-harness";
 import type { TActivityEvent, TConnectorType, TPermission } from "../types";
 import { createDemoAdapter, describeDemoWorkspace } from "./index";
 
 const NOW = new Date("2025-06-01T12:00:00.000Z");
 const DAY_MS = 86_400_000;
-
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
 
 describe.each<[TConnectorType, string]>([
   ["google_workspace", "proportions-a"],

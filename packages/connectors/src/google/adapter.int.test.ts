@@ -1,23 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type THttpOptions } from "../http/client";
+import { collect, recordingSleep } from "../testing/adapter-harness";
 import { startFakeGoogle, type TFakeGoogle } from "../testing/fake-google";
 import { buildGoogleFixture, generateServiceAccount } from "../testing/google-fixture";
 import { SourceAuthError, SourceUnavailableError } from "../types";
 import { createGoogleWorkspaceAdapter } from "./adapter";
 
 const TOKEN = "static-test-token";
-
-async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of iterable) out.push(item);
-  return out;
-}
-
-function recordingSleep() {
-  const delays: number[] = [];
-  const http: THttpOptions = { sleep: async (ms) => void delays.push(ms) };
-  return { delays, http };
-}
 
 let fake: TFakeGoogle | null = null;
 afterEach(async () => {

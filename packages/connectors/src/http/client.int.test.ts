@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import { type AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { recordingSleep } from "../testing/adapter-harness";
 import { startFakeServer, type TFakeServer } from "../testing/fake-server";
 import { SourceAuthError, SourceUnavailableError } from "../types";
 import { createJsonClient } from "./client";
@@ -40,12 +41,12 @@ describe("createJsonClient", () => {
     await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const delays: number[] = [];
+    const { delays, http } = recordingSleep({ retry: { maxAttempts: 3 } });
     const client = createJsonClient({
       source: "Test",
       baseUrl: `http://127.0.0.1:${port}`,
       tokens: staticTokenProvider("abc"),
-      http: { sleep: async (ms) => void delays.push(ms), retry: { maxAttempts: 3 } },
+      http,
     });
     await expect(client.get("/x")).rejects.toThrow(SourceUnavailableError);
     expect(delays).toHaveLength(2);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type THttpOptions } from "../http/client";
+import { collect, recordingSleep } from "../testing/adapter-harness";
 import { startFakeGraph, type TFakeGraph } from "../testing/fake-graph";
 import { buildGraphFixture, GRAPH_TENANT_ID } from "../testing/graph-fixture";
 import { SourceAuthError, SourceUnavailableError } from "../types";
@@ -7,12 +8,6 @@ import { createMicrosoft365Adapter } from "./adapter";
 
 const CLIENT_ID = "aaaaaaaa-0000-0000-0000-000000000001";
 const SECRET = "s3cret~value";
-
-async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of iterable) out.push(item);
-  return out;
-}
 
 let fake: TFakeGraph | null = null;
 afterEach(async () => {
@@ -196,10 +191,8 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
   it("retries 429 with Retry-After and succeeds", async () => {
     const server = await start();
     server.injectFault({ status: 429, count: 1, retryAfter: 1, pathPrefix: "/v1.0/oauth2PermissionGrants" });
-    const delays: number[] = [];
-    const grants = await collect(
-      adapterFor(server, { sleep: async (ms) => void delays.push(ms) }).appGrants(),
-    );
+    const { delays, http } = recordingSleep();
+    const grants = await collect(adapterFor(server, http).appGrants());
     expect(grants).toHaveLength(4);
     expect(delays).toEqual([1000]);
   });
@@ -212,8 +205,8 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
       retryAfter: new Date(Date.now() + 2000).toUTCString(),
       pathPrefix: "/v1.0/organization",
     });
-    const delays: number[] = [];
-    await adapterFor(server, { sleep: async (ms) => void delays.push(ms) }).workspace();
+    const { delays, http } = recordingSleep();
+    await adapterFor(server, http).workspace();
     expect(delays).toHaveLength(1);
     expect(delays[0]).toBeGreaterThan(0);
     expect(delays[0]).toBeLessThanOrEqual(2000);
@@ -222,8 +215,7 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
   it("gives up on a persistent 503 with SourceUnavailableError", async () => {
     const server = await start();
     server.injectFault({ status: 503, count: 100, pathPrefix: "/v1.0/auditLogs" });
-    const delays: number[] = [];
-    const http: THttpOptions = { sleep: async (ms) => void delays.push(ms), retry: { maxAttempts: 3 } };
+    const { delays, http } = recordingSleep({ retry: { maxAttempts: 3 } });
     await expect(collect(adapterFor(server, http).activity(new Date(0)))).rejects.toThrow(
       SourceUnavailableError,
     );

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseEnv, ZLogLevel } from "@posture/platform";
 
 // The only place that reads process.env for the gateway (and the combined `pnpm start`).
 const ZEnv = z.object({
@@ -13,18 +14,15 @@ const ZEnv = z.object({
   ALLOWED_ORIGINS: z.string().optional(),
   ENCRYPTION_KEY: z.string().optional(),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false"),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Redis key prefix of the job queue; the scheduler must use the same one. */
+  JOBS_PREFIX: z.string().min(1).default("jobs"),
+  LOG_LEVEL: ZLogLevel,
 });
 
 export type TEnv = z.infer<typeof ZEnv>;
 
 export function readEnv(source: NodeJS.ProcessEnv = process.env): TEnv {
-  const parsed = ZEnv.safeParse(source);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n");
-    throw new Error(`Invalid environment:\n${lines}`);
-  }
-  return parsed.data;
+  return parseEnv(ZEnv, source);
 }
 
 /** Express `trust proxy` values: "loopback", a hop count, or comma-separated subnets. Unset: none. */

@@ -1,7 +1,8 @@
 import { seedDemoIfEmpty } from "@posture/account";
+import { createLogger } from "@posture/platform";
 import { demoBanner } from "./demo-banner";
 import { readEnv } from "./env";
-import { createLogger, startGateway } from "./server";
+import { startGateway } from "./server";
 
 const env = readEnv();
 const log = createLogger(env.LOG_LEVEL);

@@ -1,12 +1,13 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { join } from "node:path";
-import pino, { type Logger } from "pino";
+import type { Logger } from "pino";
 import { createDb, resolveDataDir, type DbHandle } from "@posture/db";
-import { createJobQueue, DEFAULT_JOBS_PREFIX, type TJobRegistry } from "@posture/jobs";
+import { createJobQueue, type TJobRegistry } from "@posture/jobs";
 import { buildJobRegistry, startPeriodicJobs } from "@posture/posture";
 import { startScheduler, type TScheduler } from "@posture/scheduler";
 import {
+  createLogger,
   createRedis,
   parseEncryptionKey,
   waitForRedis,
@@ -26,21 +27,6 @@ export type TGateway = {
   deps: TGatewayDeps;
   close: () => Promise<void>;
 };
-
-export const LOG_REDACT = [
-  "req.headers.authorization",
-  "req.headers.cookie",
-  'res.headers["set-cookie"]',
-  "*.password",
-  "*.token",
-  "*.secret",
-  "*.key",
-  "*.credentials",
-];
-
-export function createLogger(level: string): Logger {
-  return pino({ level, redact: { paths: LOG_REDACT, censor: "[redacted]" } });
-}
 
 /** Embedded mode keeps its generated key beside its data; a server deployment must bring its own. */
 function loadEncryptionKey(env: TEnv): Buffer {
@@ -102,6 +88,7 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
     opts.jobs ??
     createJobQueue({
       ...(env.REDIS_URL && !opts.inProcessJobs ? { redisUrl: env.REDIS_URL } : {}),
+      prefix: env.JOBS_PREFIX,
       registry: (): TJobRegistry => (registry ??= buildJobRegistry({ db: db.db, jobs, runtime, log })),
       onError: (err) => log.warn({ err: err.message }, "job queue error"),
     });
@@ -111,7 +98,7 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
     if (env.REDIS_URL && !opts.inProcessJobs && !opts.jobs) {
       workers = startScheduler({
         redisUrl: env.REDIS_URL,
-        prefix: DEFAULT_JOBS_PREFIX,
+        prefix: env.JOBS_PREFIX,
         registry: () => registry ?? {},
         concurrency: 2,
         log,

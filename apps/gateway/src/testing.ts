@@ -3,6 +3,7 @@ import { apiKeys, memberships, organizations, sessions, users, type TPlanId, typ
 import { createTestDb, type TestDb } from "@posture/db/testing";
 import { hashPassword } from "@posture/account";
 import {
+  createLogger,
   createRedis,
   generateApiKey,
   generateSessionToken,
@@ -14,7 +15,7 @@ import {
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { readEnv, type TEnv } from "./env";
-import { createLogger, startGateway, type TGateway } from "./server";
+import { startGateway, type TGateway } from "./server";
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 

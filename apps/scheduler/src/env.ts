@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseEnv, ZLogLevel } from "@posture/platform";
 
 // The only place that reads process.env for the scheduler process.
 const ZEnv = z.object({
@@ -13,16 +14,11 @@ const ZEnv = z.object({
   SCHEDULER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   /** How long a shutdown waits for running jobs before leaving them to another worker. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(25_000),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  LOG_LEVEL: ZLogLevel,
 });
 
 export type TEnv = z.infer<typeof ZEnv>;
 
 export function readEnv(source: NodeJS.ProcessEnv = process.env): TEnv {
-  const parsed = ZEnv.safeParse(source);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n");
-    throw new Error(`Invalid environment:\n${lines}`);
-  }
-  return parsed.data;
+  return parseEnv(ZEnv, source);
 }

@@ -1,8 +1,7 @@
 import { createDb } from "@posture/db";
 import { createBullQueue, type TJobRegistry } from "@posture/jobs";
-import { parseEncryptionKey } from "@posture/platform";
+import { createLogger, parseEncryptionKey } from "@posture/platform";
 import { startPeriodicJobs } from "@posture/posture";
-import pino from "pino";
 import { readEnv } from "./env";
 import { buildJobRegistry } from "./registry";
 import { startScheduler } from "./scheduler";
@@ -17,10 +16,7 @@ function readEnvOrExit() {
 }
 
 const env = readEnvOrExit();
-const log = pino({
-  level: env.LOG_LEVEL,
-  redact: { paths: ["*.password", "*.token", "*.secret", "*.key", "*.credentials"], censor: "[redacted]" },
-});
+const log = createLogger(env.LOG_LEVEL);
 
 const db = createDb({ databaseUrl: env.DATABASE_URL });
 await db.migrate();

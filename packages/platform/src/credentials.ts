@@ -43,11 +43,21 @@ const principalColumns = {
   isPartner: organizations.isPartner,
 };
 
-type TPrincipalRow = { [K in keyof typeof principalColumns]: (typeof principalColumns)[K]["_"]["data"] | null };
+type TPrincipalRow = {
+  [K in keyof typeof principalColumns]: (typeof principalColumns)[K]["_"]["data"] | null;
+};
 
-function toPrincipal(kind: TPrincipal["kind"], credentialId: string, row: TPrincipalRow, now: Date): TPrincipal | null {
+function toPrincipal(
+  kind: TPrincipal["kind"],
+  credentialId: string,
+  row: TPrincipalRow,
+  now: Date,
+): TPrincipal | null {
   if (!row.userId || !row.userEmail || !row.role || !row.orgId || !row.orgName || !row.plan) return null;
-  const { plan } = effectivePlan({ plan: row.plan, gracePlan: row.gracePlan, graceEndsAt: row.graceEndsAt }, now);
+  const { plan } = effectivePlan(
+    { plan: row.plan, gracePlan: row.gracePlan, graceEndsAt: row.graceEndsAt },
+    now,
+  );
   return {
     kind,
     credentialId,
@@ -65,11 +75,20 @@ function toPrincipal(kind: TPrincipal["kind"], credentialId: string, row: TPrinc
 export async function resolveApiKey(db: Db, key: string, now = new Date()): Promise<TCredentialResult> {
   if (!API_KEY_PATTERN.test(key)) return { ok: false, reason: "malformed" };
   const [row] = await db
-    .select({ keyId: apiKeys.id, revokedAt: apiKeys.revokedAt, expiresAt: apiKeys.expiresAt, lastUsedAt: apiKeys.lastUsedAt, ...principalColumns })
+    .select({
+      keyId: apiKeys.id,
+      revokedAt: apiKeys.revokedAt,
+      expiresAt: apiKeys.expiresAt,
+      lastUsedAt: apiKeys.lastUsedAt,
+      ...principalColumns,
+    })
     .from(apiKeys)
     .leftJoin(organizations, eq(organizations.id, apiKeys.orgId))
     .leftJoin(users, eq(users.id, apiKeys.createdByUserId))
-    .leftJoin(memberships, and(eq(memberships.userId, apiKeys.createdByUserId), eq(memberships.orgId, apiKeys.orgId)))
+    .leftJoin(
+      memberships,
+      and(eq(memberships.userId, apiKeys.createdByUserId), eq(memberships.orgId, apiKeys.orgId)),
+    )
     .where(eq(apiKeys.keyHash, sha256Hex(key)))
     .limit(1);
   if (!row) return { ok: false, reason: "unknown" };
@@ -91,11 +110,20 @@ export async function resolveApiKey(db: Db, key: string, now = new Date()): Prom
 export async function resolveSession(db: Db, token: string, now = new Date()): Promise<TCredentialResult> {
   if (token.length < 20 || token.length > 200) return { ok: false, reason: "malformed" };
   const [row] = await db
-    .select({ sessionId: sessions.id, revokedAt: sessions.revokedAt, expiresAt: sessions.expiresAt, lastSeenAt: sessions.lastSeenAt, ...principalColumns })
+    .select({
+      sessionId: sessions.id,
+      revokedAt: sessions.revokedAt,
+      expiresAt: sessions.expiresAt,
+      lastSeenAt: sessions.lastSeenAt,
+      ...principalColumns,
+    })
     .from(sessions)
     .leftJoin(organizations, eq(organizations.id, sessions.orgId))
     .leftJoin(users, eq(users.id, sessions.userId))
-    .leftJoin(memberships, and(eq(memberships.userId, sessions.userId), eq(memberships.orgId, sessions.orgId)))
+    .leftJoin(
+      memberships,
+      and(eq(memberships.userId, sessions.userId), eq(memberships.orgId, sessions.orgId)),
+    )
     .where(eq(sessions.tokenHash, sha256Hex(token)))
     .limit(1);
   if (!row) return { ok: false, reason: "unknown" };

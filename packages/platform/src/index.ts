@@ -11,3 +11,5 @@ export * from "./pagination";
 export * from "./audit";
 export * from "./trpc";
 export * from "./secrets";
+export * from "./env";
+export * from "./logger";

@@ -37,12 +37,18 @@ export function encodeCursor(c: TCursor): string {
   return Buffer.from(JSON.stringify([c.at, c.id])).toString("base64url");
 }
 
-const isTimestamp = (s: string) => s.length <= 40 && !Number.isNaN(new Date(s.replace(" ", "T").replace(/\+00$/, "Z")).getTime());
+const isTimestamp = (s: string) =>
+  s.length <= 40 && !Number.isNaN(new Date(s.replace(" ", "T").replace(/\+00$/, "Z")).getTime());
 
 export function decodeCursor(raw: string): TCursor {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
-    if (Array.isArray(parsed) && typeof parsed[0] === "string" && typeof parsed[1] === "string" && isTimestamp(parsed[0])) {
+    if (
+      Array.isArray(parsed) &&
+      typeof parsed[0] === "string" &&
+      typeof parsed[1] === "string" &&
+      isTimestamp(parsed[0])
+    ) {
       return { at: parsed[0], id: parsed[1] };
     }
   } catch {
@@ -50,5 +56,7 @@ export function decodeCursor(raw: string): TCursor {
   }
   // A bare ISO timestamp is accepted too: "events older than it" (every id sorts above "").
   if (isTimestamp(raw)) return { at: raw, id: "" };
-  throw new AppError("invalid_input", "Invalid cursor", { details: [{ path: "before", message: "not a cursor or ISO timestamp" }] });
+  throw new AppError("invalid_input", "Invalid cursor", {
+    details: [{ path: "before", message: "not a cursor or ISO timestamp" }],
+  });
 }

@@ -24,7 +24,15 @@ const none: TFeatures = {
   complianceExport: false,
   whiteLabel: false,
 };
-const business: TFeatures = { ...none, apiAccess: true, flowGuard: true, agentGuard: true, ueba: true, ticketing: true, complianceExport: true };
+const business: TFeatures = {
+  ...none,
+  apiAccess: true,
+  flowGuard: true,
+  agentGuard: true,
+  ueba: true,
+  ticketing: true,
+  complianceExport: true,
+};
 
 export const PLANS: Record<TPlanId, TPlanLimits> = {
   free: { sourcesMax: 1, scansPerDay: 2, features: none },
@@ -54,8 +62,16 @@ export function minimumPlanFor(feature: TFeature): TPlanId {
 export type TPlanState = { plan: TPlanId; gracePlan: TPlanId | null; graceEndsAt: Date | null };
 
 /** The plan whose entitlements apply now: a downgraded organization keeps the old plan until grace ends. */
-export function effectivePlan(org: TPlanState, now = new Date()): { plan: TPlanId; inGrace: boolean; graceEndsAt: Date | null } {
-  if (org.gracePlan && org.graceEndsAt && org.graceEndsAt > now && planRank(org.gracePlan) > planRank(org.plan)) {
+export function effectivePlan(
+  org: TPlanState,
+  now = new Date(),
+): { plan: TPlanId; inGrace: boolean; graceEndsAt: Date | null } {
+  if (
+    org.gracePlan &&
+    org.graceEndsAt &&
+    org.graceEndsAt > now &&
+    planRank(org.gracePlan) > planRank(org.plan)
+  ) {
     return { plan: org.gracePlan, inGrace: true, graceEndsAt: org.graceEndsAt };
   }
   return { plan: org.plan, inGrace: false, graceEndsAt: null };

@@ -1,5 +1,10 @@
 import type { Redis } from "ioredis";
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from "rate-limiter-flexible";
 import { AppError } from "./errors";
 
 export type TRatePolicy = { name: string; points: number; durationSec: number };
@@ -56,9 +61,17 @@ export class RateLimits {
   private limiter(policy: TRatePolicy): RateLimiterAbstract {
     let l = this.limiters.get(policy.name);
     if (!l) {
-      const base = { points: policy.points, duration: policy.durationSec, keyPrefix: `${this.keyPrefix}:${policy.name}` };
+      const base = {
+        points: policy.points,
+        duration: policy.durationSec,
+        keyPrefix: `${this.keyPrefix}:${policy.name}`,
+      };
       l = this.redis
-        ? new RateLimiterRedis({ ...base, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(base) })
+        ? new RateLimiterRedis({
+            ...base,
+            storeClient: this.redis,
+            insuranceLimiter: new RateLimiterMemory(base),
+          })
         : new RateLimiterMemory(base);
       this.limiters.set(policy.name, l);
     }

@@ -25,7 +25,11 @@ const t = initTRPC
     errorFormatter({ shape, error }) {
       const wire = toWireError(error);
       // tRPC clients keep the standard shape; the contract's code rides in data.
-      return { ...shape, message: wire.body.message, data: { ...wire.body, httpStatus: wire.status, path: shape.data.path } };
+      return {
+        ...shape,
+        message: wire.body.message,
+        data: { ...wire.body, httpStatus: wire.status, path: shape.data.path },
+      };
     },
   });
 
@@ -48,11 +52,16 @@ function authenticate(mode: Exclude<TAuthMode, "public">) {
   return t.middleware(({ ctx, next }) => {
     const principal = ctx.principal;
     if (!principal) {
-      const message = ctx.credentialFailure ? CREDENTIAL_MESSAGES[ctx.credentialFailure] : "Authentication required";
+      const message = ctx.credentialFailure
+        ? CREDENTIAL_MESSAGES[ctx.credentialFailure]
+        : "Authentication required";
       throw new AppError("unauthenticated", message);
     }
     if (mode === "session" && principal.kind !== "session") {
-      throw new AppError("session_required", "This endpoint is available to a signed-in browser session only");
+      throw new AppError(
+        "session_required",
+        "This endpoint is available to a signed-in browser session only",
+      );
     }
     if (mode === "partner" && !principal.org.isPartner) {
       throw new AppError("partner_required", "This endpoint requires a partner account");
@@ -88,7 +97,11 @@ function roleGuard(role: TAccess["role"]) {
   return t.middleware(({ ctx, next }) => {
     const have = ctx.principal?.role;
     const allowed = role === "OWNER" ? have === "OWNER" : have === "OWNER" || have === "ADMIN";
-    if (!allowed) throw new AppError("forbidden", `This action requires the ${role === "OWNER" ? "OWNER" : "ADMIN or OWNER"} role`);
+    if (!allowed)
+      throw new AppError(
+        "forbidden",
+        `This action requires the ${role === "OWNER" ? "OWNER" : "ADMIN or OWNER"} role`,
+      );
     return next();
   });
 }

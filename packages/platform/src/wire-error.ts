@@ -16,13 +16,21 @@ const TRPC_TO_CODE: Partial<Record<TRPCError["code"], { code: TErrorCode; messag
   UNAUTHORIZED: { code: "unauthenticated", message: "Authentication required" },
   FORBIDDEN: { code: "forbidden", message: "Forbidden" },
   PAYLOAD_TOO_LARGE: { code: "payload_too_large", message: "Request body too large" },
-  UNSUPPORTED_MEDIA_TYPE: { code: "unsupported_media_type", message: "Content-Type must be application/json" },
+  UNSUPPORTED_MEDIA_TYPE: {
+    code: "unsupported_media_type",
+    message: "Content-Type must be application/json",
+  },
   METHOD_NOT_SUPPORTED: { code: "method_not_allowed", message: "Method not allowed" },
   TOO_MANY_REQUESTS: { code: "rate_limited", message: "Rate limit exceeded" },
   CONFLICT: { code: "conflict", message: "Conflict" },
 };
 
-function make(code: TErrorCode, message: string, extra: Record<string, unknown> = {}, headers = {}): TWireError {
+function make(
+  code: TErrorCode,
+  message: string,
+  extra: Record<string, unknown> = {},
+  headers = {},
+): TWireError {
   return { status: ERROR_STATUS[code], body: { error: code, message, ...extra }, headers };
 }
 
@@ -32,7 +40,8 @@ function make(code: TErrorCode, message: string, extra: Record<string, unknown> 
  */
 export function toWireError(err: unknown): TWireError {
   const cause = err instanceof TRPCError ? err.cause : err;
-  if (cause instanceof AppError) return { status: cause.status, body: cause.toBody(), headers: cause.headers };
+  if (cause instanceof AppError)
+    return { status: cause.status, body: cause.toBody(), headers: cause.headers };
   if (isZodLike(cause)) {
     return make("invalid_input", "Input validation failed", {
       details: cause.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),

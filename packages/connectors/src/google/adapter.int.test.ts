@@ -5,6 +5,7 @@ import { startFakeGoogle, type TFakeGoogle } from "../testing/fake-google";
 import { buildGoogleFixture, generateServiceAccount } from "../testing/google-fixture";
 import { SourceAuthError, SourceUnavailableError } from "../types";
 import { createGoogleWorkspaceAdapter } from "./adapter";
+import { type TGoogleCredentials } from "./auth";
 
 const TOKEN = "static-test-token";
 
@@ -14,9 +15,34 @@ afterEach(async () => {
   fake = null;
 });
 
-function adapterFor(server: TFakeGoogle, http: THttpOptions = {}, accessToken = TOKEN) {
+async function start(opts: { pageSize?: number; extraUsers?: number; extraFiles?: number } = {}) {
+  fake = await startFakeGoogle({
+    fixture: buildGoogleFixture({ extraUsers: opts.extraUsers, extraFiles: opts.extraFiles }),
+    accessToken: TOKEN,
+    pageSize: opts.pageSize,
+  });
+  return fake;
+}
+
+/** A fake that knows the service accounts' public keys (and no pre-shared access token). */
+async function startWithServiceAccounts(...accounts: Array<ReturnType<typeof generateServiceAccount>>) {
+  fake = await startFakeGoogle({
+    fixture: buildGoogleFixture(),
+    serviceAccounts: accounts.map((a) => ({
+      clientEmail: a.credentials.clientEmail,
+      publicKey: a.publicKey,
+    })),
+  });
+  return fake;
+}
+
+function adapterFor(
+  server: TFakeGoogle,
+  http: THttpOptions = {},
+  credentials: TGoogleCredentials = { accessToken: TOKEN },
+) {
   return createGoogleWorkspaceAdapter({
-    credentials: { accessToken },
+    credentials,
     endpoints: { driveBaseUrl: server.url, adminBaseUrl: server.url, tokenUrl: server.tokenUrl },
     http,
   });
@@ -24,7 +50,7 @@ function adapterFor(server: TFakeGoogle, http: THttpOptions = {}, accessToken = 
 
 describe("Google Workspace adapter against the fake APIs", () => {
   it("reads users, including admin, 2SV, suspension and never-signed-in", async () => {
-    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    fake = await start();
     const users = await collect(adapterFor(fake).users());
     expect(users.map((u) => u.email)).toEqual([
       "admin@acme.test",
@@ -50,11 +76,7 @@ describe("Google Workspace adapter against the fake APIs", () => {
   });
 
   it("pages through users and files across at least three pages", async () => {
-    fake = await startFakeGoogle({
-      fixture: buildGoogleFixture({ extraUsers: 3, extraFiles: 4 }),
-      accessToken: TOKEN,
-      pageSize: 2,
-    });
+    fake = await start({ pageSize: 2, extraUsers: 3, extraFiles: 4 });
     const adapter = adapterFor(fake);
     const users = await collect(adapter.users());
     const files = await collect(adapter.files());
@@ -78,7 +100,7 @@ describe("Google Workspace adapter against the fake APIs", () => {
   });
 
   it("maps files with public, external, domain and shared-drive permissions", async () => {
-    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    fake = await start();
     const files = await collect(adapterFor(fake).files());
     const byId = new Map(files.map((f) => [f.id, f]));
     expect(byId.has("f-trashed")).toBe(false);
@@ -122,7 +144,7 @@ describe("Google Workspace adapter against the fake APIs", () => {
   });
 
   it("maps shared drives with members, restrictions and file counts", async () => {
-    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    fake = await start();
     const drives = await collect(adapterFor(fake).sharedDrives());
     expect(drives).toEqual([
       {
@@ -147,7 +169,7 @@ describe("Google Workspace adapter against the fake APIs", () => {
   });
 
   it("maps OAuth tokens to app grants with kind, publisher trust and grant dates", async () => {
-    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    fake = await start();
     const grants = await collect(adapterFor(fake).appGrants());
     const byLabel = new Map(grants.map((g) => [g.label, g]));
     expect(grants).toHaveLength(3);
@@ -176,7 +198,7 @@ describe("Google Workspace adapter against the fake APIs", () => {
   });
 
   it("maps Reports activity since a date, with the tenant's domains deciding what is external", async () => {
-    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    fake = await start();
     const adapter = adapterFor(fake);
     expect(await adapter.workspace()).toEqual({
       domain: "acme.test",
@@ -202,7 +224,7 @@ describe("Google Workspace adapter against the fake APIs", () => {
   });
 
   it("retries a 429 after the Retry-After delay and then succeeds", async () => {
-    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    fake = await start();
     fake.injectFault({ status: 429, count: 2, retryAfter: 1, pathPrefix: "/admin/directory/v1/users" });
     const { delays, http } = recordingSleep();
     const users = await collect(adapterFor(fake, http).users());
@@ -212,7 +234,7 @@ describe("Google Workspace adapter against the fake APIs", () => {
   });
 
   it("retries Drive's 403 rateLimitExceeded like a 429", async () => {
-    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    fake = await start();
     const body = {
       error: {
         code: 403,
@@ -227,7 +249,7 @@ describe("Google Workspace adapter against the fake APIs", () => {
   });
 
   it("keeps a shared-drive file whose permissions the subject may not list, without its permissions", async () => {
-    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    fake = await start();
     const body = {
       error: {
         code: 403,
@@ -242,7 +264,7 @@ describe("Google Workspace adapter against the fake APIs", () => {
   });
 
   it("gives up on a persistent 503 with SourceUnavailableError after bounded attempts", async () => {
-    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
+    fake = await start();
     fake.injectFault({ status: 503, count: 100, pathPrefix: "/drive/v3/files" });
     const { delays, http } = recordingSleep();
     await expect(collect(adapterFor(fake, http).files())).rejects.toThrow(SourceUnavailableError);
@@ -251,8 +273,10 @@ describe("Google Workspace adapter against the fake APIs", () => {
   });
 
   it("turns a wrong token into SourceAuthError and a 403 into SourceAuthError with the API's message", async () => {
-    fake = await startFakeGoogle({ fixture: buildGoogleFixture(), accessToken: TOKEN });
-    await expect(collect(adapterFor(fake, {}, "wrong-token").users())).rejects.toThrow(SourceAuthError);
+    fake = await start();
+    await expect(collect(adapterFor(fake, {}, { accessToken: "wrong-token" }).users())).rejects.toThrow(
+      SourceAuthError,
+    );
     fake.injectFault({ status: 403, count: 1, pathPrefix: "/drive/v3/drives" });
     const error = await collect(adapterFor(fake).sharedDrives()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SourceAuthError);
@@ -263,14 +287,8 @@ describe("Google Workspace adapter against the fake APIs", () => {
 describe("Google service account (JWT bearer grant)", () => {
   it("exchanges an RS256 assertion the fake verifies with the public key, and caches the token", async () => {
     const account = generateServiceAccount("admin@acme.test");
-    fake = await startFakeGoogle({
-      fixture: buildGoogleFixture(),
-      serviceAccounts: [{ clientEmail: account.credentials.clientEmail, publicKey: account.publicKey }],
-    });
-    const adapter = createGoogleWorkspaceAdapter({
-      credentials: account.credentials,
-      endpoints: { driveBaseUrl: fake.url, adminBaseUrl: fake.url, tokenUrl: fake.tokenUrl },
-    });
+    fake = await startWithServiceAccounts(account);
+    const adapter = adapterFor(fake, {}, account.credentials);
     expect(await collect(adapter.users())).toHaveLength(4);
     expect((await collect(adapter.sharedDrives())).map((d) => d.id)).toEqual(["d-eng", "d-fin"]);
     expect(fake.requests.filter((r) => r.path === "/token")).toHaveLength(1);
@@ -282,14 +300,8 @@ describe("Google service account (JWT bearer grant)", () => {
   it("refuses an assertion signed with another key as SourceAuthError", async () => {
     const registered = generateServiceAccount("admin@acme.test");
     const impostor = generateServiceAccount("admin@acme.test");
-    fake = await startFakeGoogle({
-      fixture: buildGoogleFixture(),
-      serviceAccounts: [{ clientEmail: registered.credentials.clientEmail, publicKey: registered.publicKey }],
-    });
-    const adapter = createGoogleWorkspaceAdapter({
-      credentials: impostor.credentials,
-      endpoints: { driveBaseUrl: fake.url, adminBaseUrl: fake.url, tokenUrl: fake.tokenUrl },
-    });
+    fake = await startWithServiceAccounts(registered);
+    const adapter = adapterFor(fake, {}, impostor.credentials);
     const error = await collect(adapter.users()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SourceAuthError);
     expect((error as Error).message).toContain("Invalid JWT Signature");
@@ -298,14 +310,8 @@ describe("Google service account (JWT bearer grant)", () => {
 
   it("refuses impersonating a user who is not an admin", async () => {
     const account = generateServiceAccount("alice@acme.test");
-    fake = await startFakeGoogle({
-      fixture: buildGoogleFixture(),
-      serviceAccounts: [{ clientEmail: account.credentials.clientEmail, publicKey: account.publicKey }],
-    });
-    const adapter = createGoogleWorkspaceAdapter({
-      credentials: account.credentials,
-      endpoints: { driveBaseUrl: fake.url, adminBaseUrl: fake.url, tokenUrl: fake.tokenUrl },
-    });
+    fake = await startWithServiceAccounts(account);
+    const adapter = adapterFor(fake, {}, account.credentials);
     await expect(adapter.workspace()).rejects.toThrow(SourceAuthError);
   });
 });

@@ -1,5 +1,7 @@
 import { createJsonClient, type THttpOptions, type TJsonClient } from "../http/client";
 import { pagesByToken } from "../http/paginate";
+import { workspaceOf } from "../shared/normalise";
+import { once } from "../shared/once";
 import {
   SourceAuthError,
   SourceUnavailableError,
@@ -50,21 +52,12 @@ export function createGoogleWorkspaceAdapter(opts: {
     tokenUrl: opts.endpoints?.tokenUrl ?? GOOGLE_TOKEN_URL,
     http: opts.http,
   });
-  const drive = createJsonClient({
-    source: SOURCE,
-    baseUrl: opts.endpoints?.driveBaseUrl ?? "https://www.googleapis.com",
-    tokens,
-    http: opts.http,
-  });
-  const admin = createJsonClient({
-    source: SOURCE,
-    baseUrl: opts.endpoints?.adminBaseUrl ?? "https://admin.googleapis.com",
-    tokens,
-    http: opts.http,
-  });
+  // Drive and the Admin SDK live on different hosts but share the token and transport.
+  const client = (baseUrl: string) => createJsonClient({ source: SOURCE, baseUrl, tokens, http: opts.http });
+  const drive = client(opts.endpoints?.driveBaseUrl ?? "https://www.googleapis.com");
+  const admin = client(opts.endpoints?.adminBaseUrl ?? "https://admin.googleapis.com");
 
-  let workspacePromise: Promise<TWorkspace> | null = null;
-  const workspace = () => (workspacePromise ??= readWorkspace(admin, config));
+  const workspace = once(() => readWorkspace(admin, config));
 
   async function* users(): AsyncGenerator<TSourceUser> {
     const query = { customer: "my_customer", maxResults: 500, projection: "basic", orderBy: "email" };
@@ -203,17 +196,14 @@ export function createGoogleWorkspaceAdapter(opts: {
 }
 
 async function readWorkspace(admin: TJsonClient, config: TGoogleConfig): Promise<TWorkspace> {
-  if (config.domain) {
-    const domain = config.domain.toLowerCase();
-    const others = (config.internalDomains ?? []).map((d) => d.toLowerCase()).filter((d) => d !== domain);
-    return { domain, internalDomains: [domain, ...others] };
-  }
+  if (config.domain) return workspaceOf(config.domain, config.internalDomains ?? []);
   const list = await admin.get<TGDomainList>("/admin/directory/v1/customer/my_customer/domains");
   const domains = (list.domains ?? []).filter((d) => d.domainName && d.verified !== false);
   const primary = domains.find((d) => d.isPrimary) ?? domains[0];
   if (!primary?.domainName)
     throw new SourceUnavailableError(`${SOURCE}: the Directory lists no verified domain`);
-  const names = domains.map((d) => (d.domainName ?? "").toLowerCase());
-  const domain = primary.domainName.toLowerCase();
-  return { domain, internalDomains: [domain, ...names.filter((n) => n !== domain)] };
+  return workspaceOf(
+    primary.domainName,
+    domains.map((d) => d.domainName ?? ""),
+  );
 }

@@ -1,3 +1,4 @@
+import { EPOCH } from "../shared/normalise";
 import {
   type TActivityEvent,
   type TAppGrant,
@@ -17,8 +18,6 @@ import {
   type TGToken,
   type TGUser,
 } from "./api-types";
-
-const EPOCH = "1970-01-01T00:00:00.000Z";
 
 // Directory reports never-signed-in users with the Unix epoch rather than leaving the field out.
 function loginTime(value: string | undefined): string | null {

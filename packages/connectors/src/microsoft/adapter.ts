@@ -1,6 +1,8 @@
 import { createJsonClient, type THttpOptions, type TJsonClient } from "../http/client";
 import { SourceHttpError } from "../http/errors";
 import { graphItems } from "../http/paginate";
+import { workspaceOf } from "../shared/normalise";
+import { once } from "../shared/once";
 import {
   SourceUnavailableError,
   type TActivityEvent,
@@ -65,21 +67,18 @@ export function createMicrosoft365Adapter(opts: {
     http: opts.http,
   });
 
-  let orgPromise: Promise<TMsOrganization> | null = null;
-  const organization = () => (orgPromise ??= readOrganization(graph));
+  const organization = once(() => readOrganization(graph));
   const workspace = async (): Promise<TWorkspace> => toWorkspace(config, await organization());
 
   // Permissions and grants name users by object id only; one id → email index resolves them.
-  let directoryPromise: Promise<Map<string, TDirectoryEntry>> | null = null;
-  const directory = () =>
-    (directoryPromise ??= (async () => {
-      const index = new Map<string, TDirectoryEntry>();
-      const query = { $select: "id,mail,userPrincipalName,createdDateTime", $top: 999 };
-      for await (const user of graphItems<TMsUser>(graph, "/v1.0/users", query)) {
-        if (user.id) index.set(user.id, { email: userEmail(user), createdAt: user.createdDateTime ?? "" });
-      }
-      return index;
-    })());
+  const directory = once(async () => {
+    const index = new Map<string, TDirectoryEntry>();
+    const query = { $select: "id,mail,userPrincipalName,createdDateTime", $top: 999 };
+    for await (const user of graphItems<TMsUser>(graph, "/v1.0/users", query)) {
+      if (user.id) index.set(user.id, { email: userEmail(user), createdAt: user.createdDateTime ?? "" });
+    }
+    return index;
+  });
   const emailLookup = async () => {
     const index = await directory();
     return (id: string | undefined) => (id ? index.get(id)?.email : undefined);
@@ -228,5 +227,5 @@ function toWorkspace(config: TMicrosoftConfig, org: TMsOrganization): TWorkspace
     ...verified.map((d) => d.name),
     ...(config.internalDomains ?? []).map((d) => d.toLowerCase()),
   ];
-  return { domain, internalDomains: [domain, ...new Set(others.filter((d) => d !== domain))] };
+  return workspaceOf(domain, [...new Set(others)]);
 }

@@ -1,4 +1,5 @@
 import { classifyApp } from "../google/app-kind";
+import { EPOCH } from "../shared/normalise";
 import {
   type TActivityEvent,
   type TAppGrant,
@@ -19,8 +20,6 @@ import {
   type TMsSignIn,
   type TMsUser,
 } from "./api-types";
-
-const EPOCH = "1970-01-01T00:00:00.000Z";
 
 // Tenants that own Microsoft's first-party apps (Microsoft Services, and Microsoft's own corporate tenant).
 export const MICROSOFT_TENANT_IDS = new Set([

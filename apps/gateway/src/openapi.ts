@@ -99,6 +99,18 @@ const IDEMPOTENCY_PARAMETER = {
   schema: { type: "string", minLength: 1, maxLength: 255 },
 };
 
+/**
+ * The generator documents every success as 200; a procedure that answers 201 or 202 (set at run
+ * time through ctx.response.status) states it as `successStatus` in its meta.
+ */
+function moveSuccessStatus(op: TOperation, meta: TMeta): void {
+  const status = (meta as { successStatus?: unknown }).successStatus;
+  const ok = op.responses?.["200"];
+  if (typeof status !== "number" || status === 200 || !ok || !op.responses) return;
+  const { ["200"]: _moved, ...rest } = op.responses;
+  op.responses = { [String(status)]: ok, ...rest };
+}
+
 /** Adds each operation's auth (security), plan and role from the procedure's access meta. */
 function annotateAccess(doc: OpenAPIObject): OpenAPIObject {
   const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: TMeta } }>;
@@ -125,6 +137,7 @@ function annotateAccess(doc: OpenAPIObject): OpenAPIObject {
       op.parameters = [...(op.parameters ?? []), IDEMPOTENCY_PARAMETER];
     }
     contractResponses(openapi.path, method, op, access);
+    moveSuccessStatus(op, meta);
   }
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas)) if (name.startsWith("error.")) delete schemas[name];

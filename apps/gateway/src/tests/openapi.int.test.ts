@@ -144,6 +144,8 @@ describe("GET /api/openapi.json", () => {
       if (access.role || access.auth === "session" || access.auth === "partner")
         expect(statuses).toContain("403");
       if (meta.openapi.path !== "/health") expect(statuses).toContain("429");
+      const successStatus = (meta as { successStatus?: number }).successStatus;
+      if (successStatus !== undefined) expect(statuses).toContain(String(successStatus));
     }
   });
 });

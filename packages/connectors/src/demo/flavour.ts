@@ -29,172 +29,164 @@ export type TFlavour = {
 
 const G = "https://www.googleapis.com/auth/";
 
-const GOOGLE_MIME: Record<TFileKind, string> = {
-  doc: "application/vnd.google-apps.document",
-  sheet: "application/vnd.google-apps.spreadsheet",
-  slides: "application/vnd.google-apps.presentation",
+// Only documents, sheets and slides are native to a platform; the other kinds are the same files on both.
+type TNativeKind = "doc" | "sheet" | "slides";
+const PORTABLE_MIME: Record<Exclude<TFileKind, TNativeKind>, string> = {
   pdf: "application/pdf",
   zip: "application/zip",
   image: "image/png",
   csv: "text/csv",
+};
+const PORTABLE_EXTENSION: Record<Exclude<TFileKind, TNativeKind>, string> = {
+  pdf: ".pdf",
+  zip: ".zip",
+  image: ".png",
+  csv: ".csv",
+};
+
+const GOOGLE_MIME: Record<TFileKind, string> = {
+  doc: "application/vnd.google-apps.document",
+  sheet: "application/vnd.google-apps.spreadsheet",
+  slides: "application/vnd.google-apps.presentation",
+  ...PORTABLE_MIME,
 };
 
 const OFFICE_MIME: Record<TFileKind, string> = {
   doc: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
   sheet: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
   slides: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-  pdf: "application/pdf",
-  zip: "application/zip",
-  image: "image/png",
-  csv: "text/csv",
+  ...PORTABLE_MIME,
 };
 
-const GOOGLE_EXTENSION: Record<TFileKind, string> = {
-  doc: "",
-  sheet: "",
-  slides: "",
-  pdf: ".pdf",
-  zip: ".zip",
-  image: ".png",
-  csv: ".csv",
-};
-
+// Google-native files have no extension in Drive.
+const GOOGLE_EXTENSION: Record<TFileKind, string> = { doc: "", sheet: "", slides: "", ...PORTABLE_EXTENSION };
 const OFFICE_EXTENSION: Record<TFileKind, string> = {
   doc: ".docx",
   sheet: ".xlsx",
   slides: ".pptx",
-  pdf: ".pdf",
-  zip: ".zip",
-  image: ".png",
-  csv: ".csv",
+  ...PORTABLE_EXTENSION,
 };
 
-// Service accounts come last in both catalogs: user grants are drawn from the head of the list.
-function googleCatalog(company: string): TCatalogApp[] {
-  const basic = [`${G}userinfo.email`, `${G}userinfo.profile`, "openid"];
-  return [
-    app("chatterbox", "Chatterbox", "oauth_app", "Chatterbox Inc.", true, [...basic, `${G}drive.file`]),
-    app("vidmeet", "VidMeet", "oauth_app", "VidMeet Communications", true, [...basic, `${G}calendar.events`]),
-    app("signflow", "SignFlow", "oauth_app", "SignFlow Corp.", true, [
-      `${G}drive.file`,
-      `${G}userinfo.email`,
-    ]),
-    app("crm-cloud", "CRM Cloud", "oauth_app", "CRM Cloud Inc.", true, [
-      `${G}gmail.readonly`,
-      `${G}calendar.readonly`,
-      `${G}contacts.readonly`,
-    ]),
-    app("documind", "DocuMind Copilot", "ai_agent", "DocuMind Ltd.", true, [`${G}drive.readonly`, ...basic]),
-    app("notely", "Notely AI Assistant", "ai_agent", "Notely", true, [
-      `${G}drive.file`,
-      `${G}userinfo.email`,
-    ]),
-    app("inboxgpt", "InboxGPT", "ai_agent", "InboxGPT Labs", false, [
-      `${G}gmail.modify`,
-      `${G}userinfo.email`,
-    ]),
-    app("meetingscribe", "MeetingScribe AI", "ai_agent", "Scribe Apps", false, [
-      `${G}calendar.readonly`,
-      `${G}userinfo.email`,
-    ]),
-    app("llm-connector", "Workspace LLM Connector", "ai_agent", "Unverified developer", false, [
-      `${G}drive`,
-      `${G}gmail.readonly`,
-    ]),
-    app("backupbox", "BackupBox", "oauth_app", "BackupBox SAS", true, [`${G}drive`, ...basic]),
-    app("freepdf", "FreePDF Tools", "oauth_app", "freepdftools.app", false, [`${G}drive`]),
-    app("pollpal", "PollPal", "oauth_app", "PollPal", false, [`${G}drive.file`, `${G}forms.body`]),
-    app(
-      "sa-backup",
-      `backup-sync@${company}-it.iam.gserviceaccount.com`,
-      "service_account",
-      `${company} IT`,
-      true,
-      [`${G}drive.readonly`],
-    ),
-    app(
-      "sa-directory",
-      `directory-sync@${company}-it.iam.gserviceaccount.com`,
-      "service_account",
-      `${company} IT`,
-      true,
-      [`${G}admin.directory.user.readonly`],
-    ),
-    app(
-      "sa-etl",
-      "etl-runner@data-pipeline-4821.iam.gserviceaccount.com",
-      "service_account",
-      "data-pipeline-4821",
-      false,
-      [`${G}cloud-platform`, `${G}drive`],
-    ),
-  ];
-}
+type TAppIdentity = Omit<TCatalogApp, "key" | "scopes">;
 
-function microsoftCatalog(company: string): TCatalogApp[] {
-  const basic = ["openid", "profile", "email", "User.Read"];
-  return [
-    app("chatterbox", "Chatterbox", "oauth_app", "Chatterbox Inc.", true, basic),
-    app("vidmeet", "VidMeet", "oauth_app", "VidMeet Communications", true, [
-      "User.Read",
-      "Calendars.ReadWrite",
-    ]),
-    app("signflow", "SignFlow", "oauth_app", "SignFlow Corp.", true, [
-      "User.Read",
-      "Files.ReadWrite.AppFolder",
-    ]),
-    app("crm-cloud", "CRM Cloud", "oauth_app", "CRM Cloud Inc.", true, [
-      "Mail.Read",
-      "Contacts.Read",
-      "Calendars.Read",
-    ]),
-    app("documind", "DocuMind Copilot", "ai_agent", "DocuMind Ltd.", true, [
-      "Files.Read.All",
-      "Sites.Read.All",
-      "User.Read",
-    ]),
-    app("notely", "Notely AI Assistant", "ai_agent", "Notely", true, ["User.Read", "Notes.Create"]),
-    app("inboxgpt", "InboxGPT", "ai_agent", "InboxGPT Labs", false, [
-      "Mail.ReadWrite",
-      "Mail.Send",
-      "User.Read",
-    ]),
-    app("meetingscribe", "MeetingScribe AI", "ai_agent", "Scribe Apps", false, [
-      "Calendars.Read",
-      "OnlineMeetings.Read",
-    ]),
-    app("llm-connector", "Tenant LLM Connector", "ai_agent", "Unverified developer", false, [
-      "Files.ReadWrite.All",
-      "Mail.Read",
-    ]),
-    app("backupbox", "BackupBox", "oauth_app", "BackupBox SAS", true, [
-      "Files.ReadWrite.All",
-      "Sites.ReadWrite.All",
-    ]),
-    app("freepdf", "FreePDF Tools", "oauth_app", "freepdftools.app", false, ["Files.ReadWrite.All"]),
-    app("pollpal", "PollPal", "oauth_app", "PollPal", false, ["User.Read", "Files.ReadWrite.AppFolder"]),
-    app("sa-backup", `${company} Backup Service`, "service_account", `${company} IT`, true, [
-      "Sites.Read.All",
-    ]),
-    app("sa-directory", `${company} Directory Sync`, "service_account", `${company} IT`, true, [
-      "Directory.Read.All",
-    ]),
-    app("sa-etl", "etl-runner-4821", "service_account", "data-pipeline-4821", false, [
-      "Directory.Read.All",
-      "Files.ReadWrite.All",
-    ]),
-  ];
-}
+// The same vendors publish the same apps on both platforms; only the scopes they ask for (and the
+// LLM connector's name) differ. Order matters: user grants are drawn from the head of the list.
+const MARKETPLACE = {
+  chatterbox: identity("Chatterbox", "oauth_app", "Chatterbox Inc.", true),
+  vidmeet: identity("VidMeet", "oauth_app", "VidMeet Communications", true),
+  signflow: identity("SignFlow", "oauth_app", "SignFlow Corp.", true),
+  "crm-cloud": identity("CRM Cloud", "oauth_app", "CRM Cloud Inc.", true),
+  documind: identity("DocuMind Copilot", "ai_agent", "DocuMind Ltd.", true),
+  notely: identity("Notely AI Assistant", "ai_agent", "Notely", true),
+  inboxgpt: identity("InboxGPT", "ai_agent", "InboxGPT Labs", false),
+  meetingscribe: identity("MeetingScribe AI", "ai_agent", "Scribe Apps", false),
+  // Named per platform: catalogOf() takes its label.
+  "llm-connector": identity("LLM Connector", "ai_agent", "Unverified developer", false),
+  backupbox: identity("BackupBox", "oauth_app", "BackupBox SAS", true),
+  freepdf: identity("FreePDF Tools", "oauth_app", "freepdftools.app", false),
+  pollpal: identity("PollPal", "oauth_app", "PollPal", false),
+} satisfies Record<string, TAppIdentity>;
 
-function app(
-  key: string,
+type TMarketplaceKey = keyof typeof MARKETPLACE;
+
+/** The tenant's own service accounts and a third party's pipeline, named the platform's way. */
+type TServiceAccountKey = "sa-backup" | "sa-directory" | "sa-etl";
+
+function identity(
   label: string,
   kind: TCatalogApp["kind"],
   publisher: string,
   isKnownPublisher: boolean,
-  scopes: string[],
-): TCatalogApp {
-  return { key, label, kind, publisher, isKnownPublisher, scopes };
+): TAppIdentity {
+  return { label, kind, publisher, isKnownPublisher };
+}
+
+// Service accounts come last in both catalogs: user grants are drawn from the head of the list.
+function catalogOf(
+  company: string,
+  llmConnectorLabel: string,
+  scopes: Record<TMarketplaceKey | TServiceAccountKey, string[]>,
+  serviceAccountLabels: Record<TServiceAccountKey, string>,
+): TCatalogApp[] {
+  const marketplace = (Object.keys(MARKETPLACE) as TMarketplaceKey[]).map((key) => ({
+    key,
+    ...MARKETPLACE[key],
+    ...(key === "llm-connector" ? { label: llmConnectorLabel } : {}),
+    scopes: scopes[key],
+  }));
+  const serviceAccount = (key: TServiceAccountKey, publisher: string, isKnownPublisher: boolean) => ({
+    key,
+    label: serviceAccountLabels[key],
+    kind: "service_account" as const,
+    publisher,
+    isKnownPublisher,
+    scopes: scopes[key],
+  });
+  return [
+    ...marketplace,
+    serviceAccount("sa-backup", `${company} IT`, true),
+    serviceAccount("sa-directory", `${company} IT`, true),
+    serviceAccount("sa-etl", "data-pipeline-4821", false),
+  ];
+}
+
+function googleCatalog(company: string): TCatalogApp[] {
+  const basic = [`${G}userinfo.email`, `${G}userinfo.profile`, "openid"];
+  return catalogOf(
+    company,
+    "Workspace LLM Connector",
+    {
+      chatterbox: [...basic, `${G}drive.file`],
+      vidmeet: [...basic, `${G}calendar.events`],
+      signflow: [`${G}drive.file`, `${G}userinfo.email`],
+      "crm-cloud": [`${G}gmail.readonly`, `${G}calendar.readonly`, `${G}contacts.readonly`],
+      documind: [`${G}drive.readonly`, ...basic],
+      notely: [`${G}drive.file`, `${G}userinfo.email`],
+      inboxgpt: [`${G}gmail.modify`, `${G}userinfo.email`],
+      meetingscribe: [`${G}calendar.readonly`, `${G}userinfo.email`],
+      "llm-connector": [`${G}drive`, `${G}gmail.readonly`],
+      backupbox: [`${G}drive`, ...basic],
+      freepdf: [`${G}drive`],
+      pollpal: [`${G}drive.file`, `${G}forms.body`],
+      "sa-backup": [`${G}drive.readonly`],
+      "sa-directory": [`${G}admin.directory.user.readonly`],
+      "sa-etl": [`${G}cloud-platform`, `${G}drive`],
+    },
+    {
+      "sa-backup": `backup-sync@${company}-it.iam.gserviceaccount.com`,
+      "sa-directory": `directory-sync@${company}-it.iam.gserviceaccount.com`,
+      "sa-etl": "etl-runner@data-pipeline-4821.iam.gserviceaccount.com",
+    },
+  );
+}
+
+function microsoftCatalog(company: string): TCatalogApp[] {
+  return catalogOf(
+    company,
+    "Tenant LLM Connector",
+    {
+      chatterbox: ["openid", "profile", "email", "User.Read"],
+      vidmeet: ["User.Read", "Calendars.ReadWrite"],
+      signflow: ["User.Read", "Files.ReadWrite.AppFolder"],
+      "crm-cloud": ["Mail.Read", "Contacts.Read", "Calendars.Read"],
+      documind: ["Files.Read.All", "Sites.Read.All", "User.Read"],
+      notely: ["User.Read", "Notes.Create"],
+      inboxgpt: ["Mail.ReadWrite", "Mail.Send", "User.Read"],
+      meetingscribe: ["Calendars.Read", "OnlineMeetings.Read"],
+      "llm-connector": ["Files.ReadWrite.All", "Mail.Read"],
+      backupbox: ["Files.ReadWrite.All", "Sites.ReadWrite.All"],
+      freepdf: ["Files.ReadWrite.All"],
+      pollpal: ["User.Read", "Files.ReadWrite.AppFolder"],
+      "sa-backup": ["Sites.Read.All"],
+      "sa-directory": ["Directory.Read.All"],
+      "sa-etl": ["Directory.Read.All", "Files.ReadWrite.All"],
+    },
+    {
+      "sa-backup": `${company} Backup Service`,
+      "sa-directory": `${company} Directory Sync`,
+      "sa-etl": "etl-runner-4821",
+    },
+  );
 }
 
 const GOOGLE: TFlavour = {

@@ -35,20 +35,19 @@ const jobs = createBullQueue({
 });
 let gw: TTestGateway;
 let deps: TJobDeps;
-let scheduler: TScheduler;
-let redis: Redis;
+let scheduler: TScheduler | undefined;
+let redis: Redis | undefined;
 
 beforeAll(async () => {
   gw = await startTestGateway({ jobs });
   deps = { db: gw.db.db, jobs, runtime: gw.gateway.deps.runtime, log: silent };
   registry = buildJobRegistry(deps);
   scheduler = startScheduler({ redisUrl: TEST_REDIS_URL, prefix, registry, concurrency: 2, log: silent });
-  redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
 });
 afterAll(async () => {
-  redis.disconnect();
-  await scheduler.close();
-  await gw.close();
+  redis?.disconnect();
+  await scheduler?.close();
+  await gw?.close();
   await jobs.close();
   await dropPrefix(prefix);
 });
@@ -64,6 +63,7 @@ async function connectDemo(cookie: string, fileCount: number) {
 
 /** The job as BullMQ keeps it in Redis (scan ids need no escaping to be job ids). */
 async function bullJob(jobId: string) {
+  redis ??= new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
   const job = await redis.hgetall(`${prefix}:${DEFAULT_QUEUE_NAME}:${jobId}`);
   const completed = await redis.zscore(`${prefix}:${DEFAULT_QUEUE_NAME}:completed`, jobId);
   return {

@@ -188,31 +188,24 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
     ],
     tokens: {
       "u-alice": [
-        {
-          clientId: "1234-chatgpt.apps.googleusercontent.com",
-          displayText: "ChatGPT",
-          scopes: ["https://www.googleapis.com/auth/drive.readonly", "openid", "email"],
-          anonymous: false,
-          nativeApp: false,
-        },
+        webToken("1234-chatgpt.apps.googleusercontent.com", "ChatGPT", [
+          "https://www.googleapis.com/auth/drive.readonly",
+          "openid",
+          "email",
+        ]),
       ],
       "u-admin": [
-        {
-          clientId: "backup@acme-backup.iam.gserviceaccount.com",
-          displayText: "Backup Robot",
-          scopes: ["https://www.googleapis.com/auth/drive"],
-          anonymous: false,
-          nativeApp: false,
-        },
+        webToken("backup@acme-backup.iam.gserviceaccount.com", "Backup Robot", [
+          "https://www.googleapis.com/auth/drive",
+        ]),
       ],
       "u-bob": [
-        {
-          clientId: "999-anon.apps.googleusercontent.com",
-          displayText: "Cool PDF Tool",
-          scopes: ["https://www.googleapis.com/auth/gmail.readonly"],
-          anonymous: true,
-          nativeApp: false,
-        },
+        webToken(
+          "999-anon.apps.googleusercontent.com",
+          "Cool PDF Tool",
+          ["https://www.googleapis.com/auth/gmail.readonly"],
+          { anonymous: true },
+        ),
       ],
     },
     activities: {
@@ -285,4 +278,14 @@ function activity(
     actor: { email, profileId: `profile-${email}` },
     events: events.map((e) => ({ type: app === "drive" ? "access" : app, ...e })),
   };
+}
+
+/** An OAuth token a user granted to a web (not native) app; `anonymous` when Google never registered the client. */
+function webToken(
+  clientId: string,
+  displayText: string,
+  scopes: string[],
+  opts: { anonymous?: boolean } = {},
+): TGoogleFixture["tokens"][string][number] {
+  return { clientId, displayText, scopes, anonymous: opts.anonymous ?? false, nativeApp: false };
 }

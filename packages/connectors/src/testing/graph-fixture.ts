@@ -13,6 +13,50 @@ const root = (id: string, permissions: TItem["permissions"] = []): TItem => ({
   permissions,
 });
 
+const ALICE = { id: "m-alice", displayName: "Alice Able" };
+const ADMIN = { id: "m-admin", displayName: "Ada Admin" };
+
+function file(
+  id: string,
+  name: string,
+  size: number,
+  lastModifiedDateTime: string,
+  mimeType: string,
+  creator: { id: string; displayName?: string },
+  permissions: NonNullable<TItem["permissions"]>,
+): TItem {
+  return {
+    id,
+    name,
+    size,
+    lastModifiedDateTime,
+    file: { mimeType },
+    createdBy: { user: creator },
+    permissions,
+  };
+}
+
+/** A delegated grant to Microsoft Graph, by one user (Principal) or for the whole tenant (AllPrincipals). */
+function graphGrant(
+  id: string,
+  clientId: string,
+  principalId: string | null,
+  scope: string,
+): TGraphFixture["permissionGrants"][number] {
+  const consentType = principalId ? "Principal" : "AllPrincipals";
+  return { id, clientId, consentType, principalId, resourceId: "sp-graph", scope };
+}
+
+function signIn(
+  id: string,
+  createdDateTime: string,
+  userPrincipalName: string,
+  appDisplayName: string,
+  errorCode = 0,
+): TGraphFixture["signIns"][number] {
+  return { id, createdDateTime, userPrincipalName, appDisplayName, status: { errorCode } };
+}
+
 /**
  * A small Microsoft 365 tenant mirroring the Google fixture: an admin with MFA, a user without,
  * a disabled and a never-signed-in user, a OneDrive with anonymous and specific-people links, a
@@ -75,30 +119,26 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
   const aliceItems: TItem[] = [
     root("a-root"),
     { id: "a-docs", name: "Docs", folder: { childCount: 2 } },
-    {
-      id: "a-budget",
-      name: "Budget.xlsx",
-      size: 4096,
-      lastModifiedDateTime: "2025-04-10T12:00:00Z",
-      file: { mimeType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" },
-      createdBy: { user: { id: "m-alice", displayName: "Alice Able" } },
-      permissions: [
-        {
-          id: "perm-owner",
-          roles: ["owner"],
-          grantedToV2: { user: { id: "m-alice", displayName: "Alice Able" } },
-        },
+    file(
+      "a-budget",
+      "Budget.xlsx",
+      4096,
+      "2025-04-10T12:00:00Z",
+      "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+      ALICE,
+      [
+        { id: "perm-owner", roles: ["owner"], grantedToV2: { user: ALICE } },
         { id: "perm-anon", roles: ["read"], link: { scope: "anonymous", type: "view" } },
       ],
-    },
-    {
-      id: "a-plan",
-      name: "Plan.docx",
-      size: 1200,
-      lastModifiedDateTime: "2025-04-11T12:00:00Z",
-      file: { mimeType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document" },
-      createdBy: { user: { id: "m-alice", displayName: "Alice Able" } },
-      permissions: [
+    ),
+    file(
+      "a-plan",
+      "Plan.docx",
+      1200,
+      "2025-04-11T12:00:00Z",
+      "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+      ALICE,
+      [
         {
           id: "perm-people",
           roles: ["write"],
@@ -109,19 +149,13 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
           ],
         },
       ],
-    },
+    ),
     { id: "a-gone", name: "Deleted.txt", file: { mimeType: "text/plain" }, deleted: {} },
   ];
   for (let i = 0; i < (opts.extraFiles ?? 0); i++) {
-    aliceItems.push({
-      id: `a-extra-${i}`,
-      name: `Extra ${i}.txt`,
-      size: 10,
-      lastModifiedDateTime: "2025-03-01T00:00:00Z",
-      file: { mimeType: "text/plain" },
-      createdBy: { user: { id: "m-alice" } },
-      permissions: [],
-    });
+    aliceItems.push(
+      file(`a-extra-${i}`, `Extra ${i}.txt`, 10, "2025-03-01T00:00:00Z", "text/plain", { id: "m-alice" }, []),
+    );
   }
 
   return {
@@ -146,7 +180,7 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
         id: "drv-alice",
         name: "OneDrive",
         driveType: "business",
-        owner: { user: { id: "m-alice", displayName: "Alice Able" } },
+        owner: { user: ALICE },
         items: aliceItems,
       },
       {
@@ -164,18 +198,18 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
             {
               id: "t-member",
               roles: ["write"],
-              grantedToV2: { user: { id: "m-alice", displayName: "Alice Able" } },
+              grantedToV2: { user: ALICE },
             },
           ]),
-          {
-            id: "t-strategy",
-            name: "Strategy.pptx",
-            size: 90000,
-            lastModifiedDateTime: "2025-04-12T12:00:00Z",
-            file: { mimeType: "application/vnd.openxmlformats-officedocument.presentationml.presentation" },
-            createdBy: { user: { id: "m-admin", displayName: "Ada Admin" } },
-            permissions: [{ id: "perm-org", roles: ["read"], link: { scope: "organization", type: "view" } }],
-          },
+          file(
+            "t-strategy",
+            "Strategy.pptx",
+            90000,
+            "2025-04-12T12:00:00Z",
+            "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+            ADMIN,
+            [{ id: "perm-org", roles: ["read"], link: { scope: "organization", type: "view" } }],
+          ),
         ],
       },
     ],
@@ -218,68 +252,17 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
       },
     ],
     permissionGrants: [
-      {
-        id: "g-chatgpt",
-        clientId: "sp-chatgpt",
-        consentType: "Principal",
-        principalId: "m-alice",
-        resourceId: "sp-graph",
-        scope: " Files.Read.All User.Read offline_access",
-      },
-      {
-        id: "g-mailmerge",
-        clientId: "sp-mailmerge",
-        consentType: "AllPrincipals",
-        principalId: null,
-        resourceId: "sp-graph",
-        scope: "Mail.Read",
-      },
-      {
-        id: "g-mi",
-        clientId: "sp-mi",
-        consentType: "Principal",
-        principalId: "m-admin",
-        resourceId: "sp-graph",
-        scope: "Sites.Read.All",
-      },
-      {
-        id: "g-graph",
-        clientId: "sp-graph",
-        consentType: "Principal",
-        principalId: "m-bob",
-        resourceId: "sp-graph",
-        scope: "User.Read",
-      },
+      graphGrant("g-chatgpt", "sp-chatgpt", "m-alice", " Files.Read.All User.Read offline_access"),
+      graphGrant("g-mailmerge", "sp-mailmerge", null, "Mail.Read"),
+      graphGrant("g-mi", "sp-mi", "m-admin", "Sites.Read.All"),
+      graphGrant("g-graph", "sp-graph", "m-bob", "User.Read"),
     ],
     signIns: [
-      {
-        id: "s-alice",
-        createdDateTime: "2025-05-01T08:00:00Z",
-        userPrincipalName: "Alice@contoso.test",
-        appDisplayName: "Office 365",
-        status: { errorCode: 0 },
-      },
-      {
-        id: "s-bob",
-        createdDateTime: "2025-05-01T09:00:00Z",
-        userPrincipalName: "bob@contoso.test",
-        appDisplayName: "Office 365",
-        status: { errorCode: 50126 },
-      },
-      {
-        id: "s-admin",
-        createdDateTime: "2025-05-02T08:00:00Z",
-        userPrincipalName: "admin@contoso.test",
-        appDisplayName: "Azure Portal",
-        status: { errorCode: 0 },
-      },
-      {
-        id: "s-old",
-        createdDateTime: "2024-01-01T08:00:00Z",
-        userPrincipalName: "admin@contoso.test",
-        appDisplayName: "Azure Portal",
-        status: { errorCode: 0 },
-      },
+      signIn("s-alice", "2025-05-01T08:00:00Z", "Alice@contoso.test", "Office 365"),
+      // Failed sign-in (invalid password): not a login.
+      signIn("s-bob", "2025-05-01T09:00:00Z", "bob@contoso.test", "Office 365", 50126),
+      signIn("s-admin", "2025-05-02T08:00:00Z", "admin@contoso.test", "Azure Portal"),
+      signIn("s-old", "2024-01-01T08:00:00Z", "admin@contoso.test", "Azure Portal"),
     ],
   };
 }

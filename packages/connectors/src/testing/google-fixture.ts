@@ -211,38 +211,20 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
     activities: {
       drive: [
         activity("drive", "a1", "2025-04-20T10:00:00.000Z", "admin@acme.test", [
-          {
-            name: "change_user_access",
-            parameters: [
-              { name: "doc_id", value: "f-external" },
-              { name: "target_user", value: "Ext@Partner.example" },
-            ],
-          },
-          {
-            name: "change_user_access",
-            parameters: [
-              { name: "doc_id", value: "f-external" },
-              { name: "target_user", value: "bob@acme-labs.test" },
-            ],
-          },
+          event("change_user_access", { doc_id: "f-external", target_user: "Ext@Partner.example" }),
+          event("change_user_access", { doc_id: "f-external", target_user: "bob@acme-labs.test" }),
         ]),
         activity("drive", "a2", "2025-04-21T10:00:00.000Z", "alice@acme.test", [
-          { name: "download", parameters: [{ name: "doc_id", value: "f-public" }] },
+          event("download", { doc_id: "f-public" }),
         ]),
         activity("drive", "a3", "2025-04-22T10:00:00.000Z", "bob@acme.test", [
-          { name: "view", parameters: [{ name: "doc_id", value: "f-internal" }] },
+          event("view", { doc_id: "f-internal" }),
         ]),
         activity("drive", "a4", "2025-04-23T10:00:00.000Z", "alice@acme.test", [
-          {
-            name: "change_document_visibility",
-            parameters: [
-              { name: "doc_id", value: "f-public" },
-              { name: "visibility", value: "people_with_link" },
-            ],
-          },
+          event("change_document_visibility", { doc_id: "f-public", visibility: "people_with_link" }),
         ]),
         activity("drive", "a0", "2024-06-01T10:00:00.000Z", "alice@acme.test", [
-          { name: "download", parameters: [{ name: "doc_id", value: "f-public" }] },
+          event("download", { doc_id: "f-public" }),
         ]),
       ],
       token: [
@@ -265,13 +247,14 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
   };
 }
 
-function activity(
-  app: string,
-  id: string,
-  time: string,
-  email: string,
-  events: NonNullable<TGoogleFixture["activities"][string][number]["events"]>,
-) {
+type TEvent = NonNullable<TGoogleFixture["activities"][string][number]["events"]>[number];
+
+/** A Reports event whose parameters are all single-valued, in the order given. */
+function event(name: string, parameters: Record<string, string>): TEvent {
+  return { name, parameters: Object.entries(parameters).map(([key, value]) => ({ name: key, value })) };
+}
+
+function activity(app: string, id: string, time: string, email: string, events: TEvent[]) {
   return {
     kind: "admin#reports#activity",
     id: { time, uniqueQualifier: id, applicationName: app, customerId: "C0abc" },

@@ -1,18 +1,15 @@
-import type { TConnectorType } from "../types";
+import type { TAppGrant, TConnectorType } from "../types";
 import { fnv1a, guid, randomString, type TRng } from "./prng";
 import type { TFileKind } from "./vocabulary";
 
 // What makes a Google Workspace tenant look different from a Microsoft 365 one: identifier
 // formats, MIME types and OAuth scope strings. Everything else is shared.
 
-export type TCatalogApp = {
-  key: string;
-  label: string;
-  kind: "ai_agent" | "oauth_app" | "service_account";
-  publisher: string;
-  isKnownPublisher: boolean;
-  scopes: string[];
-};
+/** An app as every tenant's grants name it; `key` ties it to a stable client ID. */
+export type TCatalogApp = { key: string } & Pick<
+  TAppGrant,
+  "label" | "kind" | "publisher" | "isKnownPublisher" | "scopes"
+>;
 
 export type TFlavour = {
   fileId: (rng: TRng) => string;

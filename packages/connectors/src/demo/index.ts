@@ -1,18 +1,13 @@
-import type { TConnectorType, TSourceAdapter } from "../types";
+import type { TSourceAdapter } from "../types";
 import { activityEvents } from "./activity";
 import { appsOf, grantAt } from "./apps";
 import { driveAt, driveIdAt } from "./drives";
 import { fileAt } from "./files";
-import { shapeOf } from "./shape";
+import { shapeOf, type TShapeInput } from "./shape";
 import { userAt } from "./users";
 
-export type TDemoOptions = {
-  seed: string;
-  type: TConnectorType;
-  fileCount?: number;
-  revision?: number;
-  now?: Date;
-};
+/** Seed, flavour, size, revision and clock: exactly what the workspace's shape is derived from. */
+export type TDemoOptions = TShapeInput;
 
 /** What the demo workspace is made of, for seeding trusted domains and for tests. */
 export type TDemoDescription = {

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { recordingSleep } from "../testing/adapter-harness";
 import { startFakeServer, type TFakeServer } from "../testing/fake-server";
 import { SourceAuthError, SourceUnavailableError } from "../types";
-import { createJsonClient } from "./client";
+import { createJsonClient, type THttpOptions } from "./client";
 import { SourceHttpError } from "./errors";
 import { graphItems } from "./paginate";
 import { staticTokenProvider } from "./token";
@@ -17,17 +17,17 @@ afterEach(async () => {
 
 const noSleep = { sleep: async () => undefined };
 
+function testClient(baseUrl: string, http?: THttpOptions) {
+  return createJsonClient({ source: "Test", baseUrl, tokens: staticTokenProvider("abc"), http });
+}
+
 describe("createJsonClient", () => {
   it("sends the bearer token and query, and returns the JSON body", async () => {
     server = await startFakeServer({
       faultBody: () => ({}),
       handle: (req) => ({ status: 200, body: { auth: req.headers.authorization, q: req.query.get("q") } }),
     });
-    const client = createJsonClient({
-      source: "Test",
-      baseUrl: server.url,
-      tokens: staticTokenProvider("abc"),
-    });
+    const client = testClient(server.url);
     expect(await client.get("/x", { q: "a b", skipped: undefined })).toEqual({
       auth: "Bearer abc",
       q: "a b",
@@ -42,12 +42,7 @@ describe("createJsonClient", () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     const { delays, http } = recordingSleep({ retry: { maxAttempts: 3 } });
-    const client = createJsonClient({
-      source: "Test",
-      baseUrl: `http://127.0.0.1:${port}`,
-      tokens: staticTokenProvider("abc"),
-      http,
-    });
+    const client = testClient(`http://127.0.0.1:${port}`, http);
     await expect(client.get("/x")).rejects.toThrow(SourceUnavailableError);
     expect(delays).toHaveLength(2);
   });
@@ -62,12 +57,7 @@ describe("createJsonClient", () => {
         return { status: 200, body: { ok: true } };
       },
     });
-    const client = createJsonClient({
-      source: "Test",
-      baseUrl: server.url,
-      tokens: staticTokenProvider("abc"),
-      http: { ...noSleep, timeoutMs: 100 },
-    });
+    const client = testClient(server.url, { ...noSleep, timeoutMs: 100 });
     expect(await client.get("/slow")).toEqual({ ok: true });
     expect(calls).toBe(2);
   });
@@ -83,12 +73,7 @@ describe("createJsonClient", () => {
             }
           : { status: 404, body: { error: { code: "itemNotFound", message: "Item not found" } } },
     });
-    const client = createJsonClient({
-      source: "Test",
-      baseUrl: server.url,
-      tokens: staticTokenProvider("abc"),
-      http: noSleep,
-    });
+    const client = testClient(server.url, noSleep);
     await expect(client.get("/denied")).rejects.toThrow(
       new SourceAuthError("Test: Not Authorized to access this resource/api (HTTP 403)"),
     );
@@ -106,12 +91,7 @@ describe("createJsonClient", () => {
         body: { value: [1], "@odata.nextLink": "http://attacker.invalid/steal" },
       }),
     });
-    const client = createJsonClient({
-      source: "Test",
-      baseUrl: server.url,
-      tokens: staticTokenProvider("abc"),
-      http: noSleep,
-    });
+    const client = testClient(server.url, noSleep);
     const seen: number[] = [];
     await expect(
       (async () => {

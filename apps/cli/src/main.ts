@@ -1,4 +1,4 @@
-import { createDb } from "@posture/db";
+import { openDb } from "@posture/db";
 import { isAppError } from "@posture/platform";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -74,7 +74,7 @@ async function main(argv: string[]): Promise<number> {
 
     const env = readCliEnv();
     if (!env.databaseUrl) mkdirSync(env.dataDir, { recursive: true });
-    const handle = createDb(
+    const handle = await openDb(
       env.databaseUrl ? { databaseUrl: env.databaseUrl, poolSize: 2 } : { dataDir: join(env.dataDir, "pg") },
     );
     try {

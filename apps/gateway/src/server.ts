@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { createDb, resolveDataDir, type DbHandle } from "@posture/db";
+import { openDb, resolveDataDir, type DbHandle } from "@posture/db";
 import { createJobQueue, type TJobRegistry } from "@posture/jobs";
 import { buildJobRegistry, startPeriodicJobs } from "@posture/posture";
 import { startScheduler, type TScheduler } from "@posture/scheduler";
@@ -61,11 +61,11 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
   const ownsDb = !opts.db;
   const db =
     opts.db ??
-    createDb(
+    (await openDb(
       env.DATABASE_URL
         ? { databaseUrl: env.DATABASE_URL }
         : { dataDir: join(resolveDataDir(env.DATA_DIR), "pg") },
-    );
+    ));
   if (ownsDb) await db.migrate();
   const ownsRedis = opts.redis === undefined;
   const redis =

@@ -1,6 +1,3 @@
-import { PGlite } from "@electric-sql/pglite";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import type { SQL } from "drizzle-orm";
@@ -26,28 +23,38 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../drizzle", import.meta
 
 export type DbOptions = { databaseUrl?: string; dataDir?: string; poolSize?: number };
 
-export function createDb(opts: DbOptions): DbHandle {
-  if (opts.databaseUrl) {
-    const pool = new pg.Pool({
-      connectionString: opts.databaseUrl,
-      max: opts.poolSize ?? 10,
-      connectionTimeoutMillis: 5_000,
-      idleTimeoutMillis: 30_000,
-    });
-    // An idle client losing its server must not crash the process; the next query reconnects.
-    pool.on("error", () => {});
-    const db = drizzlePg(pool, { schema }) as unknown as Db;
-    return {
-      db,
-      kind: "postgres",
-      migrate: () => migratePg(drizzlePg(pool, { schema }), { migrationsFolder: MIGRATIONS_FOLDER }),
-      ping: async () => {
-        await pool.query("select 1");
-      },
-      close: () => pool.end(),
-    };
-  }
-  const dataDir = opts.dataDir ?? "memory://";
+/** PostgreSQL over a connection pool (DATABASE_URL). */
+export function createDb(opts: { databaseUrl: string; poolSize?: number }): DbHandle {
+  const pool = new pg.Pool({
+    connectionString: opts.databaseUrl,
+    max: opts.poolSize ?? 10,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its server must not crash the process; the next query reconnects.
+  pool.on("error", () => {});
+  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: "postgres",
+    migrate: () => migratePg(drizzlePg(pool, { schema }), { migrationsFolder: MIGRATIONS_FOLDER }),
+    ping: async () => {
+      await pool.query("select 1");
+    },
+    close: () => pool.end(),
+  };
+}
+
+/**
+ * The embedded default: PGlite in `dataDir` (in memory without one). Loaded on demand, so a
+ * server deployment never pays for the WebAssembly PostgreSQL it does not use.
+ */
+export async function createEmbeddedDb(dataDir = "memory://"): Promise<DbHandle> {
+  const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("drizzle-orm/pglite"),
+    import("drizzle-orm/pglite/migrator"),
+  ]);
   if (!dataDir.includes("://")) mkdirSync(dataDir, { recursive: true });
   const client = new PGlite(dataDir);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
@@ -60,6 +67,12 @@ export function createDb(opts: DbOptions): DbHandle {
     },
     close: () => client.close(),
   };
+}
+
+/** DATABASE_URL when given, else the embedded database in `dataDir`. */
+export function openDb(opts: DbOptions): Promise<DbHandle> {
+  if (opts.databaseUrl) return Promise.resolve(createDb({ databaseUrl: opts.databaseUrl, poolSize: opts.poolSize }));
+  return createEmbeddedDb(opts.dataDir);
 }
 
 /** Raw SQL returning rows, the same on both drivers (each answers with `{ rows }`). */

@@ -16,7 +16,8 @@ export type TAccess = {
   role?: Exclude<TRole, "member">;
 };
 
-export type TMeta = OpenApiMeta<{ access?: TAccess }>;
+/** `successStatus`: the status of a successful call when it is not 200 (201 for creations). */
+export type TMeta = OpenApiMeta<{ access?: TAccess; successStatus?: 201 | 202 }>;
 
 const t = initTRPC
   .context<TContext>()
@@ -113,8 +114,10 @@ export function procedure(access: TAccess & { auth: Exclude<TAuthMode, "public">
   let p = t.procedure.meta({ access }).use(authenticate(access.auth));
   if (access.plan || access.feature) p = p.use(planGuard(access.plan, access.feature));
   if (access.role) p = p.use(roleGuard(access.role));
-  return p.use(({ ctx, next }) => {
+  return p.use(({ ctx, meta, next }) => {
     if (!ctx.principal) throw new AppError("unauthenticated", "Authentication required");
+    // The success status is declared once, in meta, for both the wire and the OpenAPI document.
+    if (meta?.successStatus) ctx.response.status = meta.successStatus;
     return next({ ctx: { ...ctx, principal: ctx.principal } });
   });
 }

@@ -6,13 +6,11 @@ export const createKey = procedure({ auth: "session", feature: "apiAccess", role
   .meta(createKeyMeta)
   .input(ZCreateKeyInput)
   .output(ZCreateKeyOutput)
-  .mutation(async ({ ctx, input }) => {
-    const created = await createApiKeyFor(ctx.db, {
+  .mutation(({ ctx, input }) =>
+    createApiKeyFor(ctx.db, {
       orgId: ctx.principal.org.id,
       userId: ctx.principal.userId,
       name: input.name,
       expiresInDays: input.expiresInDays,
-    });
-    ctx.response.status = 201;
-    return created;
-  });
+    }),
+  );

@@ -11,6 +11,7 @@ export const createKeyMeta = {
       "Returns the full key this once (`key`); only its SHA-256 and display prefix are kept. Omit expiresInDays for a key that does not expire.",
     protect: true,
   },
+  successStatus: 201,
 } satisfies TMeta;
 
 export const ZCreateKeyInput = z.object({

@@ -31,6 +31,7 @@ export const createConnectorMeta = {
       "mode `demo` reads a deterministic synthetic workspace of that type; `real` needs the source's credentials (encrypted at rest, never returned). 402 plan_limit_reached past sources.max.",
     successDescription: "Created",
   },
+  successStatus: 201,
 } satisfies TMeta;
 export const ZCreateConnectorInput = z
   .object({
@@ -40,7 +41,7 @@ export const ZCreateConnectorInput = z
     credentials: z.record(z.string(), z.unknown()).optional(),
     config: z
       .object({
-        fileCount: z.number().int().min(1).max(200_000).optional(),
+        fileCount: z.number().int().min(1).max(100_000).optional(),
         revision: z.number().int().min(0).max(1_000_000).optional(),
       })
       .catchall(z.unknown())

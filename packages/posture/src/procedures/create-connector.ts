@@ -6,8 +6,4 @@ export const createConnector = procedure({ auth: "session", role: "ADMIN" })
   .meta(createConnectorMeta)
   .input(ZCreateConnectorInput)
   .output(ZConnector)
-  .mutation(async ({ ctx, input }) => {
-    const connector = await create(ctx.db, ctx.runtime.encryptionKey, ctx.principal, input);
-    ctx.response.status = 201;
-    return connector;
-  });
+  .mutation(({ ctx, input }) => create(ctx.db, ctx.runtime.encryptionKey, ctx.principal, input));

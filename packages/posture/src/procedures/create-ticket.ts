@@ -6,8 +6,6 @@ export const createTicket = procedure({ auth: "apiKey", feature: "ticketing" })
   .meta(createTicketMeta)
   .input(ZCreateTicketInput)
   .output(ZTicketOutput)
-  .mutation(async ({ ctx, input }) => {
-    const ticket = await createTicketForFinding(ctx.db, ctx.runtime, ctx.principal, input.id);
-    ctx.response.status = 201;
-    return { ticket };
-  });
+  .mutation(async ({ ctx, input }) => ({
+    ticket: await createTicketForFinding(ctx.db, ctx.runtime, ctx.principal, input.id),
+  }));

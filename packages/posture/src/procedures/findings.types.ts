@@ -48,6 +48,7 @@ export const createTicketMeta = {
       "400 integration_not_configured without a tracker; 409 ticket_exists; 502 upstream_unavailable when the tracker fails (nothing is recorded then).",
     successDescription: "Created",
   },
+  successStatus: 201,
 } satisfies TMeta;
 export const ZCreateTicketInput = z.object({ id: z.string().min(1).max(100) });
 export const ZTicketOutput = z.object({

@@ -25,14 +25,11 @@ function ruleRouter(kind: "policy" | "prevention", path: "/policies" | "/prevent
     create: admin()
       .meta({
         openapi: { method: "POST", path, tags, summary: `Create a ${noun}`, successDescription: "Created" },
+        successStatus: 201,
       })
       .input(ZCreateRuleInput)
       .output(ZRule)
-      .mutation(async ({ ctx, input }) => {
-        const rule = await createRule(ctx.db, kind, ctx.principal, input);
-        ctx.response.status = 201;
-        return rule;
-      }),
+      .mutation(({ ctx, input }) => createRule(ctx.db, kind, ctx.principal, input)),
     update: admin()
       .meta({ openapi: { method: "PATCH", path: `${path}/{id}`, tags, summary: `Change a ${noun}` } })
       .input(ZUpdateRuleInput)

@@ -192,7 +192,13 @@ type TReadOutcome = {
   detected: ReturnType<ReturnType<typeof createRuleEngine>["findings"]>;
 };
 
-/** Streams the source through the rule engine: files are never all held in memory. */
+const YIELD_EVERY = 2_000;
+
+/**
+ * Streams the source through the rule engine: files are never all held in memory. Demo sources
+ * generate synchronously, so the loop yields to the event loop now and then: a 100k-file scan
+ * must not stall HTTP (embedded mode) or the worker's lock renewal.
+ */
 async function readSource(adapter: TSourceAdapter, trusted: string[], now: Date): Promise<TReadOutcome> {
   const ws = await adapter.workspace();
   const engine = createRuleEngine({ internalDomains: ws.internalDomains, trustedDomains: trusted, now });
@@ -200,20 +206,20 @@ async function readSource(adapter: TSourceAdapter, trusted: string[], now: Date)
   const grants: TAppGrant[] = [];
   for await (const u of adapter.users()) {
     engine.addUser(u);
-    resourceCount++;
+    if (++resourceCount % YIELD_EVERY === 0) await new Promise(setImmediate);
   }
   for await (const f of adapter.files()) {
     engine.addFile(f);
-    resourceCount++;
+    if (++resourceCount % YIELD_EVERY === 0) await new Promise(setImmediate);
   }
   for await (const d of adapter.sharedDrives()) {
     engine.addSharedDrive(d);
-    resourceCount++;
+    if (++resourceCount % YIELD_EVERY === 0) await new Promise(setImmediate);
   }
   for await (const g of adapter.appGrants()) {
     engine.addAppGrant(g);
     grants.push(g);
-    resourceCount++;
+    if (++resourceCount % YIELD_EVERY === 0) await new Promise(setImmediate);
   }
   return { resourceCount, grants, detected: engine.findings() };
 }

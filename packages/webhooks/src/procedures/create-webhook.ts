@@ -6,8 +6,8 @@ export const createWebhook = procedure({ auth: "session", role: "ADMIN" })
   .meta(createWebhookMeta)
   .input(ZCreateWebhookInput)
   .output(ZCreateWebhookOutput)
-  .mutation(async ({ ctx, input }) => {
-    const created = await createSubscription(
+  .mutation(({ ctx, input }) =>
+    createSubscription(
       ctx.db,
       {
         orgId: ctx.principal.org.id,
@@ -19,7 +19,5 @@ export const createWebhook = procedure({ auth: "session", role: "ADMIN" })
         encryptionKey: ctx.runtime.encryptionKey,
         allowPrivateTargets: ctx.runtime.webhookAllowPrivateTargets,
       },
-    );
-    ctx.response.status = 201;
-    return created;
-  });
+    ),
+  );

@@ -15,6 +15,7 @@ export const createWebhookMeta = {
     protect: true,
     successDescription: "Created",
   },
+  successStatus: 201,
 } satisfies TMeta;
 
 export const ZCreateWebhookInput = z.object({

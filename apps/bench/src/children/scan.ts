@@ -1,0 +1,60 @@
+import { eq } from "drizzle-orm";
+import { connectors, createDb, scans } from "@posture/db";
+import { createInProcessQueue } from "@posture/jobs";
+import { createLogger, parseEncryptionKey } from "@posture/platform";
+import { runScanJob } from "@posture/posture";
+import { randomBytes } from "node:crypto";
+
+// Runs in its own process so its peak RSS is the scan's own: a demo workspace of
+// BENCH_FILES files scanned twice (the second time unchanged), through the real scan job and
+// the real database. Prints one JSON line.
+const db = createDb({ databaseUrl: process.env.BENCH_DATABASE_URL ?? "", poolSize: 2 });
+const orgId = process.env.BENCH_ORG_ID ?? "";
+const fileCount = Number(process.env.BENCH_FILES ?? "100000");
+const log = createLogger("warn");
+const deps = {
+  db: db.db,
+  jobs: createInProcessQueue({}),
+  runtime: {
+    encryptionKey: parseEncryptionKey(randomBytes(32).toString("hex")),
+    publicUrl: "http://localhost",
+    webhookAllowPrivateTargets: false,
+  },
+  log,
+};
+
+const [connector] = await db.db
+  .insert(connectors)
+  .values({ orgId, type: "google_workspace", displayName: "Bench 100k", mode: "demo", config: { fileCount } })
+  .returning();
+if (!connector) throw new Error("connector insert failed");
+
+async function timedScan() {
+  const [scan] = await db.db
+    .insert(scans)
+    .values({ orgId, connectorId: connector?.id, connectorName: "Bench 100k", trigger: "manual" })
+    .returning();
+  if (!scan) throw new Error("scan insert failed");
+  const started = performance.now();
+  const result = await runScanJob(deps, scan.id, 1);
+  return { ms: Math.round(performance.now() - started), result };
+}
+
+const first = await timedScan();
+const afterFirstMaxRssMb = process.resourceUsage().maxRSS / 1024;
+const rescan = await timedScan();
+const [stored] = await db.db
+  .select({ findingCount: connectors.findingCount })
+  .from(connectors)
+  .where(eq(connectors.id, connector.id));
+process.stdout.write(
+  `${JSON.stringify({
+    files: fileCount,
+    first,
+    rescan,
+    findingCount: stored?.findingCount ?? 0,
+    maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    afterFirstMaxRssMb: Math.round(afterFirstMaxRssMb),
+  })}\n`,
+);
+await db.close();

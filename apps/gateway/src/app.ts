@@ -1,5 +1,4 @@
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
-import { pinoHttp } from "pino-http";
 import type { TGatewayDeps } from "./deps";
 import { emptyBodyAsJson, jsonBody } from "./middleware/body";
 import { csrfGuard } from "./middleware/csrf";
@@ -7,6 +6,7 @@ import { errorHandler, notFoundHandler } from "./middleware/errors";
 import { idempotency } from "./middleware/idempotency";
 import { ipRateLimit } from "./middleware/rate-limit";
 import { requestId, resolveCredentials } from "./middleware/request-context";
+import { requestLog } from "./middleware/request-log";
 import { securityHeaders } from "./middleware/security-headers";
 import { openApiRoutes } from "./openapi";
 import { appRouter } from "./router";
@@ -24,17 +24,7 @@ export function createApp(deps: TGatewayDeps): Express {
   app.set("etag", false);
 
   app.use(requestId);
-  app.use(
-    pinoHttp({
-      logger: deps.log,
-      genReqId: (req) => (req as Request).requestId,
-      customProps: (req) => ({ orgId: (req as Request).principal?.org.id }),
-      serializers: {
-        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.split("?")[0] }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
+  app.use(requestLog(deps.log));
   app.use(securityHeaders);
 
   const rest = restHandler(deps, appRouter);

@@ -6,10 +6,21 @@ import {
   ResponseControl,
   toWireError,
   type TContext,
+  type TLogger,
   type TWireError,
 } from "@posture/platform";
 import type { TGatewayDeps } from "./deps";
 import type { AppRouter } from "./router";
+
+/** Stamps the request id on every line without building a pino child logger per request. */
+function withRequestId(log: TLogger, requestId: string): TLogger {
+  return {
+    info: (obj, msg) => log.info({ requestId, ...obj }, msg),
+    warn: (obj, msg) => log.warn({ requestId, ...obj }, msg),
+    error: (obj, msg) => log.error({ requestId, ...obj }, msg),
+    debug: (obj, msg) => log.debug({ requestId, ...obj }, msg),
+  };
+}
 
 export function contextFactory(deps: TGatewayDeps) {
   return ({ req: raw }: { req: unknown }): TContext => {
@@ -25,7 +36,7 @@ export function contextFactory(deps: TGatewayDeps) {
       limits: deps.limits,
       jobs: deps.jobs,
       runtime: deps.runtime,
-      log: deps.log.child({ requestId: req.requestId }),
+      log: withRequestId(deps.log, req.requestId),
       probes: deps.probes,
     };
   };

@@ -30,7 +30,10 @@ async function expectRefused(p: PromiseLike<unknown>) {
 }
 
 async function verify(orgId: string): Promise<number | null> {
-  const rows = await queryRows<{ broken: string | null }>(t.db, sql`select audit_log_verify(${orgId}) as broken`);
+  const rows = await queryRows<{ broken: string | null }>(
+    t.db,
+    sql`select audit_log_verify(${orgId}) as broken`,
+  );
   const broken = rows[0]?.broken;
   return broken == null ? null : Number(broken);
 }
@@ -40,8 +43,12 @@ describe("audit_log", () => {
     const a = await newOrg("a");
     const b = await newOrg("b");
     for (let i = 0; i < 3; i++) {
-      await t.db.insert(auditLog).values({ orgId: a.id, action: "X", target: `t${i}`, userEmail: "x@a.test" });
-      await t.db.insert(auditLog).values({ orgId: b.id, action: "Y", target: `t${i}`, userEmail: "y@b.test" });
+      await t.db
+        .insert(auditLog)
+        .values({ orgId: a.id, action: "X", target: `t${i}`, userEmail: "x@a.test" });
+      await t.db
+        .insert(auditLog)
+        .values({ orgId: b.id, action: "Y", target: `t${i}`, userEmail: "y@b.test" });
     }
     const rows = await t.db.select().from(auditLog).where(eq(auditLog.orgId, a.id)).orderBy(auditLog.seq);
     expect(rows.map((r) => r.seq)).toEqual([1, 2, 3]);

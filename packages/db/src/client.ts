@@ -71,7 +71,8 @@ export async function createEmbeddedDb(dataDir = "memory://"): Promise<DbHandle>
 
 /** DATABASE_URL when given, else the embedded database in `dataDir`. */
 export function openDb(opts: DbOptions): Promise<DbHandle> {
-  if (opts.databaseUrl) return Promise.resolve(createDb({ databaseUrl: opts.databaseUrl, poolSize: opts.poolSize }));
+  if (opts.databaseUrl)
+    return Promise.resolve(createDb({ databaseUrl: opts.databaseUrl, poolSize: opts.poolSize }));
   return createEmbeddedDb(opts.dataDir);
 }
 

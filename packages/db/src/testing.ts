@@ -4,7 +4,8 @@ import { createDb, type DbHandle } from "./client";
 
 // Each test file gets a database of its own on the real PostgreSQL server, migrated from the
 // committed migrations, and dropped afterwards: files run in parallel without seeing each other.
-export const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+export const TEST_POSTGRES_URL =
+  process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 export type TestDb = DbHandle & { url: string; drop: () => Promise<void> };
 

@@ -1,5 +1,5 @@
-import { apiKeys, memberships, organizations, sessions, users, type Db } from "@posture/db";
-import { and, eq, isNull, lt, or } from "drizzle-orm";
+import { apiKeys, memberships, organizations, prepared, sessions, users, type Db } from "@posture/db";
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { createHash, randomBytes } from "node:crypto";
 import { effectivePlan } from "./plans";
 import type { TPrincipal } from "./principal";
@@ -74,23 +74,26 @@ function toPrincipal(
  */
 export async function resolveApiKey(db: Db, key: string, now = new Date()): Promise<TCredentialResult> {
   if (!API_KEY_PATTERN.test(key)) return { ok: false, reason: "malformed" };
-  const [row] = await db
-    .select({
-      keyId: apiKeys.id,
-      revokedAt: apiKeys.revokedAt,
-      expiresAt: apiKeys.expiresAt,
-      lastUsedAt: apiKeys.lastUsedAt,
-      ...principalColumns,
-    })
-    .from(apiKeys)
-    .leftJoin(organizations, eq(organizations.id, apiKeys.orgId))
-    .leftJoin(users, eq(users.id, apiKeys.createdByUserId))
-    .leftJoin(
-      memberships,
-      and(eq(memberships.userId, apiKeys.createdByUserId), eq(memberships.orgId, apiKeys.orgId)),
-    )
-    .where(eq(apiKeys.keyHash, sha256Hex(key)))
-    .limit(1);
+  const [row] = await prepared(db, "resolve_api_key", (d) =>
+    d
+      .select({
+        keyId: apiKeys.id,
+        revokedAt: apiKeys.revokedAt,
+        expiresAt: apiKeys.expiresAt,
+        lastUsedAt: apiKeys.lastUsedAt,
+        ...principalColumns,
+      })
+      .from(apiKeys)
+      .leftJoin(organizations, eq(organizations.id, apiKeys.orgId))
+      .leftJoin(users, eq(users.id, apiKeys.createdByUserId))
+      .leftJoin(
+        memberships,
+        and(eq(memberships.userId, apiKeys.createdByUserId), eq(memberships.orgId, apiKeys.orgId)),
+      )
+      .where(eq(apiKeys.keyHash, sql.placeholder("hash")))
+      .limit(1)
+      .prepare("resolve_api_key"),
+  ).execute({ hash: sha256Hex(key) });
   if (!row) return { ok: false, reason: "unknown" };
   if (row.revokedAt) return { ok: false, reason: "revoked" };
   if (row.expiresAt && row.expiresAt <= now) return { ok: false, reason: "expired" };
@@ -109,23 +112,26 @@ export async function resolveApiKey(db: Db, key: string, now = new Date()): Prom
 /** A session is alive while not revoked, within its absolute lifetime and used within the idle window. */
 export async function resolveSession(db: Db, token: string, now = new Date()): Promise<TCredentialResult> {
   if (token.length < 20 || token.length > 200) return { ok: false, reason: "malformed" };
-  const [row] = await db
-    .select({
-      sessionId: sessions.id,
-      revokedAt: sessions.revokedAt,
-      expiresAt: sessions.expiresAt,
-      lastSeenAt: sessions.lastSeenAt,
-      ...principalColumns,
-    })
-    .from(sessions)
-    .leftJoin(organizations, eq(organizations.id, sessions.orgId))
-    .leftJoin(users, eq(users.id, sessions.userId))
-    .leftJoin(
-      memberships,
-      and(eq(memberships.userId, sessions.userId), eq(memberships.orgId, sessions.orgId)),
-    )
-    .where(eq(sessions.tokenHash, sha256Hex(token)))
-    .limit(1);
+  const [row] = await prepared(db, "resolve_session", (d) =>
+    d
+      .select({
+        sessionId: sessions.id,
+        revokedAt: sessions.revokedAt,
+        expiresAt: sessions.expiresAt,
+        lastSeenAt: sessions.lastSeenAt,
+        ...principalColumns,
+      })
+      .from(sessions)
+      .leftJoin(organizations, eq(organizations.id, sessions.orgId))
+      .leftJoin(users, eq(users.id, sessions.userId))
+      .leftJoin(
+        memberships,
+        and(eq(memberships.userId, sessions.userId), eq(memberships.orgId, sessions.orgId)),
+      )
+      .where(eq(sessions.tokenHash, sql.placeholder("hash")))
+      .limit(1)
+      .prepare("resolve_session"),
+  ).execute({ hash: sha256Hex(token) });
   if (!row) return { ok: false, reason: "unknown" };
   if (row.revokedAt) return { ok: false, reason: "revoked" };
   if (row.expiresAt <= now || now.getTime() - row.lastSeenAt.getTime() > SESSION_IDLE_MS) {

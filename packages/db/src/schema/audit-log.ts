@@ -24,7 +24,8 @@ export const auditLog = pgTable(
   },
   (t) => [
     uniqueIndex("audit_log_org_seq_key").on(t.orgId, t.seq),
-    index("audit_log_org_created_idx").on(t.orgId, t.createdAt.desc(), t.seq.desc()),
-    index("audit_log_org_action_idx").on(t.orgId, t.action, t.seq.desc()),
+    // Ascending columns: a backward scan serves "newest first" (DESC) exactly.
+    index("audit_log_org_created_idx").on(t.orgId, t.createdAt, t.id),
+    index("audit_log_org_action_idx").on(t.orgId, t.action, t.seq),
   ],
 );

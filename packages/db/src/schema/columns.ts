@@ -22,6 +22,7 @@ export const idColumn = (prefix: string) =>
     .primaryKey()
     .$defaultFn(() => newId(prefix));
 
-export const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
+export const createdAt = () =>
+  timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
 
 export const tsColumn = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });

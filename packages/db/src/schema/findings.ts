@@ -28,7 +28,9 @@ export const findings = pgTable(
     resourceId: text("resource_id").notNull(),
     resourceName: text("resource_name").notNull(),
     resourceType: text("resource_type").notNull(),
-    status: text("status", { enum: ["OPEN", "RESOLVED"] }).notNull().default("OPEN"),
+    status: text("status", { enum: ["OPEN", "RESOLVED"] })
+      .notNull()
+      .default("OPEN"),
     details: jsonb("details").$type<Record<string, unknown>>().notNull().default({}),
     detectedAt: tsColumn("detected_at").notNull().defaultNow(),
     resolvedAt: tsColumn("resolved_at"),
@@ -36,7 +38,8 @@ export const findings = pgTable(
   },
   (t) => [
     uniqueIndex("findings_connector_fingerprint_key").on(t.connectorId, t.fingerprint),
-    index("findings_org_order_idx").on(t.orgId, t.status, t.severityRank.desc(), t.detectedAt.desc(), t.id),
-    index("findings_org_detected_idx").on(t.orgId, t.detectedAt),
+    // Read backwards: most severe, then newest, then id, all descending (GET /api/findings).
+    index("findings_org_order_idx").on(t.orgId, t.status, t.severityRank, t.detectedAt, t.id),
+    index("findings_org_detected_idx").on(t.orgId, t.detectedAt, t.id),
   ],
 );

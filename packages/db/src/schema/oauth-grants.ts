@@ -25,6 +25,6 @@ export const oauthGrants = pgTable(
   },
   (t) => [
     uniqueIndex("oauth_grants_connector_external_key").on(t.connectorId, t.externalId),
-    index("oauth_grants_org_granted_idx").on(t.orgId, t.grantedAt),
+    index("oauth_grants_org_granted_idx").on(t.orgId, t.grantedAt, t.id),
   ],
 );

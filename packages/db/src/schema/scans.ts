@@ -30,7 +30,7 @@ export const scans = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    index("scans_org_completed_idx").on(t.orgId, t.completedAt),
+    index("scans_org_completed_idx").on(t.orgId, t.completedAt, t.id),
     index("scans_org_created_idx").on(t.orgId, t.trigger, t.createdAt),
   ],
 );

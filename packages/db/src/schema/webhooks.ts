@@ -13,7 +13,9 @@ export const webhookSubscriptions = pgTable(
     events: text("events").array().notNull(),
     // Encrypted at rest like source credentials: it must be readable again to sign.
     secretEnc: text("secret_enc").notNull(),
-    status: text("status", { enum: ["active", "disabled"] }).notNull().default("active"),
+    status: text("status", { enum: ["active", "disabled"] })
+      .notNull()
+      .default("active"),
     disabledReason: text("disabled_reason"),
     createdAt: createdAt(),
   },

@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, type SQL } from "drizzle-orm";
-import { findings, type Db, type TSeverity } from "@posture/db";
+import { and, desc, eq, sql, type SQL } from "drizzle-orm";
+import { findings, prepared, type Db, type TSeverity } from "@posture/db";
 import { notFound } from "@posture/platform";
+import { SEVERITY_RANK } from "./severity";
 
 export type TFindingView = {
   id: string;
@@ -46,18 +47,45 @@ export type TListFindings = {
   offset: number;
 };
 
-/** Most severe first, then newest; the order is total (id last) so offset pages never overlap. */
+const p = {
+  orgId: sql.placeholder("orgId"),
+  status: sql.placeholder("status"),
+  rank: sql.placeholder("rank"),
+  limit: sql.placeholder("limit"),
+  offset: sql.placeholder("offset"),
+};
+
+// One prepared shape per filter combination: this is the hottest list of the API.
+function listQuery(db: Db, byStatus: boolean, byRank: boolean) {
+  const name = `findings_list_${byStatus ? "s" : ""}${byRank ? "r" : ""}`;
+  return prepared(db, name, (d) => {
+    const where: SQL[] = [eq(findings.orgId, p.orgId)];
+    if (byStatus) where.push(eq(findings.status, p.status));
+    // By rank, not by name: the ordering index covers severity_rank.
+    if (byRank) where.push(eq(findings.severityRank, p.rank));
+    return d
+      .select(columns)
+      .from(findings)
+      .where(and(...where))
+      .orderBy(desc(findings.severityRank), desc(findings.detectedAt), desc(findings.id))
+      .limit(p.limit)
+      .offset(p.offset)
+      .prepare(name);
+  });
+}
+
+/**
+ * Most severe first, then newest; the order is total (id last) so offset pages never overlap, and
+ * all-descending so it is one backward scan of findings_org_order_idx.
+ */
 export async function listFindings(db: Db, q: TListFindings) {
-  const where: SQL[] = [eq(findings.orgId, q.orgId)];
-  if (q.status !== "all") where.push(eq(findings.status, q.status));
-  if (q.severity) where.push(eq(findings.severity, q.severity));
-  const rows = await db
-    .select(columns)
-    .from(findings)
-    .where(and(...where))
-    .orderBy(desc(findings.severityRank), desc(findings.detectedAt), asc(findings.id))
-    .limit(q.limit + 1)
-    .offset(q.offset);
+  const rows = await listQuery(db, q.status !== "all", q.severity !== undefined).execute({
+    orgId: q.orgId,
+    status: q.status,
+    rank: q.severity ? SEVERITY_RANK[q.severity] : 0,
+    limit: q.limit + 1,
+    offset: q.offset,
+  });
   const page = rows.slice(0, q.limit).map(toView);
   return {
     findings: page,

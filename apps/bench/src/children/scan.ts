@@ -4,6 +4,7 @@ import { createInProcessQueue } from "@posture/jobs";
 import { createLogger, parseEncryptionKey } from "@posture/platform";
 import { runScanJob } from "@posture/posture";
 import { randomBytes } from "node:crypto";
+import { getHeapStatistics } from "node:v8";
 
 // Runs in its own process so its peak RSS is the scan's own: a demo workspace of
 // BENCH_FILES files scanned twice (the second time unchanged), through the real scan job and
@@ -54,6 +55,7 @@ process.stdout.write(
     rescan,
     findingCount: stored?.findingCount ?? 0,
     maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / 1e6),
     afterFirstMaxRssMb: Math.round(afterFirstMaxRssMb),
   })}\n`,
 );

@@ -5,6 +5,7 @@ import { seedOwnerWithKey } from "../lib/seed";
 import type { TScenario } from "../types";
 
 const FILES = 100_000;
+const SCHEDULER_HEAP_FLAG = "--max-old-space-size=256";
 const TARGETS = { firstMs: 10_000, rescanMs: 5_000, rssMb: 300 };
 
 type TScanReport = {
@@ -19,7 +20,12 @@ function runChild(env: Record<string, string>): Promise<TScanReport> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", fileURLToPath(new URL("../children/scan.ts", import.meta.url))],
+      [
+        SCHEDULER_HEAP_FLAG,
+        "--import",
+        "tsx",
+        fileURLToPath(new URL("../children/scan.ts", import.meta.url)),
+      ],
       {
         cwd: fileURLToPath(new URL("../..", import.meta.url)),
         env: { ...process.env, ...env },
@@ -81,7 +87,7 @@ export const scan100k: TScenario = {
         ],
         notes: [
           `${r.first.result.resources.toLocaleString("en")} resources, ${r.first.result.findingsNew.toLocaleString("en")} findings stored, posture score ${r.first.result.postureScore}`,
-          "peak RSS is the scanning process's maxRSS (getrusage), PostgreSQL not included",
+          `peak RSS is the scanning process's maxRSS (getrusage), PostgreSQL not included; run with the scheduler's ${SCHEDULER_HEAP_FLAG}`,
         ],
       };
     } finally {

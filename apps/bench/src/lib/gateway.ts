@@ -3,7 +3,7 @@ import type { TBenchSettings } from "../types";
 import { freePort, startChild, type TChild } from "./child";
 
 export const GATEWAY_ENV_NOTE =
-  "gateway: its production entry point (apps/gateway/src/main.ts) as a separate process, LOG_LEVEL=warn, " +
+  "gateway: its production entry point (apps/gateway/src/main.ts) as a separate process, NODE_ENV=production, LOG_LEVEL=warn, " +
   "TRUST_PROXY=loopback with a distinct X-Forwarded-For per request so the 60/min per-IP limit is " +
   "checked in Redis on every request without ending the run";
 
@@ -21,6 +21,8 @@ export async function startGatewayChild(settings: TBenchSettings, databaseUrl: s
       COOKIE_SECURE: "false",
       ENCRYPTION_KEY: randomBytes(32).toString("hex"),
       LOG_LEVEL: "warn",
+      // As the Dockerfile deploys it.
+      NODE_ENV: "production",
     },
   });
 }

@@ -111,7 +111,9 @@ export function createBullQueue(opts: TBullQueueOptions): TScheduledJobQueue {
       const { jobId, timeoutMs } = waitOpts;
       const work = (async () => {
         const events = queueEvents();
-        const job = await add(name, data, jobId, 0);
+        // Fails fast, like enqueue, when Redis is away: the caller learns the queue is down
+        // rather than waiting out its whole timeout.
+        const job = await redisCall("enqueue", add(name, data, jobId, 0));
         return (await waitForJob(queue, events, job, timeoutMs)) as R;
       })();
       return withTimeout(work, timeoutMs, () => new JobTimeoutError(jobId, timeoutMs));
@@ -151,7 +153,9 @@ export function createBullQueue(opts: TBullQueueOptions): TScheduledJobQueue {
         const closeOne = async (q: Queue | QueueEvents) => {
           // Never connected (Redis down): closing would wait for a connection; drop it instead.
           await withTimeout(q.close(), redisTimeoutMs, () => new Error("close timed out")).catch(() =>
-            q.disconnect(),
+            withTimeout(q.disconnect(), redisTimeoutMs, () => new Error("disconnect timed out")).catch(
+              () => {},
+            ),
           );
         };
         await Promise.all([closeOne(queue), events ? closeOne(events) : Promise.resolve()]);

@@ -16,6 +16,7 @@ import {
   type TPrincipal,
   type TRuntime,
 } from "@posture/platform";
+import { JobTimeoutError } from "@posture/jobs";
 import { createRuleEngine } from "../engine";
 import { getConnector } from "./connectors";
 import { lockOrg } from "./locks";
@@ -164,10 +165,22 @@ export async function requestManualScan(deps: TScanDeps, principal: TPrincipal, 
       { jobId: scan.id, timeoutMs: SYNC_WAIT_MS },
     );
   } catch (err) {
-    deps.log.warn(
-      { err: (err as Error).message, scanId: scan.id },
-      "scan did not complete while the request waited",
-    );
+    if (err instanceof JobTimeoutError) {
+      deps.log.warn({ scanId: scan.id }, "scan still running when the request stopped waiting");
+    } else {
+      const [state] = await db.select({ status: scans.status }).from(scans).where(eq(scans.id, scan.id));
+      if (state?.status === "QUEUED") {
+        // Never picked up: the queue itself is unreachable (Redis down). Say so rather than leave
+        // a scan nobody will run.
+        await failScan(db, scan.id, "job queue unavailable");
+        throw new AppError("service_unavailable", "The scan queue is unavailable; try again shortly", {
+          scanId: scan.id,
+        });
+      }
+      // The job failed through all its tries without recording why: record it.
+      if (state?.status === "RUNNING") await failScan(db, scan.id, "scan job failed");
+      deps.log.error({ err, scanId: scan.id }, "scan job failed");
+    }
   }
   const [latest] = await db.select().from(scans).where(eq(scans.id, scan.id));
   if (!latest) throw new Error("scan vanished");

@@ -138,7 +138,13 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
     (closing ??= (async () => {
       // Stop accepting, let in-flight requests finish, then release pools.
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        // A keep-alive connection whose request finishes after this point turns idle later:
+        // keep closing idle ones until the last in-flight request is done.
+        const sweep = setInterval(() => server.closeIdleConnections(), 100);
+        server.close(() => {
+          clearInterval(sweep);
+          resolve();
+        });
         server.closeIdleConnections();
       });
       stopPeriodic();

@@ -44,7 +44,8 @@ export type TRequestOptions = {
 
 export type TTestResponse = { status: number; headers: Headers; body: unknown; text: string };
 
-const randomIp = () =>
+/** A client address of its own (IPv6 documentation range), so a test's rate-limit counters start at zero. */
+export const randomClientIp = () =>
   `2001:db8:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}::${randomBytes(2).toString("hex")}`;
 
 /**
@@ -76,7 +77,7 @@ export async function startTestGateway(opts: TTestGatewayOptions = {}) {
     ...(opts.sourceEndpoints ? { sourceEndpoints: opts.sourceEndpoints } : {}),
     ...(opts.jobs ? { jobs: opts.jobs } : {}),
   });
-  const ip = randomIp();
+  const ip = randomClientIp();
 
   async function request(method: string, path: string, o: TRequestOptions = {}): Promise<TTestResponse> {
     const headers: Record<string, string> = { "x-forwarded-for": o.ip ?? ip, ...o.headers };

@@ -31,7 +31,8 @@ export type TCredentialResult =
   | { ok: true; principal: TPrincipal }
   | { ok: false; reason: "malformed" | "unknown" | "revoked" | "expired" | "no_membership" };
 
-const principalColumns = {
+/** The columns a principal is built from (users ⋈ memberships ⋈ organizations). */
+export const principalColumns = {
   userId: users.id,
   userEmail: users.email,
   role: memberships.role,

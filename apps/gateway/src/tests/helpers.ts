@@ -1,9 +1,6 @@
-import { randomBytes } from "node:crypto";
 import type { TTestResponse } from "../testing";
 
-/** A client address of its own (documentation range), so a test's counters start at zero. */
-export const freshIp = () =>
-  `2001:db8:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}::${randomBytes(2).toString("hex")}`;
+export { randomClientIp as freshIp } from "../testing";
 
 export const errorCode = (res: TTestResponse): unknown =>
   (res.body as { error?: unknown } | undefined)?.error;

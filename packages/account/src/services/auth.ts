@@ -3,6 +3,7 @@ import {
   AppError,
   effectivePlan,
   generateSessionToken,
+  principalColumns,
   recordAudit,
   SESSION_ABSOLUTE_MS,
   type TPrincipal,
@@ -23,17 +24,7 @@ const invalidCredentials = () => new AppError("invalid_credentials", "Invalid em
 /** The user and the membership they sign into: their oldest one. */
 async function findAccount(db: Db, email: string) {
   const [row] = await db
-    .select({
-      userId: users.id,
-      email: users.email,
-      passwordHash: users.passwordHash,
-      role: memberships.role,
-      orgId: organizations.id,
-      orgName: organizations.name,
-      plan: organizations.plan,
-      gracePlan: organizations.gracePlan,
-      graceEndsAt: organizations.graceEndsAt,
-    })
+    .select({ ...principalColumns, passwordHash: users.passwordHash })
     .from(users)
     .leftJoin(memberships, eq(memberships.userId, users.id))
     .leftJoin(organizations, eq(organizations.id, memberships.orgId))
@@ -64,9 +55,9 @@ export async function signIn(db: Db, input: TSignIn, now = new Date()): Promise<
       await recordAudit(db, {
         orgId,
         action: "SIGN_IN_FAILED",
-        target: account.email,
+        target: account.userEmail,
         userId: account.userId,
-        userEmail: account.email,
+        userEmail: account.userEmail,
       });
     }
     throw invalidCredentials();
@@ -94,9 +85,9 @@ export async function signIn(db: Db, input: TSignIn, now = new Date()): Promise<
     await recordAudit(tx, {
       orgId,
       action: "SIGN_IN",
-      target: account.email,
+      target: account.userEmail,
       userId: account.userId,
-      userEmail: account.email,
+      userEmail: account.userEmail,
       metadata: { sessionId: session?.id },
     });
   });
@@ -109,7 +100,7 @@ export async function signIn(db: Db, input: TSignIn, now = new Date()): Promise<
     token,
     maxAgeSeconds: Math.floor(SESSION_ABSOLUTE_MS / 1000),
     body: {
-      user: { id: account.userId, email: account.email, role },
+      user: { id: account.userId, email: account.userEmail, role },
       organization: { id: orgId, name: orgName, plan: effective.plan },
     },
   };

@@ -25,6 +25,7 @@ export {
   FINDING_CATEGORIES,
   SEVERITIES,
   SEVERITY_RANK,
+  maxSeverity,
   type TDetectedFinding,
   type TFindingCategory,
   type TResourceType,

@@ -1,5 +1,5 @@
 import { procedure } from "@posture/platform";
-import { requestManualScan } from "../services/scan-runner";
+import { requestManualScan } from "../services/manual-scan";
 import { syncConnectorMeta, ZConnectorIdInput, ZScanResult } from "./connectors.types";
 
 export const syncConnector = procedure({ auth: "session" })

@@ -1,4 +1,4 @@
-import { and, count, eq, gte, inArray, isNull, lt, or } from "drizzle-orm";
+import { eq, isNull, lt, or } from "drizzle-orm";
 import { connectors, scans, trustedDomains, type Db } from "@posture/db";
 import {
   createSourceAdapter,
@@ -6,20 +6,8 @@ import {
   type TAppGrant,
   type TSourceAdapter,
 } from "@posture/connectors";
-import {
-  AppError,
-  decryptSecret,
-  PLANS,
-  recordAudit,
-  type TJobQueue,
-  type TLogger,
-  type TPrincipal,
-  type TRuntime,
-} from "@posture/platform";
-import { JobTimeoutError } from "@posture/jobs";
+import { AppError, decryptSecret, type TJobQueue, type TLogger, type TRuntime } from "@posture/platform";
 import { createRuleEngine } from "../engine";
-import { getConnector } from "./connectors";
-import { lockOrg } from "./locks";
 import { ensureDefaultRules } from "./policies";
 import { emitScanEvents } from "./scan-events";
 import { persistScan } from "./scan-persist";
@@ -29,8 +17,6 @@ export const SCAN_SWEEP_JOB = "scan.sweep-due";
 export const SCAN_ATTEMPTS = 3;
 /** How long POST /sync waits for its scan before answering 202 with the scan still running. */
 export const SYNC_WAIT_MS = 120_000;
-/** A queued or running scan older than this is considered lost (its worker died without a retry). */
-const STALE_SCAN_MS = 15 * 60_000;
 const DAY_MS = 86_400_000;
 
 export type TScanDeps = {
@@ -81,118 +67,7 @@ export function defaultAdapterFor(
   });
 }
 
-function secondsToUtcMidnight(now: Date): number {
-  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
-}
-
-function utcMidnight(now: Date): Date {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-}
-
-/**
- * Queues a manual scan (or joins the one already running for this connector), enforcing the
- * plan's daily ceiling per organization and UTC day, and waits for the result.
- */
-export async function requestManualScan(deps: TScanDeps, principal: TPrincipal, connectorId: string) {
-  const { db } = deps;
-  const connector = await getConnector(db, principal.org.id, connectorId);
-  const now = new Date();
-  const { scan, joined } = await db.transaction(async (tx) => {
-    await tx.execute(lockOrg(principal.org.id, "scans"));
-    const [inflight] = await tx
-      .select()
-      .from(scans)
-      .where(and(eq(scans.connectorId, connector.id), inArray(scans.status, ["QUEUED", "RUNNING"])))
-      .limit(1);
-    if (inflight && now.getTime() - inflight.createdAt.getTime() < STALE_SCAN_MS)
-      return { scan: inflight, joined: true };
-    if (inflight) {
-      await tx
-        .update(scans)
-        .set({ status: "FAILED", error: "abandoned: no worker finished it" })
-        .where(eq(scans.id, inflight.id));
-    }
-    const max = PLANS[principal.org.plan].scansPerDay;
-    if (max !== null) {
-      const [used] = await tx
-        .select({ n: count() })
-        .from(scans)
-        .where(
-          and(
-            eq(scans.orgId, principal.org.id),
-            eq(scans.trigger, "manual"),
-            gte(scans.createdAt, utcMidnight(now)),
-          ),
-        );
-      if ((used?.n ?? 0) >= max) {
-        const retryAfter = secondsToUtcMidnight(now);
-        throw new AppError(
-          "rate_limited",
-          `Your plan allows ${max} manual scans per day; the count resets at 00:00 UTC`,
-          { retryAfter },
-          { "Retry-After": String(retryAfter) },
-        );
-      }
-    }
-    const [created] = await tx
-      .insert(scans)
-      .values({
-        orgId: principal.org.id,
-        connectorId: connector.id,
-        connectorName: connector.displayName,
-        trigger: "manual",
-        requestedByUserId: principal.userId,
-      })
-      .returning();
-    if (!created) throw new Error("scan insert returned nothing");
-    return { scan: created, joined: false };
-  });
-  if (!joined) {
-    await recordAudit(db, {
-      orgId: principal.org.id,
-      action: "SCAN_TRIGGERED",
-      target: connector.id,
-      userId: principal.userId,
-      userEmail: principal.userEmail,
-      metadata: { scanId: scan.id },
-    });
-  }
-  try {
-    await deps.jobs.runAndWait<TScanResult>(
-      SCAN_JOB,
-      { scanId: scan.id },
-      { jobId: scan.id, timeoutMs: SYNC_WAIT_MS },
-    );
-  } catch (err) {
-    if (err instanceof JobTimeoutError) {
-      deps.log.warn({ scanId: scan.id }, "scan still running when the request stopped waiting");
-    } else {
-      const [state] = await db.select({ status: scans.status }).from(scans).where(eq(scans.id, scan.id));
-      if (state?.status === "QUEUED") {
-        // Never picked up: the queue itself is unreachable (Redis down). Say so rather than leave
-        // a scan nobody will run.
-        await failScan(db, scan.id, "job queue unavailable");
-        throw new AppError("service_unavailable", "The scan queue is unavailable; try again shortly", {
-          scanId: scan.id,
-        });
-      }
-      // The job failed through all its tries without recording why: record it.
-      if (state?.status === "RUNNING") await failScan(db, scan.id, "scan job failed");
-      deps.log.error({ err, scanId: scan.id }, "scan job failed");
-    }
-  }
-  const [latest] = await db.select().from(scans).where(eq(scans.id, scan.id));
-  if (!latest) throw new Error("scan vanished");
-  if (latest.status === "FAILED") {
-    throw new AppError("upstream_unavailable", `Scan failed: ${latest.error ?? "source unavailable"}`, {
-      scanId: latest.id,
-    });
-  }
-  return { result: toScanResult(latest), finished: latest.status === "COMPLETE" };
-}
-
-async function failScan(db: Db, scanId: string, error: string) {
+export async function failScan(db: Db, scanId: string, error: string) {
   await db
     .update(scans)
     .set({ status: "FAILED", error, completedAt: new Date() })

@@ -1,9 +1,9 @@
-import type { TSeverity } from "@posture/db";
+import { maxSeverity as higher, SEVERITY_RANK, type TSeverity } from "../engine";
 
-export const SEVERITY_RANK: Record<TSeverity, number> = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1 };
+export { SEVERITY_RANK };
 
 export function maxSeverity(values: Iterable<TSeverity>): TSeverity {
   let best: TSeverity = "LOW";
-  for (const v of values) if (SEVERITY_RANK[v] > SEVERITY_RANK[best]) best = v;
+  for (const v of values) best = higher(best, v);
   return best;
 }

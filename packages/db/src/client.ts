@@ -19,6 +19,9 @@ export type DbHandle = {
   close: () => Promise<void>;
 };
 
+// An arbitrary constant naming the migration lock in pg_advisory_lock's key space.
+const MIGRATION_LOCK = 7_270_001;
+
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../drizzle", import.meta.url));
 
 export type DbOptions = { databaseUrl?: string; dataDir?: string; poolSize?: number };
@@ -37,7 +40,18 @@ export function createDb(opts: { databaseUrl: string; poolSize?: number }): DbHa
   return {
     db,
     kind: "postgres",
-    migrate: () => migratePg(drizzlePg(pool, { schema }), { migrationsFolder: MIGRATIONS_FOLDER }),
+    migrate: async () => {
+      // Replicas starting together take turns: the first applies the migrations, the rest find
+      // them applied. The lock is held on one connection for the whole run.
+      const client = await pool.connect();
+      try {
+        await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
+        await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+      } finally {
+        await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => {});
+        client.release();
+      }
+    },
     ping: async () => {
       await pool.query("select 1");
     },

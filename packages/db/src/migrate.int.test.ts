@@ -1,0 +1,49 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb } from "./client";
+import { TEST_POSTGRES_URL } from "./testing";
+
+// A bare database, not yet migrated: what a first deployment's replicas all see at once.
+const name = `test_migrate_${randomBytes(4).toString("hex")}`;
+const url = (() => {
+  const u = new URL(TEST_POSTGRES_URL);
+  u.pathname = `/${name}`;
+  return u.toString();
+})();
+
+async function admin(query: string) {
+  const c = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await c.connect();
+  try {
+    await c.query(query);
+  } finally {
+    await c.end();
+  }
+}
+
+beforeAll(() => admin(`CREATE DATABASE "${name}"`));
+afterAll(() => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+
+describe("migrate", () => {
+  it("applies each migration once when several replicas start together", async () => {
+    const replicas = Array.from({ length: 4 }, () => createDb({ databaseUrl: url, poolSize: 2 }));
+    try {
+      await Promise.all(replicas.map((r) => r.migrate()));
+    } finally {
+      await Promise.all(replicas.map((r) => r.close()));
+    }
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      const applied = await c.query<{ n: string }>("select count(*) as n from drizzle.__drizzle_migrations");
+      const triggers = await c.query<{ n: string }>(
+        "select count(*) as n from pg_trigger where tgname = 'audit_log_chain'",
+      );
+      expect(Number(applied.rows[0]?.n)).toBe(3);
+      expect(Number(triggers.rows[0]?.n)).toBe(1);
+    } finally {
+      await c.end();
+    }
+  });
+});

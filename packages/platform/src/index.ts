@@ -13,3 +13,4 @@ export * from "./trpc";
 export * from "./secrets";
 export * from "./env";
 export * from "./logger";
+export * from "./idempotency";

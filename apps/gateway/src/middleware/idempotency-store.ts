@@ -1,8 +1,9 @@
 import { and, eq, isNull, lt } from "drizzle-orm";
 import { idempotencyKeys, type Db } from "@posture/db";
 
-/** How long a completed key is remembered; older records count as absent. */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+import { IDEMPOTENCY_TTL_MS } from "@posture/platform";
+
+export { IDEMPOTENCY_TTL_MS };
 
 export type TIdempotencyRecord = {
   requestHash: string;

@@ -2,14 +2,16 @@ import type { TScheduledJobQueue } from "@posture/jobs";
 import type { TJobQueue } from "@posture/platform";
 import { SWEEP_JOB as WEBHOOK_SWEEP_JOB } from "@posture/webhooks";
 import { SCAN_SWEEP_JOB } from "../services/scan-runner";
+import { PURGE_JOB } from "./registry";
 
 const EVERY_MS = 5 * 60_000;
 
-// Sweeps that keep the service moving without a request: daily scans coming due, and webhook
-// deliveries whose delayed job was lost (a crash between commit and enqueue).
+// Sweeps that keep the service moving without a request: daily scans coming due, webhook
+// deliveries whose delayed job was lost (a crash between commit and enqueue), and housekeeping.
 const PERIODIC = [
   { name: SCAN_SWEEP_JOB, schedulerId: "periodic-scan-sweep" },
   { name: WEBHOOK_SWEEP_JOB, schedulerId: "periodic-webhook-sweep" },
+  { name: PURGE_JOB, schedulerId: "periodic-purge" },
 ] as const;
 
 function isScheduled(jobs: TJobQueue): jobs is TScheduledJobQueue {

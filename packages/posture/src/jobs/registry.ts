@@ -1,4 +1,5 @@
 import type { TJobRegistry } from "@posture/jobs";
+import { purgeExpiredIdempotencyKeys } from "@posture/platform";
 import { webhookJobDefinitions } from "@posture/webhooks";
 import {
   runScanJob,
@@ -8,6 +9,9 @@ import {
   SCAN_SWEEP_JOB,
   type TScanDeps,
 } from "../services/scan-runner";
+
+/** Housekeeping: expired Idempotency-Key records. */
+export const PURGE_JOB = "maintenance.purge";
 
 const ZScanJob = (data: unknown): { scanId: string } => {
   const scanId = (data as { scanId?: unknown } | null)?.scanId;
@@ -23,6 +27,7 @@ export function postureJobDefinitions(deps: TScanDeps): TJobRegistry {
       handler: (data, { attempt }) => runScanJob(deps, ZScanJob(data).scanId, attempt),
     },
     [SCAN_SWEEP_JOB]: { attempts: 1, backoffMs: 0, handler: () => sweepDueScans(deps) },
+    [PURGE_JOB]: { attempts: 1, backoffMs: 0, handler: () => purgeExpiredIdempotencyKeys(deps.db) },
   };
 }
 

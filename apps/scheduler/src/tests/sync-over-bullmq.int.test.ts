@@ -127,7 +127,15 @@ describe("scans over the BullMQ queue", () => {
       50,
     );
     expect(done.map((s) => [s.id, s.trigger, s.status])).toEqual([[scanId, "scheduled", "COMPLETE"]]);
-    expect(await bullJob(scanId)).toMatchObject({ name: "scan.run", completed: true, result: { scanId } });
+    // The scan row commits before the handler returns; BullMQ marks the job completed just after.
+    const job = await waitUntil(
+      "BullMQ to mark the job completed",
+      () => bullJob(scanId),
+      (j) => j.completed,
+      10_000,
+      50,
+    );
+    expect(job).toMatchObject({ name: "scan.run", completed: true, result: { scanId } });
     const rows = await findingsOf(connector.id);
     expect(rows.length).toBeGreaterThan(0);
     expect(done[0]).toMatchObject({ findingsNew: rows.length, findingsTotal: rows.length });

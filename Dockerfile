@@ -10,11 +10,11 @@ WORKDIR /app
 # Dependencies first, from the lockfile alone, so source edits do not refetch them.
 FROM base AS deps
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
-RUN --mount=type=cache,id=pnpm,target=/root/.local/share/pnpm/store pnpm fetch
+RUN --mount=type=cache,id=pnpm,target=/root/.local/share/pnpm/store pnpm fetch --reporter=append-only
 
 FROM deps AS app
 COPY . .
-RUN --mount=type=cache,id=pnpm,target=/root/.local/share/pnpm/store pnpm install --offline --frozen-lockfile \
+RUN --mount=type=cache,id=pnpm,target=/root/.local/share/pnpm/store pnpm install --offline --frozen-lockfile --reporter=append-only \
     && chown -R node:node /app
 USER node
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000

@@ -14,6 +14,9 @@ export const organizations = pgTable(
     gracePlan: text("grace_plan", { enum: PLAN_IDS }),
     graceEndsAt: tsColumn("grace_ends_at"),
     isPartner: boolean("is_partner").notNull().default(false),
+    // Set once the default security policies and prevention rules were created, so rules an
+    // administrator deleted are not brought back by the next scan.
+    defaultRulesSeeded: boolean("default_rules_seeded").notNull().default(false),
     managedByOrgId: text("managed_by_org_id").references((): AnyPgColumn => organizations.id, {
       onDelete: "set null",
     }),

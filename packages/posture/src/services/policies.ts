@@ -1,6 +1,14 @@
 import { and, asc, eq } from "drizzle-orm";
-import { preventionRules, securityPolicies, type Db, type TRuleMatch, type TSeverity } from "@posture/db";
+import {
+  organizations,
+  preventionRules,
+  securityPolicies,
+  type Db,
+  type TRuleMatch,
+  type TSeverity,
+} from "@posture/db";
 import { notFound, recordAudit, type TPrincipal } from "@posture/platform";
+import { lockOrg } from "./locks";
 import { SEVERITY_RANK } from "./severity";
 
 // Every organization starts with these; ADMIN+ can change or remove them over the API.
@@ -26,26 +34,24 @@ export function matches(rule: TRuleMatch, f: TMatchable): boolean {
   return true;
 }
 
-/** Creates the default set once per organization (idempotent under concurrency via the org lock). */
+/**
+ * Creates the default set the first time an organization needs it, and never again: rules an
+ * administrator deleted stay deleted. Concurrent first scans serialise on the organization lock.
+ */
 export async function ensureDefaultRules(db: Db, orgId: string): Promise<void> {
-  const existing = await db
-    .select({ id: securityPolicies.id })
-    .from(securityPolicies)
-    .where(eq(securityPolicies.orgId, orgId))
-    .limit(1);
-  const existingPrevention = await db
-    .select({ id: preventionRules.id })
-    .from(preventionRules)
-    .where(eq(preventionRules.orgId, orgId))
-    .limit(1);
-  if (existing.length === 0) {
-    await db.insert(securityPolicies).values(DEFAULT_POLICIES.map((p) => ({ ...p, orgId })));
-  }
-  if (existingPrevention.length === 0) {
-    await db
+  await db.transaction(async (tx) => {
+    await tx.execute(lockOrg(orgId, "default-rules"));
+    const [org] = await tx
+      .select({ seeded: organizations.defaultRulesSeeded })
+      .from(organizations)
+      .where(eq(organizations.id, orgId));
+    if (!org || org.seeded) return;
+    await tx.insert(securityPolicies).values(DEFAULT_POLICIES.map((p) => ({ ...p, orgId })));
+    await tx
       .insert(preventionRules)
       .values(DEFAULT_PREVENTION.map((p) => ({ ...p, orgId, action: "ALERT_ONLY" as const })));
-  }
+    await tx.update(organizations).set({ defaultRulesSeeded: true }).where(eq(organizations.id, orgId));
+  });
 }
 
 type TKind = "policy" | "prevention";

@@ -35,9 +35,6 @@ const t = initTRPC
   });
 
 export const router = t.router;
-export const mergeRouters = t.mergeRouters;
-export const createCallerFactory = t.createCallerFactory;
-export const middleware = t.middleware;
 
 const CREDENTIAL_MESSAGES = {
   malformed: "Malformed credential",

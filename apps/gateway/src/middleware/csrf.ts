@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
-import { AppError, toWireError } from "@posture/platform";
-import { sendWireError } from "./errors";
+import { AppError } from "@posture/platform";
+import { sendError } from "./errors";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -23,7 +23,7 @@ export function csrfGuard(allowedOrigins: readonly string[]) {
       crossSite = site !== undefined && site !== "same-origin" && site !== "none";
     }
     if (crossSite) {
-      return sendWireError(res, toWireError(new AppError("csrf_rejected", "Cross-site request refused")));
+      return sendError(res, new AppError("csrf_rejected", "Cross-site request refused"));
     }
     next();
   };

@@ -8,6 +8,11 @@ export function sendWireError(res: Response, wire: TWireError): void {
   res.json(wire.body);
 }
 
+/** Answers with the contract's body for anything thrown or built (an AppError, usually). */
+export function sendError(res: Response, err: unknown): void {
+  sendWireError(res, toWireError(err));
+}
+
 /** Body-parser failures carry a `type`; they are the client's fault, never a 500. */
 function fromBodyParser(err: unknown): AppError | null {
   const type = (err as { type?: unknown } | null)?.type;
@@ -28,5 +33,5 @@ export function errorHandler(log: TLogger) {
 }
 
 export function notFoundHandler(_req: Request, res: Response): void {
-  sendWireError(res, toWireError(new AppError("not_found", "No such endpoint")));
+  sendError(res, new AppError("not_found", "No such endpoint"));
 }

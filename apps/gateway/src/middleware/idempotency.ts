@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import type { Db } from "@posture/db";
-import { AppError, toWireError, type TLogger } from "@posture/platform";
-import { sendWireError } from "./errors";
+import { AppError, type TLogger } from "@posture/platform";
+import { sendError } from "./errors";
 import { claimKey, completeKey, releaseKey } from "./idempotency-store";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
@@ -100,13 +100,11 @@ export function idempotency(db: Db, log: TLogger) {
     const principal = req.principal;
     if (!principal) return next();
     if (!VALID_KEY.test(key)) {
-      return sendWireError(
+      return sendError(
         res,
-        toWireError(
-          new AppError("invalid_input", "Invalid Idempotency-Key", {
-            details: [{ path: IDEMPOTENCY_HEADER, message: "must be 1 to 255 printable ASCII characters" }],
-          }),
-        ),
+        new AppError("invalid_input", "Invalid Idempotency-Key", {
+          details: [{ path: IDEMPOTENCY_HEADER, message: "must be 1 to 255 printable ASCII characters" }],
+        }),
       );
     }
 
@@ -117,17 +115,15 @@ export function idempotency(db: Db, log: TLogger) {
     if (!claim.owned) {
       const { existing } = claim;
       if (existing.requestHash !== requestHash) {
-        return sendWireError(
+        return sendError(
           res,
-          toWireError(
-            new AppError("conflict", "This Idempotency-Key was already used for a different request"),
-          ),
+          new AppError("conflict", "This Idempotency-Key was already used for a different request"),
         );
       }
       if (existing.statusCode === null) {
-        return sendWireError(
+        return sendError(
           res,
-          toWireError(new AppError("conflict", "A request with this Idempotency-Key is still in progress")),
+          new AppError("conflict", "A request with this Idempotency-Key is still in progress"),
         );
       }
       res.setHeader(REPLAYED_HEADER, "true");

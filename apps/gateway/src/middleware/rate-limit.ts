@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
-import { rateLimitedError, rateLimitHeaders, toWireError, type RateLimits } from "@posture/platform";
-import { sendWireError } from "./errors";
+import { rateLimitedError, rateLimitHeaders, type RateLimits } from "@posture/platform";
+import { sendError } from "./errors";
 
 /**
  * Per-IP limits from the spec: 60/min for signed-in or API-key requests, 20/min anonymous.
@@ -12,7 +12,7 @@ export function ipRateLimit(limits: RateLimits) {
     if (req.method === "GET" && req.path === "/health") return next();
     const decision = await limits.consume(req.principal ? "authenticated" : "anonymous", req.ip ?? "unknown");
     for (const [k, v] of Object.entries(rateLimitHeaders(decision))) res.setHeader(k, v);
-    if (!decision.allowed) return sendWireError(res, toWireError(rateLimitedError(decision)));
+    if (!decision.allowed) return sendError(res, rateLimitedError(decision));
     next();
   };
 }

@@ -1,7 +1,6 @@
 import { z } from "zod";
+import { ZSeverity } from "./shared.types";
 import { offsetInput, type TMeta } from "@posture/platform";
-
-const ZSeverity = z.enum(["CRITICAL", "HIGH", "MEDIUM", "LOW"]);
 
 export const ZFinding = z.object({
   id: z.string(),

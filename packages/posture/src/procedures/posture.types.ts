@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ZSeverity } from "./shared.types";
 import { cursorInput, type TMeta } from "@posture/platform";
 
 export const getPostureHistoryMeta = {
@@ -59,7 +60,7 @@ export const ZListTimelineOutput = z.object({
     z.object({
       id: z.string(),
       kind: z.enum(["finding", "scan", "audit", "oauth_grant"]),
-      severity: z.enum(["CRITICAL", "HIGH", "MEDIUM", "LOW"]),
+      severity: ZSeverity,
       title: z.string(),
       at: z.string(),
     }),

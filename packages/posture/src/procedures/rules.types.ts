@@ -1,17 +1,9 @@
 import { z } from "zod";
-
-const ZSeverity = z.enum(["CRITICAL", "HIGH", "MEDIUM", "LOW"]);
-const CATEGORIES = [
-  "public_exposure",
-  "external_sharing",
-  "shared_drive_exposure",
-  "identity",
-  "third_party_apps",
-] as const;
+import { ZFindingCategory, ZSeverity } from "./shared.types";
 
 export const ZRuleMatch = z
   .object({
-    categories: z.array(z.enum(CATEGORIES)).max(10).optional(),
+    categories: z.array(ZFindingCategory).max(10).optional(),
     ruleIds: z.array(z.string().min(1).max(100)).max(50).optional(),
     minSeverity: ZSeverity.optional(),
   })

@@ -97,7 +97,7 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
       }
       if (prev.status === "RESOLVED") {
         reopened.push(prev.id);
-        newFindings.push({ ...refOf(prev.id, d) });
+        newFindings.push(refOf(prev.id, d));
       }
       if (prev.severity !== d.severity || prev.title !== d.title) changed.push({ id: prev.id, d });
     }
@@ -110,15 +110,7 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
       const byFp = new Map(batch.map((b) => [b.fingerprint, b]));
       for (const r of rows) {
         const b = byFp.get(r.fingerprint);
-        if (b)
-          newFindings.push({
-            id: r.id,
-            ruleId: b.ruleId,
-            category: b.category,
-            severity: b.severity,
-            title: b.title,
-            resourceName: b.resourceName,
-          });
+        if (b) newFindings.push(refOf(r.id, b));
       }
     }
     for (const batch of chunks(reopened)) {
@@ -181,21 +173,15 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
 
     return {
       newFindings,
-      resolvedFindings: resolved.map((f) => ({
-        id: f.id,
-        ruleId: f.ruleId,
-        category: f.category,
-        severity: f.severity,
-        title: f.title,
-        resourceName: f.resourceName,
-      })),
+      resolvedFindings: resolved.map((f) => refOf(f.id, f)),
       findingsTotal,
       postureScore: posture.score,
     };
   });
 }
 
-function refOf(id: string, d: TDetectedFinding): TFindingRef {
+/** What events need of a finding, from a detection, an inserted row or a stored one alike. */
+function refOf(id: string, d: Omit<TFindingRef, "id">): TFindingRef {
   return {
     id,
     ruleId: d.ruleId,

@@ -42,10 +42,11 @@ const selected = positionals.length > 0 ? scenarios.filter((s) => positionals.in
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
 function table(rows: TMeasurement[]): string {
-  const head = ["server", "req/s", "p50 ms", "p99 ms", "RSS MB", "non-2xx", "errors"];
+  const head = ["server", "req/s", "CPU ms/req", "p50 ms", "p99 ms", "RSS MB", "non-2xx", "errors"];
   const body = rows.map((r) => [
     r.label,
     fmt(r.requestsPerSec, 0),
+    r.cpuMsPerRequest === null ? "n/a" : fmt(r.cpuMsPerRequest, 3),
     fmt(r.p50Ms),
     fmt(r.p99Ms),
     r.rssMb === null ? "n/a" : fmt(r.rssMb),

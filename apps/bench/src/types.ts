@@ -11,6 +11,8 @@ export type TBenchSettings = {
 export type TMeasurement = {
   label: string;
   requestsPerSec: number;
+  /** The server's CPU time (user + system) per request during the measured run. */
+  cpuMsPerRequest: number | null;
   p50Ms: number;
   p99Ms: number;
   rssMb: number | null;

@@ -3,12 +3,18 @@ import type { TGatewayDeps } from "./deps";
 import { emptyBodyAsJson, jsonBody } from "./middleware/body";
 import { csrfGuard } from "./middleware/csrf";
 import { errorHandler, notFoundHandler } from "./middleware/errors";
+import { httpMetrics } from "./middleware/http-metrics";
 import { idempotency } from "./middleware/idempotency";
-import { ipRateLimit } from "./middleware/rate-limit";
-import { requestId, resolveCredentials } from "./middleware/request-context";
+import { access } from "./middleware/access";
+import { requestId } from "./middleware/request-context";
 import { requestLog } from "./middleware/request-log";
+import { sanitizeInput } from "./middleware/sanitize";
 import { securityHeaders } from "./middleware/security-headers";
-import { openApiRoutes } from "./openapi";
+import { docsRoutes } from "./docs-page";
+import { methodNotAllowed } from "./middleware/method-not-allowed";
+import { openApiDocument, openApiRoutes, routeTable } from "./openapi";
+import { compileRoutes } from "./routes";
+import { downloadRoutes } from "./downloads";
 import { appRouter } from "./router";
 import { restHandler, trpcHandler } from "./trpc-handlers";
 
@@ -24,19 +30,29 @@ export function createApp(deps: TGatewayDeps): Express {
   app.set("etag", false);
 
   app.use(requestId);
+  app.use(httpMetrics(compileRoutes(appRouter)));
   app.use(requestLog(deps.log));
   app.use(securityHeaders);
 
   const rest = restHandler(deps, appRouter);
-  app.use(["/api", "/trpc"], jsonBody, emptyBodyAsJson, wrap(resolveCredentials(deps.db.db)));
+  // Limits first, then credentials (cached; the database only for a credential not seen before).
+  app.use(["/api", "/trpc"], wrap(access(deps.access)));
+  // Hostile input (depth, size, NUL, lone surrogates) stops here, before anything does work with it.
+  app.use(["/api", "/trpc"], jsonBody, emptyBodyAsJson, sanitizeInput);
   app.use(["/api", "/trpc"], csrfGuard(deps.allowedOrigins));
-  app.use(["/api", "/trpc"], wrap(ipRateLimit(deps.limits)));
   // After the limiter (a replay still counts against it), before anything that does work.
-  app.use("/api", wrap(idempotency(deps.db.db, deps.log)));
+  app.use("/api", wrap(idempotency(deps.db.db, deps.log, deps.runtime.encryptionKey)));
 
-  app.use("/api", openApiRoutes(deps));
+  const document = openApiDocument(deps);
+  app.use("/api", openApiRoutes(document), docsRoutes());
+  // Procedures that answer with a file (PDF, ZIP): same guards, raw streamed body.
+  app.use("/api", downloadRoutes(deps));
   app.use("/api", wrap(rest));
   app.use("/trpc", trpcHandler(deps, appRouter));
+  app.use(
+    "/api",
+    methodNotAllowed(() => routeTable(document().doc)),
+  );
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));

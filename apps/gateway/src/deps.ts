@@ -1,11 +1,13 @@
 import type { Logger } from "pino";
 import type { DbHandle } from "@posture/db";
-import type { RateLimits, TJobQueue, TProbes, TRuntime } from "@posture/platform";
+import type { AccessGate, RateLimits, TJobQueue, TProbes, TRuntime } from "@posture/platform";
 
 /** Everything the gateway is assembled from; built by server.ts (or a test harness). */
 export type TGatewayDeps = {
   db: DbHandle;
   limits: RateLimits;
+  /** Rate limits and credential resolution of every /api and /trpc request (cached, epoch-checked). */
+  access: AccessGate;
   jobs: TJobQueue;
   runtime: TRuntime;
   log: Logger;

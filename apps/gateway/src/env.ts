@@ -6,7 +6,16 @@ const ZEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default("0.0.0.0"),
   DATABASE_URL: z.string().url().optional(),
+  /** The owner role's URL for migrations; DATABASE_URL is then the application's role. */
+  MIGRATION_DATABASE_URL: z.string().url().optional(),
+  /** Keys the audit chain (64 hex); derived from ENCRYPTION_KEY when unset. */
+  AUDIT_HMAC_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/)
+    .optional(),
   DATA_DIR: z.string().default(".data"),
+  /** Every database statement of a request is cancelled past this (0: never). */
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(5_000),
   REDIS_URL: z.string().url().optional(),
   TRUST_PROXY: z.string().optional(),
   COOKIE_SECURE: z.enum(["true", "false"]).default("true"),
@@ -17,6 +26,16 @@ const ZEnv = z.object({
   /** Redis key prefix of the job queue; the scheduler must use the same one. */
   JOBS_PREFIX: z.string().min(1).default("jobs"),
   LOG_LEVEL: ZLogLevel,
+  /**
+   * Gateway processes (node:cluster). Default: one per CPU with DATABASE_URL and REDIS_URL, else
+   * one (embedded PGlite belongs to one process, and limits are exact across processes only in Redis).
+   */
+  GATEWAY_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
+  /** Prometheus metrics on their own port (`GET /metrics`); unset: no metrics endpoint. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().default("0.0.0.0"),
+  /** When set, the metrics endpoint requires `Authorization: Bearer <token>`. */
+  METRICS_TOKEN: z.string().min(16).optional(),
 });
 
 export type TEnv = z.infer<typeof ZEnv>;
@@ -33,4 +52,16 @@ export function parseTrustProxy(raw: string | undefined): boolean | number | str
     throw new Error("TRUST_PROXY=true would believe any client's X-Forwarded-For; name the proxies instead");
   }
   return raw.split(",").map((s) => s.trim());
+}
+
+/** How many gateway processes to run; refuses a cluster whose limits could not be exact. */
+export function gatewayWorkers(env: TEnv, cpus: number): number {
+  const serverMode = Boolean(env.DATABASE_URL && env.REDIS_URL);
+  const workers = env.GATEWAY_WORKERS ?? (serverMode ? cpus : 1);
+  if (workers > 1 && !serverMode) {
+    throw new Error(
+      "GATEWAY_WORKERS > 1 needs DATABASE_URL and REDIS_URL: the embedded database belongs to one process, and rate limits are shared across processes only in Redis",
+    );
+  }
+  return workers;
 }

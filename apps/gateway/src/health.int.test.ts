@@ -29,3 +29,14 @@ describe("GET /api/health", () => {
     expect(res.body).toMatchObject({ error: "not_found" });
   });
 });
+
+describe("GET /api/health/live", () => {
+  it("answers 200 without checking dependencies, and is never rate limited", async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, () => gw.request("GET", "/api/health/live")),
+    );
+    expect(responses.every((r) => r.status === 200)).toBe(true);
+    expect(responses[0]?.body).toMatchObject({ status: "ok", uptimeSeconds: expect.any(Number) });
+    expect(responses[0]?.headers.get("ratelimit")).toBeNull();
+  });
+});

@@ -1,39 +1,66 @@
+import cluster from "node:cluster";
+import { availableParallelism } from "node:os";
 import { seedDemoIfEmpty } from "@posture/account";
-import { createLogger } from "@posture/platform";
+import {
+  answerClusterMetricsRequests,
+  collectProcessMetrics,
+  createLogger,
+  ownMetrics,
+  startMetricsServer,
+} from "@posture/platform";
+import { runPrimary } from "./cluster";
 import { demoBanner } from "./demo-banner";
-import { readEnv } from "./env";
+import { gatewayWorkers, readEnv } from "./env";
 import { startGateway } from "./server";
 
 const env = readEnv();
 const log = createLogger(env.LOG_LEVEL);
 // `pnpm start` runs the whole service in one process; production runs the scheduler on its own.
 const withScheduler = process.argv.includes("--with-scheduler");
+const workers = gatewayWorkers(env, availableParallelism());
 
-const gateway = await startGateway({ env, log, withScheduler });
-log.info(
-  { url: gateway.url, withScheduler, database: gateway.deps.db.kind, redis: Boolean(env.REDIS_URL) },
-  "gateway listening",
-);
+if (workers > 1 && cluster.isPrimary) {
+  await runPrimary(env, log, workers);
+} else {
+  collectProcessMetrics();
+  if (cluster.isWorker) answerClusterMetricsRequests();
+  const gateway = await startGateway({ env, log, withScheduler });
+  log.info(
+    { url: gateway.url, withScheduler, database: gateway.deps.db.kind, redis: Boolean(env.REDIS_URL) },
+    "gateway listening",
+  );
+  // A single process serves its own metrics; a cluster's primary serves every worker's.
+  const metricsServer =
+    cluster.isPrimary && env.METRICS_PORT !== undefined
+      ? await startMetricsServer({
+          port: env.METRICS_PORT,
+          host: env.METRICS_HOST,
+          ...(env.METRICS_TOKEN ? { token: env.METRICS_TOKEN } : {}),
+          source: ownMetrics,
+        })
+      : undefined;
 
-if (!env.DATABASE_URL) {
-  const seed = await seedDemoIfEmpty(gateway.deps.db.db);
-  if (seed) process.stdout.write(demoBanner(seed, gateway.deps.runtime.publicUrl));
-}
+  if (!env.DATABASE_URL) {
+    const seed = await seedDemoIfEmpty(gateway.deps.db.db);
+    if (seed) process.stdout.write(demoBanner(seed, gateway.deps.runtime.publicUrl));
+  }
 
-let stopping = false;
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, "shutting down: finishing in-flight requests and jobs");
-    const force = setTimeout(() => process.exit(1), 25_000);
-    force.unref();
-    gateway.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        log.error({ err }, "shutdown failed");
-        process.exit(1);
-      },
-    );
-  });
+  let stopping = false;
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, "shutting down: finishing in-flight requests and jobs");
+      const force = setTimeout(() => process.exit(1), 25_000);
+      force.unref();
+      metricsServer?.close();
+      gateway.close().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          log.error({ err }, "shutdown failed");
+          process.exit(1);
+        },
+      );
+    });
+  }
 }

@@ -2,7 +2,8 @@ import { Router, type Request, type Response } from "express";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { ERROR_STATUS, type TAccess, type TErrorCode, type TMeta } from "@posture/platform";
 import type { TGatewayDeps } from "./deps";
-import { renderDocsPage } from "./docs-page";
+import { DOCS_ASSET_ROUTES } from "./docs-page";
+import type { TRouteTable } from "./middleware/method-not-allowed";
 import { appRouter } from "./router";
 
 const SECURITY_BY_AUTH: Record<TAccess["auth"], Array<Record<string, string[]>>> = {
@@ -48,9 +49,19 @@ const ERROR_SCHEMA = {
   required: ["error", "message"],
 };
 
+/** An error response: the contract's `Error` body, its `error` narrowed to the codes possible here. */
 const errorResponse = (codes: TErrorCode[], extra: Partial<TResponseObject> = {}): TResponseObject => ({
   description: codes.map((c) => `\`${c}\``).join(", "),
-  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+  content: {
+    "application/json": {
+      schema: {
+        allOf: [
+          { $ref: "#/components/schemas/Error" },
+          { type: "object", properties: { error: { type: "string", enum: codes } } },
+        ],
+      },
+    },
+  },
   ...extra,
 });
 
@@ -60,33 +71,61 @@ const RATE_LIMIT_HEADERS = {
   "RateLimit-Policy": { description: "IETF RateLimit-Policy header", schema: { type: "string" } },
 };
 
+const PROBES = new Set(["/health", "/health/live"]);
+
+/** Every code an operation can answer with: from its access, its input, the platform and its own meta. */
+export function operationErrorCodes(
+  path: string,
+  method: string,
+  access: TAccess,
+  declared: readonly TErrorCode[] = [],
+): TErrorCode[] {
+  const write = method !== "get";
+  const authed = access.auth !== "public";
+  // Any request can carry a hostile query string (or body): the input limits apply everywhere.
+  const codes = new Set<TErrorCode>(["invalid_input"]);
+  if (authed) codes.add("unauthenticated");
+  if (authed && (access.plan || access.feature || access.auth !== "session"))
+    codes.add("plan_upgrade_required");
+  if (access.auth === "session") codes.add("session_required");
+  if (access.auth === "partner") codes.add("partner_required");
+  if (access.role) codes.add("forbidden");
+  if (write) codes.add("csrf_rejected");
+  if (path.includes("{")) codes.add("not_found");
+  // An Idempotency-Key reused for another request, or still in flight.
+  if (authed && method === "post") codes.add("conflict");
+  if (write) {
+    codes.add("payload_too_large");
+    codes.add("unsupported_media_type");
+  }
+  if (!PROBES.has(path)) codes.add("rate_limited");
+  codes.add("internal_error");
+  // The database (or another required dependency) unreachable. Readiness reports it in its body.
+  if (path !== "/health/live" && path !== "/health") codes.add("service_unavailable");
+  for (const c of declared) codes.add(c);
+  return [...codes];
+}
+
 /**
  * The generator describes tRPC's own error shape; the wire carries the contract's `{error,
  * message}`. This replaces every error response with the codes the operation can really return,
- * derived from the same access meta the guards enforce.
+ * grouped by status.
  */
-function contractResponses(path: string, method: string, op: TOperation, access: TAccess): void {
+function contractResponses(path: string, method: string, op: TOperation, access: TAccess, meta: TMeta): void {
   const responses: Record<string, TResponseObject> = {};
   for (const [status, r] of Object.entries(op.responses ?? {}))
     if (status.startsWith("2")) responses[status] = r;
-  const write = method !== "get";
-  const authed = access.auth !== "public";
-  const hasInput = (op.parameters?.length ?? 0) > 0 || op.requestBody !== undefined;
-  if (hasInput || write) responses["400"] = errorResponse(["invalid_input"]);
-  if (authed) responses["401"] = errorResponse(["unauthenticated"]);
-  if (authed && (access.plan || access.feature || access.auth !== "session")) {
-    responses["402"] = errorResponse(["plan_upgrade_required"]);
+  const byStatus = new Map<number, TErrorCode[]>();
+  for (const code of operationErrorCodes(path, method, access, meta.errors)) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  const forbidden: TErrorCode[] = [];
-  if (access.auth === "session") forbidden.push("session_required");
-  if (access.auth === "partner") forbidden.push("partner_required");
-  if (access.role) forbidden.push("forbidden");
-  if (write) forbidden.push("csrf_rejected");
-  if (forbidden.length > 0) responses["403"] = errorResponse(forbidden);
-  if (path.includes("{")) responses["404"] = errorResponse(["not_found"]);
-  if (authed && method === "post") responses["409"] = errorResponse(["conflict"]);
-  if (path !== "/health") responses["429"] = errorResponse(["rate_limited"], { headers: RATE_LIMIT_HEADERS });
-  responses["500"] = errorResponse(["internal_error"]);
+  for (const [status, codes] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
+    responses[String(status)] = errorResponse(codes, status === 429 ? { headers: RATE_LIMIT_HEADERS } : {});
+  }
+  // Readiness answers 503 with its own body, naming the dependency that is down.
+  const ok = responses["200"];
+  if (path === "/health" && ok) responses["503"] = { ...ok, description: "Not ready: a dependency is down" };
   op.responses = responses;
 }
 
@@ -109,6 +148,27 @@ function moveSuccessStatus(op: TOperation, meta: TMeta): void {
   if (typeof status !== "number" || status === 200 || !ok || !op.responses) return;
   const { ["200"]: _moved, ...rest } = op.responses;
   op.responses = { [String(status)]: ok, ...rest };
+}
+
+const BINARY = { schema: { type: "string", format: "binary" } };
+
+/** A download's 200 carries its file types (and JSON when negotiable); declared errors are added. */
+function documentDownload(op: TOperation, meta: TMeta): void {
+  const responses = op.responses ?? {};
+  if (meta.download) {
+    const ok = responses["200"];
+    const json = (ok?.content as Record<string, unknown> | undefined)?.["application/json"];
+    const content: Record<string, unknown> = {};
+    for (const type of meta.download.contentTypes) content[type] = BINARY;
+    if (meta.download.negotiate && json) content["application/json"] = json;
+    responses["200"] = {
+      description: meta.download.negotiate
+        ? "The file as an attachment, or JSON (while not ready, or when Accept prefers application/json)"
+        : "The file, as an attachment (Content-Disposition)",
+      content,
+    };
+  }
+  op.responses = responses;
 }
 
 /** Adds each operation's auth (security), plan and role from the procedure's access meta. */
@@ -136,7 +196,8 @@ function annotateAccess(doc: OpenAPIObject): OpenAPIObject {
     if (access.auth !== "public" && method === "post") {
       op.parameters = [...(op.parameters ?? []), IDEMPOTENCY_PARAMETER];
     }
-    contractResponses(openapi.path, method, op, access);
+    contractResponses(openapi.path, method, op, access, meta);
+    documentDownload(op, meta);
     moveSuccessStatus(op, meta);
   }
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
@@ -146,13 +207,55 @@ function annotateAccess(doc: OpenAPIObject): OpenAPIObject {
   return doc;
 }
 
+const PUBLIC_ACCESS: TAccess = { auth: "public" };
+
+/** The gateway's own documents, which are Express routes rather than procedures. */
+function platformPaths(): Record<string, Record<string, TOperation & Record<string, unknown>>> {
+  const op = (operationId: string, summary: string, description: string, type: string, schema: unknown) => {
+    const o: TOperation & Record<string, unknown> = {
+      operationId,
+      summary,
+      description,
+      tags: ["platform"],
+      security: [],
+      "x-access": PUBLIC_ACCESS,
+      responses: { "200": { description: "OK", content: { [type]: { schema } } } },
+    };
+    contractResponses("/openapi.json", "get", o, PUBLIC_ACCESS, {});
+    return o;
+  };
+  return {
+    "/openapi.json": {
+      get: op(
+        "platform-openApiDocument",
+        "This OpenAPI document",
+        "The OpenAPI 3 document of every REST operation, generated from the routers.",
+        "application/json",
+        { type: "object" },
+      ),
+    },
+    "/docs": {
+      get: op(
+        "platform-docs",
+        "API reference page",
+        "An HTML page rendering this document (Scalar API reference, served from this origin).",
+        "text/html",
+        { type: "string" },
+      ),
+    },
+  };
+}
+
 export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
   const doc = generateOpenApiDocument(appRouter, {
     title: "Security Posture Developer API",
     version: "1",
     description:
-      "One API over an organization's SaaS security posture. Errors are `{error, message}`. " +
-      "Requests are limited per IP (60/min signed in or with an API key, 20/min anonymous).",
+      "One API over an organization's SaaS security posture. Errors are `{error, message}` (the `Error` schema); " +
+      "each operation lists the codes it can return. A known path called with another method answers 405 " +
+      "`method_not_allowed` with an `Allow` header. Requests are limited per IP (60/min signed in or with an " +
+      "API key, 20/min anonymous); bodies are JSON of at most 100 kB, nested at most 32 levels, with no NUL " +
+      "characters or unpaired surrogates in any string.",
     baseUrl: `${publicUrl.replace(/\/$/, "")}/api`,
     securitySchemes: {
       apiKey: { type: "http", scheme: "bearer", description: "`Authorization: Bearer svc_ak_…`" },
@@ -164,28 +267,40 @@ export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
       },
     },
   });
-  return annotateAccess(doc);
+  const annotated = annotateAccess(doc);
+  annotated.paths = { ...annotated.paths, ...(platformPaths() as OpenAPIObject["paths"]) };
+  return annotated;
 }
 
-export function openApiRoutes(deps: TGatewayDeps): Router {
-  const r = Router();
-  let cached: { json: string; html: string } | undefined;
-  const get = () => {
+const METHODS = ["get", "put", "post", "delete", "patch", "options", "head", "trace"];
+
+/** Every path (relative to /api) and its methods, from the document: what the 405 handler knows. */
+export function routeTable(doc: OpenAPIObject): TRouteTable {
+  const table: TRouteTable = Object.entries(doc.paths ?? {}).map(([path, item]) => ({
+    path,
+    methods: Object.keys(item ?? {})
+      .filter((m) => METHODS.includes(m))
+      .map((m) => m.toUpperCase()),
+  }));
+  return [...table, ...DOCS_ASSET_ROUTES];
+}
+
+/** One document per process, built at first use. */
+export function openApiDocument(deps: TGatewayDeps): () => { doc: OpenAPIObject; json: string } {
+  let cached: { doc: OpenAPIObject; json: string } | undefined;
+  return () => {
     if (!cached) {
       const doc = buildOpenApiDocument(deps.runtime.publicUrl);
-      cached = { json: JSON.stringify(doc), html: renderDocsPage(doc) };
+      cached = { doc, json: JSON.stringify(doc) };
     }
     return cached;
   };
+}
+
+export function openApiRoutes(document: () => { json: string }): Router {
+  const r = Router();
   r.get("/openapi.json", (_req: Request, res: Response) => {
-    res.type("application/json").send(get().json);
-  });
-  r.get("/docs", (_req: Request, res: Response) => {
-    res.setHeader(
-      "Content-Security-Policy",
-      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-    );
-    res.type("text/html").send(get().html);
+    res.type("application/json").send(document().json);
   });
   return r;
 }

@@ -1,15 +1,19 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { openDb, resolveDataDir, type DbHandle } from "@posture/db";
-import { createJobQueue, type TJobRegistry } from "@posture/jobs";
-import { buildJobRegistry, startPeriodicJobs } from "@posture/posture";
-import { startScheduler, type TScheduler } from "@posture/scheduler";
+import { buildJobRegistry, startPeriodicJobs } from "@posture/job-modules";
+import { createJobQueue, startWorkers, type TJobRegistry, type TWorkers } from "@posture/jobs";
 import {
+  AccessGate,
   createLogger,
   createRedis,
+  observedGauge,
+  deriveAuditKey,
   parseEncryptionKey,
+  sealUnkeyedAuditChains,
+  setAuditKey,
   waitForRedis,
   RateLimits,
   type TJobQueue,
@@ -18,6 +22,7 @@ import {
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { createApp } from "./app";
+import { trackConnections } from "./drain";
 import type { TGatewayDeps } from "./deps";
 import { parseTrustProxy, type TEnv } from "./env";
 
@@ -63,7 +68,11 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
     opts.db ??
     (await openDb(
       env.DATABASE_URL
-        ? { databaseUrl: env.DATABASE_URL }
+        ? {
+            databaseUrl: env.DATABASE_URL,
+            statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
+            migrationDatabaseUrl: env.MIGRATION_DATABASE_URL,
+          }
         : { dataDir: join(resolveDataDir(env.DATA_DIR), "pg") },
     ));
   if (ownsDb) await db.migrate();
@@ -82,24 +91,30 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
     webhookAllowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === "true",
     ...(opts.sourceEndpoints ? { sourceEndpoints: opts.sourceEndpoints } : {}),
   };
+  // The audit chain's key (this process writes every audit row with it); chains of rows from
+  // before the keyed chain are closed with a keyed row, see packages/platform/src/audit-chain.ts.
+  const auditKey = deriveAuditKey(runtime.encryptionKey, env.AUDIT_HMAC_KEY);
+  setAuditKey(auditKey);
+  await sealUnkeyedAuditChains(db.db, auditKey);
   // Handlers enqueue follow-up jobs, so the registry is resolved lazily, after the queue exists.
   let registry: TJobRegistry | undefined;
+  const registryOf = (): TJobRegistry => (registry ??= buildJobRegistry({ db: db.db, jobs, runtime, log }));
   const jobs: TJobQueue =
     opts.jobs ??
     createJobQueue({
       ...(env.REDIS_URL && !opts.inProcessJobs ? { redisUrl: env.REDIS_URL } : {}),
       prefix: env.JOBS_PREFIX,
-      registry: (): TJobRegistry => (registry ??= buildJobRegistry({ db: db.db, jobs, runtime, log })),
+      registry: registryOf,
       onError: (err) => log.warn({ err: err.message }, "job queue error"),
     });
   let stopPeriodic = () => {};
-  let workers: TScheduler | undefined;
+  let workers: TWorkers | undefined;
   if (opts.withScheduler) {
     if (env.REDIS_URL && !opts.inProcessJobs && !opts.jobs) {
-      workers = startScheduler({
+      workers = startWorkers({
         redisUrl: env.REDIS_URL,
         prefix: env.JOBS_PREFIX,
-        registry: () => registry ?? {},
+        registry: registryOf,
         concurrency: 2,
         log,
       });
@@ -109,9 +124,13 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
   const probes: TGatewayDeps["probes"] = { db: db.ping };
   if (redis) probes.redis = async () => void (await redis.ping());
 
+  const limits = new RateLimits(redis, opts.rateLimitPrefix ?? "rl", (err) =>
+    log.warn({ err: err.message }, "rate limit: redis unavailable, counting in memory"),
+  );
   const deps: TGatewayDeps = {
     db,
-    limits: new RateLimits(redis, opts.rateLimitPrefix ?? "rl"),
+    limits,
+    access: new AccessGate({ db: db.db, limits, log }),
     jobs,
     runtime,
     log,
@@ -123,11 +142,18 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
       .map((o) => new URL(o.trim()).origin),
   };
 
+  registerDependencyGauges(deps, redis);
   const app = createApp(deps);
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(env.PORT, env.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
-  });
+  const server = createServer(app);
   server.keepAliveTimeout = 65_000;
+  const connections = trackConnections(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(env.PORT, env.HOST, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : env.PORT;
   const url = `http://127.0.0.1:${port}`;
@@ -136,18 +162,11 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      // Stop accepting, let in-flight requests finish, then release pools.
-      await new Promise<void>((resolve) => {
-        // A keep-alive connection whose request finishes after this point turns idle later:
-        // keep closing idle ones until the last in-flight request is done.
-        const sweep = setInterval(() => server.closeIdleConnections(), 100);
-        server.close(() => {
-          clearInterval(sweep);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
+      // Stop accepting, let in-flight requests finish (keep-alive clients are told to close),
+      // then release pools.
+      await connections.drain();
       stopPeriodic();
+      await deps.access.close();
       await workers?.close();
       if (!opts.jobs) await jobs.close();
       if (ownsRedis && redis) redis.disconnect();
@@ -155,4 +174,37 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
     })());
 
   return { server, url, deps, close };
+}
+
+/** Pool occupancy, Redis health and queue depth, read when Prometheus scrapes. */
+function registerDependencyGauges(deps: TGatewayDeps, redis: Redis | null): void {
+  const { db, jobs } = deps;
+  observedGauge("db_pool_connections", "PostgreSQL pool connections by state", ["state"], async () => {
+    const s = db.poolStats?.();
+    return s
+      ? [
+          { labels: { state: "total" }, value: s.total },
+          { labels: { state: "idle" }, value: s.idle },
+          { labels: { state: "waiting" }, value: s.waiting },
+        ]
+      : [];
+  });
+  observedGauge(
+    "redis_up",
+    "1 while the Redis connection is ready (a cluster: every worker's)",
+    [],
+    async () => (redis ? [{ labels: {}, value: redis.status === "ready" ? 1 : 0 }] : []),
+    "min",
+  );
+  observedGauge(
+    "job_queue_jobs",
+    "Background jobs in the queue by state",
+    ["state"],
+    async () => {
+      const depth = await jobs.depth?.().catch(() => undefined);
+      return Object.entries(depth ?? {}).map(([state, value]) => ({ labels: { state }, value }));
+      // Every worker sees the same shared queue: a cluster reports it once.
+    },
+    "max",
+  );
 }

@@ -30,6 +30,8 @@ export type TTestGatewayOptions = {
   log?: Logger;
   /** Real-mode source API base URLs: local fakes of Google and Microsoft. */
   sourceEndpoints?: TRuntime["sourceEndpoints"];
+  /** Another harness's database (a second replica); the owner drops it. */
+  db?: TestDb;
 };
 
 export type TRequestOptions = {
@@ -54,7 +56,7 @@ export const randomClientIp = () =>
  * client address, so rate-limit counters of different test files never meet.
  */
 export async function startTestGateway(opts: TTestGatewayOptions = {}) {
-  const db: TestDb = await createTestDb();
+  const db: TestDb = opts.db ?? (await createTestDb());
   const redisUrl = opts.redisUrl === undefined ? TEST_REDIS_URL : opts.redisUrl;
   const redis: Redis | null = redisUrl ? createRedis(redisUrl) : null;
   const env = readEnv({
@@ -180,10 +182,17 @@ export async function startTestGateway(opts: TTestGatewayOptions = {}) {
     createApiKey,
     createSession,
     createActor,
+    /**
+     * What an operator's out-of-band SQL change to credentials needs to take effect before the
+     * cache TTL: the organization's credential epoch (bumped by the triggers) published.
+     */
+    publishCredentialChanges: (orgId: string) => gateway.deps.access.afterMutation(orgId, null),
+    /** Writes the batched lastUsedAt / lastSeenAt times now instead of at the next flush. */
+    flushCredentialUse: () => gateway.deps.access.touches.flush(),
     close: async () => {
       await gateway.close();
       redis?.disconnect();
-      await db.drop();
+      if (!opts.db) await db.drop();
     },
   };
 }

@@ -2,7 +2,6 @@ import type { Request, Response } from "express";
 import { createExpressMiddleware } from "@trpc/server/adapters/express";
 import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
 import {
-  isServerFault,
   ResponseControl,
   toWireError,
   type TContext,
@@ -10,16 +9,32 @@ import {
   type TWireError,
 } from "@posture/platform";
 import type { TGatewayDeps } from "./deps";
+import { logFault } from "./middleware/errors";
+import { MAX_TRPC_BATCH } from "./middleware/access";
+import { compileGetRoutes, dispatchGet, literalPathOfOtherMethods } from "./rest-dispatch";
 import type { AppRouter } from "./router";
 
-/** Stamps the request id on every line without building a pino child logger per request. */
-function withRequestId(log: TLogger, requestId: string): TLogger {
-  return {
-    info: (obj, msg) => log.info({ requestId, ...obj }, msg),
-    warn: (obj, msg) => log.warn({ requestId, ...obj }, msg),
-    error: (obj, msg) => log.error({ requestId, ...obj }, msg),
-    debug: (obj, msg) => log.debug({ requestId, ...obj }, msg),
-  };
+/**
+ * Stamps the request id on every line without building a pino child logger per request: one
+ * small object whose methods live on the prototype.
+ */
+class RequestLogger implements TLogger {
+  constructor(
+    private readonly log: TLogger,
+    private readonly requestId: string,
+  ) {}
+  info(obj: object, msg?: string) {
+    this.log.info({ requestId: this.requestId, ...obj }, msg);
+  }
+  warn(obj: object, msg?: string) {
+    this.log.warn({ requestId: this.requestId, ...obj }, msg);
+  }
+  error(obj: object, msg?: string) {
+    this.log.error({ requestId: this.requestId, ...obj }, msg);
+  }
+  debug(obj: object, msg?: string) {
+    this.log.debug({ requestId: this.requestId, ...obj }, msg);
+  }
 }
 
 export function contextFactory(deps: TGatewayDeps) {
@@ -29,27 +44,34 @@ export function contextFactory(deps: TGatewayDeps) {
       db: deps.db.db,
       principal: req.principal ?? null,
       credentialFailure: req.credentialFailure ?? null,
-      ip: req.ip ?? req.socket.remoteAddress ?? "unknown",
+      // Computed once by the access middleware (Express recomputes req.ip on every read).
+      ip: req.clientIp ?? req.socket.remoteAddress ?? "unknown",
       requestId: req.requestId,
       userAgent: req.get("user-agent"),
       response: new ResponseControl(deps.secureCookies),
       limits: deps.limits,
       jobs: deps.jobs,
       runtime: deps.runtime,
-      log: withRequestId(deps.log, req.requestId),
+      log: new RequestLogger(deps.log, req.requestId),
       probes: deps.probes,
+      publishCredentialChanges: (orgId) =>
+        deps.access.afterMutation(orgId, orgId === req.principal?.org.id ? req.credentialEpoch : null),
     };
   };
 }
 
-type TMetaArgs = { ctx?: TContext; errors: readonly unknown[] };
+type TMetaArgs = { ctx?: TContext; errors: readonly unknown[]; type?: string };
 
 // Status and headers of a response: the error table for failures, the procedure's own choice
 // (201, 202, 503, cookies) for successes.
-function responseMeta({ ctx, errors }: TMetaArgs) {
+function responseMeta({ ctx, errors, type }: TMetaArgs) {
   const first = errors[0];
   if (first !== undefined) {
     const wire = toWireError(first);
+    // tRPC serves queries on GET and mutations on POST: say which, as a 405 must.
+    if (wire.status === 405 && (type === "query" || type === "mutation")) {
+      return { status: wire.status, headers: { ...wire.headers, Allow: type === "query" ? "GET" : "POST" } };
+    }
     return { status: wire.status, headers: wire.headers };
   }
   const headers: Record<string, string | string[]> = { ...ctx?.response.headers };
@@ -61,8 +83,7 @@ function onErrorFactory(deps: TGatewayDeps) {
   return ({ error, req, path }: { error: unknown; req: Request; path?: string | undefined }) => {
     const wire = toWireError(error);
     (req as Request & { wireError?: TWireError }).wireError = wire;
-    if (isServerFault(wire))
-      deps.log.error({ err: error, path, requestId: req.requestId }, "procedure failed");
+    logFault(deps.log, wire, error, { requestId: req.requestId, path });
   };
 }
 
@@ -75,7 +96,21 @@ export function restHandler(deps: TGatewayDeps, router: AppRouter) {
     onError: onErrorFactory(deps) as never,
     maxBodySize: 100_000,
   });
+  const getRoutes = compileGetRoutes(router);
+  const otherMethodsPath = literalPathOfOtherMethods(router);
+  const dispatch = {
+    createContext: contextFactory(deps),
+    responseMeta: responseMeta as never,
+    log: deps.log,
+  };
   return async (req: Request, res: Response, next: () => void): Promise<void> => {
+    if (otherMethodsPath(req.method, req.path)) return next(); // 405 (method-not-allowed.ts)
+    // The read endpoints integrators poll take the precompiled path (rest-dispatch.ts).
+    if (req.method === "GET" && getRoutes) {
+      const q = req.url.indexOf("?");
+      const hit = getRoutes.match(q < 0 ? req.url : req.url.slice(0, q));
+      if (hit) return dispatchGet(dispatch, req, res, hit);
+    }
     // trpc-to-openapi writes its own error envelope; the contract's body replaces it, built
     // from the original error object in onError rather than by re-parsing JSON.
     const end = res.end.bind(res) as (...args: unknown[]) => Response;
@@ -96,6 +131,8 @@ export function restHandler(deps: TGatewayDeps, router: AppRouter) {
 export function trpcHandler(deps: TGatewayDeps, router: AppRouter) {
   return createExpressMiddleware({
     router,
+    // Also checked (with the contract's error body) before the limiter counts each call.
+    maxBatchSize: MAX_TRPC_BATCH,
     createContext: contextFactory(deps),
     responseMeta: responseMeta as never,
     onError: onErrorFactory(deps) as never,

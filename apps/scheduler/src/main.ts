@@ -1,9 +1,17 @@
 import { createDb } from "@posture/db";
+import { buildJobRegistry, startPeriodicJobs } from "@posture/job-modules";
 import { createBullQueue, type TJobRegistry } from "@posture/jobs";
-import { createLogger, parseEncryptionKey } from "@posture/platform";
-import { startPeriodicJobs } from "@posture/posture";
+import {
+  collectProcessMetrics,
+  createLogger,
+  deriveAuditKey,
+  observedGauge,
+  ownMetrics,
+  parseEncryptionKey,
+  setAuditKey,
+  startMetricsServer,
+} from "@posture/platform";
 import { readEnv } from "./env";
-import { buildJobRegistry } from "./registry";
 import { startScheduler } from "./scheduler";
 
 function readEnvOrExit() {
@@ -18,8 +26,13 @@ function readEnvOrExit() {
 const env = readEnvOrExit();
 const log = createLogger(env.LOG_LEVEL);
 
-const db = createDb({ databaseUrl: env.DATABASE_URL });
+const db = createDb({
+  databaseUrl: env.DATABASE_URL,
+  statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
+  migrationDatabaseUrl: env.MIGRATION_DATABASE_URL,
+});
 await db.migrate();
+setAuditKey(deriveAuditKey(parseEncryptionKey(env.ENCRYPTION_KEY), env.AUDIT_HMAC_KEY));
 
 // Handlers enqueue follow-up jobs through this queue, so the registry is read lazily, after it exists.
 const jobs = createBullQueue({
@@ -45,10 +58,30 @@ const scheduler = startScheduler({
   concurrency: env.SCHEDULER_CONCURRENCY,
   log,
 });
-// Daily scans coming due and lost webhook deliveries are swept every few minutes; the schedule
-// lives in Redis, so every replica upserting it at start-up leaves one.
+// Every module's periodic tasks (daily scans coming due, lost webhook deliveries, housekeeping);
+// the schedule lives in Redis, so every replica upserting it at start-up leaves one.
 await startPeriodicJobs(jobs);
 log.info({ jobs: Object.keys(registry), prefix: env.JOBS_PREFIX }, "scheduler running");
+
+// Job durations are recorded by the workers; queue depth and the pool are read at scrape time.
+collectProcessMetrics();
+observedGauge("job_queue_jobs", "Background jobs in the queue by state", ["state"], async () => {
+  const depth = await jobs.depth?.().catch(() => undefined);
+  return Object.entries(depth ?? {}).map(([state, value]) => ({ labels: { state }, value }));
+});
+observedGauge("db_pool_connections", "PostgreSQL pool connections by state", ["state"], async () => {
+  const s = db.poolStats?.();
+  return s ? Object.entries(s).map(([state, value]) => ({ labels: { state }, value })) : [];
+});
+const metricsServer =
+  env.METRICS_PORT === undefined
+    ? undefined
+    : await startMetricsServer({
+        port: env.METRICS_PORT,
+        host: env.METRICS_HOST,
+        ...(env.METRICS_TOKEN ? { token: env.METRICS_TOKEN } : {}),
+        source: ownMetrics,
+      });
 
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -63,6 +96,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     }, env.SHUTDOWN_TIMEOUT_MS);
     force.unref();
     (async () => {
+      metricsServer?.close();
       await scheduler.close();
       await jobs.close();
       await db.close();

@@ -1,5 +1,5 @@
 export { accountRouter } from "./router";
-export { hashPassword, verifyPassword } from "./services/passwords";
+export { hashPassword, legacyScryptHash, verifyPassword } from "./services/passwords";
 export { createOrganization, setOrganizationPlan } from "./services/organizations";
 export { createUser } from "./services/users";
 export { createApiKeyFor } from "./services/api-keys";

@@ -1,6 +1,7 @@
 import { router } from "@posture/platform";
 import { createKey } from "./procedures/create-key";
 import { getHealth } from "./procedures/get-health";
+import { getLiveness } from "./procedures/get-liveness";
 import { getSession } from "./procedures/get-session";
 import { getUsage } from "./procedures/get-usage";
 import { listAudit } from "./procedures/list-audit";
@@ -11,6 +12,7 @@ import { signOut } from "./procedures/sign-out";
 
 export const accountRouter = router({
   health: getHealth,
+  liveness: getLiveness,
   signIn,
   signOut,
   getSession,

@@ -36,6 +36,24 @@ export const ZMicrosoft365Credentials = z.object({
 
 export type TConnectorCredentials = TGoogleCredentials | TMicrosoftCredentials;
 
+/**
+ * Google's service-account key file as downloaded (`{"type": "service_account", "client_email",
+ * "private_key", …}`, snake_case) is accepted as is: its two fields the scan needs are read under
+ * their camelCase names. The impersonated admin is not in the key file, so `subject` (or
+ * `delegated_subject` beside the file's fields) is still required.
+ */
+export function normaliseGoogleKeyFile(credentials: unknown): unknown {
+  if (typeof credentials !== "object" || credentials === null || Array.isArray(credentials)) return credentials;
+  const c = credentials as Record<string, unknown>;
+  if (!("client_email" in c) && !("private_key" in c)) return credentials;
+  const { client_email, private_key, delegated_subject, subject, clientEmail, privateKey } = c;
+  return {
+    clientEmail: clientEmail ?? client_email,
+    privateKey: privateKey ?? private_key,
+    subject: subject ?? delegated_subject,
+  };
+}
+
 // Both Google shapes are tried by key so that the error names the fields of the shape the caller meant.
 function googleSchema(credentials: unknown) {
   const looksLikeToken =
@@ -48,8 +66,9 @@ export function parseConnectorCredentials(type: "google_workspace", credentials:
 export function parseConnectorCredentials(type: "microsoft_365", credentials: unknown): TMicrosoftCredentials;
 export function parseConnectorCredentials(type: TConnectorType, credentials: unknown): TConnectorCredentials;
 export function parseConnectorCredentials(type: TConnectorType, credentials: unknown): TConnectorCredentials {
-  const schema = type === "google_workspace" ? googleSchema(credentials) : ZMicrosoft365Credentials;
-  const parsed = schema.safeParse(credentials);
+  const input = type === "google_workspace" ? normaliseGoogleKeyFile(credentials) : credentials;
+  const schema = type === "google_workspace" ? googleSchema(input) : ZMicrosoft365Credentials;
+  const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   throw new AppError("invalid_input", `Invalid ${type} credentials`, {
     details: parsed.error.issues.map((issue) => ({

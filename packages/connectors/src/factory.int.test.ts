@@ -49,6 +49,7 @@ describe("createSourceAdapter in real mode against the fakes", () => {
     expect(grants.sort()).toEqual([
       "ChatGPT Connector",
       "Free Mail Merge",
+      "Mailbox Archiver Daemon",
       "Microsoft Graph",
       "backup-identity",
     ]);

@@ -10,7 +10,8 @@ import { type TConnectorType, type TSourceAdapter } from "./types";
 const ZDomain = z.string().regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z]{2,63}$/i, "must be a domain name");
 
 const ZDemoConfig = z.object({
-  fileCount: z.number().int().min(1).max(100_000).optional(),
+  // Up to a million files: the size the resource store is benchmarked at (docs/benchmarks.md).
+  fileCount: z.number().int().min(1).max(1_000_000).optional(),
   revision: z.number().int().min(0).optional(),
 });
 

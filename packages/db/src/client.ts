@@ -1,6 +1,6 @@
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
-import type { SQL } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -16,6 +16,8 @@ export type DbHandle = {
   kind: "postgres" | "pglite";
   migrate: () => Promise<void>;
   ping: () => Promise<void>;
+  /** Connection pool occupancy (node-postgres only), for the metrics endpoint. */
+  poolStats?: () => { total: number; idle: number; waiting: number };
   close: () => Promise<void>;
 };
 
@@ -24,15 +26,41 @@ const MIGRATION_LOCK = 7_270_001;
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../drizzle", import.meta.url));
 
-export type DbOptions = { databaseUrl?: string; dataDir?: string; poolSize?: number };
+/** Every statement is cancelled past this unless its transaction raises it (`allowLongStatements`). */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
+/**
+ * A request waits at most this long for a connection: with the database unreachable it fails
+ * (503) well within two seconds instead of queueing behind a dead server.
+ */
+export const CONNECT_TIMEOUT_MS = 1_500;
+
+export type DbOptions = {
+  databaseUrl?: string;
+  dataDir?: string;
+  poolSize?: number;
+  /** `statement_timeout` of every pooled session; 0 disables it. */
+  statementTimeoutMs?: number;
+  /** The owner role's URL: migrations run with it, the service with `databaseUrl` (an app role). */
+  migrationDatabaseUrl?: string;
+};
 
 /** PostgreSQL over a connection pool (DATABASE_URL). */
-export function createDb(opts: { databaseUrl: string; poolSize?: number }): DbHandle {
+export function createDb(opts: {
+  databaseUrl: string;
+  migrationDatabaseUrl?: string | undefined;
+  poolSize?: number;
+  statementTimeoutMs?: number;
+}): DbHandle {
   const pool = new pg.Pool({
     connectionString: opts.databaseUrl,
     max: opts.poolSize ?? 10,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
+    // Sent as a startup parameter: it bounds every query, including ones a runaway plan would
+    // keep running long after its client gave up.
+    statement_timeout: opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    // A dead peer (cable cut, host gone) is noticed by TCP keepalive instead of never.
+    keepAlive: true,
   });
   // An idle client losing its server must not crash the process; the next query reconnects.
   pool.on("error", () => {});
@@ -43,18 +71,29 @@ export function createDb(opts: { databaseUrl: string; poolSize?: number }): DbHa
     migrate: async () => {
       // Replicas starting together take turns: the first applies the migrations, the rest find
       // them applied. The lock is held on one connection for the whole run.
-      const client = await pool.connect();
+      // With a migration URL the owner role applies them over a connection of its own; the
+      // service's role (a member of posture_app) could not create or alter tables anyway.
+      const owner = opts.migrationDatabaseUrl
+        ? new pg.Client({ connectionString: opts.migrationDatabaseUrl, connectionTimeoutMillis: 5_000 })
+        : null;
+      if (owner) await owner.connect();
+      const client = owner ?? (await pool.connect());
       try {
+        // A migration may rewrite a large table: no statement timeout for this session.
+        await client.query("set statement_timeout = 0");
         await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
         await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
       } finally {
         await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => {});
-        client.release();
+        // The session's timeout was changed: do not hand it back to the pool.
+        if (owner) await owner.end();
+        else (client as pg.PoolClient).release(true);
       }
     },
     ping: async () => {
       await pool.query("select 1");
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };
 }
@@ -64,13 +103,15 @@ export function createDb(opts: { databaseUrl: string; poolSize?: number }): DbHa
  * server deployment never pays for the WebAssembly PostgreSQL it does not use.
  */
 export async function createEmbeddedDb(dataDir = "memory://"): Promise<DbHandle> {
-  const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
+  const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }, { pg_trgm }] = await Promise.all([
     import("@electric-sql/pglite"),
     import("drizzle-orm/pglite"),
     import("drizzle-orm/pglite/migrator"),
+    // Trigram indexes serve the inventory search (migration 0008 creates the extension).
+    import("@electric-sql/pglite/contrib/pg_trgm"),
   ]);
   if (!dataDir.includes("://")) mkdirSync(dataDir, { recursive: true });
-  const client = new PGlite(dataDir);
+  const client = new PGlite(dataDir, { extensions: { pg_trgm } });
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,
@@ -86,7 +127,14 @@ export async function createEmbeddedDb(dataDir = "memory://"): Promise<DbHandle>
 /** DATABASE_URL when given, else the embedded database in `dataDir`. */
 export function openDb(opts: DbOptions): Promise<DbHandle> {
   if (opts.databaseUrl)
-    return Promise.resolve(createDb({ databaseUrl: opts.databaseUrl, poolSize: opts.poolSize }));
+    return Promise.resolve(
+      createDb({
+        databaseUrl: opts.databaseUrl,
+        migrationDatabaseUrl: opts.migrationDatabaseUrl,
+        poolSize: opts.poolSize,
+        statementTimeoutMs: opts.statementTimeoutMs,
+      }),
+    );
   return createEmbeddedDb(opts.dataDir);
 }
 
@@ -94,4 +142,12 @@ export function openDb(opts: DbOptions): Promise<DbHandle> {
 export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
   const res = (await db.execute(query)) as unknown as { rows: T[] };
   return res.rows;
+}
+
+/**
+ * Raises `statement_timeout` for the rest of the current transaction only: for known long writes
+ * (persisting a large scan) that must not be cut off by the per-statement bound of requests.
+ */
+export function allowLongStatements(ms: number): SQL {
+  return sql.raw(`set local statement_timeout = ${Math.max(0, Math.floor(ms))}`);
 }

@@ -1,4 +1,5 @@
 export * from "./schema";
+export * from "./severity";
 export * from "./client";
 export { resolveDataDir, workspaceRoot } from "./paths";
 export { prepared } from "./prepared";

@@ -130,6 +130,13 @@ export function createBullQueue(opts: TBullQueueOptions): TScheduledJobQueue {
       );
     },
 
+    async depth() {
+      return redisCall(
+        "depth",
+        queue.getJobCounts("waiting", "active", "delayed", "prioritized", "failed", "completed"),
+      );
+    },
+
     async scheduleRepeating(name, data, repeat) {
       const def = definitionOf(name);
       const every =

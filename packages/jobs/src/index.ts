@@ -4,6 +4,7 @@ import { createInProcessQueue } from "./in-process";
 import type { TJobRegistrySource } from "./types";
 
 export * from "./types";
+export { combineJobModules, periodicTasksOf, startPeriodicTasks } from "./modules";
 export { createInProcessQueue } from "./in-process";
 export { createBullQueue, DEFAULT_QUEUE_NAME, type TBullQueueOptions } from "./bullmq";
 export { startWorkers, type TWorkers, type TWorkersOptions } from "./workers";
@@ -23,7 +24,7 @@ export type TCreateJobQueueOptions = {
  * The one place that picks the queue. Build the registry after the queue when handlers need it:
  *
  *   const jobs = createJobQueue({ redisUrl, registry: () => registry });
- *   const registry = buildJobRegistry({ db, jobs });
+ *   const registry = combineJobModules(JOB_MODULES, { db, jobs, runtime, log });
  */
 export function createJobQueue(opts: TCreateJobQueueOptions): TJobQueue {
   if (!opts.redisUrl) return createInProcessQueue(opts.registry);

@@ -65,3 +65,16 @@ export type TScheduledJobQueue = TJobQueue & {
   scheduleRepeating: (name: string, data: unknown, opts: TRepeatOptions) => Promise<void>;
   unschedule: (schedulerId: string) => Promise<void>;
 };
+
+/** A sweep or housekeeping job the service runs on a schedule, without a request. */
+export type TPeriodicTask = { name: string; schedulerId: string; everyMs: number };
+
+/**
+ * What each domain package exports about its background work: its job definitions (built from
+ * the deps the apps hand it) and the periodic tasks to schedule. The apps combine the modules;
+ * no package is everyone's hub.
+ */
+export type TJobModule<D> = {
+  definitions: (deps: D) => TJobRegistry;
+  periodic?: readonly TPeriodicTask[];
+};

@@ -1,5 +1,5 @@
 import { UnrecoverableError, Worker } from "bullmq";
-import type { TLogger } from "@posture/platform";
+import { metrics, type TLogger } from "@posture/platform";
 import { DEFAULT_QUEUE_NAME } from "./bullmq";
 import { decodeJobId } from "./job-id";
 import { lazyRegistry, UnknownJobError, type TJobRegistrySource } from "./types";
@@ -41,10 +41,18 @@ export function startWorkers(opts: TWorkersOptions): TWorkers {
       const def = definition(job.name);
       // Retrying cannot make a handler appear: fail for good.
       if (!def) throw new UnrecoverableError(new UnknownJobError(job.name).message);
-      return def.handler(job.data, {
-        jobId: decodeJobId(job.id ?? ""),
-        attempt: job.attemptsMade + 1,
-      });
+      const end = metrics.jobDuration.startTimer({ job: job.name });
+      try {
+        const result = await def.handler(job.data, {
+          jobId: decodeJobId(job.id ?? ""),
+          attempt: job.attemptsMade + 1,
+        });
+        end({ outcome: "completed" });
+        return result;
+      } catch (err) {
+        end({ outcome: "failed" });
+        throw err;
+      }
     },
     {
       prefix: opts.prefix,

@@ -1,4 +1,6 @@
 import { auditLog, type Db } from "@posture/db";
+import type { TActor } from "./actor";
+import { appendKeyedAudit, auditKey } from "./audit-chain";
 
 export const AUDIT_ACTIONS = [
   "SIGN_IN",
@@ -16,6 +18,15 @@ export const AUDIT_ACTIONS = [
   "TICKETING_CONFIGURED",
   "TRUSTED_DOMAIN_ADDED",
   "TRUSTED_DOMAIN_REMOVED",
+  "COMPLIANCE_REPORT_CREATED",
+  "EVIDENCE_PACKAGE_REQUESTED",
+  "POSTURE_REPORT_EXPORTED",
+  "PARTNER_SETTINGS_UPDATED",
+  "SHARE_APPROVED",
+  "SHARE_APPROVAL_WITHDRAWN",
+  "INCIDENT_CREATED",
+  "INCIDENT_UPDATED",
+  "AUDIT_CHAIN_KEYED",
 ] as const;
 export type TAuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -28,8 +39,26 @@ export type TAuditEntry = {
   metadata?: Record<string, unknown>;
 };
 
-/** Appends to the organization's chain; sequence and hashes are assigned by the database trigger. */
+/**
+ * Appends to the organization's chain. With the process's audit key set (every server process
+ * sets it at start) the row is linked and MACed here (audit-chain.ts); without one, the database
+ * trigger chains it with the plain hash, and the verifier reports it as unkeyed.
+ */
 export async function recordAudit(db: Db, entry: TAuditEntry): Promise<void> {
+  const key = auditKey();
+  if (key) {
+    const row = {
+      orgId: entry.orgId,
+      action: entry.action,
+      target: entry.target,
+      userId: entry.userId ?? null,
+      userEmail: entry.userEmail,
+      metadata: entry.metadata ?? {},
+    };
+    // A transaction of its own, or a savepoint in the caller's: the chain lock lasts until commit.
+    await db.transaction((tx) => appendKeyedAudit(tx, key, row));
+    return;
+  }
   await db.insert(auditLog).values({
     orgId: entry.orgId,
     action: entry.action,
@@ -37,5 +66,24 @@ export async function recordAudit(db: Db, entry: TAuditEntry): Promise<void> {
     userId: entry.userId ?? null,
     userEmail: entry.userEmail,
     metadata: entry.metadata ?? {},
+  });
+}
+
+/**
+ * The one audit helper for services: call it with the mutation's transaction (`tx`), so the
+ * change and its audit row commit together or not at all.
+ */
+export function audit(
+  tx: Db,
+  scope: { orgId: string; actor: TActor },
+  entry: { action: TAuditAction; target: string; metadata?: Record<string, unknown> },
+): Promise<void> {
+  return recordAudit(tx, {
+    orgId: scope.orgId,
+    action: entry.action,
+    target: entry.target,
+    userId: scope.actor.userId,
+    userEmail: scope.actor.email,
+    metadata: entry.metadata,
   });
 }

@@ -1,3 +1,4 @@
+import type { TResolver } from "./outbound/guard";
 import type { Db } from "@posture/db";
 import type { TJobQueue } from "./jobs";
 import type { TPrincipal } from "./principal";
@@ -42,6 +43,8 @@ export type TRuntime = {
   /** Public origin used in links (`link` fields of events, docs). */
   publicUrl: string;
   webhookAllowPrivateTargets: boolean;
+  /** DNS for outbound calls to tenant-supplied URLs; tests inject answers here (system DNS otherwise). */
+  outboundResolver?: TResolver;
   /** Where real-mode source adapters send requests; the vendors' public APIs when unset. */
   sourceEndpoints?: {
     google?: { driveBaseUrl?: string; adminBaseUrl?: string; tokenUrl?: string };
@@ -66,6 +69,12 @@ export type TContext = {
   runtime: TRuntime;
   log: TLogger;
   probes: TProbes;
+  /**
+   * Publishes a change of the organization's credentials (a key revoked, a session ended, a role
+   * or the plan changed) to every gateway replica before the response leaves. The procedure
+   * factory calls it after each successful mutation; cheap when nothing changed.
+   */
+  publishCredentialChanges: (orgId: string) => Promise<void>;
 };
 
 /** The context once an auth guard has run: the principal is known. */

@@ -1,5 +1,5 @@
 import { apiKeys, memberships, organizations, prepared, sessions, users, type Db } from "@posture/db";
-import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { createHash, randomBytes } from "node:crypto";
 import { effectivePlan } from "./plans";
 import type { TPrincipal } from "./principal";
@@ -9,9 +9,6 @@ export const KEY_PREFIX_LENGTH = 12;
 export const SESSION_COOKIE = "svc_session";
 export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
 export const SESSION_ABSOLUTE_MS = 7 * 24 * 60 * 60 * 1000;
-// lastUsedAt / lastSeenAt are written at most this often per credential: one write per
-// request would turn every read into a write under load.
-const TOUCH_INTERVAL_MS = 60_000;
 
 export function sha256Hex(value: string): string {
   return createHash("sha256").update(value).digest("hex");
@@ -30,6 +27,20 @@ export function generateSessionToken(): { token: string; tokenHash: string } {
 export type TCredentialResult =
   | { ok: true; principal: TPrincipal }
   | { ok: false; reason: "malformed" | "unknown" | "revoked" | "expired" | "no_membership" };
+
+/** A successful lookup with what a cache needs to know about it. */
+export type TCredentialLookup =
+  | {
+      ok: true;
+      principal: TPrincipal;
+      /** The organization's credential epoch read in the same statement. */
+      epoch: number;
+      /** When this principal stops being valid as it is (expiry, idle timeout, end of grace); ms. */
+      validUntil: number;
+      /** When the credential was last recorded as used (lastUsedAt / lastSeenAt). */
+      lastUsedAt: Date | null;
+    }
+  | Extract<TCredentialResult, { ok: false }>;
 
 /** The columns a principal is built from (users ⋈ memberships ⋈ organizations). */
 export const principalColumns = {
@@ -53,13 +64,13 @@ function toPrincipal(
   credentialId: string,
   row: TPrincipalRow,
   now: Date,
-): TPrincipal | null {
+): { principal: TPrincipal; graceEndsAt: Date | null } | null {
   if (!row.userId || !row.userEmail || !row.role || !row.orgId || !row.orgName || !row.plan) return null;
-  const { plan } = effectivePlan(
+  const { plan, graceEndsAt } = effectivePlan(
     { plan: row.plan, gracePlan: row.gracePlan, graceEndsAt: row.graceEndsAt },
     now,
   );
-  return {
+  const principal: TPrincipal = {
     kind,
     credentialId,
     userId: row.userId,
@@ -67,13 +78,20 @@ function toPrincipal(
     role: row.role,
     org: { id: row.orgId, name: row.orgName, plan, isPartner: row.isPartner ?? false },
   };
+  return { principal, graceEndsAt };
 }
 
+const earliest = (...times: Array<Date | null | undefined>): number =>
+  Math.min(...times.map((t) => t?.getTime() ?? Number.POSITIVE_INFINITY));
+
+const publicResult = (r: TCredentialLookup): TCredentialResult =>
+  r.ok ? { ok: true, principal: r.principal } : r;
+
 /**
- * Looks the key up by its hash on every request: no cache, so a revocation is seen by every
- * gateway replica on the very next request. The role is the creator's role now, not at creation.
+ * Reads the key by its hash. The role is the creator's role now, not at creation. The gateway
+ * caches the result (see access-gate.ts); this is the lookup behind that cache.
  */
-export async function resolveApiKey(db: Db, key: string, now = new Date()): Promise<TCredentialResult> {
+export async function lookupApiKey(db: Db, key: string, now = new Date()): Promise<TCredentialLookup> {
   if (!API_KEY_PATTERN.test(key)) return { ok: false, reason: "malformed" };
   const [row] = await prepared(db, "resolve_api_key", (d) =>
     d
@@ -82,6 +100,7 @@ export async function resolveApiKey(db: Db, key: string, now = new Date()): Prom
         revokedAt: apiKeys.revokedAt,
         expiresAt: apiKeys.expiresAt,
         lastUsedAt: apiKeys.lastUsedAt,
+        epoch: organizations.credentialEpoch,
         ...principalColumns,
       })
       .from(apiKeys)
@@ -98,20 +117,24 @@ export async function resolveApiKey(db: Db, key: string, now = new Date()): Prom
   if (!row) return { ok: false, reason: "unknown" };
   if (row.revokedAt) return { ok: false, reason: "revoked" };
   if (row.expiresAt && row.expiresAt <= now) return { ok: false, reason: "expired" };
-  const principal = toPrincipal("api_key", row.keyId, row, now);
-  if (!principal) return { ok: false, reason: "no_membership" };
-  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
-    const stale = new Date(now.getTime() - TOUCH_INTERVAL_MS);
-    await db
-      .update(apiKeys)
-      .set({ lastUsedAt: now })
-      .where(and(eq(apiKeys.id, row.keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, stale))));
-  }
-  return { ok: true, principal };
+  const resolved = toPrincipal("api_key", row.keyId, row, now);
+  if (!resolved) return { ok: false, reason: "no_membership" };
+  return {
+    ok: true,
+    principal: resolved.principal,
+    epoch: row.epoch ?? 0,
+    validUntil: earliest(row.expiresAt, resolved.graceEndsAt),
+    lastUsedAt: row.lastUsedAt,
+  };
+}
+
+/** Looks an API key up in the database (no cache): for the CLI and tests. */
+export async function resolveApiKey(db: Db, key: string, now = new Date()): Promise<TCredentialResult> {
+  return publicResult(await lookupApiKey(db, key, now));
 }
 
 /** A session is alive while not revoked, within its absolute lifetime and used within the idle window. */
-export async function resolveSession(db: Db, token: string, now = new Date()): Promise<TCredentialResult> {
+export async function lookupSession(db: Db, token: string, now = new Date()): Promise<TCredentialLookup> {
   if (token.length < 20 || token.length > 200) return { ok: false, reason: "malformed" };
   const [row] = await prepared(db, "resolve_session", (d) =>
     d
@@ -120,6 +143,7 @@ export async function resolveSession(db: Db, token: string, now = new Date()): P
         revokedAt: sessions.revokedAt,
         expiresAt: sessions.expiresAt,
         lastSeenAt: sessions.lastSeenAt,
+        epoch: organizations.credentialEpoch,
         ...principalColumns,
       })
       .from(sessions)
@@ -138,10 +162,29 @@ export async function resolveSession(db: Db, token: string, now = new Date()): P
   if (row.expiresAt <= now || now.getTime() - row.lastSeenAt.getTime() > SESSION_IDLE_MS) {
     return { ok: false, reason: "expired" };
   }
-  const principal = toPrincipal("session", row.sessionId, row, now);
-  if (!principal) return { ok: false, reason: "no_membership" };
-  if (now.getTime() - row.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
-    await db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.id, row.sessionId));
-  }
-  return { ok: true, principal };
+  const resolved = toPrincipal("session", row.sessionId, row, now);
+  if (!resolved) return { ok: false, reason: "no_membership" };
+  return {
+    ok: true,
+    principal: resolved.principal,
+    epoch: row.epoch ?? 0,
+    // The idle deadline moves with use; the cache keeps its own last-use time (see the gate).
+    validUntil: earliest(row.expiresAt, resolved.graceEndsAt),
+    lastUsedAt: row.lastSeenAt,
+  };
+}
+
+/** Looks a session up in the database (no cache): for tests and tools. */
+export async function resolveSession(db: Db, token: string, now = new Date()): Promise<TCredentialResult> {
+  return publicResult(await lookupSession(db, token, now));
+}
+
+/** The organization's current credential epoch (published after a change commits). */
+export async function readCredentialEpoch(db: Db, orgId: string): Promise<number> {
+  const [row] = await db
+    .select({ epoch: organizations.credentialEpoch })
+    .from(organizations)
+    .where(eq(organizations.id, orgId))
+    .limit(1);
+  return row?.epoch ?? 0;
 }

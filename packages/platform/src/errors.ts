@@ -57,6 +57,16 @@ export class AppError extends Error {
 
 export const notFound = (what = "Resource") => new AppError("not_found", `${what} not found`);
 
+/**
+ * The org-scoped "get or 404": the first row of a query that already filtered on the caller's
+ * organization, or 404 — the same answer for a missing id and another organization's id.
+ */
+export function firstOr404<T>(rows: readonly T[], what = "Resource"): T {
+  const [row] = rows;
+  if (row === undefined) throw notFound(what);
+  return row;
+}
+
 export function isAppError(e: unknown): e is AppError {
   return e instanceof AppError;
 }

@@ -11,5 +11,7 @@ export type TJobQueue = {
   /** Queues a job and waits for its result (rejects with its error, or on timeout). */
   runAndWait: <R>(name: string, data: unknown, opts: { jobId: string; timeoutMs: number }) => Promise<R>;
   ping: () => Promise<void>;
+  /** Jobs per state (waiting, active, delayed, failed…), for the metrics endpoint. */
+  depth?: () => Promise<Record<string, number>>;
   close: () => Promise<void>;
 };

@@ -37,26 +37,90 @@ export function encodeCursor(c: TCursor): string {
   return Buffer.from(JSON.stringify([c.at, c.id])).toString("base64url");
 }
 
-const isTimestamp = (s: string) =>
-  s.length <= 40 && !Number.isNaN(new Date(s.replace(" ", "T").replace(/\+00$/, "Z")).getTime());
+// ISO 8601 as clients write it and as PostgreSQL prints timestamptz ("2026-01-02 03:04:05.123456+00").
+const TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+// The range a cursor may name: anything outside is not a position in any list we serve, and
+// PostgreSQL would refuse part of it.
+const MIN_CURSOR_MS = Date.UTC(1970, 0, 1);
+const MAX_CURSOR_MS = Date.UTC(9999, 11, 31);
+// Ids are UUIDs or similar keys; a cursor's tiebreak id never holds anything else.
+const CURSOR_ID = /^[A-Za-z0-9_:.|-]{0,128}$/;
+
+/** A strict ISO 8601 timestamp within 1970..9999, with every field in its calendar range. */
+export function isCursorTimestamp(s: string): boolean {
+  const m = TIMESTAMP.exec(s);
+  if (!m) return false;
+  const [, y, mo, d, h, mi, sec] = m.map((x) => (x === undefined ? 0 : Number(x)));
+  if (mo === undefined || d === undefined || h === undefined || mi === undefined || sec === undefined)
+    return false;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59) return false;
+  const iso = s.replace(" ", "T").replace(/([+-]\d{2})$/, "$1:00");
+  const ms = new Date(/(Z|[+-]\d{2}:?\d{2})$/.test(iso) ? iso : `${iso}Z`).getTime();
+  // Date rolls 2026-02-31 over to March: a day that does not exist in its month is refused.
+  if (Number.isNaN(ms) || new Date(Date.UTC(y ?? 0, mo - 1, d)).getUTCDate() !== d) return false;
+  return ms >= MIN_CURSOR_MS && ms <= MAX_CURSOR_MS;
+}
+
+const invalidCursor = () =>
+  new AppError("invalid_input", "Invalid cursor", {
+    details: [{ path: "before", message: "not a cursor or an ISO 8601 timestamp between 1970 and 9999" }],
+  });
 
 export function decodeCursor(raw: string): TCursor {
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
-    if (
-      Array.isArray(parsed) &&
-      typeof parsed[0] === "string" &&
-      typeof parsed[1] === "string" &&
-      isTimestamp(parsed[0])
-    ) {
-      return { at: parsed[0], id: parsed[1] };
-    }
-  } catch {
-    // not one of ours: maybe a plain timestamp
-  }
+  if (isCursorTimestamp(raw)) return { at: raw, id: "" };
   // A bare ISO timestamp is accepted too: "events older than it" (every id sorts above "").
-  if (isTimestamp(raw)) return { at: raw, id: "" };
-  throw new AppError("invalid_input", "Invalid cursor", {
-    details: [{ path: "before", message: "not a cursor or ISO timestamp" }],
-  });
+  if (!/^[A-Za-z0-9_-]{1,512}$/.test(raw)) throw invalidCursor();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
+  } catch {
+    throw invalidCursor();
+  }
+  if (
+    Array.isArray(parsed) &&
+    parsed.length === 2 &&
+    typeof parsed[0] === "string" &&
+    typeof parsed[1] === "string" &&
+    isCursorTimestamp(parsed[0]) &&
+    CURSOR_ID.test(parsed[1])
+  ) {
+    return { at: parsed[0], id: parsed[1] };
+  }
+  throw invalidCursor();
+}
+
+// The two list envelopes. Offset pages: `{rows | <name>, total, limit, offset}` (plus
+// `nextOffset`, null on the last page); cursor pages: `{items, nextCursor}`.
+
+export const ZOffsetMeta = z.object({
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  nextOffset: z.number().int().nullable(),
+});
+
+export type TOffsetMeta = z.infer<typeof ZOffsetMeta>;
+
+export function offsetMeta(total: number, limit: number, offset: number): TOffsetMeta {
+  return { total, limit, offset, nextOffset: offset + limit < total ? offset + limit : null };
+}
+
+/** `{rows, total, limit, offset, nextOffset}`; pass `name` for another key (`findings`). */
+export function offsetPage<T, K extends string = "rows">(
+  rows: T[],
+  page: { total: number; limit: number; offset: number },
+  name: K = "rows" as K,
+): { [P in K]: T[] } & TOffsetMeta {
+  return { [name]: rows, ...offsetMeta(page.total, page.limit, page.offset) } as {
+    [P in K]: T[];
+  } & TOffsetMeta;
+}
+
+/** `{items, nextCursor}`: `nextCursor` is null at the end. */
+export function cursorPage<T>(
+  items: T[],
+  nextCursor: string | null,
+): { items: T[]; nextCursor: string | null } {
+  return { items, nextCursor };
 }

@@ -17,3 +17,10 @@ export type TPrincipal = {
     isPartner: boolean;
   };
 };
+
+/** Whether `have` meets a minimum role: OWNER ⊃ ADMIN ⊃ member. */
+export function hasRole(have: TRole | undefined, required: TRole): boolean {
+  if (required === "OWNER") return have === "OWNER";
+  if (required === "ADMIN") return have === "OWNER" || have === "ADMIN";
+  return have !== undefined;
+}

@@ -1,11 +1,6 @@
 import type { Redis } from "ioredis";
-import {
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from "rate-limiter-flexible";
 import { AppError } from "./errors";
+import { metrics } from "./metrics";
 
 export type TRatePolicy = { name: string; points: number; durationSec: number };
 
@@ -44,54 +39,193 @@ export function rateLimitedError(d: TRateDecision): AppError {
 }
 
 /**
- * Counters live in Redis so every gateway replica shares them. If Redis is unreachable the
- * limiter falls back to a per-process memory counter (rate-limiter-flexible's insurance
- * limiter) instead of failing open or failing the request: limits stay enforced per replica,
- * requests never wait on Redis (the client has no offline queue), and shared counting
- * resumes as soon as Redis is back.
+ * One round trip: a fixed-window counter (INCRBY, or a plain read when the cost is 0) and,
+ * when a second key is given, the organization's published credential epoch, raised first to
+ * ARGV[3] when that is higher (the value just read from PostgreSQL). Returns {count, ms to
+ * reset, epoch or -1}.
+ */
+const WINDOW_SCRIPT = `
+local cost = tonumber(ARGV[2])
+local count
+if cost > 0 then
+  count = redis.call('INCRBY', KEYS[1], cost)
+  if count == cost then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+else
+  count = tonumber(redis.call('GET', KEYS[1]) or '0')
+end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  if count > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+  ttl = tonumber(ARGV[1])
+end
+local epoch = -1
+if #KEYS > 1 then
+  epoch = tonumber(redis.call('GET', KEYS[2]) or '-1')
+  local seen = tonumber(ARGV[3] or '-1')
+  if seen > epoch then
+    redis.call('SET', KEYS[2], seen, 'PX', 86400000)
+    epoch = seen
+  end
+end
+return {count, ttl, epoch}
+`;
+
+type TWindowRedis = Redis & {
+  postureWindow: (...args: Array<string | number>) => Promise<[number, number, number]>;
+};
+
+/** Per-process fixed windows: the embedded default, and the fallback while Redis is away. */
+class MemoryWindows {
+  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+  private nextSweep = 0;
+
+  hit(key: string, windowMs: number, cost: number, now: number): { count: number; ttlMs: number } {
+    if (now >= this.nextSweep) {
+      for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
+      this.nextSweep = now + 10_000;
+    }
+    let w = this.windows.get(key);
+    if (!w || w.resetAt <= now) {
+      if (cost === 0) return { count: 0, ttlMs: windowMs };
+      w = { count: 0, resetAt: now + windowMs };
+      this.windows.set(key, w);
+    }
+    w.count += cost;
+    return { count: w.count, ttlMs: w.resetAt - now };
+  }
+}
+
+export type TConsumeOptions = {
+  /** Points this request costs (a tRPC batch costs one per call); 0 only reads the counter. */
+  cost?: number;
+  /** Read (and heal) this organization's published credential epoch in the same round trip. */
+  epoch?: { orgId: string; atLeast?: number };
+};
+
+/** A decision, plus the published credential epoch when one was asked for (null: unknown). */
+export type TGateDecision = TRateDecision & { epoch: number | null };
+
+/**
+ * Counters live in Redis so every gateway replica (and every worker of a clustered gateway)
+ * shares them exactly. While Redis is unreachable each process counts in its own memory
+ * instead of failing open or failing the request: limits stay enforced per process, requests
+ * never wait on Redis (the client has no offline queue), and shared counting resumes by itself.
  */
 export class RateLimits {
-  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly memory = new MemoryWindows();
+  // Embedded mode: the published epochs are this process's own.
+  private readonly localEpochs = new Map<string, number>();
 
   constructor(
     private readonly redis: Redis | null,
     private readonly keyPrefix = "rl",
-  ) {}
-
-  private limiter(policy: TRatePolicy): RateLimiterAbstract {
-    let l = this.limiters.get(policy.name);
-    if (!l) {
-      const base = {
-        points: policy.points,
-        duration: policy.durationSec,
-        keyPrefix: `${this.keyPrefix}:${policy.name}`,
-      };
-      l = this.redis
-        ? new RateLimiterRedis({
-            ...base,
-            storeClient: this.redis,
-            insuranceLimiter: new RateLimiterMemory(base),
-          })
-        : new RateLimiterMemory(base);
-      this.limiters.set(policy.name, l);
+    private readonly onRedisError: (err: Error) => void = () => {},
+  ) {
+    if (redis && !("postureWindow" in redis)) {
+      redis.defineCommand("postureWindow", { lua: WINDOW_SCRIPT });
     }
-    return l;
+  }
+
+  /** Whether epochs are shared with other processes (Redis), or this process's own. */
+  get sharedEpochs(): boolean {
+    return this.redis !== null;
+  }
+
+  epochKey(orgId: string): string {
+    return `${this.keyPrefix}:epoch:${orgId}`;
+  }
+
+  async hit(policyName: TRatePolicyName, key: string, o: TConsumeOptions = {}): Promise<TGateDecision> {
+    const policy = RATE_POLICIES[policyName];
+    const cost = o.cost ?? 1;
+    const windowMs = policy.durationSec * 1000;
+    const counterKey = `${this.keyPrefix}:${policy.name}:${key}`;
+    const shared = await this.hitRedis(counterKey, windowMs, cost, o.epoch);
+    let count: number;
+    let ttlMs: number;
+    let epoch: number | null;
+    if (shared) {
+      [count, ttlMs, epoch] = shared;
+    } else {
+      ({ count, ttlMs } = this.memory.hit(counterKey, windowMs, cost, Date.now()));
+      // A replica cut off from Redis cannot see other replicas' revocations: no epoch, no cache.
+      epoch = o.epoch && !this.redis ? this.localEpoch(o.epoch.orgId, o.epoch.atLeast) : null;
+    }
+    // A read (cost 0) asks whether one more request would pass.
+    const allowed = cost === 0 ? count < policy.points : count <= policy.points;
+    if (!allowed) metrics.rateLimitRefusals.inc({ policy: policy.name });
+    return {
+      allowed,
+      policy,
+      remaining: Math.max(0, policy.points - count),
+      resetSec: Math.max(1, Math.ceil(ttlMs / 1000)),
+      epoch: epoch === -1 ? null : epoch,
+    };
+  }
+
+  private async hitRedis(
+    counterKey: string,
+    windowMs: number,
+    cost: number,
+    epoch: TConsumeOptions["epoch"],
+  ): Promise<[number, number, number] | null> {
+    const redis = this.redis as TWindowRedis | null;
+    if (!redis) return null;
+    try {
+      return epoch
+        ? await redis.postureWindow(
+            2,
+            counterKey,
+            this.epochKey(epoch.orgId),
+            windowMs,
+            cost,
+            epoch.atLeast ?? -1,
+          )
+        : await redis.postureWindow(1, counterKey, windowMs, cost);
+    } catch (err) {
+      this.onRedisError(err as Error);
+      return null;
+    }
+  }
+
+  private localEpoch(orgId: string, atLeast = -1): number | null {
+    const current = this.localEpochs.get(orgId) ?? -1;
+    if (atLeast > current) {
+      this.localEpochs.set(orgId, atLeast);
+      return atLeast;
+    }
+    return current === -1 ? null : current;
+  }
+
+  /**
+   * Publishes an organization's credential epoch (read from PostgreSQL after a revocation
+   * committed): every replica's next request for that organization sees its cached credentials
+   * are stale. Never lowers a published value.
+   */
+  async publishEpoch(orgId: string, epoch: number): Promise<void> {
+    if (!this.redis) {
+      this.localEpoch(orgId, epoch);
+      return;
+    }
+    try {
+      await (this.redis as TWindowRedis).postureWindow(
+        2,
+        `${this.keyPrefix}:publish`,
+        this.epochKey(orgId),
+        1000,
+        0,
+        epoch,
+      );
+    } catch (err) {
+      // The change is committed; replicas that cannot reach Redis do not cache anyway, and the
+      // next cache miss anywhere publishes the epoch it reads from PostgreSQL.
+      this.onRedisError(err as Error);
+    }
   }
 
   async consume(policyName: TRatePolicyName, key: string): Promise<TRateDecision> {
-    const policy = RATE_POLICIES[policyName];
-    const toDecision = (res: RateLimiterRes, allowed: boolean): TRateDecision => ({
-      allowed,
-      policy,
-      remaining: Math.max(0, res.remainingPoints),
-      resetSec: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-    });
-    try {
-      return toDecision(await this.limiter(policy).consume(key), true);
-    } catch (e) {
-      if (e instanceof RateLimiterRes) return toDecision(e, false);
-      throw e;
-    }
+    const { epoch: _epoch, ...decision } = await this.hit(policyName, key);
+    return decision;
   }
 
   /** Consumes and throws 429 when over the limit. */

@@ -2,7 +2,9 @@ import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { TRole } from "@posture/db";
 import type { TAuthedContext, TContext } from "./context";
-import { AppError } from "./errors";
+import type { TDownloadMeta } from "./download";
+import { AppError, type TErrorCode } from "./errors";
+import { hasRole } from "./principal";
 import { atLeast, minimumPlanFor, PLANS, type TFeature, type TPlanId } from "./plans";
 import { toWireError } from "./wire-error";
 
@@ -16,8 +18,19 @@ export type TAccess = {
   role?: Exclude<TRole, "member">;
 };
 
-/** `successStatus`: the status of a successful call when it is not 200 (201 for creations). */
-export type TMeta = OpenApiMeta<{ access?: TAccess; successStatus?: 201 | 202 }>;
+/**
+ * `successStatus`: the status of a successful call when it is not 200 (201 for creations).
+ * `errors`: the codes the procedure itself can return beyond what its access, input and the
+ * platform imply (`ticket_exists`, `invalid_transition`, `expired`…); the OpenAPI document
+ * lists them per operation.
+ * `download`: the procedure may answer with a file (TDownload), streamed raw by the gateway.
+ */
+export type TMeta = OpenApiMeta<{
+  access?: TAccess;
+  successStatus?: 201 | 202;
+  download?: TDownloadMeta;
+  errors?: readonly TErrorCode[];
+}>;
 
 const t = initTRPC
   .context<TContext>()
@@ -70,7 +83,8 @@ function authenticate(mode: Exclude<TAuthMode, "public">) {
         upgrade: { feature: "apiAccess", requiredPlan: minimumPlanFor("apiAccess") },
       });
     }
-    return next({ ctx: { ...ctx, principal } satisfies TAuthedContext });
+    // tRPC merges the given fields into the context: no need to copy the whole context here.
+    return next({ ctx: { principal } satisfies Partial<TAuthedContext> });
   });
 }
 
@@ -91,11 +105,9 @@ function planGuard(plan: TPlanId | undefined, feature: TFeature | undefined) {
   });
 }
 
-function roleGuard(role: TAccess["role"]) {
+function roleGuard(role: Exclude<TRole, "member">) {
   return t.middleware(({ ctx, next }) => {
-    const have = ctx.principal?.role;
-    const allowed = role === "OWNER" ? have === "OWNER" : have === "OWNER" || have === "ADMIN";
-    if (!allowed)
+    if (!hasRole(ctx.principal?.role, role))
       throw new AppError(
         "forbidden",
         `This action requires the ${role === "OWNER" ? "OWNER" : "ADMIN or OWNER"} role`,
@@ -104,17 +116,26 @@ function roleGuard(role: TAccess["role"]) {
   });
 }
 
-export const publicProcedure = t.procedure.meta({ access: { auth: "public" } });
+// Runs after a successful mutation: revocations, role and plan changes reach every replica's
+// credential cache before the caller sees the response (see access-gate.ts).
+const publishCredentialChanges = t.middleware(async ({ ctx, type, next }) => {
+  const result = await next();
+  const orgId = ctx.principal?.org.id;
+  if (type === "mutation" && result.ok && orgId) await ctx.publishCredentialChanges(orgId);
+  return result;
+});
+
+export const publicProcedure = t.procedure.meta({ access: { auth: "public" } }).use(publishCredentialChanges);
 
 /** The one procedure factory: the spec's auth column, plan and role, as guards in the contract's order. */
 export function procedure(access: TAccess & { auth: Exclude<TAuthMode, "public"> }) {
-  let p = t.procedure.meta({ access }).use(authenticate(access.auth));
+  let p = t.procedure.meta({ access }).use(publishCredentialChanges).use(authenticate(access.auth));
   if (access.plan || access.feature) p = p.use(planGuard(access.plan, access.feature));
   if (access.role) p = p.use(roleGuard(access.role));
   return p.use(({ ctx, meta, next }) => {
     if (!ctx.principal) throw new AppError("unauthenticated", "Authentication required");
     // The success status is declared once, in meta, for both the wire and the OpenAPI document.
     if (meta?.successStatus) ctx.response.status = meta.successStatus;
-    return next({ ctx: { ...ctx, principal: ctx.principal } });
+    return next({ ctx: { principal: ctx.principal } });
   });
 }

@@ -1,7 +1,13 @@
 import { TRPCError } from "@trpc/server";
 import { AppError, ERROR_STATUS, type TErrorBody, type TErrorCode } from "./errors";
 
-export type TWireError = { status: number; body: TErrorBody; headers: Record<string, string> };
+export type TWireError = {
+  status: number;
+  body: TErrorBody;
+  headers: Record<string, string>;
+  /** A 4xx that still deserves its stack in the log (the database, not validation, refused it). */
+  suspicious?: true;
+};
 
 type TIssue = { path: PropertyKey[]; message: string };
 
@@ -34,6 +40,62 @@ function make(
   return { status: ERROR_STATUS[code], body: { error: code, message, ...extra }, headers };
 }
 
+// Node socket errors and node-postgres's own messages when the server cannot be reached or the
+// connection dies; PostgreSQL SQLSTATEs for a server that is shutting down, starting, refusing
+// connections, or that cancelled a statement past statement_timeout.
+const UNAVAILABLE_ERRNO = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+const UNAVAILABLE_MESSAGE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly)/;
+const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-4]$|53300$|57014$)/;
+// Class 22 (data exception) and 54001 (statement too complex): the input, not the server, is
+// at fault. The input limits stop such values at the edge; this maps whatever still gets through.
+const INPUT_SQLSTATE = /^(22|54001$)/;
+
+type TCauseLike = { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+
+/** The error and its causes (drizzle, tRPC and AggregateError wrap the driver's error). */
+function causes(err: unknown): TCauseLike[] {
+  const out: TCauseLike[] = [];
+  const queue: unknown[] = [err];
+  while (queue.length > 0 && out.length < 8) {
+    const e = queue.shift();
+    if (e === null || typeof e !== "object") continue;
+    const c = e as TCauseLike;
+    out.push(c);
+    queue.push(c.cause);
+    if (Array.isArray(c.errors)) queue.push(...c.errors.slice(0, 4));
+  }
+  return out;
+}
+
+/** A dependency (the database, mostly) is unreachable or refused the work: 503, not 500. */
+export function isUnavailable(err: unknown): boolean {
+  return causes(err).some((c) => {
+    const code = typeof c.code === "string" ? c.code : "";
+    const message = typeof c.message === "string" ? c.message : "";
+    return (
+      UNAVAILABLE_ERRNO.has(code) ||
+      (/^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_SQLSTATE.test(code)) ||
+      UNAVAILABLE_MESSAGE.test(message)
+    );
+  });
+}
+
+function isInputRejectedByDatabase(err: unknown): boolean {
+  return causes(err).some(
+    (c) => typeof c.code === "string" && /^[0-9A-Z]{5}$/.test(c.code) && INPUT_SQLSTATE.test(c.code),
+  );
+}
+
 /**
  * The one mapping from anything thrown to the contract's error body. Unknown errors become a
  * bare 500: no message, stack or SQL from inside ever reaches the wire.
@@ -51,10 +113,26 @@ export function toWireError(err: unknown): TWireError {
     const mapped = TRPC_TO_CODE[err.code];
     if (mapped) return make(mapped.code, mapped.message);
   }
+  if (isUnavailable(err)) {
+    return make(
+      "service_unavailable",
+      "A required service is temporarily unavailable; retry shortly",
+      {},
+      {
+        "Retry-After": "1",
+      },
+    );
+  }
+  if (isInputRejectedByDatabase(err)) {
+    return {
+      ...make("invalid_input", "A value in the request is out of range or malformed"),
+      suspicious: true,
+    };
+  }
   return make("internal_error", "Internal server error");
 }
 
-/** Whether an error is the service's own fault (to be logged with its stack). */
+/** Whether an error is (or may hide) the service's own fault: logged with its stack. */
 export function isServerFault(wire: TWireError): boolean {
-  return wire.status >= 500;
+  return wire.status >= 500 || wire.suspicious === true;
 }

@@ -1,4 +1,3 @@
 export { postureRouter } from "./router";
-export { buildJobRegistry, postureJobDefinitions } from "./jobs/registry";
+export { postureJobs } from "./jobs/module";
 export { SCAN_JOB, SCAN_SWEEP_JOB, runScanJob, sweepDueScans, type TScanDeps } from "./services/scan-runner";
-export { startPeriodicJobs } from "./jobs/periodic";

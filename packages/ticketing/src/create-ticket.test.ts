@@ -143,7 +143,7 @@ describe.each(PROVIDERS)("$name tracker failures", ({ name, label, start }) => {
     expect(ticket.provider).toBe(name);
     expect(ticket.externalId).toMatch(/1$/);
     expect(fake.requests).toHaveLength(1 + requestsPerTicket);
-    expect(fake.requests[0]?.rawBody).toBe(fake.requests[1]?.rawBody);
+    expect(fake.requests[0]?.body).toBe(fake.requests[1]?.body);
   });
 
   it("retries once after a 503 with Retry-After", async () => {

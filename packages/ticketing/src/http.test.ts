@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_RETRY_AFTER_MS, type TTrackerClient, parseRetryAfter, retryDelayMs } from "./http";
+import { MAX_RETRY_AFTER_MS, type TTrackerClient, retryDelayMs } from "./http";
 
 const client = (provider: TTrackerClient["provider"]): TTrackerClient => ({
   provider,
@@ -11,17 +11,6 @@ const res = (status: number, retryAfter?: string) => ({
   status,
   headers: new Headers(retryAfter === undefined ? {} : { "retry-after": retryAfter }),
   json: undefined,
-});
-
-describe("parseRetryAfter", () => {
-  it("reads seconds and HTTP dates", () => {
-    const now = Date.parse("2025-01-01T00:00:00Z");
-    expect(parseRetryAfter("3", now)).toBe(3000);
-    expect(parseRetryAfter("Wed, 01 Jan 2025 00:00:02 GMT", now)).toBe(2000);
-    expect(parseRetryAfter("Tue, 31 Dec 2024 00:00:00 GMT", now)).toBe(0);
-    expect(parseRetryAfter(null, now)).toBeNull();
-    expect(parseRetryAfter("soon", now)).toBeNull();
-  });
 });
 
 describe("retryDelayMs", () => {

@@ -1,4 +1,4 @@
-import { AppError } from "@posture/platform";
+import { AppError, parseRetryAfter, TargetRefusedError } from "@posture/platform";
 import type { TTicketProvider } from "./types";
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -64,15 +64,6 @@ export function upstreamError(
 export function statusError(client: TTrackerClient, res: TTrackerResponse, detail?: string): AppError {
   const reason = detail ? `HTTP ${res.status} (${detail})` : `HTTP ${res.status}`;
   return upstreamError(client, res.status >= 500 ? "failed" : "rejected", reason, res.status);
-}
-
-/** Seconds or an HTTP date, as milliseconds from now; null when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
-  if (value === null || value.trim() === "") return null;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
 /**
@@ -141,6 +132,11 @@ async function sendOnce(client: TTrackerClient, req: TTrackerRequest): Promise<T
     const text = await readCapped(res);
     return { status: res.status, headers: res.headers, json: parseJson(text) };
   } catch (err) {
+    // The SSRF guard refused the tracker's address (resolved now, at call time): tenant input.
+    if (err instanceof TargetRefusedError) {
+      const message = `Tracker URL refused: ${err.message}`;
+      throw new AppError("invalid_input", message, { details: [{ path: "baseUrl", message }] });
+    }
     if (signal.aborted) throw upstreamError(client, "failed", `timed out after ${client.timeoutMs} ms`);
     if (err instanceof Error && err.message === "body_too_large") {
       throw upstreamError(client, "failed", "response body too large");

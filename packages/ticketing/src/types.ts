@@ -1,3 +1,5 @@
+import type { TSeverity } from "@posture/db";
+
 export const TICKET_PROVIDER_IDS = ["jira", "github", "linear"] as const;
 
 export type TTicketProvider = (typeof TICKET_PROVIDER_IDS)[number];
@@ -12,7 +14,7 @@ export type TTicketingConfig = {
 export type TTicketFinding = {
   id: string;
   title: string;
-  severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+  severity: TSeverity;
   resourceName: string;
   connectorType: string;
   detectedAt: string;

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { SEVERITIES } from "@posture/db";
 
 // The spec's Events table: one schema per event, exactly its data fields.
-const ZSeverity = z.enum(["CRITICAL", "HIGH", "MEDIUM", "LOW"]);
+const ZSeverity = z.enum(SEVERITIES);
 const ZCount = z.number().int().min(0);
 const ZLink = z.url();
 
@@ -49,6 +50,66 @@ export const ZAlertGroupedData = z.strictObject({
   link: ZLink,
 });
 
+// Contract events beyond the spec's six (receivers ignore events they do not know).
+
+/** A scheduled portfolio report (WEEKLY / MONTHLY) of a partner is ready to download. */
+export const ZPartnerReportReadyData = z.strictObject({
+  reportId: z.string().min(1),
+  schedule: z.enum(["WEEKLY", "MONTHLY"]),
+  periodStart: z.iso.datetime(),
+  periodEnd: z.iso.datetime(),
+  clients: ZCount,
+  link: ZLink,
+});
+
+/** A managed organization needs attention: a source turned unhealthy, or its score dropped ≥ 10 points. */
+export const ZClientUnhealthyData = z.strictObject({
+  orgId: z.string().min(1),
+  name: z.string(),
+  reason: z.enum(["source_unhealthy", "score_drop"]),
+  sources: z.array(z.strictObject({ connectorId: z.string(), name: z.string(), healthStatus: z.string() })),
+  score: z.number().int().nullable(),
+  previousScore: z.number().int().nullable(),
+  link: ZLink,
+});
+
+// Events beyond the spec's six (CONTRACT: receivers ignore events they do not know).
+export const ZAnomalyDetectedData = z.strictObject({
+  anomalyId: z.string().min(1),
+  principal: z.string(),
+  type: z.enum(["sharing_spike", "bulk_access", "dormant_reactivation", "oauth_burst"]),
+  severity: ZSeverity,
+  confidence: z.number().min(0).max(1),
+  at: z.iso.datetime(),
+  link: ZLink,
+});
+
+const ZIncidentStatus = z.enum(["OPEN", "INVESTIGATING", "CONTAINED", "RESOLVED", "CLOSED"]);
+const ZIncidentPriority = z.enum(["P1", "P2", "P3", "P4"]);
+
+export const ZIncidentCreatedData = z.strictObject({
+  incidentId: z.string().min(1),
+  title: z.string(),
+  status: ZIncidentStatus,
+  priority: ZIncidentPriority,
+  assignee: z.string(),
+  linkedFindingCount: ZCount,
+  link: ZLink,
+});
+
+export const ZIncidentUpdatedData = z.strictObject({
+  incidentId: z.string().min(1),
+  title: z.string(),
+  status: ZIncidentStatus,
+  priority: ZIncidentPriority,
+  assignee: z.string(),
+  /** What changed: status, priority, assignee, note, postMortem. */
+  changes: z.array(z.string()),
+  /** The status before this change, when the status moved. */
+  previousStatus: ZIncidentStatus.nullable(),
+  link: ZLink,
+});
+
 export const EVENT_DATA_SCHEMAS = {
   "scan.completed": ZScanCompletedData,
   "finding.new": ZFindingNewData,
@@ -56,6 +117,11 @@ export const EVENT_DATA_SCHEMAS = {
   "policy.violation": ZPolicyViolationData,
   "prevention.triggered": ZPreventionTriggeredData,
   "alert.grouped": ZAlertGroupedData,
+  "partner.report.ready": ZPartnerReportReadyData,
+  "client.unhealthy": ZClientUnhealthyData,
+  "anomaly.detected": ZAnomalyDetectedData,
+  "incident.created": ZIncidentCreatedData,
+  "incident.updated": ZIncidentUpdatedData,
 } as const;
 
 export type TEventType = keyof typeof EVENT_DATA_SCHEMAS;

@@ -9,11 +9,22 @@ export {
   ZPolicyViolationData,
   ZPreventionTriggeredData,
   ZAlertGroupedData,
+  ZPartnerReportReadyData,
+  ZClientUnhealthyData,
+  ZAnomalyDetectedData,
+  ZIncidentCreatedData,
+  ZIncidentUpdatedData,
   type TEventType,
   type TEventData,
 } from "./event-types";
-export { emitEvent, DELIVER_JOB, type TEmitInput } from "./services/emit-event";
-export { webhookJobDefinitions, ZDeliverJob } from "./jobs/definitions";
+export {
+  emitEvent,
+  recordEvent,
+  dispatchDeliveries,
+  DELIVER_JOB,
+  type TEmitInput,
+} from "./services/emit-event";
+export { webhookJobDefinitions, webhookJobs, ZDeliverJob } from "./jobs/definitions";
 export { deliverWebhook, type TDeliverDeps, type TDeliverOutcome } from "./jobs/deliver";
 export { requeueOverdueDeliveries, SWEEP_JOB } from "./jobs/sweep";
 export {
@@ -23,6 +34,14 @@ export {
   MAX_ATTEMPTS,
   type TBackoff,
 } from "./jobs/backoff";
-export { classifyAddress, isPublicAddress, type TAddressClass } from "./ip-ranges";
-export { vetTarget, TargetRefusedError, type TResolver, type TResolvedAddress } from "./ssrf";
+// The SSRF guard lives in the platform (every tenant-supplied URL uses it); re-exported for old imports.
+export {
+  classifyAddress,
+  isPublicAddress,
+  vetTarget,
+  TargetRefusedError,
+  type TAddressClass,
+  type TResolver,
+  type TResolvedAddress,
+} from "@posture/platform";
 export { buildPayload, serviceSignature, standardSignature, signedHeaders } from "./signing";

@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { pinnedLookup, type TVettedTarget } from "./ssrf";
+import { pinnedLookup, type TVettedTarget } from "@posture/platform";
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 // Receivers answer with whatever they like; we only need the status, so read a little and drop it.

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
+import { iso } from "@posture/platform";
 
 const SECRET_PREFIX = "whsec_";
 
@@ -14,7 +15,7 @@ export type TPayloadInput = { event: string; dataJson: string; eventId: string; 
  * was emitted, so every retry sends (and signs) exactly the same bytes.
  */
 export function buildPayload(p: TPayloadInput): string {
-  return `{"event":${JSON.stringify(p.event)},"data":${p.dataJson},"id":${JSON.stringify(p.eventId)},"createdAt":${JSON.stringify(p.createdAt.toISOString())}}`;
+  return `{"event":${JSON.stringify(p.event)},"data":${p.dataJson},"id":${JSON.stringify(p.eventId)},"createdAt":${JSON.stringify(iso(p.createdAt))}}`;
 }
 
 /** `sha256=<hex>` over the raw body, keyed with the whole secret string (the spec's header). */

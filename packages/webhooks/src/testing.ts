@@ -1,44 +1,25 @@
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import { verify as octokitVerify } from "@octokit/webhooks-methods";
+import { startFakeHttp } from "@posture/platform/testing";
 import { Webhook } from "standardwebhooks";
 
-// Test helpers: a real HTTP receiver on 127.0.0.1 and verification by independent libraries.
+// Test helpers: a webhook receiver on the platform's fake HTTP server, and verification by
+// independent libraries.
 
 export type TReceived = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
 export type TReply = (req: TReceived, index: number, res: ServerResponse) => number | "hang";
 
 export async function startReceiver(reply: TReply = () => 200) {
   const received: TReceived[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const r = {
-        method: req.method ?? "",
-        url: req.url ?? "",
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString("utf8"),
-      };
+  const server = await startFakeHttp({
+    handle: (req, { index, res }) => {
+      const r = { method: req.method, url: req.url, headers: req.headers, body: req.body };
       received.push(r);
-      const status = reply(r, received.length - 1, res);
-      if (status === "hang") return;
-      if (!res.headersSent) res.statusCode = status;
-      res.end("ok");
-    });
+      const status = reply(r, index, res);
+      return status === "hang" ? "hang" : { status, text: "ok" };
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    port,
-    url: `http://127.0.0.1:${port}/hook`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { port: server.port, url: `${server.url}/hook`, received, close: server.close };
 }
 
 export type TReceiver = Awaited<ReturnType<typeof startReceiver>>;

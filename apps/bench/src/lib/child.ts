@@ -8,6 +8,11 @@ export type TChild = {
   pid: number;
   /** Resident set size of the child itself, from /proc (null where /proc is absent). */
   rssMb: () => Promise<number | null>;
+  /**
+   * CPU time the child has used so far, user + system, in ms: the same figure as the child's own
+   * process.cpuUsage(), read from /proc/<pid>/stat (null where /proc is absent).
+   */
+  cpuMs: () => Promise<number | null>;
   stop: () => Promise<void>;
 };
 
@@ -34,15 +39,35 @@ async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: numbe
   throw new Error(`child not ready at ${url} after ${timeoutMs} ms`);
 }
 
+// Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux).
+const CLOCK_TICKS_PER_SEC = 100;
+
+async function procCpuMs(pid: number): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name, which is in parentheses and may contain spaces.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / CLOCK_TICKS_PER_SEC : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Runs a TypeScript entry point as a separate Node process (node --import tsx, no wrapper
- * process), so its memory and event loop are its own, and waits until `readyPath` answers 200.
+ * Runs an entry point as a separate Node process (no wrapper process), so its memory, CPU time
+ * and event loop are its own, and waits until `readyPath` answers 200. A `.ts` entry runs
+ * through tsx; a built `.js` bundle runs on plain Node. BENCH_NODE_ARGS adds Node flags
+ * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the servers under load).
  */
 export async function startChild(
   entry: URL,
   o: { port: number; env: Record<string, string>; readyPath: string; cwd?: URL },
 ): Promise<TChild> {
-  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(entry)], {
+  const file = fileURLToPath(entry);
+  const loader = file.endsWith(".ts") ? ["--import", "tsx"] : [];
+  const extra = process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...extra, ...loader, file], {
     cwd: fileURLToPath(o.cwd ?? new URL("../..", import.meta.url)),
     env: { ...process.env, ...o.env, PORT: String(o.port) },
     stdio: ["ignore", "ignore", "pipe"],
@@ -71,6 +96,7 @@ export async function startChild(
         return null;
       }
     },
+    cpuMs: () => procCpuMs(pid),
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise<void>((r) => child.once("exit", () => r()));
@@ -80,4 +106,38 @@ export async function startChild(
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * Runs a bench child script (apps/bench/src/children/<name>.ts) to completion and returns the
+ * JSON report it prints as its last line of output.
+ */
+export function runChildReport<T>(
+  name: string,
+  env: Record<string, string>,
+  nodeFlags: string[] = [],
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [...nodeFlags, "--import", "tsx", fileURLToPath(new URL(`../children/${name}.ts`, import.meta.url))],
+      {
+        cwd: fileURLToPath(new URL("../..", import.meta.url)),
+        env: { ...process.env, ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+    child.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`${name} child exited ${code}: ${err}`));
+      try {
+        resolve(JSON.parse(out.trim().split("\n").pop() ?? "") as T);
+      } catch {
+        reject(new Error(`${name} child printed no report: ${out}${err}`));
+      }
+    });
+  });
 }

@@ -4,16 +4,16 @@ import type { TBenchSettings, TMeasurement } from "../types";
 import type { TChild } from "./child";
 
 /**
- * Every request claims its own client address in X-Forwarded-For (the gateway trusts loopback
- * proxies in the benchmark), so the per-IP rate limit is exercised on every request, as in
- * production, without a 60-per-minute budget stopping the run.
+ * Every request claims its own client network in X-Forwarded-For (the gateway trusts loopback
+ * proxies in the benchmark, and counts IPv6 clients per /64), so the per-client rate limit is
+ * exercised on every request, as in production, without a 60-per-minute budget stopping the run.
  */
 function distinctClientAddresses(): () => string {
-  const prefix = `2001:db8:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}`;
+  const prefix = `2001:db8:${randomBytes(2).toString("hex")}`;
   let n = 0;
   return () => {
     n += 1;
-    return `${prefix}::${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+    return `${prefix}:${(n & 0xffff).toString(16)}:${((n >>> 16) & 0xffff).toString(16)}::1`;
   };
 }
 
@@ -44,10 +44,15 @@ export async function measure(
   settings: TBenchSettings,
 ): Promise<TMeasurement> {
   if (settings.warmupSec > 0) await run(child.url, load, settings.connections, settings.warmupSec);
+  const cpuBefore = await child.cpuMs();
   const r = await run(child.url, load, settings.connections, settings.durationSec);
+  const cpuAfter = await child.cpuMs();
+  const requests = r.requests.total;
   return {
     label,
     requestsPerSec: r.requests.average,
+    cpuMsPerRequest:
+      cpuBefore === null || cpuAfter === null || requests === 0 ? null : (cpuAfter - cpuBefore) / requests,
     p50Ms: r.latency.p50,
     p99Ms: r.latency.p99,
     rssMb: await child.rssMb(),

@@ -1,7 +1,6 @@
 import { createTestDb } from "@posture/db/testing";
-import { recordAudit } from "@posture/platform";
 import { endpointVsBare } from "../lib/endpoint-vs-bare";
-import { seedOwnerWithKey } from "../lib/seed";
+import { seedAudit, seedOwnerWithKey } from "../lib/seed";
 import type { TScenario } from "../types";
 
 const PATH = "/api/audit?limit=50";
@@ -18,15 +17,7 @@ export const auditList: TScenario = {
     const db = await createTestDb();
     try {
       const owner = await seedOwnerWithKey(db.db, "business");
-      for (let i = 0; i < AUDIT_ENTRIES; i++) {
-        await recordAudit(db.db, {
-          orgId: owner.orgId,
-          action: i % 2 === 0 ? "SCAN_TRIGGERED" : "CONNECTOR_CONNECTED",
-          target: `connector-${i % 7}`,
-          userId: owner.userId,
-          userEmail: owner.userEmail,
-        });
-      }
+      await seedAudit(db.db, owner, AUDIT_ENTRIES);
 
       return await endpointVsBare(settings, {
         databaseUrl: db.url,

@@ -1,7 +1,25 @@
 import type { TScenario } from "../types";
 import { auditList } from "./audit-list";
+import { evidence1m } from "./evidence-1m";
+import { exposure1m } from "./exposure-1m";
+import { behaviour } from "./behaviour";
 import { findingsList } from "./findings-list";
+import { partnerPortfolio } from "./partner-portfolio";
+import { posturePdf } from "./posture-pdf";
 import { scan100k } from "./scan-100k";
+import { timeline } from "./timeline";
+import { usage } from "./usage";
 
 // One file per scenario; add new ones here.
-export const scenarios: TScenario[] = [auditList, findingsList, scan100k];
+export const scenarios: TScenario[] = [
+  findingsList,
+  auditList,
+  timeline,
+  usage,
+  scan100k,
+  evidence1m,
+  partnerPortfolio,
+  posturePdf,
+  exposure1m,
+  behaviour,
+];

@@ -1,6 +1,5 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { createTestDb } from "@posture/db/testing";
+import { runChildReport } from "../lib/child";
 import { seedOwnerWithKey } from "../lib/seed";
 import type { TScenario } from "../types";
 
@@ -16,37 +15,6 @@ type TScanReport = {
   maxRssMb: number;
 };
 
-function runChild(env: Record<string, string>): Promise<TScanReport> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        SCHEDULER_HEAP_FLAG,
-        "--import",
-        "tsx",
-        fileURLToPath(new URL("../children/scan.ts", import.meta.url)),
-      ],
-      {
-        cwd: fileURLToPath(new URL("../..", import.meta.url)),
-        env: { ...process.env, ...env },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
-    child.on("exit", (code) => {
-      if (code !== 0) return reject(new Error(`scan child exited ${code}: ${err}`));
-      try {
-        resolve(JSON.parse(out.trim().split("\n").pop() ?? "") as TScanReport);
-      } catch {
-        reject(new Error(`scan child printed no report: ${out}${err}`));
-      }
-    });
-  });
-}
-
 /** A demo workspace of 100,000 files scanned end to end (source → rules → diff → PostgreSQL), then rescanned unchanged. */
 export const scan100k: TScenario = {
   name: "scan-100k",
@@ -55,11 +23,15 @@ export const scan100k: TScenario = {
     const db = await createTestDb();
     try {
       const owner = await seedOwnerWithKey(db.db, "enterprise");
-      const r = await runChild({
-        BENCH_DATABASE_URL: db.url,
-        BENCH_ORG_ID: owner.orgId,
-        BENCH_FILES: String(FILES),
-      });
+      const r = await runChildReport<TScanReport>(
+        "scan",
+        {
+          BENCH_DATABASE_URL: db.url,
+          BENCH_ORG_ID: owner.orgId,
+          BENCH_FILES: String(FILES),
+        },
+        [SCHEDULER_HEAP_FLAG],
+      );
       return {
         kind: "done",
         measurements: [],

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import type { Db } from "@posture/db";
-import { AppError, type TLogger } from "@posture/platform";
+import { AppError, decryptSecret, encryptSecret, type TLogger } from "@posture/platform";
 import { sendError } from "./errors";
 import { claimKey, completeKey, releaseKey } from "./idempotency-store";
 
@@ -36,6 +36,43 @@ export function requestFingerprint(method: string, url: string, body: unknown): 
 // A result worth replaying: not a server fault and not a transient limit, which a retry should
 // be allowed to run into again.
 const isReplayable = (status: number) => status < 500 && status !== 429;
+
+/**
+ * Stored results are sealed with the server's encryption key (AES-256-GCM), bound to their scope
+ * and key: creation results carry secrets (a new API key, a webhook signing secret), and nothing
+ * secret is stored in plaintext. A replay decrypts and returns the body exactly as first sent.
+ */
+type TSealed = { sealed: string };
+const sealContext = (scope: string, key: string) => `idempotency\n${scope}\n${key}`;
+
+export function sealResponse(encryptionKey: Buffer, scope: string, key: string, body: unknown): TSealed {
+  return { sealed: encryptSecret(encryptionKey, JSON.stringify(body), sealContext(scope, key)) };
+}
+
+/** The stored body, or undefined when it cannot be opened (written under another key, or tampered with). */
+export function openResponse(encryptionKey: Buffer, scope: string, key: string, stored: unknown): unknown {
+  if (stored === null || typeof stored !== "object" || typeof (stored as TSealed).sealed !== "string") {
+    return undefined;
+  }
+  try {
+    return JSON.parse(decryptSecret(encryptionKey, (stored as TSealed).sealed, sealContext(scope, key)));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What a storage failure may log: the error's class and SQLSTATE, never its message — a driver's
+ * "Failed query … params: …" message would carry the parameters it was given.
+ */
+const errorSummary = (err: unknown) => ({
+  name: err instanceof Error ? err.name : typeof err,
+  code: err !== null && typeof err === "object" && "code" in err ? String(err.code) : undefined,
+  causeCode:
+    err instanceof Error && err.cause !== null && typeof err.cause === "object" && "code" in err.cause
+      ? String(err.cause.code)
+      : undefined,
+});
 
 type TFinish = (status: number, body: Buffer, contentType: string) => Promise<void>;
 
@@ -92,7 +129,7 @@ function parseJson(body: Buffer, contentType: string): { ok: true; value: unknow
  * again (`Idempotent-Replayed: true`) without running anything. Keys are scoped to the
  * organization and credential, so two callers never see each other's results.
  */
-export function idempotency(db: Db, log: TLogger) {
+export function idempotency(db: Db, log: TLogger, encryptionKey: Buffer) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const key = req.get(IDEMPOTENCY_HEADER);
     if (req.method !== "POST" || key === undefined) return next();
@@ -126,24 +163,35 @@ export function idempotency(db: Db, log: TLogger) {
           new AppError("conflict", "A request with this Idempotency-Key is still in progress"),
         );
       }
+      const body = openResponse(encryptionKey, scope, key, existing.responseBody);
+      if (body === undefined) {
+        return sendError(
+          res,
+          new AppError("conflict", "The result stored for this Idempotency-Key can no longer be replayed"),
+        );
+      }
       res.setHeader(REPLAYED_HEADER, "true");
-      res.status(existing.statusCode).json(existing.responseBody);
+      res.status(existing.statusCode).json(body);
       return;
     }
 
     const release = () =>
       releaseKey(db, scope, key).catch((err: unknown) =>
-        log.error({ err, requestId: req.requestId }, "could not release idempotency key"),
+        log.error({ err: errorSummary(err), requestId: req.requestId }, "could not release idempotency key"),
       );
     captureResponse(
       res,
       async (status, body, contentType) => {
         const parsed = parseJson(body, contentType);
         try {
-          if (isReplayable(status) && parsed.ok) await completeKey(db, scope, key, status, parsed.value);
-          else await releaseKey(db, scope, key);
+          if (isReplayable(status) && parsed.ok) {
+            await completeKey(db, scope, key, status, sealResponse(encryptionKey, scope, key, parsed.value));
+          } else await releaseKey(db, scope, key);
         } catch (err) {
-          log.error({ err, requestId: req.requestId }, "could not store idempotent response");
+          log.error(
+            { err: errorSummary(err), requestId: req.requestId },
+            "could not store idempotent response",
+          );
         }
       },
       () => void release(),

@@ -1,13 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
-import {
-  resolveApiKey,
-  resolveSession,
-  SESSION_COOKIE,
-  type TCredentialFailure,
-  type TPrincipal,
-} from "@posture/platform";
-import type { Db } from "@posture/db";
+import type { TCredentialFailure, TPrincipal } from "@posture/platform";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace -- Express's own augmentation point
@@ -19,6 +12,10 @@ declare global {
       credentialFailure: TCredentialFailure | null;
       /** How the request authenticated, decided once: CSRF applies only to cookie credentials. */
       credentialSource: "api_key" | "cookie" | null;
+      /** The organization's credential epoch the principal was checked against (access.ts). */
+      credentialEpoch: number | null;
+      /** req.ip, read once (Express recomputes it through trust proxy on every access). */
+      clientIp: string | undefined;
     }
   }
 }
@@ -32,44 +29,24 @@ export function requestId(req: Request, res: Response, next: NextFunction): void
   next();
 }
 
+/**
+ * A cookie's value, percent-decoded when it is valid percent-encoding and kept as sent when it is
+ * not (`%E0%A4%A` must not throw: it is simply not a token we issued). Only the first cookie of
+ * the name counts, as browsers send the most specific one first.
+ */
 export function readCookie(req: Request, name: string): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(";")) {
     const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq <= 0 || part.slice(0, eq).trim() !== name) continue;
+    let value = part.slice(eq + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    try {
+      return decodeURIComponent(value);
+    } catch {
+      return value;
+    }
   }
   return undefined;
-}
-
-/**
- * The one place credentials are resolved: a Bearer API key, else the session cookie. It never
- * rejects: the procedure's guard decides whether the endpoint needs a principal, so public
- * endpoints keep working with a stale cookie.
- */
-export function resolveCredentials(db: Db) {
-  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
-    req.principal = null;
-    req.credentialFailure = null;
-    req.credentialSource = null;
-    const auth = req.get("authorization");
-    if (auth !== undefined) {
-      req.credentialSource = "api_key";
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-      const result = match?.[1]
-        ? await resolveApiKey(db, match[1])
-        : ({ ok: false, reason: "malformed" } as const);
-      if (result.ok) req.principal = result.principal;
-      else req.credentialFailure = result.reason;
-      return next();
-    }
-    const token = readCookie(req, SESSION_COOKIE);
-    if (token) {
-      req.credentialSource = "cookie";
-      const result = await resolveSession(db, token);
-      if (result.ok) req.principal = result.principal;
-      else req.credentialFailure = result.reason;
-    }
-    next();
-  };
 }

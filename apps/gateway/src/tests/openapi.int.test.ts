@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TMeta } from "@posture/platform";
+import { ERROR_STATUS, type TErrorCode, type TMeta } from "@posture/platform";
 import { appRouter } from "../router";
 import { startTestGateway, type TTestGateway } from "../testing";
 import { freshIp } from "./helpers";
@@ -27,6 +27,7 @@ const procedures = Object.values(
 let gw: TTestGateway;
 let doc: TDoc;
 let html: string;
+let docsCsp: string | null;
 beforeAll(async () => {
   gw = await startTestGateway();
   const res = await gw.request("GET", "/api/openapi.json", { ip: freshIp() });
@@ -37,6 +38,7 @@ beforeAll(async () => {
   expect(page.status).toBe(200);
   expect(page.headers.get("content-type")).toMatch(/^text\/html/);
   html = page.text;
+  docsCsp = page.headers.get("content-security-policy");
 });
 afterAll(async () => {
   await gw?.close();
@@ -81,7 +83,11 @@ describe("GET /api/openapi.json", () => {
       .filter((m) => !doc.paths[m.openapi.path]?.[m.openapi.method.toLowerCase()])
       .map((m) => `${m.openapi.method} ${m.openapi.path}`);
     expect(missing).toEqual([]);
-    expect(operations()).toHaveLength(procedures.length);
+    // Plus the gateway's own two documents.
+    expect(doc.paths["/openapi.json"]?.get).toBeDefined();
+    expect(doc.paths["/docs"]?.get).toBeDefined();
+    expect(doc.paths["/health/live"]?.get).toBeDefined();
+    expect(operations()).toHaveLength(procedures.length + 2);
   });
 
   it("gives every operation a unique operationId, a success response and the contract's error body", () => {
@@ -93,12 +99,22 @@ describe("GET /api/openapi.json", () => {
         statuses.some((s) => /^2\d\d$/.test(s)),
         `${method} ${path} has no 2xx`,
       ).toBe(true);
-      for (const s of statuses.filter((x) => !x.startsWith("2"))) {
-        expect(op.responses?.[s]?.content?.["application/json"]?.schema).toEqual({
-          $ref: "#/components/schemas/Error",
-        });
+      const errorStatuses = statuses.filter(
+        (x) => !x.startsWith("2") && !(path === "/health" && x === "503"),
+      );
+      for (const s of errorStatuses) {
+        const schema = op.responses?.[s]?.content?.["application/json"]?.schema as {
+          allOf?: Array<{ $ref?: string; properties?: { error?: { enum?: string[] } } }>;
+        };
+        expect(schema.allOf?.[0]).toEqual({ $ref: "#/components/schemas/Error" });
+        // The codes enumerated here are exactly those of this status in the contract's table.
+        const codes = schema.allOf?.[1]?.properties?.error?.enum ?? [];
+        expect(codes.length, `${method} ${path} ${s}`).toBeGreaterThan(0);
+        for (const code of codes)
+          expect(ERROR_STATUS[code as TErrorCode], `${code} under ${s}`).toBe(Number(s));
       }
       expect(statuses).toContain("500");
+      expect(statuses).toContain("400");
     }
     expect(Object.keys(doc.components.schemas ?? {}).filter((n) => n.startsWith("error."))).toEqual([]);
   });
@@ -143,38 +159,83 @@ describe("GET /api/openapi.json", () => {
       if (access.plan || access.feature) expect(statuses).toContain("402");
       if (access.role || access.auth === "session" || access.auth === "partner")
         expect(statuses).toContain("403");
-      if (meta.openapi.path !== "/health") expect(statuses).toContain("429");
+      const probe = meta.openapi.path === "/health" || meta.openapi.path === "/health/live";
+      if (!probe) expect(statuses).toContain("429");
+      if (meta.openapi.path !== "/health/live") expect(statuses).toContain("503");
+      if (meta.openapi.path === "/health")
+        expect(op.responses?.["503"]).toEqual({ ...op.responses?.["200"], description: expect.any(String) });
+      for (const code of meta.errors ?? []) {
+        const schema = op.responses?.[String(ERROR_STATUS[code])]?.content?.["application/json"]?.schema as {
+          allOf: Array<{ properties?: { error?: { enum?: string[] } } }>;
+        };
+        expect(schema.allOf[1]?.properties?.error?.enum, `${meta.openapi.path} declares ${code}`).toContain(
+          code,
+        );
+      }
       const successStatus = (meta as { successStatus?: number }).successStatus;
       if (successStatus !== undefined) expect(statuses).toContain(String(successStatus));
     }
   });
 });
 
+describe("error codes per operation", () => {
+  const codesOf = (path: string, method: string, status: string) =>
+    (
+      doc.paths[path]?.[method]?.responses?.[status]?.content?.["application/json"]?.schema as {
+        allOf: Array<{ properties?: { error?: { enum?: string[] } } }>;
+      }
+    ).allOf[1]?.properties?.error?.enum;
+
+  it("lists what each operation's access, input and own meta imply", () => {
+    expect(codesOf("/findings/{id}/ticket", "post", "409")).toEqual(["conflict", "ticket_exists"]);
+    expect(codesOf("/findings/{id}/ticket", "post", "400")).toEqual([
+      "invalid_input",
+      "integration_not_configured",
+    ]);
+    expect(codesOf("/findings/{id}/ticket", "post", "502")).toEqual(["upstream_unavailable"]);
+    expect(codesOf("/auth/sign-in", "post", "401")).toEqual(["invalid_credentials"]);
+    expect(codesOf("/keys", "post", "403")).toEqual(["session_required", "forbidden", "csrf_rejected"]);
+    expect(codesOf("/keys", "post", "413")).toEqual(["payload_too_large"]);
+    expect(codesOf("/usage", "get", "503")).toEqual(["service_unavailable"]);
+    expect(doc.paths["/usage"]?.get?.responses?.["404"]).toBeUndefined();
+    expect(doc.paths["/health/live"]?.get?.responses?.["429"]).toBeUndefined();
+  });
+});
+
 describe("GET /api/docs", () => {
-  it("is a self-contained page: no external scripts, styles or fonts", () => {
+  it("is Scalar's API reference, loaded from this origin only", () => {
     expect(html).toMatch(/^<!doctype html>/i);
-    expect(html).not.toMatch(/<script/i);
-    expect(html).not.toMatch(/(src|href)="https?:\/\//i);
+    const scripts = [...html.matchAll(/<script\b[^>]*>/gi)].map((m) => m[0]);
+    expect(scripts).toHaveLength(2);
+    for (const tag of scripts) expect(tag).toMatch(/src="\/api\/docs\/assets\/[\w.-]+\.js"/);
+    // No inline script, nothing from another origin.
+    expect(html).not.toMatch(/<script>[^<]/i);
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//i);
   });
 
-  it("shows every operation with its method, /api path, summary and access", () => {
-    for (const meta of procedures) {
-      const { method, path, summary } = meta.openapi;
-      const escapedPath = `/api${path}`.replace(/&/g, "&amp;");
-      expect(html).toContain(
-        `<span class="m ${method.toLowerCase()}">${method}</span> <code>${escapedPath}</code>`,
-      );
-      if (summary) expect(html).toContain(summary.replace(/&/g, "&amp;").replace(/'/g, "&#39;"));
-    }
-    expect(html).toContain("<b>Auth</b> Session only");
+  it("sends a CSP that allows this origin's scripts and nothing more", () => {
+    const csp = docsCsp ?? "";
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).not.toMatch(/script-src[^;]*unsafe/);
+    expect(csp).not.toMatch(/https?:/);
   });
 
-  it("renders parameters and request and response schemas compactly", () => {
-    // POST /api/keys: `name` is required (1 to 80 characters), expiresInDays optional.
-    expect(html).toMatch(/name: string \(1\.\.80\)/);
-    expect(html).toMatch(/expiresInDays\?: integer/);
-    expect(html).toContain("<h4>Parameters</h4>");
-    expect(html).toContain("<code>Idempotency-Key</code>");
-    expect(html).toContain("<code>plan_upgrade_required</code>");
+  it("serves the renderer's bundle and its configuration, pointing at the document", async () => {
+    const [bundlePath, initPath] = [...html.matchAll(/src="\/api(\/docs\/assets\/[\w.-]+\.js)"/g)].map(
+      (m) => m[1],
+    );
+    const bundle = await gw.request("GET", `/api${bundlePath ?? ""}`, { ip: freshIp() });
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get("content-type")).toMatch(/javascript/);
+    expect(bundle.headers.get("cache-control")).toContain("immutable");
+    expect(bundle.text).toContain("createApiReference");
+    expect(bundle.text.length).toBeGreaterThan(1_000_000);
+    const init = await gw.request("GET", `/api${initPath ?? ""}`, { ip: freshIp() });
+    expect(init.status).toBe(200);
+    expect(init.text).toContain('"url":"/api/openapi.json"');
+    expect(init.text).toContain('"telemetry":false');
+    expect(init.text).toContain('"withDefaultFonts":false');
   });
 });

@@ -1,3 +1,4 @@
+import autocannon from "autocannon";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
@@ -7,6 +8,7 @@ import { createApiKeyFor, createOrganization, createUser } from "@posture/accoun
 import { connectors, sessions } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
 import { generateSessionToken, SESSION_ABSOLUTE_MS, SESSION_COOKIE } from "@posture/platform";
+import { randomClientIp } from "../testing";
 
 // The real entry point in its own process: SIGTERM stops accepting, lets the in-flight request
 // finish, closes pools and exits 0.
@@ -21,7 +23,9 @@ afterAll(async () => {
   await db.drop();
 });
 
-function startGatewayProcess(): Promise<{ url: string; proc: ChildProcess }> {
+function startGatewayProcess(
+  extraEnv: Record<string, string> = {},
+): Promise<{ url: string; proc: ChildProcess }> {
   // No REDIS_URL: limits and jobs run in-process, as in the embedded default.
   const { REDIS_URL: _redis, ...inherited } = process.env;
   const proc = spawn(
@@ -37,6 +41,7 @@ function startGatewayProcess(): Promise<{ url: string; proc: ChildProcess }> {
         ENCRYPTION_KEY: randomBytes(32).toString("hex"),
         COOKIE_SECURE: "false",
         LOG_LEVEL: "info",
+        ...extraEnv,
       },
       stdio: ["ignore", "pipe", "inherit"],
     },
@@ -59,43 +64,47 @@ function startGatewayProcess(): Promise<{ url: string; proc: ChildProcess }> {
   });
 }
 
+async function fixture(name: string) {
+  const org = await createOrganization(db.db, { name, plan: "business" });
+  const user = await createUser(db.db, {
+    orgId: org.id,
+    email: `owner@${name.toLowerCase()}.test`,
+    password: "long-enough-pw",
+    role: "OWNER",
+  });
+  const { key } = await createApiKeyFor(db.db, { orgId: org.id, userId: user.id, name: "k" });
+  const s = generateSessionToken();
+  await db.db.insert(sessions).values({
+    tokenHash: s.tokenHash,
+    userId: user.id,
+    orgId: org.id,
+    expiresAt: new Date(Date.now() + SESSION_ABSOLUTE_MS),
+  });
+  const [connector] = await db.db
+    .insert(connectors)
+    .values({
+      orgId: org.id,
+      type: "google_workspace",
+      displayName: "Big",
+      mode: "demo",
+      config: { fileCount: 10_000 },
+    })
+    .returning();
+  return { key, cookie: `${SESSION_COOKIE}=${s.token}`, connectorId: connector?.id ?? "" };
+}
+
 describe("SIGTERM", () => {
   it("finishes the request in flight, then exits 0 and refuses new connections", async () => {
-    const org = await createOrganization(db.db, { name: "Shutdown", plan: "business" });
-    const user = await createUser(db.db, {
-      orgId: org.id,
-      email: "owner@shutdown.test",
-      password: "long-enough-pw",
-      role: "OWNER",
-    });
-    const { key } = await createApiKeyFor(db.db, { orgId: org.id, userId: user.id, name: "k" });
-    const s = generateSessionToken();
-    await db.db.insert(sessions).values({
-      tokenHash: s.tokenHash,
-      userId: user.id,
-      orgId: org.id,
-      expiresAt: new Date(Date.now() + SESSION_ABSOLUTE_MS),
-    });
-    const [connector] = await db.db
-      .insert(connectors)
-      .values({
-        orgId: org.id,
-        type: "google_workspace",
-        displayName: "Big",
-        mode: "demo",
-        config: { fileCount: 30_000 },
-      })
-      .returning();
-
+    const f = await fixture("Shutdown");
     const { url, proc } = await startGatewayProcess();
-    expect((await fetch(`${url}/api/usage`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(
+    expect((await fetch(`${url}/api/usage`, { headers: { authorization: `Bearer ${f.key}` } })).status).toBe(
       200,
     );
 
-    // A scan of 30,000 files takes a while: SIGTERM arrives while it runs.
-    const inFlight = fetch(`${url}/api/connectors/${connector?.id ?? ""}/sync`, {
+    // A scan of 10,000 files takes a few seconds: SIGTERM arrives while it runs.
+    const inFlight = fetch(`${url}/api/connectors/${f.connectorId}/sync`, {
       method: "POST",
-      headers: { cookie: `${SESSION_COOKIE}=${s.token}` },
+      headers: { cookie: f.cookie },
     });
     await new Promise((r) => setTimeout(r, 300));
     const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
@@ -107,4 +116,75 @@ describe("SIGTERM", () => {
     expect(await exited).toBe(0);
     await expect(fetch(`${url}/api/health`)).rejects.toThrow();
   });
+});
+
+describe("SIGTERM under keep-alive load", () => {
+  it("loses no request, finishes the scan in flight and exits 0 within 30 s", async () => {
+    const f = await fixture("Loaded");
+    // Distinct client addresses (each its own /64, the anonymous limit's unit for IPv6) through a trusted loopback proxy: the per-IP limit is counted
+    // on every request without a 60-per-minute budget ending the run.
+    const { url, proc } = await startGatewayProcess({ TRUST_PROXY: "loopback" });
+    const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
+
+    const sync = fetch(`${url}/api/connectors/${f.connectorId}/sync`, {
+      method: "POST",
+      headers: { cookie: f.cookie },
+    });
+    const statuses = new Map<number, number>();
+    const errors = new Map<string, number>();
+    let finished: () => void = () => {};
+    const done = new Promise<void>((resolve) => (finished = resolve));
+    // The callback form returns the instance (events, stop); the callback marks the end.
+    const load = autocannon(
+      {
+        url,
+        connections: 8,
+        duration: 40,
+        headers: { authorization: `Bearer ${f.key}` },
+        requests: [
+          {
+            method: "GET",
+            path: "/api/usage",
+            setupRequest: (req) => ({
+              ...req,
+              headers: { ...req.headers, "x-forwarded-for": randomClientIp() },
+            }),
+          },
+        ],
+      },
+      () => finished(),
+    );
+    load.on("response", (_client: unknown, status: number) =>
+      statuses.set(status, (statuses.get(status) ?? 0) + 1),
+    );
+    load.on("reqError", (err: Error & { code?: string }) => {
+      const code = err.code ?? err.message;
+      errors.set(code, (errors.get(code) ?? 0) + 1);
+    });
+
+    // Load and the scan both under way, then the orchestrator's stop signal.
+    await new Promise((r) => setTimeout(r, 2_000));
+    const answeredBefore = [...statuses.values()].reduce((a, b) => a + b, 0);
+    const signalledAt = Date.now();
+    proc.kill("SIGTERM");
+
+    const res = await sync;
+    const code = await exited;
+    const exitMs = Date.now() - signalledAt;
+    load.stop();
+    await done;
+
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: "COMPLETE" });
+    expect(code).toBe(0);
+    expect(exitMs).toBeLessThan(30_000);
+    // Every request the gateway accepted was answered, and answered 200: none reset, none 5xx.
+    expect(answeredBefore).toBeGreaterThan(10);
+    expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(answeredBefore);
+    expect([...statuses.keys()]).toEqual([200]);
+    // After the listener closed, the load generator's reconnects are refused: those requests
+    // never reached the gateway (a load balancer sends them elsewhere). Nothing else may fail.
+    const lost = [...errors.entries()].filter(([c]) => c !== "ECONNREFUSED");
+    expect(lost).toEqual([]);
+  }, 60_000);
 });

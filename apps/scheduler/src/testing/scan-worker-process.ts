@@ -4,7 +4,7 @@
 import { createDb } from "@posture/db";
 import { createBullQueue, startWorkers, type TJobRegistry } from "@posture/jobs";
 import { parseEncryptionKey, type TLogger } from "@posture/platform";
-import { buildJobRegistry } from "../registry";
+import { buildJobRegistry } from "@posture/job-modules";
 
 function required(name: string): string {
   const value = process.env[name];

@@ -6,7 +6,7 @@ import { dropPrefix, TEST_REDIS_URL, uniquePrefix } from "@posture/jobs/testing"
 import { SCAN_JOB } from "@posture/posture";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildJobRegistry } from "../registry";
+import { buildJobRegistry } from "@posture/job-modules";
 import { insertQueuedScan, seedDemoConnector, waitUntil } from "../testing/seed";
 import { spawnScanWorker, type TWorkerProcess } from "../testing/spawn-worker";
 
@@ -90,7 +90,8 @@ describe("a scan worker killed mid-scan", () => {
         (s) => s.status === "RUNNING",
         20_000,
       );
-      await waitUntil("the scan to write findings", writingFindings, (w) => w, 20_000, 10);
+      // The scan first streams the workspace into the resource store, then writes its findings.
+      await waitUntil("the scan to write findings", writingFindings, (w) => w, 60_000, 10);
       await doomed.kill();
 
       // Its transaction died with it: no finding, no counts, the scan still RUNNING.
@@ -105,7 +106,7 @@ describe("a scan worker killed mid-scan", () => {
         "the survivor to complete the scan",
         () => scanRow(scan.id),
         (s) => s.status === "COMPLETE" || s.status === "FAILED",
-        30_000,
+        90_000,
         100,
       );
       expect(done.status, `${done.error ?? ""} ${survivor.stderr()}`).toBe("COMPLETE");
@@ -130,7 +131,7 @@ describe("a scan worker killed mid-scan", () => {
 
       // A fresh rescan finds exactly what is stored: nothing was half-written or left out.
       const rescan = await insertQueuedScan(testDb.db, connector);
-      await jobs.runAndWait(SCAN_JOB, { scanId: rescan.id }, { jobId: rescan.id, timeoutMs: 30_000 });
+      await jobs.runAndWait(SCAN_JOB, { scanId: rescan.id }, { jobId: rescan.id, timeoutMs: 60_000 });
       expect(await scanRow(rescan.id)).toMatchObject({
         status: "COMPLETE",
         findingsNew: 0,
@@ -143,5 +144,5 @@ describe("a scan worker killed mid-scan", () => {
     } finally {
       await jobs.close();
     }
-  }, 90_000);
+  }, 240_000);
 });

@@ -5,9 +5,10 @@ import { sweepDueScans } from "@posture/posture";
 import { eq } from "drizzle-orm";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// The gateway depends on the scheduler, not the other way round: its test harness is reached by path.
+// Neither app depends on the other (both take their jobs from @posture/job-modules); the
+// gateway's test harness is not part of its exports, so it is reached by path.
 import { startTestGateway, type TTestGateway } from "../../../gateway/src/testing";
-import { buildJobRegistry, type TJobDeps } from "../registry";
+import { buildJobRegistry, type TJobDeps } from "@posture/job-modules";
 import { startScheduler, type TScheduler } from "../scheduler";
 import { waitUntil } from "../testing/seed";
 

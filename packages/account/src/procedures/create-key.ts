@@ -1,5 +1,5 @@
-import { procedure } from "@posture/platform";
-import { createApiKeyFor } from "../services/api-keys";
+import { procedure, scopeOf } from "@posture/platform";
+import { createApiKey } from "../services/api-keys";
 import { createKeyMeta, ZCreateKeyInput, ZCreateKeyOutput } from "./create-key.types";
 
 export const createKey = procedure({ auth: "session", feature: "apiAccess", role: "OWNER" })
@@ -7,10 +7,5 @@ export const createKey = procedure({ auth: "session", feature: "apiAccess", role
   .input(ZCreateKeyInput)
   .output(ZCreateKeyOutput)
   .mutation(({ ctx, input }) =>
-    createApiKeyFor(ctx.db, {
-      orgId: ctx.principal.org.id,
-      userId: ctx.principal.userId,
-      name: input.name,
-      expiresInDays: input.expiresInDays,
-    }),
+    createApiKey(ctx.db, { ...scopeOf(ctx.principal), name: input.name, expiresInDays: input.expiresInDays }),
   );

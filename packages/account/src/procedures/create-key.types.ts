@@ -1,4 +1,4 @@
-import type { TMeta } from "@posture/platform";
+import { type TMeta, ZTimestamp } from "@posture/platform";
 import { z } from "zod";
 
 export const createKeyMeta = {
@@ -25,6 +25,6 @@ export const ZCreateKeyOutput = z.object({
   id: z.string(),
   name: z.string(),
   keyPrefix: z.string(),
-  expiresAt: z.string().datetime().nullable(),
-  createdAt: z.string().datetime(),
+  expiresAt: ZTimestamp.nullable(),
+  createdAt: ZTimestamp,
 });

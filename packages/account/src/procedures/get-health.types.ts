@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { TMeta } from "@posture/platform";
+import { type TMeta, ZTimestamp } from "@posture/platform";
 
 export const getHealthMeta = {
   openapi: {
@@ -17,6 +17,6 @@ export const ZHealthInput = z.void();
 
 export const ZHealth = z.object({
   status: z.enum(["ok", "degraded"]),
-  time: z.string().datetime(),
+  time: ZTimestamp,
   checks: z.record(z.string(), z.enum(["ok", "down"])),
 });

@@ -1,5 +1,5 @@
 import { PLAN_IDS } from "@posture/db";
-import type { TMeta } from "@posture/platform";
+import { type TMeta, ZTimestamp } from "@posture/platform";
 import { z } from "zod";
 
 export const getUsageMeta = {
@@ -19,7 +19,7 @@ export const ZGetUsageInput = z.void();
 export const ZUsage = z.object({
   plan: z.enum(PLAN_IDS),
   inGrace: z.boolean(),
-  graceEndsAt: z.string().datetime().nullable(),
+  graceEndsAt: ZTimestamp.nullable(),
   sources: z.object({ used: z.number().int(), max: z.number().int().nullable() }),
   scans: z.object({ usedToday: z.number().int(), maxPerDay: z.number().int().nullable() }),
   features: z.object({

@@ -1,4 +1,4 @@
-import { AUDIT_ACTIONS, pageInput, ZPageMeta, type TMeta } from "@posture/platform";
+import { AUDIT_ACTIONS, pageInput, type TMeta, ZPageMeta, ZTimestamp } from "@posture/platform";
 import { z } from "zod";
 
 export const listAuditMeta = {
@@ -20,7 +20,7 @@ export const ZAuditEntry = z.object({
   action: z.string(),
   target: z.string(),
   userEmail: z.string(),
-  createdAt: z.string().datetime(),
+  createdAt: ZTimestamp,
 });
 
 export const ZListAuditOutput = ZPageMeta.extend({ entries: z.array(ZAuditEntry) });

@@ -1,4 +1,4 @@
-import type { TMeta } from "@posture/platform";
+import { type TMeta, ZTimestamp } from "@posture/platform";
 import { z } from "zod";
 
 export const listKeysMeta = {
@@ -19,10 +19,10 @@ export const ZKeyMetadata = z.object({
   id: z.string(),
   name: z.string(),
   keyPrefix: z.string(),
-  createdAt: z.string().datetime(),
-  lastUsedAt: z.string().datetime().nullable(),
-  expiresAt: z.string().datetime().nullable(),
-  revokedAt: z.string().datetime().nullable(),
+  createdAt: ZTimestamp,
+  lastUsedAt: ZTimestamp.nullable(),
+  expiresAt: ZTimestamp.nullable(),
+  revokedAt: ZTimestamp.nullable(),
   status: z.enum(["active", "revoked", "expired"]),
 });
 

@@ -1,4 +1,4 @@
-import { procedure } from "@posture/platform";
+import { procedure, scopeOf } from "@posture/platform";
 import { revokeKey as revokeKeyService } from "../services/api-keys";
 import { revokeKeyMeta, ZRevokeKeyInput, ZRevokeKeyOutput } from "./revoke-key.types";
 
@@ -6,10 +6,4 @@ export const revokeKey = procedure({ auth: "session", feature: "apiAccess", role
   .meta(revokeKeyMeta)
   .input(ZRevokeKeyInput)
   .output(ZRevokeKeyOutput)
-  .mutation(({ ctx, input }) =>
-    revokeKeyService(ctx.db, {
-      orgId: ctx.principal.org.id,
-      keyId: input.id,
-      actor: { userId: ctx.principal.userId, userEmail: ctx.principal.userEmail },
-    }),
-  );
+  .mutation(({ ctx, input }) => revokeKeyService(ctx.db, { ...scopeOf(ctx.principal), keyId: input.id }));

@@ -1,4 +1,4 @@
-import { publicProcedure, SESSION_COOKIE } from "@posture/platform";
+import { clientBucket, publicProcedure, SESSION_COOKIE } from "@posture/platform";
 import { signIn as signInService } from "../services/auth";
 import { normalizeEmail } from "../services/users";
 import { signInMeta, ZSessionBody, ZSignInInput } from "./sign-in.types";
@@ -8,7 +8,8 @@ export const signIn = publicProcedure
   .input(ZSignInInput)
   .output(ZSessionBody)
   .mutation(async ({ ctx, input }) => {
-    await ctx.limits.enforce("signIn", `ip:${ctx.ip}`);
+    // Per IPv4 address or IPv6 /64: rotating within a /64 does not reset the budget.
+    await ctx.limits.enforce("signIn", `ip:${clientBucket(ctx.ip)}`);
     await ctx.limits.enforce("signIn", `email:${normalizeEmail(input.email)}`);
     const result = await signInService(ctx.db, {
       email: input.email,

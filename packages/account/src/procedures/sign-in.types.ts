@@ -12,6 +12,7 @@ export const signInMeta = {
       "Checks email and password and starts a browser session (HttpOnly cookie). A wrong email and a wrong password get the same 401 `invalid_credentials`. 10 attempts per minute per IP and per email.",
     protect: false,
   },
+  errors: ["invalid_credentials"],
 } satisfies TMeta;
 
 // No address format check: every attempt, well-formed or not, is counted and answered alike.

@@ -1,4 +1,4 @@
-import { procedure, SESSION_COOKIE } from "@posture/platform";
+import { procedure, scopeOf, SESSION_COOKIE } from "@posture/platform";
 import { signOut as signOutService } from "../services/auth";
 import { signOutMeta, ZSignOutInput, ZSignOutOutput } from "./sign-out.types";
 
@@ -7,7 +7,10 @@ export const signOut = procedure({ auth: "session" })
   .input(ZSignOutInput)
   .output(ZSignOutOutput)
   .mutation(async ({ ctx }) => {
-    const result = await signOutService(ctx.db, ctx.principal);
+    const result = await signOutService(ctx.db, {
+      ...scopeOf(ctx.principal),
+      sessionId: ctx.principal.credentialId,
+    });
     ctx.response.clearCookie(SESSION_COOKIE);
     return result;
   });

@@ -1,5 +1,13 @@
-import { apiKeys, memberships, users, type Db } from "@posture/db";
-import { AppError, generateApiKey, recordAudit } from "@posture/platform";
+import { apiKeys, memberships, type Db } from "@posture/db";
+import {
+  AppError,
+  audit,
+  firstOr404,
+  generateApiKey,
+  iso,
+  SYSTEM_ACTOR,
+  type TActor,
+} from "@posture/platform";
 import { and, desc, eq, isNull } from "drizzle-orm";
 
 const DAY_MS = 86_400_000;
@@ -15,37 +23,44 @@ export function keyStatus(
   return "active";
 }
 
-const iso = (d: Date | null) => d?.toISOString() ?? null;
-
-export type TCreateApiKey = { orgId: string; userId: string; name: string; expiresInDays?: number };
+export type TCreateApiKey = {
+  orgId: string;
+  actor: TActor;
+  name: string;
+  expiresInDays?: number | undefined;
+  /** The user the key acts for; the actor themself when absent (operators issue keys for others). */
+  ownerUserId?: string;
+};
 
 /**
- * Issues a key acting for `userId` in `orgId`. The full key exists only in the return value:
- * the table keeps its SHA-256 and display prefix.
+ * Issues a key acting for its owner in `orgId`. The full key exists only in the return value:
+ * the table keeps its SHA-256 and display prefix. The key and its audit entry commit together.
  */
-export async function createApiKeyFor(db: Db, input: TCreateApiKey, now = new Date()) {
+export async function createApiKey(db: Db, input: TCreateApiKey, now = new Date()) {
   const name = input.name.trim();
   if (!name || name.length > 80) {
     throw new AppError("invalid_input", "Key name must be 1 to 80 characters", {
       details: [{ path: "name", message: "1 to 80 characters" }],
     });
   }
-  const [member] = await db
-    .select({ email: users.email })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.orgId, input.orgId), eq(memberships.userId, input.userId)))
-    .limit(1);
-  if (!member) throw new AppError("not_found", "User is not a member of the organization");
+  const ownerUserId = input.ownerUserId ?? input.actor.userId;
+  if (!ownerUserId) throw new AppError("invalid_input", "An API key must act for a user");
+  firstOr404(
+    await db
+      .select({ userId: memberships.userId })
+      .from(memberships)
+      .where(and(eq(memberships.orgId, input.orgId), eq(memberships.userId, ownerUserId)))
+      .limit(1),
+    "Member",
+  );
   const generated = generateApiKey();
   const expiresAt = input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * DAY_MS) : null;
-  // The key and its audit entry land together or not at all.
   const row = await db.transaction(async (tx) => {
     const [inserted] = await tx
       .insert(apiKeys)
       .values({
         orgId: input.orgId,
-        createdByUserId: input.userId,
+        createdByUserId: ownerUserId,
         name,
         keyHash: generated.keyHash,
         keyPrefix: generated.keyPrefix,
@@ -54,13 +69,10 @@ export async function createApiKeyFor(db: Db, input: TCreateApiKey, now = new Da
       })
       .returning();
     if (!inserted) throw new Error("api key insert returned no row");
-    await recordAudit(tx, {
-      orgId: input.orgId,
+    await audit(tx, input, {
       action: "API_KEY_CREATED",
       target: `${inserted.id} (${inserted.keyPrefix})`,
-      userId: input.userId,
-      userEmail: member.email,
-      metadata: { keyId: inserted.id, name },
+      metadata: { keyId: inserted.id, name, ...(input.ownerUserId ? { ownerUserId } : {}) },
     });
     return inserted;
   });
@@ -70,8 +82,30 @@ export async function createApiKeyFor(db: Db, input: TCreateApiKey, now = new Da
     name: row.name,
     keyPrefix: row.keyPrefix,
     expiresAt: iso(row.expiresAt),
-    createdAt: row.createdAt.toISOString(),
+    createdAt: iso(row.createdAt),
   };
+}
+
+/**
+ * The operator's entry (CLI, demo seed, test and bench fixtures): a key for `userId`, issued by
+ * the system rather than by a signed-in user.
+ */
+export function createApiKeyFor(
+  db: Db,
+  input: { orgId: string; userId: string; name: string; expiresInDays?: number | undefined },
+  now = new Date(),
+) {
+  return createApiKey(
+    db,
+    {
+      orgId: input.orgId,
+      actor: SYSTEM_ACTOR,
+      ownerUserId: input.userId,
+      name: input.name,
+      expiresInDays: input.expiresInDays,
+    },
+    now,
+  );
 }
 
 export async function listKeys(db: Db, input: { orgId: string }, now = new Date()) {
@@ -92,7 +126,7 @@ export async function listKeys(db: Db, input: { orgId: string }, now = new Date(
     id: k.id,
     name: k.name,
     keyPrefix: k.keyPrefix,
-    createdAt: k.createdAt.toISOString(),
+    createdAt: iso(k.createdAt),
     lastUsedAt: iso(k.lastUsedAt),
     expiresAt: iso(k.expiresAt),
     revokedAt: iso(k.revokedAt),
@@ -100,23 +134,23 @@ export async function listKeys(db: Db, input: { orgId: string }, now = new Date(
   }));
 }
 
-export type TActor = { userId: string; userEmail: string };
-
 /**
  * Soft delete: revokedAt is set once and kept. Credential lookup reads the row on every request,
  * so the key stops working on the very next call. Another organization's key is "not found".
  */
 export async function revokeKey(
   db: Db,
-  input: { orgId: string; keyId: string; actor: TActor },
+  input: { orgId: string; actor: TActor; keyId: string },
   now = new Date(),
 ) {
-  const [key] = await db
-    .select({ id: apiKeys.id, keyPrefix: apiKeys.keyPrefix })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.id, input.keyId), eq(apiKeys.orgId, input.orgId)))
-    .limit(1);
-  if (!key) throw new AppError("not_found", "API key not found");
+  const key = firstOr404(
+    await db
+      .select({ id: apiKeys.id, keyPrefix: apiKeys.keyPrefix })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, input.keyId), eq(apiKeys.orgId, input.orgId)))
+      .limit(1),
+    "API key",
+  );
   await db.transaction(async (tx) => {
     const revoked = await tx
       .update(apiKeys)
@@ -125,12 +159,9 @@ export async function revokeKey(
       .returning({ id: apiKeys.id });
     // Revoking twice is harmless and leaves the first revocation (and its audit entry) as it was.
     if (revoked.length === 0) return;
-    await recordAudit(tx, {
-      orgId: input.orgId,
+    await audit(tx, input, {
       action: "API_KEY_REVOKED",
       target: `${key.id} (${key.keyPrefix})`,
-      userId: input.actor.userId,
-      userEmail: input.actor.userEmail,
       metadata: { keyId: key.id },
     });
   });

@@ -1,5 +1,5 @@
 import { auditLog, prepared, type Db } from "@posture/db";
-import { pageMeta, type TAuditAction } from "@posture/platform";
+import { iso, pageMeta, type TAuditAction } from "@posture/platform";
 import { and, count, desc, eq, sql } from "drizzle-orm";
 
 export type TListAudit = { orgId: string; page: number; limit: number; action?: TAuditAction | undefined };
@@ -45,7 +45,7 @@ export async function listAudit(db: Db, input: TListAudit) {
   };
   const [rows, [total]] = await Promise.all([q.page.execute(params), q.total.execute(params)]);
   return {
-    entries: rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })),
+    entries: rows.map((r) => ({ ...r, createdAt: iso(r.createdAt) })),
     ...pageMeta(total?.n ?? 0, input.page, input.limit),
   };
 }

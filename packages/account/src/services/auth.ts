@@ -1,15 +1,16 @@
 import { memberships, organizations, sessions, users, type Db, type TRole } from "@posture/db";
 import {
   AppError,
+  audit,
   effectivePlan,
   generateSessionToken,
   principalColumns,
-  recordAudit,
   SESSION_ABSOLUTE_MS,
+  type TActor,
   type TPrincipal,
 } from "@posture/platform";
 import { and, asc, eq, isNull } from "drizzle-orm";
-import { dummyPasswordHash, verifyPassword } from "./passwords";
+import { checkPassword, dummyPasswordHash, hashPassword } from "./passwords";
 import { normalizeEmail } from "./users";
 
 export type TSessionBody = {
@@ -42,29 +43,34 @@ export type TSignIn = {
 };
 
 /**
- * Unknown address and wrong password are one answer, and cost one scrypt verification each, so
+ * Unknown address and wrong password are one answer, and cost one argon2id verification each, so
  * neither the body nor the timing tells whether an account exists.
  */
 export async function signIn(db: Db, input: TSignIn, now = new Date()): Promise<TSignInResult> {
   const account = await findAccount(db, normalizeEmail(input.email));
-  const valid = await verifyPassword(input.password, account?.passwordHash ?? (await dummyPasswordHash()));
+  const { valid, needsRehash } = await checkPassword(
+    input.password,
+    account?.passwordHash ?? (await dummyPasswordHash()),
+  );
   if (!account) throw invalidCredentials();
   const { role, orgId, orgName, plan } = account;
+  // Who signs in, as the audit trail records it: the user, by their password.
+  const actor: TActor = { kind: "session", userId: account.userId, email: account.userEmail };
   if (!valid || !role || !orgId || !orgName || !plan) {
-    if (orgId) {
-      await recordAudit(db, {
-        orgId,
-        action: "SIGN_IN_FAILED",
-        target: account.userEmail,
-        userId: account.userId,
-        userEmail: account.userEmail,
-      });
-    }
+    if (orgId) await audit(db, { orgId, actor }, { action: "SIGN_IN_FAILED", target: account.userEmail });
     throw invalidCredentials();
   }
 
+  // A hash made with older parameters (or scrypt) is replaced now, while the password is at hand.
+  const upgradedHash = needsRehash ? await hashPassword(input.password) : null;
   const { token, tokenHash } = generateSessionToken();
   await db.transaction(async (tx) => {
+    if (upgradedHash) {
+      await tx
+        .update(users)
+        .set({ passwordHash: upgradedHash })
+        .where(and(eq(users.id, account.userId), eq(users.passwordHash, account.passwordHash)));
+    }
     if (input.previousSessionId) {
       await tx
         .update(sessions)
@@ -82,14 +88,11 @@ export async function signIn(db: Db, input: TSignIn, now = new Date()): Promise<
         expiresAt: new Date(now.getTime() + SESSION_ABSOLUTE_MS),
       })
       .returning({ id: sessions.id });
-    await recordAudit(tx, {
-      orgId,
-      action: "SIGN_IN",
-      target: account.userEmail,
-      userId: account.userId,
-      userEmail: account.userEmail,
-      metadata: { sessionId: session?.id },
-    });
+    await audit(
+      tx,
+      { orgId, actor },
+      { action: "SIGN_IN", target: account.userEmail, metadata: { sessionId: session?.id } },
+    );
   });
 
   const effective = effectivePlan(
@@ -107,19 +110,17 @@ export async function signIn(db: Db, input: TSignIn, now = new Date()): Promise<
 }
 
 /** Revokes the session in the database: every replica refuses the token from the next request on. */
-export async function signOut(db: Db, principal: TPrincipal, now = new Date()) {
+export async function signOut(
+  db: Db,
+  input: { orgId: string; actor: TActor; sessionId: string },
+  now = new Date(),
+) {
   await db.transaction(async (tx) => {
     await tx
       .update(sessions)
       .set({ revokedAt: now })
-      .where(and(eq(sessions.id, principal.credentialId), isNull(sessions.revokedAt)));
-    await recordAudit(tx, {
-      orgId: principal.org.id,
-      action: "SIGN_OUT",
-      target: principal.userEmail,
-      userId: principal.userId,
-      userEmail: principal.userEmail,
-    });
+      .where(and(eq(sessions.id, input.sessionId), isNull(sessions.revokedAt)));
+    await audit(tx, input, { action: "SIGN_OUT", target: input.actor.email });
   });
   return { signedOut: true as const };
 }

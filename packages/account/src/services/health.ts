@@ -1,4 +1,4 @@
-import type { TProbes } from "@posture/platform";
+import { iso, type TProbes } from "@posture/platform";
 
 const PROBE_TIMEOUT_MS = 1_500;
 
@@ -24,5 +24,5 @@ export async function checkHealth(probes: TProbes) {
   );
   const checks: Record<string, "ok" | "down"> = { app: "ok", ...Object.fromEntries(entries) };
   const status = Object.values(checks).every((c) => c === "ok") ? ("ok" as const) : ("degraded" as const);
-  return { status, time: new Date().toISOString(), checks };
+  return { status, time: iso(new Date()), checks };
 }

@@ -1,5 +1,5 @@
 import { organizations, type Db, type TPlanId } from "@posture/db";
-import { AppError, effectivePlan, planChange } from "@posture/platform";
+import { AppError, effectivePlan, firstOr404, iso, planChange } from "@posture/platform";
 import { eq } from "drizzle-orm";
 
 export type TCreateOrganization = {
@@ -42,13 +42,20 @@ export async function findOrganization(db: Db, orgId: string) {
   return org ?? null;
 }
 
+/** The organization, or 404. */
+export async function getOrganization(db: Db, input: { orgId: string }) {
+  return firstOr404(
+    await db.select().from(organizations).where(eq(organizations.id, input.orgId)).limit(1),
+    "Organization",
+  );
+}
+
 /**
  * Moves an organization to another plan. A move below the plan it enjoys now keeps that plan's
  * entitlements for the grace period; a downgrade during grace does not restart the clock.
  */
 export async function setOrganizationPlan(db: Db, input: { orgId: string; plan: TPlanId }, now = new Date()) {
-  const org = await findOrganization(db, input.orgId);
-  if (!org) throw new AppError("not_found", "Organization not found");
+  const org = await getOrganization(db, input);
   const current = effectivePlan(org, now);
   const next = planChange(current.plan, input.plan, now);
   if (current.inGrace && next.gracePlan === current.plan) next.graceEndsAt = current.graceEndsAt;
@@ -58,6 +65,6 @@ export async function setOrganizationPlan(db: Db, input: { orgId: string; plan: 
     id: org.id,
     plan: next.plan,
     inGrace: after.inGrace,
-    graceEndsAt: after.graceEndsAt?.toISOString() ?? null,
+    graceEndsAt: iso(after.graceEndsAt),
   };
 }

@@ -1,7 +1,7 @@
 import { memberships, users, type Db, type TRole } from "@posture/db";
 import { AppError } from "@posture/platform";
 import { eq } from "drizzle-orm";
-import { findOrganization } from "./organizations";
+import { getOrganization } from "./organizations";
 import { hashPassword } from "./passwords";
 
 export const MIN_PASSWORD_LENGTH = 8;
@@ -20,7 +20,7 @@ export async function createUser(db: Db, input: TCreateUser) {
       details: [{ path: "password", message: `at least ${MIN_PASSWORD_LENGTH} characters` }],
     });
   }
-  if (!(await findOrganization(db, input.orgId))) throw new AppError("not_found", "Organization not found");
+  await getOrganization(db, input);
   const [existing] = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
   if (existing) throw new AppError("conflict", "A user with this email already exists");
   const passwordHash = await hashPassword(input.password);

@@ -5,7 +5,10 @@ import { rngFor, STREAMS, type TRng } from "./prng";
 import { DAY_MS, isoAt, type TDemoShape } from "./shape";
 import { isActiveUser, userAt, userEmailAt } from "./users";
 
-export const ACTIVITY_DAYS = 30;
+/** Thirteen ISO weeks: enough history for weekly baselines (and a dormant gap) on the first scan. */
+export const ACTIVITY_DAYS = 91;
+/** The reactivated account worked normally until this many days ago, then went silent. */
+export const DORMANT_SINCE_DAYS = 60;
 const HOUR_MS = 3_600_000;
 
 type TTimedEvent = TActivityEvent & { ms: number };
@@ -123,10 +126,11 @@ export async function* activityEvents(
   const windowStart = shape.nowMs - ACTIVITY_DAYS * DAY_MS;
   const sinceMs = Math.max(since.getTime(), windowStart);
   const active = new Uint8Array(shape.userCount);
-  for (let j = 0; j < shape.userCount; j++) {
-    // The reactivated account's only activity is its scripted return.
-    active[j] = j !== shape.scripted.reactivated && isActiveUser(userAt(shape, j), shape) ? 1 : 0;
-  }
+  for (let j = 0; j < shape.userCount; j++) active[j] = isActiveUser(userAt(shape, j), shape) ? 1 : 0;
+  // The reactivated account worked like everyone else, went silent DORMANT_SINCE_DAYS ago, and
+  // its only recent activity is its scripted return.
+  const reactivated = shape.scripted.reactivated;
+  const dormantFromDay = ACTIVITY_DAYS - DORMANT_SINCE_DAYS;
   const scripted = scriptedEvents(shape, apps);
 
   for (let day = 0; day < ACTIVITY_DAYS; day++) {
@@ -135,7 +139,8 @@ export async function* activityEvents(
     if (dayEnd <= sinceMs) continue;
     const events: TTimedEvent[] = scripted.filter((e) => e.ms >= dayStart && e.ms < dayEnd);
     for (let j = 0; j < shape.userCount; j++) {
-      if (active[j] === 1) events.push(...dailyEvents(shape, apps, j, day, dayStart));
+      const working = j === reactivated ? day < dormantFromDay : active[j] === 1;
+      if (working) events.push(...dailyEvents(shape, apps, j, day, dayStart));
     }
     events.sort((a, b) => a.ms - b.ms || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     for (const { ms, ...event } of events) {

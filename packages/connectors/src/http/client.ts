@@ -1,9 +1,9 @@
+import { parseRetryAfter } from "@posture/platform";
 import { SourceAuthError, SourceUnavailableError } from "../types";
 import { apiErrorMessage, SourceHttpError } from "./errors";
 import {
   backoffDelay,
   DEFAULT_RETRY_POLICY,
-  parseRetryAfter,
   realSleep,
   RETRYABLE_STATUS,
   type TRetryPolicy,

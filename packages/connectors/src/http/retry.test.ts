@@ -1,26 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { classifyApp, isAiAgentName } from "../google/app-kind";
-import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter } from "./retry";
-
-describe("parseRetryAfter", () => {
-  const now = new Date("2025-05-01T00:00:00.000Z");
-
-  it("reads delta-seconds", () => {
-    expect(parseRetryAfter("7", now)).toBe(7000);
-    expect(parseRetryAfter(" 0 ", now)).toBe(0);
-  });
-
-  it("reads an HTTP-date relative to now, never negative", () => {
-    expect(parseRetryAfter("Thu, 01 May 2025 00:00:30 GMT", now)).toBe(30_000);
-    expect(parseRetryAfter("Wed, 30 Apr 2025 23:00:00 GMT", now)).toBe(0);
-  });
-
-  it("ignores absent or unparseable values", () => {
-    expect(parseRetryAfter(null, now)).toBeNull();
-    expect(parseRetryAfter("soon", now)).toBeNull();
-    expect(parseRetryAfter("-5", now)).toBeNull();
-  });
-});
+import { backoffDelay, DEFAULT_RETRY_POLICY } from "./retry";
 
 describe("backoffDelay", () => {
   it("grows exponentially with jitter between half and all of the ceiling", () => {

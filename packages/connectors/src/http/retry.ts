@@ -1,5 +1,6 @@
 // Back-off policy shared by every source API call: exponential with full jitter, bounded attempts,
-// and the server's Retry-After honoured (but capped, so one hostile header cannot stall a scan).
+// and the server's Retry-After (read by the platform's parseRetryAfter) honoured, but capped, so
+// one hostile header cannot stall a scan.
 
 export type TRetryPolicy = {
   maxAttempts: number;
@@ -14,19 +15,6 @@ export const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
 export type TSleep = (ms: number) => Promise<void>;
 
 export const realSleep: TSleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Retry-After is either delta-seconds or an HTTP-date; returns milliseconds, or null if absent/unparseable. */
-export function parseRetryAfter(value: string | null, now: Date = new Date()): number | null {
-  if (value === null) return null;
-  const trimmed = value.trim();
-  if (trimmed === "") return null;
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  // An HTTP-date names its weekday and month; bare numbers Date.parse would read as years are not dates.
-  if (!/[a-z]/i.test(trimmed)) return null;
-  const at = Date.parse(trimmed);
-  if (Number.isNaN(at)) return null;
-  return Math.max(0, at - now.getTime());
-}
 
 /** Delay before attempt `attempt + 1` (attempt counts from 1). */
 export function backoffDelay(

@@ -71,7 +71,7 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
     expect(await collect(adapter.users())).toHaveLength(7);
     const files = await collect(adapter.files());
     expect(files.map((f) => f.id).sort()).toEqual(
-      ["a-budget", "a-plan", "a-extra-0", "a-extra-1", "a-extra-2", "t-strategy"].sort(),
+      ["a-budget", "a-plan", "a-extra-0", "a-extra-1", "a-extra-2", "p-budget", "t-strategy"].sort(),
     );
     const userPages = server.requests.filter(
       (r) => r.path === "/v1.0/users" && r.query.get("$select")?.includes("signInActivity"),
@@ -89,7 +89,9 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
     });
     const files = await collect(adapter.files());
     const byId = new Map(files.map((f) => [f.id, f]));
-    expect(files).toHaveLength(3);
+    expect(files).toHaveLength(4);
+    // A library of a site other than the root is read through GET /sites/{id}/drives.
+    expect(byId.get("p-budget")).toMatchObject({ driveId: "drv-projects", permissions: [expect.objectContaining({ type: "anyone" })] });
     expect(byId.get("a-budget")).toEqual({
       id: "a-budget",
       name: "Budget.xlsx",
@@ -133,6 +135,17 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
         },
         fileCount: 1,
       },
+      {
+        id: "drv-projects",
+        name: "Project Files",
+        members: [{ email: "pm@vendor.example", role: "writer" }],
+        restrictions: {
+          domainUsersOnly: false,
+          driveMembersOnly: false,
+          copyRequiresWriterPermission: false,
+        },
+        fileCount: 1,
+      },
     ]);
   });
 
@@ -140,7 +153,7 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
     const server = await start();
     const grants = await collect(adapterFor(server).appGrants());
     const byId = new Map(grants.map((g) => [g.id, g]));
-    expect(grants).toHaveLength(4);
+    expect(grants).toHaveLength(5);
     expect(byId.get("g-chatgpt")).toEqual({
       id: "g-chatgpt",
       clientId: "app-chatgpt",
@@ -161,6 +174,18 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
     });
     expect(byId.get("g-mi")).toMatchObject({ kind: "service_account", userEmail: "admin@contoso.test" });
     expect(byId.get("g-graph")).toMatchObject({ publisher: "Microsoft Services", isKnownPublisher: true });
+    // Application permissions: app-only, role ids resolved to their names, one grant per app.
+    expect(byId.get("approle:sp-archiver:sp-graph")).toEqual({
+      id: "approle:sp-archiver:sp-graph",
+      clientId: "app-archiver",
+      label: "Mailbox Archiver Daemon",
+      kind: "service_account",
+      publisher: "Archiver Tenant",
+      isKnownPublisher: false,
+      scopes: ["Files.Read.All", "Mail.Read"],
+      userEmail: "",
+      grantedAt: "2024-02-01T10:00:00Z",
+    });
     // Each service principal is fetched once even when several grants name it.
     expect(server.requests.filter((r) => r.path === "/v1.0/servicePrincipals/sp-graph")).toHaveLength(1);
   });
@@ -193,7 +218,7 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
     server.injectFault({ status: 429, count: 1, retryAfter: 1, pathPrefix: "/v1.0/oauth2PermissionGrants" });
     const { delays, http } = recordingSleep();
     const grants = await collect(adapterFor(server, http).appGrants());
-    expect(grants).toHaveLength(4);
+    expect(grants).toHaveLength(5);
     expect(delays).toEqual([1000]);
   });
 

@@ -14,6 +14,7 @@ import {
   type TWorkspace,
 } from "../types";
 import {
+  type TMsAppRoleAssignment,
   type TMsDrive,
   type TMsDriveItem,
   type TMsOrganization,
@@ -22,11 +23,13 @@ import {
   type TMsRegistrationDetails,
   type TMsServicePrincipal,
   type TMsSignIn,
+  type TMsSite,
   type TMsUser,
 } from "./api-types";
 import { microsoftTokenProvider, type TMicrosoftCredentials } from "./auth";
 import {
   isLibrary,
+  mapMsAppRoleGrant,
   mapMsFile,
   mapMsGrant,
   mapMsLibrary,
@@ -44,6 +47,8 @@ export type TMicrosoftEndpoints = { graphBaseUrl?: string; loginBaseUrl?: string
 export type TMicrosoftConfig = { domain?: string; internalDomains?: string[] };
 
 const USER_SELECT = "id,displayName,mail,userPrincipalName,accountEnabled,createdDateTime,signInActivity";
+/** Microsoft Graph's application id, the same in every tenant. */
+const MICROSOFT_GRAPH_APP_ID = "00000003-0000-0000-c000-000000000000";
 const APP_SELECT =
   "id,appId,displayName,publisherName,appOwnerOrganizationId,servicePrincipalType,verifiedPublisher";
 
@@ -92,6 +97,16 @@ export function createMicrosoft365Adapter(opts: {
         yield drive;
       }
     }
+    // Libraries of every other SharePoint site: GET /drives lists only the root site's.
+    for await (const site of graphItems<TMsSite>(graph, "/v1.0/sites", { search: "*", $select: "id,displayName" })) {
+      if (!site.id) continue;
+      for await (const drive of graphItems<TMsDrive>(graph, `/v1.0/sites/${encodeURIComponent(site.id)}/drives`)) {
+        if (drive.id && !seen.has(drive.id)) {
+          seen.add(drive.id);
+          yield drive;
+        }
+      }
+    }
     for (const userId of (await directory()).keys()) {
       try {
         for await (const drive of graphItems<TMsDrive>(
@@ -128,6 +143,38 @@ export function createMicrosoft365Adapter(opts: {
       mapped.push(...mapMsPermission(permission, domain, emailOf));
     }
     return mapped;
+  }
+
+  /**
+   * Application permissions (app-only access) on Microsoft Graph, read from Graph's own service
+   * principal: `appRoleAssignedTo` lists every app granted one of its roles; the roles' ids are
+   * resolved to their names through its `appRoles`. One grant per app.
+   */
+  async function* applicationPermissions(
+    appOf: (id: string) => Promise<TMsServicePrincipal>,
+    tenantCreatedAt: string,
+  ): AsyncGenerator<TAppGrant> {
+    const resources = graphItems<TMsServicePrincipal>(graph, "/v1.0/servicePrincipals", {
+      $filter: `appId eq '${MICROSOFT_GRAPH_APP_ID}'`,
+      $select: "id,appId,displayName,appRoles",
+    });
+    for await (const resource of resources) {
+      if (!resource.id) continue;
+      const roleName = new Map((resource.appRoles ?? []).map((r) => [r.id ?? "", r.value ?? r.id ?? ""]));
+      const byApp = new Map<string, { roles: Set<string>; grantedAt: string }>();
+      const path = `/v1.0/servicePrincipals/${encodeURIComponent(resource.id)}/appRoleAssignedTo`;
+      for await (const a of graphItems<TMsAppRoleAssignment>(graph, path, { $top: 999 })) {
+        if (a.principalType !== "ServicePrincipal" || !a.principalId || !a.appRoleId) continue;
+        const entry = byApp.get(a.principalId) ?? { roles: new Set<string>(), grantedAt: a.createdDateTime || tenantCreatedAt };
+        entry.roles.add(roleName.get(a.appRoleId) || a.appRoleId);
+        if (a.createdDateTime && a.createdDateTime < entry.grantedAt) entry.grantedAt = a.createdDateTime;
+        byApp.set(a.principalId, entry);
+      }
+      for (const [principalId, entry] of byApp) {
+        const app = await appOf(principalId);
+        yield mapMsAppRoleGrant(app, { principalId, resourceId: resource.id, roles: [...entry.roles], grantedAt: entry.grantedAt });
+      }
+    }
   }
 
   return {
@@ -185,6 +232,7 @@ export function createMicrosoft365Adapter(opts: {
         }
         return app;
       };
+      yield* applicationPermissions(appOf, org.createdDateTime || new Date(0).toISOString());
       for await (const grant of graphItems<TMsPermissionGrant>(graph, "/v1.0/oauth2PermissionGrants")) {
         const app = grant.clientId ? await appOf(grant.clientId) : undefined;
         // Tenant-wide (AllPrincipals) consent names no user. Grants carry no date, so the grantee's

@@ -32,6 +32,8 @@ export type TMsDrive = {
   owner?: { user?: TMsIdentity; group?: TMsIdentity };
 };
 
+export type TMsSite = { id?: string; displayName?: string; webUrl?: string };
+
 export type TMsDriveItem = {
   id?: string;
   name?: string;
@@ -69,6 +71,19 @@ export type TMsServicePrincipal = {
   appOwnerOrganizationId?: string | null;
   servicePrincipalType?: string;
   verifiedPublisher?: { displayName?: string | null; verifiedPublisherId?: string | null } | null;
+  /** Roles the API (a resource service principal) defines; application permissions name them. */
+  appRoles?: Array<{ id?: string; value?: string | null; allowedMemberTypes?: string[] }>;
+};
+
+/** An application permission: app role `appRoleId` of API `resourceId`, granted to `principalId`. */
+export type TMsAppRoleAssignment = {
+  id?: string;
+  appRoleId?: string;
+  createdDateTime?: string | null;
+  principalId?: string;
+  principalType?: "ServicePrincipal" | "User" | "Group";
+  principalDisplayName?: string | null;
+  resourceId?: string;
 };
 
 export type TMsPermissionGrant = {

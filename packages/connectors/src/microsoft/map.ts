@@ -190,3 +190,33 @@ export function mapSignIn(signIn: TMsSignIn): TActivityEvent | null {
     ...(signIn.appDisplayName ? { target: signIn.appDisplayName } : {}),
   };
 }
+
+/**
+ * One app's application permissions on an API (app-only access: no signed-in user, every mailbox
+ * or site the role allows). Role ids are resolved to their names (`Files.Read.All`); the app acts
+ * as itself, so it is a service account unless its name says it is an AI agent.
+ */
+export function mapMsAppRoleGrant(
+  app: TMsServicePrincipal | undefined,
+  assignments: { principalId: string; resourceId: string; roles: string[]; grantedAt: string },
+): TAppGrant {
+  const clientId = app?.appId ?? assignments.principalId;
+  const label = app?.displayName || clientId;
+  const verified = app?.verifiedPublisher?.verifiedPublisherId;
+  const firstParty = MICROSOFT_TENANT_IDS.has(app?.appOwnerOrganizationId ?? "");
+  const kind = classifyApp({ clientId, label });
+  return {
+    id: `approle:${assignments.principalId}:${assignments.resourceId}`,
+    clientId,
+    label,
+    kind: kind === "ai_agent" ? kind : "service_account",
+    publisher:
+      app?.verifiedPublisher?.displayName ||
+      app?.publisherName ||
+      (firstParty ? "Microsoft" : "Unknown publisher"),
+    isKnownPublisher: Boolean(verified) || firstParty,
+    scopes: [...assignments.roles].sort(),
+    userEmail: "",
+    grantedAt: assignments.grantedAt,
+  };
+}

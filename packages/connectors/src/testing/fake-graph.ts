@@ -4,7 +4,9 @@ import {
   type TMsDriveItem,
   type TMsOrganization,
   type TMsPermission,
+  type TMsAppRoleAssignment,
   type TMsPermissionGrant,
+  type TMsSite,
   type TMsRegistrationDetails,
   type TMsServicePrincipal,
   type TMsSignIn,
@@ -30,9 +32,13 @@ export type TGraphFixture = {
   users: TMsUser[];
   registrationDetails: TMsRegistrationDetails[];
   /** Items include the root folder (with `root: {}`); a personal drive's owner.user.id ties it to its user. */
-  drives: Array<TMsDrive & { items: Array<TMsDriveItem & { permissions?: TMsPermission[] }> }>;
+  /** `siteId`: the SharePoint site of a library (none: the root site, listed by GET /drives). */
+  drives: Array<TMsDrive & { siteId?: string; items: Array<TMsDriveItem & { permissions?: TMsPermission[] }> }>;
+  sites: Array<TMsSite & { root?: object }>;
   servicePrincipals: TMsServicePrincipal[];
   permissionGrants: TMsPermissionGrant[];
+  /** Application permissions: app roles of `resourceId` granted to service principals. */
+  appRoleAssignments: TMsAppRoleAssignment[];
   signIns: TMsSignIn[];
 };
 
@@ -154,7 +160,7 @@ export async function startFakeGraph(opts: {
     return collection(req, baseUrl, rows, { maxTop: 1000 });
   }
 
-  const withoutItems = ({ items: _items, ...drive }: TGraphFixture["drives"][number]) => drive;
+  const withoutItems = ({ items: _items, siteId: _site, ...drive }: TGraphFixture["drives"][number]) => drive;
 
   function route(req: TFakeRequest, baseUrl: string): TFakeResponse {
     const p = req.path;
@@ -171,9 +177,20 @@ export async function startFakeGraph(opts: {
       return collection(
         req,
         baseUrl,
-        fixture.drives.filter((d) => d.driveType === "documentLibrary").map(withoutItems),
+        fixture.drives.filter((d) => d.driveType === "documentLibrary" && !d.siteId).map(withoutItems),
         { maxTop: 999 },
       );
+    }
+    if (p === "/v1.0/sites") {
+      // Site search: `search=*` enumerates every site the app may read.
+      if (q.get("search") === null) return graphError(400, "BadRequest", "Sites must be searched or addressed by id.");
+      return collection(req, baseUrl, fixture.sites, { maxTop: 999 });
+    }
+    if ((m = /^\/v1\.0\/sites\/([^/]+)\/drives$/.exec(p))) {
+      const site = fixture.sites.find((x) => x.id === decodeURIComponent(m?.[1] ?? ""));
+      if (!site) return graphError(404, "itemNotFound", "Requested site could not be found");
+      const own = (d: TGraphFixture["drives"][number]) => (site.root ? !d.siteId : d.siteId === site.id);
+      return collection(req, baseUrl, fixture.drives.filter((d) => d.driveType === "documentLibrary" && own(d)).map(withoutItems), { maxTop: 999 });
     }
     if ((m = /^\/v1\.0\/users\/([^/]+)\/drives$/.exec(p))) {
       const userId = decodeURIComponent(m[1] ?? "");
@@ -202,8 +219,20 @@ export async function startFakeGraph(opts: {
       if (!item) return graphError(404, "itemNotFound", "The resource could not be found.");
       return collection(req, baseUrl, item.permissions ?? [], { maxTop: 999 });
     }
-    if (p === "/v1.0/servicePrincipals")
-      return collection(req, baseUrl, fixture.servicePrincipals, { maxTop: 999 });
+    if (p === "/v1.0/servicePrincipals") {
+      // The only filter the adapter sends (and Graph supports on appId): equality.
+      const filter = q.get("$filter");
+      const byAppId = filter ? /^appId eq '([^']*)'$/.exec(filter) : null;
+      if (filter && !byAppId) return graphError(400, "BadRequest", `Unsupported filter: ${filter}`);
+      const rows = byAppId ? fixture.servicePrincipals.filter((s) => s.appId === byAppId[1]) : fixture.servicePrincipals;
+      return collection(req, baseUrl, rows, { maxTop: 999 });
+    }
+    if ((m = /^\/v1\.0\/servicePrincipals\/([^/]+)\/appRoleAssignedTo$/.exec(p))) {
+      const id = decodeURIComponent(m[1] ?? "");
+      if (!fixture.servicePrincipals.some((s) => s.id === id))
+        return graphError(404, "Request_ResourceNotFound", "Resource does not exist.");
+      return collection(req, baseUrl, fixture.appRoleAssignments.filter((a) => a.resourceId === id), { maxTop: 999 });
+    }
     if ((m = /^\/v1\.0\/servicePrincipals\/([^/]+)$/.exec(p))) {
       const sp = fixture.servicePrincipals.find((s) => s.id === decodeURIComponent(m?.[1] ?? ""));
       return sp

@@ -1,19 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { type AddressInfo } from "node:net";
+import { startFakeHttp, type TFakeHttpRequest, type TFakeHttpResponse } from "@posture/platform/testing";
 
-// The common machinery of the fake source APIs: a real HTTP server on 127.0.0.1:0, a request log,
-// and fault injection, so adapters are exercised over real sockets exactly as in production.
+// The fake source APIs: vendor semantics (pagination, tokens, error bodies) on top of the
+// platform's fake HTTP server, so adapters are exercised over real sockets exactly as in production.
 
-export type TFakeRequest = {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  headers: IncomingMessage["headers"];
-  body: string;
-};
+export type TFakeRequest = TFakeHttpRequest;
 
-export type TFakeResponse = { status: number; body?: unknown; headers?: Record<string, string> };
+export type TFakeResponse = TFakeHttpResponse;
 
 export type TFault = {
   status: number;
@@ -72,66 +65,15 @@ export function pageSize(
   return Math.min(size, fakeMax);
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-function send(res: ServerResponse, response: TFakeResponse) {
-  res.writeHead(response.status, { "content-type": "application/json; charset=utf-8", ...response.headers });
-  res.end(response.body === undefined ? "" : JSON.stringify(response.body));
-}
-
 export async function startFakeServer(opts: {
   handle: (req: TFakeRequest, baseUrl: string) => TFakeResponse | Promise<TFakeResponse>;
   faultBody: (status: number) => unknown;
 }): Promise<TFakeServer> {
-  const requests: TFakeRequest[] = [];
-  const faults: TFault[] = [];
-  let baseUrl = "";
-
-  const server = createServer((req, res) => {
-    void (async () => {
-      const url = new URL(req.url ?? "/", baseUrl);
-      const request: TFakeRequest = {
-        method: req.method ?? "GET",
-        path: url.pathname,
-        query: url.searchParams,
-        headers: req.headers,
-        body: await readBody(req),
-      };
-      requests.push(request);
-      const fault = faults.find((f) => f.count > 0 && request.path.startsWith(f.pathPrefix ?? "/"));
-      if (fault) {
-        fault.count--;
-        const headers: Record<string, string> =
-          fault.retryAfter === undefined ? {} : { "retry-after": String(fault.retryAfter) };
-        send(res, { status: fault.status, body: fault.body ?? opts.faultBody(fault.status), headers });
-        return;
-      }
-      send(res, await opts.handle(request, baseUrl));
-    })().catch((error: unknown) => {
-      send(res, {
-        status: 500,
-        body: { error: { message: error instanceof Error ? error.message : "fake failed" } },
-      });
-    });
+  const server = await startFakeHttp({
+    handle: (req, { baseUrl }) => opts.handle(req, baseUrl),
+    faultBody: opts.faultBody,
   });
-
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-  return {
-    url: baseUrl,
-    requests,
-    injectFault: (fault) => faults.push({ ...fault }),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
+  return { url: server.url, requests: server.requests, injectFault: server.fail, close: server.close };
 }
 
 function bearerToken(req: TFakeRequest): string | null {

@@ -212,6 +212,28 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
           ),
         ],
       },
+      {
+        // A library of a site other than the root: GET /drives (the root site's) does not list it.
+        id: "drv-projects",
+        name: "Project Files",
+        driveType: "documentLibrary",
+        siteId: "site-projects",
+        owner: { group: { id: "grp-projects", displayName: "Projects" } },
+        items: [
+          root("p-root", [
+            { id: "p-member", roles: ["write"], grantedToV2: { user: { id: "x-vendor", displayName: "Vendor", email: "pm@vendor.example" } } },
+          ]),
+          file(
+            "p-budget",
+            "Project budget.xlsx",
+            42000,
+            "2025-04-20T12:00:00Z",
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            ADMIN,
+            [{ id: "perm-anon", roles: ["read"], link: { scope: "anonymous", type: "view" } }],
+          ),
+        ],
+      },
     ],
     servicePrincipals: [
       {
@@ -229,6 +251,21 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
         displayName: "Microsoft Graph",
         publisherName: "Microsoft Services",
         appOwnerOrganizationId: MICROSOFT_SERVICES_TENANT,
+        servicePrincipalType: "Application",
+        verifiedPublisher: { displayName: null, verifiedPublisherId: null },
+        // Role ids as Microsoft Graph publishes them.
+        appRoles: [
+          { id: "01d4889c-1287-42c6-ac1f-5d1e02578ef6", value: "Files.Read.All", allowedMemberTypes: ["Application"] },
+          { id: "810c84a8-4a9e-49e6-bf7d-12d183f40d01", value: "Mail.Read", allowedMemberTypes: ["Application"] },
+          { id: "df021288-bdef-4463-88db-98f22de89214", value: "User.Read.All", allowedMemberTypes: ["Application"] },
+        ],
+      },
+      {
+        id: "sp-archiver",
+        appId: "app-archiver",
+        displayName: "Mailbox Archiver Daemon",
+        publisherName: "Archiver Tenant",
+        appOwnerOrganizationId: "99999999-0000-0000-0000-000000000003",
         servicePrincipalType: "Application",
         verifiedPublisher: { displayName: null, verifiedPublisherId: null },
       },
@@ -257,6 +294,16 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
       graphGrant("g-mi", "sp-mi", "m-admin", "Sites.Read.All"),
       graphGrant("g-graph", "sp-graph", "m-bob", "User.Read"),
     ],
+    sites: [
+      { id: "site-root", displayName: "Contoso", root: {} },
+      { id: "site-projects", displayName: "Projects" },
+    ],
+    appRoleAssignments: [
+      appRole("ar-1", "sp-archiver", "sp-graph", "810c84a8-4a9e-49e6-bf7d-12d183f40d01", "2024-03-01T10:00:00Z"),
+      appRole("ar-2", "sp-archiver", "sp-graph", "01d4889c-1287-42c6-ac1f-5d1e02578ef6", "2024-02-01T10:00:00Z"),
+      // A user assigned to an app role is not an application permission.
+      { id: "ar-user", appRoleId: "df021288-bdef-4463-88db-98f22de89214", principalId: "m-bob", principalType: "User", resourceId: "sp-graph" },
+    ],
     signIns: [
       signIn("s-alice", "2025-05-01T08:00:00Z", "Alice@contoso.test", "Office 365"),
       // Failed sign-in (invalid password): not a login.
@@ -265,4 +312,8 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
       signIn("s-old", "2024-01-01T08:00:00Z", "admin@contoso.test", "Azure Portal"),
     ],
   };
+}
+
+function appRole(id: string, principalId: string, resourceId: string, appRoleId: string, createdDateTime: string) {
+  return { id, appRoleId, principalId, principalType: "ServicePrincipal" as const, resourceId, createdDateTime };
 }

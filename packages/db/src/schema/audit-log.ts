@@ -11,7 +11,8 @@ export const auditLog = pgTable(
     orgId: text("org_id")
       .notNull()
       .references(() => organizations.id),
-    // seq, prev_hash and hash are filled by the audit_log_chain trigger, never by the caller.
+    // seq, prev_hash and hash: set by the application for "hmac" rows (the trigger checks the
+    // link), by the audit_log_chain trigger for "sha256" rows.
     seq: bigint("seq", { mode: "number" }).notNull().default(0),
     action: text("action").notNull(),
     target: text("target").notNull(),
@@ -21,6 +22,12 @@ export const auditLog = pgTable(
     createdAt: createdAt(),
     prevHash: text("prev_hash").notNull().default(""),
     hash: text("hash").notNull().default(""),
+    // "hmac": linked and keyed by the application (HMAC-SHA256 with the server's audit key);
+    // "sha256": chained by the trigger with the plain hash (rows from before 0006, or inserted
+    // without the application). See packages/platform/src/audit-chain.ts.
+    chain: text("chain", { enum: ["hmac", "sha256"] })
+      .notNull()
+      .default("sha256"),
   },
   (t) => [
     uniqueIndex("audit_log_org_seq_key").on(t.orgId, t.seq),

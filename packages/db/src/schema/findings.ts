@@ -2,9 +2,7 @@ import { index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/p
 import { idColumn, tsColumn } from "./columns";
 import { connectors } from "./connectors";
 import { organizations } from "./organizations";
-
-export const SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW"] as const;
-export type TSeverity = (typeof SEVERITIES)[number];
+import { SEVERITIES } from "../severity";
 
 export const findings = pgTable(
   "findings",
@@ -28,7 +26,8 @@ export const findings = pgTable(
     resourceId: text("resource_id").notNull(),
     resourceName: text("resource_name").notNull(),
     resourceType: text("resource_type").notNull(),
-    status: text("status", { enum: ["OPEN", "RESOLVED"] })
+    // ACCEPTED: covered by an active sharing approval (leaves the open findings until it lapses).
+    status: text("status", { enum: ["OPEN", "RESOLVED", "ACCEPTED"] })
       .notNull()
       .default("OPEN"),
     details: jsonb("details").$type<Record<string, unknown>>().notNull().default({}),

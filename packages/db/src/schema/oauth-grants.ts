@@ -15,6 +15,8 @@ export const oauthGrants = pgTable(
       .notNull()
       .references(() => connectors.id, { onDelete: "cascade" }),
     externalId: text("external_id").notNull(),
+    /** The app's OAuth client (one app, many users' grants). */
+    clientId: text("client_id").notNull().default(""),
     label: text("label").notNull(),
     kind: text("kind", { enum: ["ai_agent", "oauth_app", "service_account"] }).notNull(),
     publisher: text("publisher").notNull(),

@@ -1,4 +1,4 @@
-import { type AnyPgColumn, boolean, index, pgTable, text } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, bigint, boolean, index, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAt, idColumn, tsColumn } from "./columns";
 
 export const PLAN_IDS = ["free", "starter", "team", "business", "enterprise"] as const;
@@ -20,6 +20,9 @@ export const organizations = pgTable(
     managedByOrgId: text("managed_by_org_id").references((): AnyPgColumn => organizations.id, {
       onDelete: "set null",
     }),
+    // Incremented by triggers (migration 0007) whenever a resolved credential of the organization
+    // may have changed; gateways compare it with their cached credentials (docs/architecture.md).
+    credentialEpoch: bigint("credential_epoch", { mode: "number" }).notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [index("organizations_managed_by_idx").on(t.managedByOrgId)],

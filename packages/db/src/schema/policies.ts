@@ -1,12 +1,13 @@
 import { boolean, index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAt, idColumn } from "./columns";
 import { organizations } from "./organizations";
+import type { TSeverity } from "../severity";
 
 // What a policy or prevention rule matches among a scan's new findings.
 export type TRuleMatch = {
   categories?: string[];
   ruleIds?: string[];
-  minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+  minSeverity?: TSeverity;
 };
 
 export const securityPolicies = pgTable(

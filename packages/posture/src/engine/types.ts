@@ -1,8 +1,7 @@
-export const SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW"] as const;
-export type TSeverity = (typeof SEVERITIES)[number];
+import type { TSeverity } from "@posture/db";
 
-/** Higher is worse; also the db's severity_rank. */
-export const SEVERITY_RANK: Record<TSeverity, number> = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1 };
+// The severity vocabulary is @posture/db's (one list for the table, the engine and the API).
+export { maxSeverity, SEVERITIES, SEVERITY_RANK, type TSeverity } from "@posture/db";
 
 export const FINDING_CATEGORIES = [
   "public_exposure",
@@ -31,8 +30,4 @@ export type TDetectedFinding = {
 /** One level less severe, never below LOW: what a trusted destination earns. */
 export function lowerSeverity(severity: TSeverity): TSeverity {
   return severity === "CRITICAL" ? "HIGH" : severity === "HIGH" ? "MEDIUM" : "LOW";
-}
-
-export function maxSeverity(a: TSeverity, b: TSeverity): TSeverity {
-  return SEVERITY_RANK[a] >= SEVERITY_RANK[b] ? a : b;
 }

@@ -1,4 +1,4 @@
-import { procedure } from "@posture/platform";
+import { procedure, scopeOf } from "@posture/platform";
 import { ZTicketingConfigInput } from "@posture/ticketing";
 import { configureTicketing as configure } from "../services/tickets";
 import { configureTicketingMeta, ZTicketingConfigOutput } from "./findings.types";
@@ -7,4 +7,4 @@ export const configureTicketing = procedure({ auth: "session", role: "ADMIN", fe
   .meta(configureTicketingMeta)
   .input(ZTicketingConfigInput)
   .output(ZTicketingConfigOutput)
-  .mutation(({ ctx, input }) => configure(ctx.db, ctx.runtime, ctx.principal, input));
+  .mutation(({ ctx, input }) => configure(ctx.db, { ...scopeOf(ctx.principal), ...input }, ctx.runtime));

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { TMeta } from "@posture/platform";
+import { ZTimestamp, type TMeta } from "@posture/platform";
 
 export const ZConnector = z.object({
   id: z.string(),
@@ -10,8 +10,8 @@ export const ZConnector = z.object({
   healthStatus: z.string(),
   resourceCount: z.number().int(),
   findingCount: z.number().int(),
-  lastScanAt: z.string().nullable(),
-  createdAt: z.string(),
+  lastScanAt: ZTimestamp.nullable(),
+  createdAt: ZTimestamp,
 });
 
 export const ZConnectorIdInput = z.object({ id: z.string().min(1).max(100) });
@@ -32,6 +32,7 @@ export const createConnectorMeta = {
     successDescription: "Created",
   },
   successStatus: 201,
+  errors: ["plan_limit_reached"],
 } satisfies TMeta;
 export const ZCreateConnectorInput = z
   .object({
@@ -71,6 +72,7 @@ export const syncConnectorMeta = {
     description:
       "Queues a scan and waits for it. 202 with status RUNNING if it takes longer than the wait; 429 past the plan's daily manual-scan ceiling (Retry-After until 00:00 UTC); 502 when the source fails.",
   },
+  errors: ["upstream_unavailable", "service_unavailable"],
 } satisfies TMeta;
 export const ZScanResult = z.object({
   scanId: z.string(),

@@ -1,4 +1,4 @@
-import { procedure } from "@posture/platform";
+import { procedure, scopeOf } from "@posture/platform";
 import { createConnector as create } from "../services/connectors";
 import { createConnectorMeta, ZConnector, ZCreateConnectorInput } from "./connectors.types";
 
@@ -6,4 +6,6 @@ export const createConnector = procedure({ auth: "session", role: "ADMIN" })
   .meta(createConnectorMeta)
   .input(ZCreateConnectorInput)
   .output(ZConnector)
-  .mutation(({ ctx, input }) => create(ctx.db, ctx.runtime.encryptionKey, ctx.principal, input));
+  .mutation(({ ctx, input }) =>
+    create(ctx.db, { ...scopeOf(ctx.principal), plan: ctx.principal.org.plan, ...input }, ctx.runtime),
+  );

@@ -1,4 +1,4 @@
-import { procedure } from "@posture/platform";
+import { procedure, scopeOf } from "@posture/platform";
 import { createTicketForFinding } from "../services/tickets";
 import { createTicketMeta, ZCreateTicketInput, ZTicketOutput } from "./findings.types";
 
@@ -7,5 +7,9 @@ export const createTicket = procedure({ auth: "apiKey", feature: "ticketing" })
   .input(ZCreateTicketInput)
   .output(ZTicketOutput)
   .mutation(async ({ ctx, input }) => ({
-    ticket: await createTicketForFinding(ctx.db, ctx.runtime, ctx.principal, input.id),
+    ticket: await createTicketForFinding(
+      ctx.db,
+      { ...scopeOf(ctx.principal), findingId: input.id },
+      { runtime: ctx.runtime },
+    ),
   }));

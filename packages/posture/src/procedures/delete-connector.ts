@@ -1,4 +1,4 @@
-import { procedure } from "@posture/platform";
+import { procedure, scopeOf } from "@posture/platform";
 import { deleteConnector as remove } from "../services/connectors";
 import { deleteConnectorMeta, ZConnectorIdInput, ZDeleteConnectorOutput } from "./connectors.types";
 
@@ -7,6 +7,6 @@ export const deleteConnector = procedure({ auth: "session", role: "ADMIN" })
   .input(ZConnectorIdInput)
   .output(ZDeleteConnectorOutput)
   .mutation(async ({ ctx, input }) => {
-    await remove(ctx.db, ctx.principal, input.id);
+    await remove(ctx.db, { ...scopeOf(ctx.principal), id: input.id });
     return { disconnected: true as const };
   });

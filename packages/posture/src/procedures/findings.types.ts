@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ZSeverity } from "./shared.types";
-import { offsetInput, type TMeta } from "@posture/platform";
+import { offsetInput, ZOffsetMeta, ZTimestamp, type TMeta } from "@posture/platform";
 
 export const ZFinding = z.object({
   id: z.string(),
@@ -8,12 +8,12 @@ export const ZFinding = z.object({
   title: z.string(),
   resourceName: z.string(),
   connectorType: z.string(),
-  status: z.enum(["OPEN", "RESOLVED"]),
-  detectedAt: z.string(),
+  status: z.enum(["OPEN", "RESOLVED", "ACCEPTED"]),
+  detectedAt: ZTimestamp,
   category: z.string(),
   ruleId: z.string(),
   connectorId: z.string(),
-  resolvedAt: z.string().nullable(),
+  resolvedAt: ZTimestamp.nullable(),
 });
 
 export const listFindingsMeta = {
@@ -23,19 +23,14 @@ export const listFindingsMeta = {
     tags: ["findings"],
     summary: "List findings, most severe first, then newest",
     description:
-      "Open findings by default (`status=all` or `RESOLVED` to widen). Offset-paginated: limit default 50, max 500; nextOffset is null on the last page.",
+      "Open findings by default (`status=all` or `RESOLVED` to widen). Offset-paginated: limit default 50, max 500; `total` counts every match, nextOffset is null on the last page.",
   },
 } satisfies TMeta;
 export const ZListFindingsInput = offsetInput(50, 500).extend({
-  status: z.enum(["OPEN", "RESOLVED", "all"]).default("OPEN"),
+  status: z.enum(["OPEN", "RESOLVED", "ACCEPTED", "all"]).default("OPEN"),
   severity: ZSeverity.optional(),
 });
-export const ZListFindingsOutput = z.object({
-  findings: z.array(ZFinding),
-  limit: z.number().int(),
-  offset: z.number().int(),
-  nextOffset: z.number().int().nullable(),
-});
+export const ZListFindingsOutput = ZOffsetMeta.extend({ findings: z.array(ZFinding) });
 
 export const createTicketMeta = {
   openapi: {
@@ -48,6 +43,7 @@ export const createTicketMeta = {
     successDescription: "Created",
   },
   successStatus: 201,
+  errors: ["integration_not_configured", "ticket_exists", "upstream_unavailable"],
 } satisfies TMeta;
 export const ZCreateTicketInput = z.object({ id: z.string().min(1).max(100) });
 export const ZTicketOutput = z.object({
@@ -73,5 +69,5 @@ export const ZTicketingConfigOutput = z.object({
   baseUrl: z.string(),
   project: z.string(),
   configured: z.literal(true),
-  updatedAt: z.string(),
+  updatedAt: ZTimestamp,
 });

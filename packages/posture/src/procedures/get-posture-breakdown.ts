@@ -7,4 +7,4 @@ export const getPostureBreakdown = procedure({ auth: "session" })
   .meta(getPostureBreakdownMeta)
   .input(z.void())
   .output(ZPostureBreakdownOutput)
-  .query(({ ctx }) => computeOrgPosture(ctx.db, ctx.principal.org.id));
+  .query(({ ctx }) => computeOrgPosture(ctx.db, { orgId: ctx.principal.org.id }));

@@ -7,4 +7,4 @@ export const getPostureHistory = procedure({ auth: "session" })
   .meta(getPostureHistoryMeta)
   .input(z.void())
   .output(ZPostureHistoryOutput)
-  .query(async ({ ctx }) => ({ history: await history(ctx.db, ctx.principal.org.id) }));
+  .query(async ({ ctx }) => ({ history: await history(ctx.db, { orgId: ctx.principal.org.id }) }));

@@ -7,4 +7,4 @@ export const listConnectors = procedure({ auth: "apiKey" })
   .meta(listConnectorsMeta)
   .input(z.void())
   .output(ZListConnectorsOutput)
-  .query(async ({ ctx }) => ({ connectors: await list(ctx.db, ctx.principal.org.id) }));
+  .query(async ({ ctx }) => ({ connectors: await list(ctx.db, { orgId: ctx.principal.org.id }) }));

@@ -1,4 +1,4 @@
-import { procedure } from "@posture/platform";
+import { hasRole, procedure } from "@posture/platform";
 import { listTimeline as list } from "../services/timeline";
 import { listTimelineMeta, ZListTimelineInput, ZListTimelineOutput } from "./posture.types";
 
@@ -12,5 +12,7 @@ export const listTimeline = procedure({ auth: "apiKey" })
       limit: input.limit,
       before: input.before,
       significant: input.significant,
+      // The audit trail is ADMIN+ (GET /api/audit); members see the rest of the feed only.
+      includeAudit: hasRole(ctx.principal.role, "ADMIN"),
     }),
   );

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ZSeverity } from "./shared.types";
-import { cursorInput, type TMeta } from "@posture/platform";
+import { cursorInput, ZTimestamp, type TMeta } from "@posture/platform";
 
 export const getPostureHistoryMeta = {
   openapi: {
@@ -11,7 +11,7 @@ export const getPostureHistoryMeta = {
   },
 } satisfies TMeta;
 export const ZPostureHistoryOutput = z.object({
-  history: z.array(z.object({ score: z.number().int(), at: z.string() })),
+  history: z.array(z.object({ score: z.number().int(), at: ZTimestamp })),
 });
 
 export const getPostureBreakdownMeta = {
@@ -59,10 +59,10 @@ export const ZListTimelineOutput = z.object({
   items: z.array(
     z.object({
       id: z.string(),
-      kind: z.enum(["finding", "scan", "audit", "oauth_grant"]),
+      kind: z.enum(["finding", "scan", "audit", "oauth_grant", "anomaly"]),
       severity: ZSeverity,
       title: z.string(),
-      at: z.string(),
+      at: ZTimestamp,
     }),
   ),
   nextCursor: z.string().nullable(),

@@ -1,4 +1,4 @@
-import { procedure, router } from "@posture/platform";
+import { procedure, router, scopeOf } from "@posture/platform";
 import { z } from "zod";
 import { createRule, deleteRule, ensureDefaultRules, listRules, updateRule } from "../services/policies";
 import { ZCreateRuleInput, ZRule, ZRuleIdInput, ZUpdateRuleInput } from "./rules.types";
@@ -19,8 +19,8 @@ function ruleRouter(kind: "policy" | "prevention", path: "/policies" | "/prevent
       .input(z.void())
       .output(z.object({ rules: z.array(ZRule) }))
       .query(async ({ ctx }) => {
-        await ensureDefaultRules(ctx.db, ctx.principal.org.id);
-        return { rules: await listRules(ctx.db, kind, ctx.principal.org.id) };
+        await ensureDefaultRules(ctx.db, { orgId: ctx.principal.org.id });
+        return { rules: await listRules(ctx.db, { orgId: ctx.principal.org.id, kind }) };
       }),
     create: admin()
       .meta({
@@ -29,18 +29,20 @@ function ruleRouter(kind: "policy" | "prevention", path: "/policies" | "/prevent
       })
       .input(ZCreateRuleInput)
       .output(ZRule)
-      .mutation(({ ctx, input }) => createRule(ctx.db, kind, ctx.principal, input)),
+      .mutation(({ ctx, input }) => createRule(ctx.db, { ...scopeOf(ctx.principal), kind, ...input })),
     update: admin()
       .meta({ openapi: { method: "PATCH", path: `${path}/{id}`, tags, summary: `Change a ${noun}` } })
       .input(ZUpdateRuleInput)
       .output(ZRule)
-      .mutation(({ ctx, input: { id, ...patch } }) => updateRule(ctx.db, kind, ctx.principal, id, patch)),
+      .mutation(({ ctx, input: { id, ...patch } }) =>
+        updateRule(ctx.db, { ...scopeOf(ctx.principal), kind, id, patch }),
+      ),
     remove: admin()
       .meta({ openapi: { method: "DELETE", path: `${path}/{id}`, tags, summary: `Delete a ${noun}` } })
       .input(ZRuleIdInput)
       .output(z.object({ deleted: z.literal(true) }))
       .mutation(async ({ ctx, input }) => {
-        await deleteRule(ctx.db, kind, ctx.principal, input.id);
+        await deleteRule(ctx.db, { ...scopeOf(ctx.principal), kind, id: input.id });
         return { deleted: true as const };
       }),
   });

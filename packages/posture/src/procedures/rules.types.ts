@@ -1,3 +1,4 @@
+import { ZTimestamp } from "@posture/platform";
 import { z } from "zod";
 import { ZFindingCategory, ZSeverity } from "./shared.types";
 
@@ -21,7 +22,7 @@ export const ZRule = z.object({
   }),
   enabled: z.boolean(),
   action: z.string().optional(),
-  createdAt: z.string(),
+  createdAt: ZTimestamp,
 });
 
 // Only ALERT_ONLY acts today: remediating at the source (revoking links) needs write scopes

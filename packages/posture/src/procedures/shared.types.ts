@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { FINDING_CATEGORIES, SEVERITIES } from "../engine";
+import { SEVERITIES } from "@posture/db";
+import { FINDING_CATEGORIES } from "../engine";
 
-// The engine's vocabularies, as the API's schemas: one list, so they cannot drift apart.
+// The shared vocabularies, as the API's schemas: one list each, so they cannot drift apart.
 export const ZSeverity = z.enum(SEVERITIES);
 export const ZFindingCategory = z.enum(FINDING_CATEGORIES);

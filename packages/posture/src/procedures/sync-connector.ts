@@ -1,4 +1,4 @@
-import { procedure } from "@posture/platform";
+import { procedure, scopeOf } from "@posture/platform";
 import { requestManualScan } from "../services/manual-scan";
 import { syncConnectorMeta, ZConnectorIdInput, ZScanResult } from "./connectors.types";
 
@@ -8,9 +8,9 @@ export const syncConnector = procedure({ auth: "session" })
   .output(ZScanResult)
   .mutation(async ({ ctx, input }) => {
     const { result, finished } = await requestManualScan(
-      { db: ctx.db, jobs: ctx.jobs, runtime: ctx.runtime, log: ctx.log },
-      ctx.principal,
-      input.id,
+      ctx.db,
+      { ...scopeOf(ctx.principal), plan: ctx.principal.org.plan, connectorId: input.id },
+      { jobs: ctx.jobs, log: ctx.log },
     );
     if (!finished) ctx.response.status = 202;
     return result;

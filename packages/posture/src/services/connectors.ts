@@ -4,12 +4,13 @@ import { createSourceAdapter } from "@posture/connectors";
 import { lockOrg } from "./locks";
 import {
   AppError,
+  audit,
   encryptSecret,
-  notFound,
+  firstOr404,
+  iso,
   PLANS,
-  recordAudit,
+  type TActor,
   type TPlanId,
-  type TPrincipal,
 } from "@posture/platform";
 
 export type TConnectorView = {
@@ -41,42 +42,46 @@ const viewColumns = {
 type TRow = Omit<typeof connectors.$inferSelect, "orgId" | "credentialsEnc" | "config" | "healthDetail">;
 
 function toView(r: TRow): TConnectorView {
-  return { ...r, lastScanAt: r.lastScanAt?.toISOString() ?? null, createdAt: r.createdAt.toISOString() };
+  return { ...r, lastScanAt: iso(r.lastScanAt), createdAt: iso(r.createdAt) };
 }
 
-export async function listConnectors(db: Db, orgId: string): Promise<TConnectorView[]> {
+export async function listConnectors(db: Db, input: { orgId: string }): Promise<TConnectorView[]> {
   const rows = await db
     .select(viewColumns)
     .from(connectors)
-    .where(eq(connectors.orgId, orgId))
+    .where(eq(connectors.orgId, input.orgId))
     .orderBy(connectors.createdAt);
   return rows.map(toView);
 }
 
 /** The connector, scoped to the organization: another tenant's id is indistinguishable from a missing one. */
-export async function getConnector(db: Db, orgId: string, id: string) {
-  const [row] = await db
-    .select()
-    .from(connectors)
-    .where(and(eq(connectors.orgId, orgId), eq(connectors.id, id)))
-    .limit(1);
-  if (!row) throw notFound("Connector");
-  return row;
+export async function getConnector(db: Db, input: { orgId: string; id: string }) {
+  return firstOr404(
+    await db
+      .select()
+      .from(connectors)
+      .where(and(eq(connectors.orgId, input.orgId), eq(connectors.id, input.id)))
+      .limit(1),
+    "Connector",
+  );
 }
 
 export type TCreateConnector = {
+  orgId: string;
+  actor: TActor;
+  /** The organization's effective plan: it sets how many sources may be connected. */
+  plan: TPlanId;
   type: "google_workspace" | "microsoft_365";
   displayName: string;
   mode: "real" | "demo";
   credentials?: unknown;
-  config?: Record<string, unknown>;
+  config?: Record<string, unknown> | undefined;
 };
 
 export async function createConnector(
   db: Db,
-  encryptionKey: Buffer,
-  principal: TPrincipal,
   input: TCreateConnector,
+  deps: { encryptionKey: Buffer },
 ): Promise<TConnectorView> {
   // Validates credentials (real mode) and config exactly as a scan will read them: 400 with
   // per-field details now, rather than a failed scan later. Nothing is contacted here.
@@ -87,63 +92,65 @@ export async function createConnector(
     credentials: input.credentials,
     config: input.config ?? {},
   });
-  const max = PLANS[principal.org.plan as TPlanId].sourcesMax;
-  const view = await db.transaction(async (tx) => {
+  const max = PLANS[input.plan].sourcesMax;
+  // The connector and its audit entry commit together or not at all.
+  return db.transaction(async (tx) => {
     // Serialise connects per organization so two concurrent requests cannot both take the last slot.
-    await tx.execute(lockOrg(principal.org.id, "connectors"));
+    await tx.execute(lockOrg(input.orgId, "connectors"));
     if (max !== null) {
       const [used] = await tx
         .select({ n: count() })
         .from(connectors)
-        .where(eq(connectors.orgId, principal.org.id));
+        .where(eq(connectors.orgId, input.orgId));
       if ((used?.n ?? 0) >= max) {
         throw new AppError(
           "plan_limit_reached",
           `Your plan allows ${max} connected source${max === 1 ? "" : "s"}`,
-          {
-            limit: { sources: max },
-          },
+          { limit: { sources: max } },
         );
       }
     }
     const [row] = await tx
       .insert(connectors)
       .values({
-        orgId: principal.org.id,
+        orgId: input.orgId,
         type: input.type,
         displayName: input.displayName,
         mode: input.mode,
         credentialsEnc:
           input.credentials === undefined
             ? null
-            : encryptSecret(encryptionKey, JSON.stringify(input.credentials)),
+            : encryptSecret(deps.encryptionKey, JSON.stringify(input.credentials)),
         config: input.config ?? {},
       })
       .returning(viewColumns);
     if (!row) throw new Error("connector insert returned nothing");
+    await audit(tx, input, {
+      action: "CONNECTOR_CONNECTED",
+      target: row.id,
+      metadata: { type: row.type, mode: row.mode, displayName: row.displayName },
+    });
     return toView(row);
   });
-  await recordAudit(db, {
-    orgId: principal.org.id,
-    action: "CONNECTOR_CONNECTED",
-    target: view.id,
-    userId: principal.userId,
-    userEmail: principal.userEmail,
-    metadata: { type: view.type, mode: view.mode, displayName: view.displayName },
-  });
-  return view;
 }
 
 /** Removes the connector; its findings, grants and tickets go with it (foreign-key cascades). */
-export async function deleteConnector(db: Db, principal: TPrincipal, id: string): Promise<void> {
-  const existing = await getConnector(db, principal.org.id, id);
-  await db.delete(connectors).where(and(eq(connectors.orgId, principal.org.id), eq(connectors.id, id)));
-  await recordAudit(db, {
-    orgId: principal.org.id,
-    action: "CONNECTOR_DISCONNECTED",
-    target: id,
-    userId: principal.userId,
-    userEmail: principal.userEmail,
-    metadata: { type: existing.type, displayName: existing.displayName },
+export async function deleteConnector(
+  db: Db,
+  input: { orgId: string; actor: TActor; id: string },
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    const existing = firstOr404(
+      await tx
+        .delete(connectors)
+        .where(and(eq(connectors.orgId, input.orgId), eq(connectors.id, input.id)))
+        .returning({ id: connectors.id, type: connectors.type, displayName: connectors.displayName }),
+      "Connector",
+    );
+    await audit(tx, input, {
+      action: "CONNECTOR_DISCONNECTED",
+      target: existing.id,
+      metadata: { type: existing.type, displayName: existing.displayName },
+    });
   });
 }

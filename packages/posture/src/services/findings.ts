@@ -1,7 +1,6 @@
-import { and, desc, eq, sql, type SQL } from "drizzle-orm";
-import { findings, prepared, type Db, type TSeverity } from "@posture/db";
-import { notFound } from "@posture/platform";
-import { SEVERITY_RANK } from "./severity";
+import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import { findings, prepared, SEVERITY_RANK, type Db, type TSeverity } from "@posture/db";
+import { firstOr404, iso, offsetPage } from "@posture/platform";
 
 export type TFindingView = {
   id: string;
@@ -9,7 +8,7 @@ export type TFindingView = {
   title: string;
   resourceName: string;
   connectorType: string;
-  status: "OPEN" | "RESOLVED";
+  status: "OPEN" | "RESOLVED" | "ACCEPTED";
   detectedAt: string;
   category: string;
   ruleId: string;
@@ -35,13 +34,13 @@ type TRow = Pick<typeof findings.$inferSelect, keyof typeof columns>;
 
 const toView = (r: TRow): TFindingView => ({
   ...r,
-  detectedAt: r.detectedAt.toISOString(),
-  resolvedAt: r.resolvedAt?.toISOString() ?? null,
+  detectedAt: iso(r.detectedAt),
+  resolvedAt: iso(r.resolvedAt),
 });
 
 export type TListFindings = {
   orgId: string;
-  status: "OPEN" | "RESOLVED" | "all";
+  status: "OPEN" | "RESOLVED" | "ACCEPTED" | "all";
   severity?: TSeverity | undefined;
   limit: number;
   offset: number;
@@ -56,21 +55,26 @@ const p = {
 };
 
 // One prepared shape per filter combination: this is the hottest list of the API.
-function listQuery(db: Db, byStatus: boolean, byRank: boolean) {
+function listQueries(db: Db, byStatus: boolean, byRank: boolean) {
   const name = `findings_list_${byStatus ? "s" : ""}${byRank ? "r" : ""}`;
   return prepared(db, name, (d) => {
-    const where: SQL[] = [eq(findings.orgId, p.orgId)];
-    if (byStatus) where.push(eq(findings.status, p.status));
+    const conditions: SQL[] = [eq(findings.orgId, p.orgId)];
+    if (byStatus) conditions.push(eq(findings.status, p.status));
     // By rank, not by name: the ordering index covers severity_rank.
-    if (byRank) where.push(eq(findings.severityRank, p.rank));
-    return d
-      .select(columns)
-      .from(findings)
-      .where(and(...where))
-      .orderBy(desc(findings.severityRank), desc(findings.detectedAt), desc(findings.id))
-      .limit(p.limit)
-      .offset(p.offset)
-      .prepare(name);
+    if (byRank) conditions.push(eq(findings.severityRank, p.rank));
+    const where = and(...conditions);
+    return {
+      page: d
+        .select(columns)
+        .from(findings)
+        .where(where)
+        .orderBy(desc(findings.severityRank), desc(findings.detectedAt), desc(findings.id))
+        .limit(p.limit)
+        .offset(p.offset)
+        .prepare(name),
+      // Answered from findings_org_order_idx alone (org, status, rank lead it).
+      total: d.select({ n: count() }).from(findings).where(where).prepare(`${name}_total`),
+    };
   });
 }
 
@@ -79,28 +83,25 @@ function listQuery(db: Db, byStatus: boolean, byRank: boolean) {
  * all-descending so it is one backward scan of findings_org_order_idx.
  */
 export async function listFindings(db: Db, q: TListFindings) {
-  const rows = await listQuery(db, q.status !== "all", q.severity !== undefined).execute({
+  const queries = listQueries(db, q.status !== "all", q.severity !== undefined);
+  const params = {
     orgId: q.orgId,
     status: q.status,
     rank: q.severity ? SEVERITY_RANK[q.severity] : 0,
-    limit: q.limit + 1,
-    offset: q.offset,
-  });
-  const page = rows.slice(0, q.limit).map(toView);
-  return {
-    findings: page,
     limit: q.limit,
     offset: q.offset,
-    nextOffset: rows.length > q.limit ? q.offset + q.limit : null,
   };
+  const [rows, [total]] = await Promise.all([queries.page.execute(params), queries.total.execute(params)]);
+  return offsetPage(rows.map(toView), { total: total?.n ?? 0, limit: q.limit, offset: q.offset }, "findings");
 }
 
-export async function getFinding(db: Db, orgId: string, id: string) {
-  const [row] = await db
-    .select()
-    .from(findings)
-    .where(and(eq(findings.orgId, orgId), eq(findings.id, id)))
-    .limit(1);
-  if (!row) throw notFound("Finding");
-  return row;
+export async function getFinding(db: Db, input: { orgId: string; id: string }) {
+  return firstOr404(
+    await db
+      .select()
+      .from(findings)
+      .where(and(eq(findings.orgId, input.orgId), eq(findings.id, input.id)))
+      .limit(1),
+    "Finding",
+  );
 }

@@ -1,9 +1,10 @@
-import { and, count, eq, gte, inArray } from "drizzle-orm";
-import { scans } from "@posture/db";
+import { and, eq, inArray } from "drizzle-orm";
+import { scans, type Db, type TPlanId } from "@posture/db";
 import { JobTimeoutError } from "@posture/jobs";
-import { AppError, PLANS, recordAudit, type TPrincipal } from "@posture/platform";
+import { AppError, audit, PLANS, type TActor } from "@posture/platform";
 import { getConnector } from "./connectors";
 import { lockOrg } from "./locks";
+import { scansStartedToday } from "./scan-allowance";
 import {
   failScan,
   SCAN_JOB,
@@ -21,46 +22,34 @@ function secondsToUtcMidnight(now: Date): number {
   return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
 }
 
-function utcMidnight(now: Date): Date {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-}
-
 /**
  * Queues a manual scan (or joins the one already running for this connector), enforcing the
  * plan's daily ceiling per organization and UTC day, and waits for the result.
  */
-export async function requestManualScan(deps: TScanDeps, principal: TPrincipal, connectorId: string) {
-  const { db } = deps;
-  const connector = await getConnector(db, principal.org.id, connectorId);
+export async function requestManualScan(
+  db: Db,
+  input: { orgId: string; actor: TActor; plan: TPlanId; connectorId: string },
+  deps: Pick<TScanDeps, "jobs" | "log">,
+) {
+  const connector = await getConnector(db, { orgId: input.orgId, id: input.connectorId });
   const now = new Date();
-  const { scan, joined } = await db.transaction(async (tx) => {
-    await tx.execute(lockOrg(principal.org.id, "scans"));
+  const scan = await db.transaction(async (tx) => {
+    await tx.execute(lockOrg(input.orgId, "scans"));
     const [inflight] = await tx
       .select()
       .from(scans)
       .where(and(eq(scans.connectorId, connector.id), inArray(scans.status, ["QUEUED", "RUNNING"])))
       .limit(1);
-    if (inflight && now.getTime() - inflight.createdAt.getTime() < STALE_SCAN_MS)
-      return { scan: inflight, joined: true };
+    if (inflight && now.getTime() - inflight.createdAt.getTime() < STALE_SCAN_MS) return inflight;
     if (inflight) {
       await tx
         .update(scans)
         .set({ status: "FAILED", error: "abandoned: no worker finished it" })
         .where(eq(scans.id, inflight.id));
     }
-    const max = PLANS[principal.org.plan].scansPerDay;
+    const max = PLANS[input.plan].scansPerDay;
     if (max !== null) {
-      const [used] = await tx
-        .select({ n: count() })
-        .from(scans)
-        .where(
-          and(
-            eq(scans.orgId, principal.org.id),
-            eq(scans.trigger, "manual"),
-            gte(scans.createdAt, utcMidnight(now)),
-          ),
-        );
-      if ((used?.n ?? 0) >= max) {
+      if ((await scansStartedToday(tx, input.orgId, "manual", now)) >= max) {
         const retryAfter = secondsToUtcMidnight(now);
         throw new AppError(
           "rate_limited",
@@ -73,26 +62,21 @@ export async function requestManualScan(deps: TScanDeps, principal: TPrincipal, 
     const [created] = await tx
       .insert(scans)
       .values({
-        orgId: principal.org.id,
+        orgId: input.orgId,
         connectorId: connector.id,
         connectorName: connector.displayName,
         trigger: "manual",
-        requestedByUserId: principal.userId,
+        requestedByUserId: input.actor.userId,
       })
       .returning();
     if (!created) throw new Error("scan insert returned nothing");
-    return { scan: created, joined: false };
-  });
-  if (!joined) {
-    await recordAudit(db, {
-      orgId: principal.org.id,
+    await audit(tx, input, {
       action: "SCAN_TRIGGERED",
       target: connector.id,
-      userId: principal.userId,
-      userEmail: principal.userEmail,
-      metadata: { scanId: scan.id },
+      metadata: { scanId: created.id },
     });
-  }
+    return created;
+  });
   try {
     await deps.jobs.runAndWait<TScanResult>(
       SCAN_JOB,

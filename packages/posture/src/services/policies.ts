@@ -3,13 +3,13 @@ import {
   organizations,
   preventionRules,
   securityPolicies,
+  SEVERITY_RANK,
   type Db,
   type TRuleMatch,
   type TSeverity,
 } from "@posture/db";
-import { notFound, recordAudit, type TPrincipal } from "@posture/platform";
+import { audit, firstOr404, iso, type TActor } from "@posture/platform";
 import { lockOrg } from "./locks";
-import { SEVERITY_RANK } from "./severity";
 
 // Every organization starts with these; ADMIN+ can change or remove them over the API.
 const DEFAULT_POLICIES: Array<{ name: string; match: TRuleMatch }> = [
@@ -38,7 +38,8 @@ export function matches(rule: TRuleMatch, f: TMatchable): boolean {
  * Creates the default set the first time an organization needs it, and never again: rules an
  * administrator deleted stay deleted. Concurrent first scans serialise on the organization lock.
  */
-export async function ensureDefaultRules(db: Db, orgId: string): Promise<void> {
+export async function ensureDefaultRules(db: Db, input: { orgId: string }): Promise<void> {
+  const { orgId } = input;
   await db.transaction(async (tx) => {
     await tx.execute(lockOrg(orgId, "default-rules"));
     const [org] = await tx
@@ -54,7 +55,7 @@ export async function ensureDefaultRules(db: Db, orgId: string): Promise<void> {
   });
 }
 
-type TKind = "policy" | "prevention";
+export type TKind = "policy" | "prevention";
 const tableOf = (kind: TKind) => (kind === "policy" ? securityPolicies : preventionRules);
 
 export type TRuleView = {
@@ -80,64 +81,51 @@ function toView(r: {
     match: r.match,
     enabled: r.enabled,
     ...(r.action ? { action: r.action } : {}),
-    createdAt: r.createdAt.toISOString(),
+    createdAt: iso(r.createdAt),
   };
 }
 
-export async function listRules(db: Db, kind: TKind, orgId: string): Promise<TRuleView[]> {
-  const table = tableOf(kind);
+export async function listRules(db: Db, input: { orgId: string; kind: TKind }): Promise<TRuleView[]> {
+  const table = tableOf(input.kind);
   const rows = await db
     .select()
     .from(table)
-    .where(eq(table.orgId, orgId))
+    .where(eq(table.orgId, input.orgId))
     .orderBy(asc(table.createdAt), asc(table.id));
   return rows.map(toView);
 }
 
 export type TRuleInput = { name: string; match: TRuleMatch; enabled?: boolean; action?: "ALERT_ONLY" };
 
-async function audit(db: Db, principal: TPrincipal, target: string, change: string) {
-  await recordAudit(db, {
-    orgId: principal.org.id,
-    action: "POLICY_CHANGED",
-    target,
-    userId: principal.userId,
-    userEmail: principal.userEmail,
-    metadata: { change },
-  });
-}
+type TRuleScope = { orgId: string; actor: TActor; kind: TKind };
 
-export async function createRule(
-  db: Db,
-  kind: TKind,
-  principal: TPrincipal,
-  input: TRuleInput,
-): Promise<TRuleView> {
-  const values = {
-    orgId: principal.org.id,
-    name: input.name,
-    match: input.match,
-    enabled: input.enabled ?? true,
-  };
-  const [row] =
-    kind === "policy"
-      ? await db.insert(securityPolicies).values(values).returning()
-      : await db
-          .insert(preventionRules)
-          .values({ ...values, action: input.action ?? "ALERT_ONLY" })
-          .returning();
-  if (!row) throw new Error("rule insert returned nothing");
-  await audit(db, principal, row.id, "created");
-  return toView(row);
+const noun = (kind: TKind) => (kind === "policy" ? "Policy" : "Prevention rule");
+
+// Every change and its audit entry commit together or not at all.
+const audited = (tx: Db, scope: TRuleScope, target: string, change: string) =>
+  audit(tx, scope, { action: "POLICY_CHANGED", target, metadata: { change, kind: scope.kind } });
+
+export async function createRule(db: Db, input: TRuleScope & TRuleInput): Promise<TRuleView> {
+  const values = { orgId: input.orgId, name: input.name, match: input.match, enabled: input.enabled ?? true };
+  return db.transaction(async (tx) => {
+    const [row] =
+      input.kind === "policy"
+        ? await tx.insert(securityPolicies).values(values).returning()
+        : await tx
+            .insert(preventionRules)
+            .values({ ...values, action: input.action ?? "ALERT_ONLY" })
+            .returning();
+    if (!row) throw new Error("rule insert returned nothing");
+    await audited(tx, input, row.id, "created");
+    return toView(row);
+  });
 }
 
 export async function updateRule(
   db: Db,
-  kind: TKind,
-  principal: TPrincipal,
-  id: string,
-  patch: Partial<TRuleInput>,
+  input: TRuleScope & { id: string; patch: Partial<TRuleInput> },
 ): Promise<TRuleView> {
+  const { kind, patch } = input;
   const table = tableOf(kind);
   const set = {
     ...(patch.name !== undefined ? { name: patch.name } : {}),
@@ -145,21 +133,29 @@ export async function updateRule(
     ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
     ...(kind === "prevention" && patch.action !== undefined ? { action: patch.action } : {}),
   };
-  const where = and(eq(table.orgId, principal.org.id), eq(table.id, id));
-  const [row] = Object.keys(set).length
-    ? await db.update(table).set(set).where(where).returning()
-    : await db.select().from(table).where(where).limit(1);
-  if (!row) throw notFound(kind === "policy" ? "Policy" : "Prevention rule");
-  await audit(db, principal, id, "updated");
-  return toView(row);
+  const where = and(eq(table.orgId, input.orgId), eq(table.id, input.id));
+  return db.transaction(async (tx) => {
+    const row = firstOr404(
+      Object.keys(set).length
+        ? await tx.update(table).set(set).where(where).returning()
+        : await tx.select().from(table).where(where).limit(1),
+      noun(kind),
+    );
+    await audited(tx, input, input.id, "updated");
+    return toView(row);
+  });
 }
 
-export async function deleteRule(db: Db, kind: TKind, principal: TPrincipal, id: string): Promise<void> {
-  const table = tableOf(kind);
-  const deleted = await db
-    .delete(table)
-    .where(and(eq(table.orgId, principal.org.id), eq(table.id, id)))
-    .returning({ id: table.id });
-  if (deleted.length === 0) throw notFound(kind === "policy" ? "Policy" : "Prevention rule");
-  await audit(db, principal, id, "deleted");
+export async function deleteRule(db: Db, input: TRuleScope & { id: string }): Promise<void> {
+  const table = tableOf(input.kind);
+  await db.transaction(async (tx) => {
+    firstOr404(
+      await tx
+        .delete(table)
+        .where(and(eq(table.orgId, input.orgId), eq(table.id, input.id)))
+        .returning({ id: table.id }),
+      noun(input.kind),
+    );
+    await audited(tx, input, input.id, "deleted");
+  });
 }

@@ -1,9 +1,10 @@
 import { and, asc, eq, isNotNull } from "drizzle-orm";
 import { findings, scans, type Db } from "@posture/db";
+import { iso } from "@posture/platform";
 import { scorePosture } from "../engine";
 
 /** The organization's posture from all its open findings, across connectors. */
-export async function computeOrgPosture(db: Db, orgId: string) {
+export async function computeOrgPosture(db: Db, input: { orgId: string }) {
   const open = await db
     .select({
       id: findings.id,
@@ -13,19 +14,19 @@ export async function computeOrgPosture(db: Db, orgId: string) {
       title: findings.title,
     })
     .from(findings)
-    .where(and(eq(findings.orgId, orgId), eq(findings.status, "OPEN")));
+    .where(and(eq(findings.orgId, input.orgId), eq(findings.status, "OPEN")));
   return scorePosture(open);
 }
 
 /** One point per completed scan, oldest first. */
 export async function getPostureHistory(
   db: Db,
-  orgId: string,
+  input: { orgId: string },
 ): Promise<Array<{ score: number; at: string }>> {
   const rows = await db
     .select({ score: scans.postureScore, at: scans.completedAt })
     .from(scans)
-    .where(and(eq(scans.orgId, orgId), eq(scans.status, "COMPLETE"), isNotNull(scans.postureScore)))
+    .where(and(eq(scans.orgId, input.orgId), eq(scans.status, "COMPLETE"), isNotNull(scans.postureScore)))
     .orderBy(asc(scans.completedAt), asc(scans.id));
-  return rows.flatMap((r) => (r.score !== null && r.at ? [{ score: r.score, at: r.at.toISOString() }] : []));
+  return rows.flatMap((r) => (r.score !== null && r.at ? [{ score: r.score, at: iso(r.at) }] : []));
 }

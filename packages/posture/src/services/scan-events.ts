@@ -1,16 +1,15 @@
 import { and, eq, sql } from "drizzle-orm";
 import {
+  mostSevere,
   preventionRules,
   securityPolicies,
   webhookSubscriptions,
   type Db,
   type TSeverity,
 } from "@posture/db";
-import type { TJobQueue } from "@posture/platform";
-import { emitEvent, type TEventData, type TEventType } from "@posture/webhooks";
+import { recordEvent, type TEventData, type TEventType } from "@posture/webhooks";
 import { matches } from "./policies";
 import type { TFindingRef, TPersistResult } from "./scan-persist";
-import { maxSeverity } from "./severity";
 
 export type TScanEventInput = {
   orgId: string;
@@ -42,14 +41,20 @@ function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
   return out;
 }
 
-/** The spec's six events for one completed scan, emitted after its transaction committed. */
-export async function emitScanEvents(db: Db, jobs: TJobQueue, input: TScanEventInput): Promise<void> {
+/**
+ * The spec's six events for one completed scan, recorded in the scan's own transaction (`db` is
+ * that transaction): they commit with its results or not at all. Returns the deliveries to
+ * dispatch once it has committed.
+ */
+export async function recordScanEvents(db: Db, input: TScanEventInput): Promise<string[]> {
+  const deliveryIds: string[] = [];
   const types = await subscribedTypes(db, input.orgId);
-  if (types.size === 0) return;
+  if (types.size === 0) return deliveryIds;
   const base = input.publicUrl.replace(/\/$/, "");
   const { result } = input;
-  const emit = <T extends TEventType>(type: T, data: TEventData<T>) =>
-    emitEvent(db, jobs, { orgId: input.orgId, type, data });
+  const emit = async <T extends TEventType>(type: T, data: TEventData<T>) => {
+    deliveryIds.push(...(await recordEvent(db, { orgId: input.orgId, type, data })).deliveryIds);
+  };
 
   if (types.has("scan.completed")) {
     await emit("scan.completed", {
@@ -77,7 +82,7 @@ export async function emitScanEvents(db: Db, jobs: TJobQueue, input: TScanEventI
       await emit("finding.resolved", { findingId: f.id, title: f.title, link: findingLink(base, f.id) });
     }
   }
-  if (result.newFindings.length === 0) return;
+  if (result.newFindings.length === 0) return deliveryIds;
 
   const matched = <R extends { match: Parameters<typeof matches>[0] }>(rules: R[]) =>
     rules.flatMap((r) => {
@@ -118,6 +123,7 @@ export async function emitScanEvents(db: Db, jobs: TJobQueue, input: TScanEventI
       });
     }
   }
+  return deliveryIds;
 }
 
-const severityOf = (hits: TFindingRef[]): TSeverity => maxSeverity(hits.map((h) => h.severity));
+const severityOf = (hits: TFindingRef[]): TSeverity => mostSevere(hits.map((h) => h.severity));

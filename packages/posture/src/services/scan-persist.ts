@@ -1,12 +1,22 @@
 import { and, eq, inArray, notInArray, sql } from "drizzle-orm";
-import { connectors, findings, oauthGrants, scans, type Db, type TSeverity } from "@posture/db";
+import {
+  allowLongStatements,
+  connectors,
+  findings,
+  oauthGrants,
+  scans,
+  SEVERITY_RANK,
+  type Db,
+  type TSeverity,
+} from "@posture/db";
 import type { TAppGrant } from "@posture/connectors";
 import type { TDetectedFinding } from "../engine";
 import { lockOrg } from "./locks";
 import { computeOrgPosture } from "./posture";
-import { SEVERITY_RANK } from "./severity";
 
 const CHUNK = 1_000;
+/** The persisting transaction's own statement bound (requests get DB_STATEMENT_TIMEOUT_MS). */
+const SCAN_STATEMENT_TIMEOUT_MS = 120_000;
 
 function* chunks<T>(items: T[], size = CHUNK): Generator<T[]> {
   for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
@@ -20,6 +30,8 @@ export type TPersistInput = {
   grants: TAppGrant[];
   resourceCount: number;
   now: Date;
+  /** Runs in the scan's transaction once its results are written (the event outbox). */
+  withinTransaction?: (tx: Db, result: TPersistResult) => Promise<void>;
 };
 
 export type TFindingRef = {
@@ -46,6 +58,8 @@ export type TPersistResult = {
  */
 export async function persistScan(db: Db, input: TPersistInput): Promise<TPersistResult | null> {
   return db.transaction(async (tx) => {
+    // A large tenant's scan writes tens of thousands of rows: past the per-request statement bound.
+    await tx.execute(allowLongStatements(SCAN_STATEMENT_TIMEOUT_MS));
     await tx.execute(lockOrg(input.orgId, "findings"));
     // Another attempt of the same job may have finished while this one read the source.
     const [current] = await tx.select({ status: scans.status }).from(scans).where(eq(scans.id, input.scanId));
@@ -156,7 +170,7 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
       })
       .where(eq(connectors.id, input.connector.id));
 
-    const posture = await computeOrgPosture(tx as unknown as Db, input.orgId);
+    const posture = await computeOrgPosture(tx as unknown as Db, { orgId: input.orgId });
     await tx
       .update(scans)
       .set({
@@ -171,12 +185,14 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
       })
       .where(eq(scans.id, input.scanId));
 
-    return {
+    const result: TPersistResult = {
       newFindings,
       resolvedFindings: resolved.map((f) => refOf(f.id, f)),
       findingsTotal,
       postureScore: posture.score,
     };
+    await input.withinTransaction?.(tx, result);
+    return result;
   });
 }
 
@@ -210,6 +226,7 @@ async function replaceGrants(db: Db, input: TPersistInput): Promise<void> {
           orgId: input.orgId,
           connectorId: input.connector.id,
           externalId: g.id,
+          clientId: g.clientId,
           label: g.label,
           kind: g.kind,
           publisher: g.publisher,
@@ -223,6 +240,7 @@ async function replaceGrants(db: Db, input: TPersistInput): Promise<void> {
         target: [oauthGrants.connectorId, oauthGrants.externalId],
         set: {
           label: sql`excluded.label`,
+          clientId: sql`excluded.client_id`,
           scopes: sql`excluded.scopes`,
           isKnownPublisher: sql`excluded.is_known_publisher`,
         },

@@ -5,11 +5,17 @@ import {
   SourceAuthError,
   type TAppGrant,
   type TSourceAdapter,
+  type TWorkspace,
 } from "@posture/connectors";
 import { AppError, decryptSecret, type TJobQueue, type TLogger, type TRuntime } from "@posture/platform";
+import { openWorkspaceSnapshot, type TWorkspaceSink } from "@posture/workspace";
+import { ingestScanActivity } from "@posture/ueba";
 import { createRuleEngine } from "../engine";
 import { ensureDefaultRules } from "./policies";
-import { emitScanEvents } from "./scan-events";
+import { dispatchDeliveries } from "@posture/webhooks";
+import { recordScanEvents } from "./scan-events";
+import { lockOrg } from "./locks";
+import { scheduledScanAllowed } from "./scan-allowance";
 import { persistScan } from "./scan-persist";
 
 export const SCAN_JOB = "scan.run";
@@ -87,28 +93,45 @@ const YIELD_EVERY = 2_000;
  * generate synchronously, so the loop yields to the event loop now and then: a 100k-file scan
  * must not stall HTTP (embedded mode) or the worker's lock renewal.
  */
-async function readSource(adapter: TSourceAdapter, trusted: string[], now: Date): Promise<TReadOutcome> {
+async function readSource(
+  adapter: TSourceAdapter,
+  trusted: string[],
+  now: Date,
+  openStore: (ws: TWorkspace) => Promise<TWorkspaceSink>,
+): Promise<TReadOutcome> {
   const ws = await adapter.workspace();
   const engine = createRuleEngine({ internalDomains: ws.internalDomains, trustedDomains: trusted, now });
+  // The same single pass also fills the resource store (inventory, sharing, graph).
+  const store = await openStore(ws);
   let resourceCount = 0;
   const grants: TAppGrant[] = [];
-  for await (const u of adapter.users()) {
-    engine.addUser(u);
-    if (++resourceCount % YIELD_EVERY === 0) await new Promise(setImmediate);
+  try {
+    for await (const u of adapter.users()) {
+      engine.addUser(u);
+      await store.user(u);
+      if (++resourceCount % YIELD_EVERY === 0) await new Promise(setImmediate);
+    }
+    for await (const f of adapter.files()) {
+      engine.addFile(f);
+      await store.file(f);
+      if (++resourceCount % YIELD_EVERY === 0) await new Promise(setImmediate);
+    }
+    for await (const d of adapter.sharedDrives()) {
+      engine.addSharedDrive(d);
+      await store.drive(d);
+      if (++resourceCount % YIELD_EVERY === 0) await new Promise(setImmediate);
+    }
+    for await (const g of adapter.appGrants()) {
+      engine.addAppGrant(g);
+      await store.grant(g);
+      grants.push(g);
+      if (++resourceCount % YIELD_EVERY === 0) await new Promise(setImmediate);
+    }
+  } catch (err) {
+    await store.abort();
+    throw err;
   }
-  for await (const f of adapter.files()) {
-    engine.addFile(f);
-    if (++resourceCount % YIELD_EVERY === 0) await new Promise(setImmediate);
-  }
-  for await (const d of adapter.sharedDrives()) {
-    engine.addSharedDrive(d);
-    if (++resourceCount % YIELD_EVERY === 0) await new Promise(setImmediate);
-  }
-  for await (const g of adapter.appGrants()) {
-    engine.addAppGrant(g);
-    grants.push(g);
-    if (++resourceCount % YIELD_EVERY === 0) await new Promise(setImmediate);
-  }
+  await store.commit();
   return { resourceCount, grants, detected: engine.findings() };
 }
 
@@ -130,7 +153,7 @@ export async function runScanJob(deps: TScanDeps, scanId: string, attempt: numbe
   }
   const now = new Date();
   await db.update(scans).set({ status: "RUNNING", startedAt: now }).where(eq(scans.id, scanId));
-  await ensureDefaultRules(db, connector.orgId);
+  await ensureDefaultRules(db, { orgId: connector.orgId });
   const trusted = (
     await db
       .select({ domain: trustedDomains.domain })
@@ -139,8 +162,12 @@ export async function runScanJob(deps: TScanDeps, scanId: string, attempt: numbe
   ).map((t) => t.domain);
 
   let read: TReadOutcome;
+  let adapter: TSourceAdapter;
   try {
-    read = await readSource((deps.adapterFor ?? defaultAdapterFor)(connector, deps.runtime), trusted, now);
+    adapter = (deps.adapterFor ?? defaultAdapterFor)(connector, deps.runtime);
+    read = await readSource(adapter, trusted, now, (workspace) =>
+      openWorkspaceSnapshot(db, { orgId: connector.orgId, connectorId: connector.id, scanId, now, workspace }),
+    );
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const authFailure =
@@ -157,6 +184,7 @@ export async function runScanJob(deps: TScanDeps, scanId: string, attempt: numbe
     return failed ? toScanResult(failed) : { ...toScanResult(scan), status: "FAILED" };
   }
 
+  let outbox: string[] = [];
   const persisted = await persistScan(db, {
     scanId,
     orgId: connector.orgId,
@@ -165,20 +193,28 @@ export async function runScanJob(deps: TScanDeps, scanId: string, attempt: numbe
     grants: read.grants,
     resourceCount: read.resourceCount,
     now,
-  });
-  if (persisted) {
-    try {
-      await emitScanEvents(db, deps.jobs, {
+    // Transactional outbox: the scan's events commit with its results…
+    withinTransaction: async (tx, result) => {
+      outbox = await recordScanEvents(tx, {
         orgId: connector.orgId,
         scanId,
         connector: { id: connector.id, displayName: connector.displayName },
-        result: persisted,
+        result,
         publicUrl: deps.runtime.publicUrl,
       });
-    } catch (err) {
-      // The scan's results are committed; a failure to announce them must not fail (and re-run) it.
-      deps.log.error({ err, scanId }, "emitting scan events failed");
-    }
+    },
+  });
+  if (persisted) {
+    // …and are dispatched after the commit; what a crash here leaves undispatched, the webhook sweep sends.
+    await dispatchDeliveries(deps.jobs, outbox);
+    // Behaviour analytics: the source's activity since the last scan, then a recomputation.
+    await ingestScanActivity(deps, {
+      orgId: connector.orgId,
+      connectorId: connector.id,
+      scanId,
+      activity: (since) => adapter.activity(since),
+      now,
+    });
   }
   const [done] = await db.select().from(scans).where(eq(scans.id, scanId));
   if (!done) throw new Error("scan vanished");
@@ -198,11 +234,15 @@ export async function sweepDueScans(deps: TScanDeps, now = new Date()): Promise<
   const day = now.toISOString().slice(0, 10).replace(/-/g, "");
   for (const c of due) {
     const id = `scn_daily_${c.id}_${day}`;
-    const inserted = await deps.db
-      .insert(scans)
-      .values({ id, orgId: c.orgId, connectorId: c.id, connectorName: c.displayName, trigger: "scheduled" })
-      .onConflictDoNothing()
-      .returning({ id: scans.id });
+    const inserted = await deps.db.transaction(async (tx) => {
+      await tx.execute(lockOrg(c.orgId, "scans"));
+      if (!(await scheduledScanAllowed(tx, c.orgId, now))) return [];
+      return tx
+        .insert(scans)
+        .values({ id, orgId: c.orgId, connectorId: c.id, connectorName: c.displayName, trigger: "scheduled" })
+        .onConflictDoNothing()
+        .returning({ id: scans.id });
+    });
     if (inserted.length === 0) continue;
     await deps.jobs.enqueue(SCAN_JOB, { scanId: id }, { jobId: id });
     queued++;

@@ -2,14 +2,17 @@ import { and, eq } from "drizzle-orm";
 import { ticketingIntegrations, tickets, type Db } from "@posture/db";
 import {
   AppError,
+  audit,
+  createGuardedFetch,
   decryptSecret,
   encryptSecret,
-  recordAudit,
-  type TPrincipal,
+  iso,
+  TargetRefusedError,
+  vetTarget,
+  type TActor,
   type TRuntime,
 } from "@posture/platform";
 import { createTicket, type TTicket, type TTicketingConfig } from "@posture/ticketing";
-import { TargetRefusedError, vetTarget } from "@posture/webhooks";
 import { getFinding } from "./findings";
 
 // A claim is the ticket row itself, written before the tracker is called: the unique index on
@@ -49,15 +52,16 @@ function isUniqueViolation(err: unknown): boolean {
   return e.code === "23505" || e.cause?.code === "23505";
 }
 
+export type TTicketDeps = { runtime: TRuntime; fetch?: typeof fetch };
+
 export async function createTicketForFinding(
   db: Db,
-  runtime: TRuntime,
-  principal: TPrincipal,
-  findingId: string,
-  opts: { fetch?: typeof fetch } = {},
+  input: { orgId: string; actor: TActor; findingId: string },
+  deps: TTicketDeps,
 ): Promise<TTicket> {
-  const orgId = principal.org.id;
-  const finding = await getFinding(db, orgId, findingId);
+  const { orgId } = input;
+  const { runtime } = deps;
+  const finding = await getFinding(db, { orgId, id: input.findingId });
   const [integration] = await db
     .select()
     .from(ticketingIntegrations)
@@ -77,9 +81,14 @@ export async function createTicketForFinding(
     project: integration.project,
     token: decryptSecret(runtime.encryptionKey, integration.tokenEnc),
   };
+  // Every call resolves the tracker's name, refuses private addresses and connects to the very
+  // address it checked: a name that rebinds after it was saved reaches nothing internal.
+  const guardedFetch = createGuardedFetch({
+    allowPrivateTargets: runtime.webhookAllowPrivateTargets,
+    resolve: runtime.outboundResolver,
+  });
   let ticket: TTicket;
   try {
-    await assertReachable(runtime, config.baseUrl);
     // Upstream first: if the tracker fails, the claim is released, nothing is recorded, and the
     // caller may simply retry.
     ticket = await createTicket(
@@ -90,40 +99,43 @@ export async function createTicketForFinding(
         severity: finding.severity,
         resourceName: finding.resourceName,
         connectorType: finding.connectorType,
-        detectedAt: finding.detectedAt.toISOString(),
+        detectedAt: iso(finding.detectedAt),
         link: `${runtime.publicUrl.replace(/\/$/, "")}/findings/${finding.id}`,
         details: finding.details,
       },
-      opts.fetch ? { fetch: opts.fetch } : {},
+      { fetch: deps.fetch ?? guardedFetch },
     );
   } catch (err) {
     await releaseClaim(db, claim);
     throw err;
   }
-  await db
-    .update(tickets)
-    .set({
-      provider: integration.provider,
-      externalId: ticket.externalId,
-      url: ticket.url,
-      status: ticket.status,
-    })
-    .where(eq(tickets.id, claim));
-  await recordAudit(db, {
-    orgId,
-    action: "TICKET_CREATED",
-    target: finding.id,
-    userId: principal.userId,
-    userEmail: principal.userEmail,
-    metadata: { provider: ticket.provider, externalId: ticket.externalId },
+  // The claim becomes the ticket, and its audit entry, in one transaction.
+  await db.transaction(async (tx) => {
+    await tx
+      .update(tickets)
+      .set({
+        provider: integration.provider,
+        externalId: ticket.externalId,
+        url: ticket.url,
+        status: ticket.status,
+      })
+      .where(eq(tickets.id, claim));
+    await audit(tx, input, {
+      action: "TICKET_CREATED",
+      target: finding.id,
+      metadata: { provider: ticket.provider, externalId: ticket.externalId },
+    });
   });
   return ticket;
 }
 
-/** Tenant-supplied URLs must not reach into our own network (SSRF); vetted when saved and before each use. */
+/** Tenant-supplied URLs must not reach into our own network (SSRF): vetted when saved, and pinned at each use. */
 async function assertReachable(runtime: TRuntime, baseUrl: string): Promise<void> {
   try {
-    await vetTarget(baseUrl, { allowPrivateTargets: runtime.webhookAllowPrivateTargets });
+    await vetTarget(baseUrl, {
+      allowPrivateTargets: runtime.webhookAllowPrivateTargets,
+      resolve: runtime.outboundResolver,
+    });
   } catch (err) {
     if (err instanceof TargetRefusedError) {
       throw new AppError("invalid_input", err.message, {
@@ -136,36 +148,34 @@ async function assertReachable(runtime: TRuntime, baseUrl: string): Promise<void
 
 export async function configureTicketing(
   db: Db,
+  input: { orgId: string; actor: TActor } & TTicketingConfig,
   runtime: TRuntime,
-  principal: TPrincipal,
-  input: TTicketingConfig,
 ) {
   await assertReachable(runtime, input.baseUrl);
   const values = {
-    orgId: principal.org.id,
+    orgId: input.orgId,
     provider: input.provider,
     baseUrl: input.baseUrl,
     project: input.project,
     tokenEnc: encryptSecret(runtime.encryptionKey, input.token),
     updatedAt: new Date(),
   };
-  await db
-    .insert(ticketingIntegrations)
-    .values(values)
-    .onConflictDoUpdate({ target: ticketingIntegrations.orgId, set: values });
-  await recordAudit(db, {
-    orgId: principal.org.id,
-    action: "TICKETING_CONFIGURED",
-    target: input.provider,
-    userId: principal.userId,
-    userEmail: principal.userEmail,
-    metadata: { baseUrl: input.baseUrl, project: input.project },
+  await db.transaction(async (tx) => {
+    await tx
+      .insert(ticketingIntegrations)
+      .values(values)
+      .onConflictDoUpdate({ target: ticketingIntegrations.orgId, set: values });
+    await audit(tx, input, {
+      action: "TICKETING_CONFIGURED",
+      target: input.provider,
+      metadata: { baseUrl: input.baseUrl, project: input.project },
+    });
   });
   return {
     provider: input.provider,
     baseUrl: input.baseUrl,
     project: input.project,
     configured: true as const,
-    updatedAt: values.updatedAt.toISOString(),
+    updatedAt: iso(values.updatedAt),
   };
 }

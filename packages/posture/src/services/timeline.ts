@@ -1,10 +1,10 @@
 import { sql, type SQL } from "drizzle-orm";
 import { queryRows, type Db, type TSeverity } from "@posture/db";
-import { decodeCursor, encodeCursor, type TCursor } from "@posture/platform";
+import { cursorPage, decodeCursor, encodeCursor, iso, type TCursor } from "@posture/platform";
 
 export type TTimelineItem = {
   id: string;
-  kind: "finding" | "scan" | "audit" | "oauth_grant";
+  kind: "finding" | "scan" | "audit" | "oauth_grant" | "anomaly";
   severity: TSeverity;
   title: string;
   at: string;
@@ -38,7 +38,14 @@ type TRow = {
  */
 export async function listTimeline(
   db: Db,
-  q: { orgId: string; limit: number; before?: string | undefined; significant: boolean },
+  q: {
+    orgId: string;
+    limit: number;
+    before?: string | undefined;
+    significant: boolean;
+    /** Audit entries (actions, targets, e-mails) only for readers of the audit log: ADMIN+. */
+    includeAudit: boolean;
+  },
 ) {
   const cursor: TCursor | null = q.before ? decodeCursor(q.before) : null;
   const n = q.limit + 1;
@@ -64,16 +71,25 @@ export async function listTimeline(
         completed_at from scans
       where org_id = ${q.orgId} and status = 'COMPLETE' ${sig ? sql`and findings_new > 0` : sql``} ${older(sql`completed_at`, sql`id`)}
       order by completed_at desc, id desc limit ${n})
-    union all
+    ${
+      q.includeAudit
+        ? sql`union all
     (select id, 'audit', case when action in (${significantAudit}) then 'MEDIUM' else 'LOW' end,
         action || ' ' || target || ' by ' || user_email, created_at from audit_log
       where org_id = ${q.orgId} ${sig ? sql`and action in (${significantAudit})` : sql``} ${older(sql`created_at`, sql`id`)}
-      order by created_at desc, id desc limit ${n})
+      order by created_at desc, id desc limit ${n})`
+        : sql``
+    }
     union all
     (select id, 'oauth_grant', case when not is_known_publisher then 'HIGH' else 'LOW' end,
         label || ' granted to ' || user_email, granted_at from oauth_grants
       where org_id = ${q.orgId} ${sig ? sql`and not is_known_publisher` : sql``} ${older(sql`granted_at`, sql`id`)}
       order by granted_at desc, id desc limit ${n})
+    union all
+    (select id, 'anomaly', severity,
+        initcap(replace(type, '_', ' ')) || ' by ' || principal, at from anomalies
+      where org_id = ${q.orgId} ${sig ? sql`and severity in ('CRITICAL','HIGH')` : sql``} ${older(sql`at`, sql`id`)}
+      order by at desc, id desc limit ${n})
     ) u
     order by at desc, id desc
     limit ${n}`,
@@ -86,7 +102,7 @@ export async function listTimeline(
     kind: r.kind,
     severity: r.severity,
     title: r.title,
-    at: new Date(r.at).toISOString(),
+    at: iso(new Date(r.at)),
   }));
-  return { items, nextCursor };
+  return cursorPage(items, nextCursor);
 }

@@ -38,7 +38,7 @@ describe("createTicket on GitHub Issues", () => {
     expect(req?.headers.accept).toBe("application/vnd.github+json");
     expect(req?.headers["x-github-api-version"]).toBe("2022-11-28");
     expect(req?.headers["user-agent"]).toMatch(/\S/);
-    const body = req?.body as { title: string; body: string };
+    const body = req?.json as { title: string; body: string };
     expect(body.title).toBe("[CRITICAL] Public link on 'Payroll.xlsx'");
     expect(body.body).toContain("`Payroll.xlsx`");
     expect(body.body).toContain("`google_workspace`");

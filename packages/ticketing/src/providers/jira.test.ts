@@ -36,7 +36,7 @@ describe("createTicket on Jira Cloud", () => {
     expect(create?.path).toBe("/rest/api/3/issue");
     const basic = Buffer.from(`${fake.email}:${fake.apiToken}`).toString("base64");
     expect(create?.headers.authorization).toBe(`Basic ${basic}`);
-    expect(create?.body).toMatchObject({
+    expect(create?.json).toMatchObject({
       fields: {
         project: { key: "SEC" },
         issuetype: { name: "Task" },
@@ -44,7 +44,7 @@ describe("createTicket on Jira Cloud", () => {
         labels: ["security-posture", "severity-high"],
       },
     });
-    const description = (create?.body as { fields: { description: unknown } }).fields.description;
+    const description = (create?.json as { fields: { description: unknown } }).fields.description;
     expect(isValidAdf(description)).toBe(true);
     const text = JSON.stringify(description);
     for (const fact of ["HIGH", "Payroll.xlsx", "google_workspace", "2025-03-14T09:26:53.000Z"]) {
@@ -76,7 +76,7 @@ describe("createTicket on Jira Cloud", () => {
   it("uses the configured issue type", async () => {
     fake = await startFakeJira();
     await createTicket(jiraConfig(fake), sampleFinding(), { jiraIssueType: "Bug" });
-    expect(fake.requests[0]?.body).toMatchObject({ fields: { issuetype: { name: "Bug" } } });
+    expect(fake.requests[0]?.json).toMatchObject({ fields: { issuetype: { name: "Bug" } } });
   });
 
   it("falls back to 'To Do' when the status cannot be read after the issue was created", async () => {

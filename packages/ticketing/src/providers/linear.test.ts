@@ -33,7 +33,7 @@ describe("createTicket on Linear", () => {
     expect(req?.method).toBe("POST");
     expect(req?.path).toBe("/graphql");
     expect(req?.headers.authorization).toBe(fake.apiKey);
-    const body = req?.body as TGraphqlBody;
+    const body = req?.json as TGraphqlBody;
     expect(body.query).toMatch(/^mutation IssueCreate\(\$input: IssueCreateInput!\)/);
     expect(body.query).toContain("issueCreate(input: $input)");
     expect(body.variables.input).toMatchObject({
@@ -52,7 +52,7 @@ describe("createTicket on Linear", () => {
 
     expect(ticket.externalId).toBe("OPS-1");
     expect(fake.requests).toHaveLength(2);
-    const [lookup, create] = fake.requests.map((r) => r.body as TGraphqlBody);
+    const [lookup, create] = fake.requests.map((r) => r.json as TGraphqlBody);
     expect(lookup?.query).toContain("teams(filter: { key: { eq: $key } })");
     expect(lookup?.variables).toEqual({ key: "OPS" });
     expect(create?.variables.input).toMatchObject({ teamId: "9a9a9a9a-1111-4222-8333-444455556666" });

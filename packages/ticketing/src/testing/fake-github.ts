@@ -47,7 +47,7 @@ export async function startFakeGithub(options: TFakeGithubOptions = {}): Promise
     if (`${decodeURIComponent(match[1] ?? "")}/${decodeURIComponent(match[2] ?? "")}` !== repo) {
       return githubError(404, "Not Found");
     }
-    const body = isRecord(req.body) ? req.body : {};
+    const body = isRecord(req.json) ? req.json : {};
     if (typeof body.title !== "string" || body.title === "") {
       return githubError(422, "Validation Failed", {
         errors: [{ resource: "Issue", code: "missing_field", field: "title" }],

@@ -131,7 +131,7 @@ export async function startFakeJira(options: TFakeJiraOptions = {}): Promise<TFa
     }
     if (req.method === "POST" && req.path === "/rest/api/3/issue") {
       if (!header(req, "content-type")?.startsWith("application/json")) return { status: 415 };
-      const errors = validateCreate(req.body, projectKey, issueTypes);
+      const errors = validateCreate(req.json, projectKey, issueTypes);
       if (Object.keys(errors).length > 0) return jiraError(400, errors);
       nextId += 1;
       const issue = { id: String(nextId), key: `${projectKey}-${issues.size + 1}` };

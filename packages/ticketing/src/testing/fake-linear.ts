@@ -79,7 +79,7 @@ export async function startFakeLinear(options: TFakeLinearOptions = {}): Promise
     if (header(req, "authorization") !== apiKey) {
       return graphqlError(400, "Authentication required, not authenticated", "AUTHENTICATION_ERROR");
     }
-    const body = isRecord(req.body) ? req.body : {};
+    const body = isRecord(req.json) ? req.json : {};
     const query = typeof body.query === "string" ? body.query : "";
     const variables = isRecord(body.variables) ? body.variables : {};
     if (/^\s*mutation\b/.test(query) && query.includes("issueCreate(")) return issueCreate(variables);

@@ -1,4 +1,4 @@
-import type { TJobRegistry } from "@posture/jobs";
+import type { TJobModule, TJobRegistry } from "@posture/jobs";
 import { z } from "zod";
 import { DELIVER_JOB } from "../services/emit-event";
 import { deliverWebhook, type TDeliverDeps } from "./deliver";
@@ -25,3 +25,12 @@ export function webhookJobDefinitions(deps: TDeliverDeps): TJobRegistry {
     },
   };
 }
+
+// A delivery whose delayed job was lost (a crash between commit and enqueue) waits at most this long.
+const SWEEP_EVERY_MS = 5 * 60_000;
+
+/** The webhooks package's background work, for the apps to combine with the other modules. */
+export const webhookJobs: TJobModule<TDeliverDeps> = {
+  definitions: webhookJobDefinitions,
+  periodic: [{ name: SWEEP_JOB, schedulerId: "periodic-webhook-sweep", everyMs: SWEEP_EVERY_MS }],
+};

@@ -1,10 +1,18 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { events, webhookDeliveries, webhookSubscriptions, type Db } from "@posture/db";
-import { decryptSecret, type TJobQueue, type TLogger, type TRuntime } from "@posture/platform";
+import {
+  decryptSecret,
+  iso,
+  TargetRefusedError,
+  vetTarget,
+  type TJobQueue,
+  type TLogger,
+  type TResolver,
+  type TRuntime,
+} from "@posture/platform";
 import { DELIVER_JOB } from "../services/emit-event";
 import { DEFAULT_TIMEOUT_MS, sendWebhook, type TSendResult } from "../send";
 import { buildPayload, signedHeaders } from "../signing";
-import { TargetRefusedError, vetTarget, type TResolver } from "../ssrf";
 import { defaultBackoff, type TBackoff } from "./backoff";
 
 export type TDeliverDeps = {
@@ -97,7 +105,7 @@ async function attempt(
     // Vetted again on every attempt: what a name resolves to may have changed since creation.
     target = await vetTarget(d.url, {
       allowPrivateTargets: deps.runtime.webhookAllowPrivateTargets,
-      resolve: deps.resolve,
+      resolve: deps.resolve ?? deps.runtime.outboundResolver,
       timeoutMs,
     });
   } catch (err) {
@@ -192,7 +200,7 @@ export async function deliverWebhook(deps: TDeliverDeps, deliveryId: string): Pr
     await db.transaction(async (tx) => {
       await tx
         .update(webhookSubscriptions)
-        .set({ status: "disabled", disabledReason: `receiver answered 410 Gone at ${now.toISOString()}` })
+        .set({ status: "disabled", disabledReason: `receiver answered 410 Gone at ${iso(now)}` })
         .where(eq(webhookSubscriptions.id, d.subscriptionId));
       await tx
         .update(webhookDeliveries)

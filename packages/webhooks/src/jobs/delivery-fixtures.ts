@@ -4,10 +4,10 @@ import { afterAll, beforeAll } from "vitest";
 import { organizations, webhookDeliveries } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
 import { createInProcessQueue } from "@posture/jobs";
-import type { TEnqueueOptions, TJobQueue, TLogger, TRuntime } from "@posture/platform";
+import type { TActor, TEnqueueOptions, TJobQueue, TLogger, TRuntime } from "@posture/platform";
 import type { TEventType } from "../event-types";
 import { createSubscription } from "../services/subscriptions";
-import type { TResolver } from "../ssrf";
+import type { TResolver } from "@posture/platform";
 import { startReceiver, waitFor, type TReceiver } from "../testing";
 import type { TBackoff } from "./backoff";
 import { webhookJobDefinitions } from "./definitions";
@@ -15,7 +15,7 @@ import { webhookJobDefinitions } from "./definitions";
 // Shared set-up of the delivery integration tests: a database of the calling file's own,
 // real receivers on 127.0.0.1, and queues running the real handlers.
 export const silent: TLogger = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} };
-export const actor = { userId: "usr_test", userEmail: "admin@example.test" };
+export const actor: TActor = { kind: "session", userId: "usr_test", email: "admin@example.test" };
 export const violation = { ruleId: "rule-1", severity: "HIGH" as const, count: 3 };
 
 export function useDeliveryFixtures() {

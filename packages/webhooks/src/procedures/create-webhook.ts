@@ -1,4 +1,4 @@
-import { procedure } from "@posture/platform";
+import { procedure, scopeOf } from "@posture/platform";
 import { createSubscription } from "../services/subscriptions";
 import { createWebhookMeta, ZCreateWebhookInput, ZCreateWebhookOutput } from "./create-webhook.types";
 
@@ -9,15 +9,11 @@ export const createWebhook = procedure({ auth: "session", role: "ADMIN" })
   .mutation(({ ctx, input }) =>
     createSubscription(
       ctx.db,
-      {
-        orgId: ctx.principal.org.id,
-        url: input.url,
-        events: input.events,
-        actor: { userId: ctx.principal.userId, userEmail: ctx.principal.userEmail },
-      },
+      { ...scopeOf(ctx.principal), url: input.url, events: input.events },
       {
         encryptionKey: ctx.runtime.encryptionKey,
         allowPrivateTargets: ctx.runtime.webhookAllowPrivateTargets,
+        resolve: ctx.runtime.outboundResolver,
       },
     ),
   );

@@ -1,4 +1,4 @@
-import { procedure } from "@posture/platform";
+import { procedure, scopeOf } from "@posture/platform";
 import { deleteSubscription } from "../services/subscriptions";
 import { deleteWebhookMeta, ZDeleteWebhookInput, ZDeleteWebhookOutput } from "./delete-webhook.types";
 
@@ -7,9 +7,5 @@ export const deleteWebhook = procedure({ auth: "session", role: "ADMIN" })
   .input(ZDeleteWebhookInput)
   .output(ZDeleteWebhookOutput)
   .mutation(async ({ ctx, input }) =>
-    deleteSubscription(ctx.db, {
-      orgId: ctx.principal.org.id,
-      id: input.id,
-      actor: { userId: ctx.principal.userId, userEmail: ctx.principal.userEmail },
-    }),
+    deleteSubscription(ctx.db, { ...scopeOf(ctx.principal), id: input.id }),
   );

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { offsetInput, type TMeta } from "@posture/platform";
+import { offsetInput, type TMeta, ZOffsetMeta, ZTimestamp } from "@posture/platform";
 import { ZWebhookIdInput } from "./webhook.types";
 
 export const listWebhookDeliveriesMeta = {
@@ -25,14 +25,9 @@ export const ZDelivery = z.object({
   attempts: z.number().int(),
   lastStatusCode: z.number().int().nullable(),
   lastError: z.string().nullable(),
-  nextAttemptAt: z.date().nullable(),
-  deliveredAt: z.date().nullable(),
-  createdAt: z.date(),
+  nextAttemptAt: ZTimestamp.nullable(),
+  deliveredAt: ZTimestamp.nullable(),
+  createdAt: ZTimestamp,
 });
 
-export const ZListWebhookDeliveriesOutput = z.object({
-  rows: z.array(ZDelivery),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
-});
+export const ZListWebhookDeliveriesOutput = ZOffsetMeta.extend({ rows: z.array(ZDelivery) });

@@ -1,3 +1,4 @@
+import { ZTimestamp } from "@posture/platform";
 import { z } from "zod";
 
 /** A subscription as every endpoint shows it; the secret appears only in the creation response. */
@@ -8,7 +9,7 @@ export const ZWebhook = z.object({
   events: z.array(z.string()),
   status: z.enum(["active", "disabled"]),
   disabledReason: z.string().nullable(),
-  createdAt: z.date(),
+  createdAt: ZTimestamp,
 });
 
 export const ZWebhookIdInput = z.object({ id: z.string().min(1).max(100) });

@@ -1,5 +1,6 @@
 import { and, count, desc, eq } from "drizzle-orm";
 import { webhookDeliveries, type Db } from "@posture/db";
+import { iso, offsetPage } from "@posture/platform";
 import { assertSubscriptionInOrg } from "./subscriptions";
 
 /** The delivery log of one subscription, newest first. */
@@ -33,5 +34,11 @@ export async function listDeliveries(
       .offset(input.offset),
     db.select({ n: count() }).from(webhookDeliveries).where(where),
   ]);
-  return { rows, total: totals[0]?.n ?? 0, limit: input.limit, offset: input.offset };
+  const views = rows.map((r) => ({
+    ...r,
+    nextAttemptAt: iso(r.nextAttemptAt),
+    deliveredAt: iso(r.deliveredAt),
+    createdAt: iso(r.createdAt),
+  }));
+  return offsetPage(views, { total: totals[0]?.n ?? 0, limit: input.limit, offset: input.offset });
 }

@@ -8,52 +8,68 @@ export const DELIVER_JOB = "webhook.deliver";
 export type TEmitInput<T extends TEventType> = { orgId: string; type: T; data: TEventData<T> };
 
 /**
- * Records an event and queues one delivery per active subscription of the organization that
- * asked for its type. The data is validated against the spec's field list and stored as the
- * JSON text that will be signed, so retries send identical bytes.
+ * Records an event and one pending delivery per active subscription of the organization that
+ * asked for its type, in the caller's transaction: the deliveries are the outbox. Nothing is
+ * queued here; after the transaction commits, {@link dispatchDeliveries} queues them, and if that
+ * never happens (a crash, Redis away) the webhook sweep finds them overdue and queues them.
+ * The data is validated against the spec's field list and stored as the JSON text that will be
+ * signed, so retries send identical bytes.
  */
+export async function recordEvent<T extends TEventType>(
+  tx: Db,
+  input: TEmitInput<T>,
+): Promise<{ eventId: string; deliveryIds: string[] }> {
+  const data: unknown = EVENT_DATA_SCHEMAS[input.type].parse(input.data);
+  const dataJson = JSON.stringify(data);
+  const [event] = await tx
+    .insert(events)
+    .values({ orgId: input.orgId, type: input.type, data: dataJson })
+    .returning({ id: events.id, createdAt: events.createdAt });
+  if (!event) throw new Error("event insert returned no row");
+  const subs = await tx
+    .select({ id: webhookSubscriptions.id })
+    .from(webhookSubscriptions)
+    .where(
+      and(
+        eq(webhookSubscriptions.orgId, input.orgId),
+        eq(webhookSubscriptions.status, "active"),
+        arrayContains(webhookSubscriptions.events, [input.type]),
+      ),
+    );
+  if (subs.length === 0) return { eventId: event.id, deliveryIds: [] };
+  const rows = await tx
+    .insert(webhookDeliveries)
+    .values(
+      subs.map((s) => ({
+        orgId: input.orgId,
+        subscriptionId: s.id,
+        eventId: event.id,
+        event: input.type,
+        nextAttemptAt: event.createdAt,
+      })),
+    )
+    .returning({ id: webhookDeliveries.id });
+  return { eventId: event.id, deliveryIds: rows.map((r) => r.id) };
+}
+
+/**
+ * Queues recorded deliveries; call it after their transaction committed (a job must never run
+ * before its row is visible). The rows are durable, so a failed enqueue does not fail the
+ * caller: the sweep re-queues what was not dispatched.
+ */
+export async function dispatchDeliveries(jobs: TJobQueue, deliveryIds: string[]): Promise<void> {
+  await Promise.allSettled(
+    deliveryIds.map((deliveryId) => jobs.enqueue(DELIVER_JOB, { deliveryId }, { jobId: deliveryId })),
+  );
+}
+
+/** Records an event in a transaction of its own and dispatches its deliveries once committed. */
 export async function emitEvent<T extends TEventType>(
   db: Db,
   jobs: TJobQueue,
   input: TEmitInput<T>,
 ): Promise<{ eventId: string; deliveryIds: string[] }> {
-  const data: unknown = EVENT_DATA_SCHEMAS[input.type].parse(input.data);
-  const dataJson = JSON.stringify(data);
-  const { eventId, deliveryIds } = await db.transaction(async (tx) => {
-    const [event] = await tx
-      .insert(events)
-      .values({ orgId: input.orgId, type: input.type, data: dataJson })
-      .returning({ id: events.id, createdAt: events.createdAt });
-    if (!event) throw new Error("event insert returned no row");
-    const subs = await tx
-      .select({ id: webhookSubscriptions.id })
-      .from(webhookSubscriptions)
-      .where(
-        and(
-          eq(webhookSubscriptions.orgId, input.orgId),
-          eq(webhookSubscriptions.status, "active"),
-          arrayContains(webhookSubscriptions.events, [input.type]),
-        ),
-      );
-    if (subs.length === 0) return { eventId: event.id, deliveryIds: [] };
-    const rows = await tx
-      .insert(webhookDeliveries)
-      .values(
-        subs.map((s) => ({
-          orgId: input.orgId,
-          subscriptionId: s.id,
-          eventId: event.id,
-          event: input.type,
-          nextAttemptAt: event.createdAt,
-        })),
-      )
-      .returning({ id: webhookDeliveries.id });
-    return { eventId: event.id, deliveryIds: rows.map((r) => r.id) };
-  });
-  // After commit: a job must never run before its row is visible. The rows are durable, so a
-  // failed enqueue must not fail the emitter (a scan, say): the sweep job re-queues it.
-  await Promise.allSettled(
-    deliveryIds.map((deliveryId) => jobs.enqueue(DELIVER_JOB, { deliveryId }, { jobId: deliveryId })),
-  );
-  return { eventId, deliveryIds };
+  const recorded = await db.transaction((tx) => recordEvent(tx, input));
+  await dispatchDeliveries(jobs, recorded.deliveryIds);
+  return recorded;
 }

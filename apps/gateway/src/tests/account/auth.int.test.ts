@@ -1,4 +1,5 @@
-import { auditLog, memberships, sessions } from "@posture/db";
+import { legacyScryptHash } from "@posture/account";
+import { auditLog, memberships, sessions, users } from "@posture/db";
 import { sha256Hex, SESSION_COOKIE, SESSION_IDLE_MS } from "@posture/platform";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -65,6 +66,35 @@ describe("POST /api/auth/sign-in", () => {
     expect(wrong.body).toMatchObject({ error: "invalid_credentials" });
     expect(wrong.text).toBe(unknown.text);
     expect(sessionSetCookie(wrong)).toBeUndefined();
+  });
+
+  it("replaces an old scrypt hash with argon2id at the first successful sign-in, and only then", async () => {
+    const { user } = await account();
+    const legacy = await legacyScryptHash(user.password);
+    await gw.db.db.update(users).set({ passwordHash: legacy }).where(eq(users.id, user.id));
+    const storedHash = async () =>
+      (await gw.db.db.select({ h: users.passwordHash }).from(users).where(eq(users.id, user.id)))[0]?.h;
+
+    expect((await signIn(user.email, "wrong")).status).toBe(401);
+    expect(await storedHash()).toBe(legacy); // a failed attempt changes nothing
+    expect((await signIn(user.email, user.password)).status).toBe(200);
+    const upgraded = await storedHash();
+    expect(upgraded).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect((await signIn(user.email, user.password)).status).toBe(200);
+    expect(await storedHash()).toBe(upgraded); // current parameters: not rehashed again
+  });
+
+  it("survives a burst of concurrent sign-ins: every one answered, none a 5xx", async () => {
+    const { user } = await account();
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        signIn(user.email, i % 2 ? user.password : "wrong", { ip: freshIp() }),
+      ),
+    );
+    const statuses = results.map((r) => r.status);
+    // The per-email limit (10/min) answers most; the hashing that does run is bounded, never a 5xx.
+    expect(statuses.every((s) => s === 200 || s === 401 || s === 429)).toBe(true);
+    expect(statuses.filter((s) => s === 200 || s === 401).length).toBeGreaterThan(0);
   });
 
   it("signs a user with several memberships into the oldest", async () => {
@@ -175,6 +205,8 @@ describe("GET /api/auth/session", () => {
       .update(sessions)
       .set({ expiresAt: new Date(Date.now() - 1000), lastSeenAt: new Date() })
       .where(eq(sessions.id, row.id));
+    // Out-of-band SQL: the gateways' credential caches learn of it when it is published.
+    await gw.publishCredentialChanges(row.orgId);
     expect(await req("GET", "/api/auth/session", { cookie })).toMatchObject({ status: 401 });
   });
 });

@@ -175,6 +175,8 @@ describe("GET /api/keys", () => {
     expect((await listed())?.lastUsedAt).toBeNull();
     const before = Date.now();
     expect((await req("GET", "/api/usage", { key: created.key })).status).toBe(200);
+    // Uses are recorded off the request path and written in batches (every few seconds).
+    await gw.flushCredentialUse();
     const lastUsedAt = (await listed())?.lastUsedAt;
     expect(new Date(lastUsedAt ?? 0).getTime()).toBeGreaterThanOrEqual(before - 1000);
   });

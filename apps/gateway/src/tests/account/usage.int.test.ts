@@ -115,6 +115,8 @@ describe("GET /api/usage", () => {
       .update(organizations)
       .set({ graceEndsAt: new Date(Date.now() - 1000) })
       .where(eq(organizations.id, actor.orgId));
+    // Out-of-band SQL: the gateways' credential caches learn of it when it is published.
+    await gw.publishCredentialChanges(actor.orgId);
     expect((await req("GET", "/api/usage", { key: actor.key })).status).toBe(402);
     expect(await req("GET", "/api/usage", { cookie: actor.cookie })).toMatchObject({
       status: 200,

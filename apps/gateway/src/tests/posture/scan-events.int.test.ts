@@ -1,6 +1,9 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectors } from "@posture/db";
+import { connectors, events, scans, webhookDeliveries } from "@posture/db";
+import type { TJobQueue } from "@posture/platform";
+import { runScanJob } from "@posture/posture";
+import { DELIVER_JOB, requeueOverdueDeliveries } from "@posture/webhooks";
 import {
   startReceiver,
   verifyServiceSignature,
@@ -117,5 +120,70 @@ describe("scan events", () => {
     await waitFor(async () => of("finding.resolved").length === rescan.findingsResolved, 20_000);
     expect(Object.keys(of("finding.resolved")[0]?.data ?? {}).sort()).toEqual(["findingId", "link", "title"]);
     expect(new Set(delivered().map((d) => d.id)).size).toBe(delivered().length);
+  });
+
+  it("survives a crash between the scan's commit and dispatch: the sweep delivers its events", async () => {
+    const a = await gw.createActor({ plan: "business" });
+    const rx = await startReceiver();
+    try {
+      const sub = await gw.request("POST", "/api/webhooks", {
+        cookie: a.cookie,
+        body: { url: rx.url, events: ["scan.completed", "finding.new"] },
+      });
+      expect(sub.status).toBe(201);
+      const created = await gw.request("POST", "/api/connectors", {
+        cookie: a.cookie,
+        body: {
+          type: "google_workspace",
+          displayName: "Crash Drive",
+          mode: "demo",
+          config: { fileCount: 40 },
+        },
+      });
+      const connectorId = (created.body as { id: string }).id;
+      const [scan] = await gw.db.db
+        .insert(scans)
+        .values({ orgId: a.orgId, connectorId, connectorName: "Crash Drive", trigger: "manual" })
+        .returning();
+      if (!scan) throw new Error("scan insert failed");
+
+      // The process "dies" right after the scan commits: no delivery job is ever queued.
+      const real = gw.gateway.deps.jobs;
+      const dying: TJobQueue = {
+        ...real,
+        enqueue: async (name, data, opts) => {
+          if (name === DELIVER_JOB) throw new Error("process killed before dispatch");
+          return real.enqueue(name, data, opts);
+        },
+      };
+      const { runtime, log } = gw.gateway.deps;
+      const result = await runScanJob({ db: gw.db.db, jobs: dying, runtime, log }, scan.id, 1);
+      expect(result.status).toBe("COMPLETE");
+      expect(result.findingsNew).toBeGreaterThan(0);
+
+      // The events committed with the scan, as undispatched (pending) deliveries…
+      const outbox = await gw.db.db
+        .select()
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.orgId, a.orgId));
+      expect(outbox).toHaveLength(result.findingsNew + 1);
+      expect(outbox.every((d) => d.status === "pending" && d.attempts === 0)).toBe(true);
+      expect((await gw.db.db.select().from(events).where(eq(events.orgId, a.orgId))).length).toBe(
+        result.findingsNew + 1,
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      expect(rx.received).toHaveLength(0);
+
+      // …which the periodic sweep picks up once overdue (a minute later; here, the clock is moved).
+      await gw.db.db.execute(
+        sql`update webhook_deliveries set next_attempt_at = now() - interval '2 minutes' where org_id = ${a.orgId}`,
+      );
+      expect(await requeueOverdueDeliveries(gw.db.db, real)).toBeGreaterThanOrEqual(result.findingsNew + 1);
+      await waitFor(async () => rx.received.length === result.findingsNew + 1, 20_000);
+      const delivered = rx.received.map((r) => (JSON.parse(r.body) as TDelivered).event);
+      expect(delivered.filter((e) => e === "scan.completed")).toHaveLength(1);
+    } finally {
+      await rx.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectors, findings, trustedDomains } from "@posture/db";
+import { connectors, findings, scans, SEVERITY_RANK, trustedDomains, type TSeverity } from "@posture/db";
+import { sweepDueScans } from "@posture/posture";
 import { startTestGateway, type TTestGateway } from "../../testing";
 
 type TScan = {
@@ -13,7 +14,7 @@ type TScan = {
 };
 type TFindingRow = {
   id: string;
-  severity: string;
+  severity: TSeverity;
   title: string;
   status: string;
   detectedAt: string;
@@ -41,8 +42,6 @@ async function connectDemo(cookie: string, fileCount = 400, displayName = "Demo 
 async function sync(cookie: string, id: string) {
   return gw.request("POST", `/api/connectors/${id}/sync`, { cookie });
 }
-
-const SEVERITY_RANK: Record<string, number> = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1 };
 
 describe("connect → scan → findings → posture", () => {
   it("scans a demo source and reports new, then nothing new, then new and resolved after drift", async () => {
@@ -96,9 +95,23 @@ describe("connect → scan → findings → posture", () => {
     for (let i = 1; i < list.length; i++) {
       const prev = list[i - 1] as TFindingRow;
       const cur = list[i] as TFindingRow;
-      const order = (SEVERITY_RANK[prev.severity] ?? 0) - (SEVERITY_RANK[cur.severity] ?? 0);
+      const order = SEVERITY_RANK[prev.severity] - SEVERITY_RANK[cur.severity];
       expect(order > 0 || (order === 0 && prev.detectedAt >= cur.detectedAt)).toBe(true);
     }
+    expect(listed.body).toMatchObject({ total: open.length, limit: 500, offset: 0 });
+
+    // The contract's offset envelope: total counts every match, nextOffset is null on the last page.
+    const page = async (offset: number) =>
+      (await gw.request("GET", `/api/findings?limit=7&offset=${offset}`, { key: a.key })).body as {
+        findings: TFindingRow[];
+        total: number;
+        nextOffset: number | null;
+      };
+    const firstPage = await page(0);
+    expect(firstPage).toMatchObject({ total: open.length, limit: 7, offset: 0, nextOffset: 7 });
+    const last = await page(Math.floor((open.length - 1) / 7) * 7);
+    expect(last.nextOffset).toBeNull();
+    expect(last.findings.length).toBe(open.length - Math.floor((open.length - 1) / 7) * 7);
 
     const history = await gw.request("GET", "/api/posture/history", { cookie: a.cookie });
     expect((history.body as { history: Array<{ score: number }> }).history.map((h) => h.score)).toEqual([
@@ -149,7 +162,7 @@ describe("connect → scan → findings → posture", () => {
       .select()
       .from(findings)
       .where(eq(findings.id, share?.id ?? ""));
-    expect(SEVERITY_RANK[after?.severity ?? "LOW"]).toBe((SEVERITY_RANK[share?.severity ?? "LOW"] ?? 0) - 1);
+    expect(SEVERITY_RANK[after?.severity ?? "LOW"]).toBe(SEVERITY_RANK[share?.severity ?? "LOW"] - 1);
   });
 
   it("enforces the plan's source and daily scan ceilings", async () => {
@@ -174,6 +187,37 @@ describe("connect → scan → findings → posture", () => {
 
     const usage = await gw.request("GET", "/api/usage", { cookie: a.cookie });
     expect(usage.body).toMatchObject({ sources: { used: 1, max: 1 }, scans: { usedToday: 2, maxPerDay: 2 } });
+  });
+
+  it("counts scans started, not connectors: deleting and recreating a source earns no extra scans", async () => {
+    const a = await gw.createActor({ plan: "free" });
+    const remove = async (id: string) =>
+      expect((await gw.request("DELETE", `/api/connectors/${id}`, { cookie: a.cookie })).status).toBe(200);
+    const c1 = await connectDemo(a.cookie, 20, "One");
+    expect((await sync(a.cookie, c1.id)).status).toBe(200);
+    await remove(c1.id);
+    const c2 = await connectDemo(a.cookie, 20, "Two");
+    expect((await sync(a.cookie, c2.id)).status).toBe(200);
+    await remove(c2.id);
+    const c3 = await connectDemo(a.cookie, 20, "Three");
+    const refused = await sync(a.cookie, c3.id);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ error: "rate_limited" });
+
+    // The daily sweep scans never-scanned sources, but at most one per source the plan allows per
+    // day: a recreated source is no back door either.
+    const scheduledToday = async () =>
+      (await gw.db.db.select().from(scans).where(eq(scans.orgId, a.orgId))).filter(
+        (s) => s.trigger === "scheduled",
+      ).length;
+    const { jobs, runtime, log } = gw.gateway.deps;
+    const deps = { db: gw.db.db, jobs, runtime, log };
+    await sweepDueScans(deps, new Date());
+    expect(await scheduledToday()).toBe(1);
+    await remove(c3.id);
+    await connectDemo(a.cookie, 20, "Four");
+    await sweepDueScans(deps, new Date());
+    expect(await scheduledToday()).toBe(1);
   });
 
   it("disconnecting removes the connector and its findings; other tenants get 404", async () => {

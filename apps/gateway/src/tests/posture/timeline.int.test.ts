@@ -127,4 +127,52 @@ describe("GET /api/timeline", () => {
     expect(bad.body).toMatchObject({ error: "invalid_input" });
     expect((await gw.request("GET", `/api/timeline?limit=101`, { key: a.key })).status).toBe(400);
   });
+
+  it("shows audit entries to ADMIN+ only: members' sessions and keys see the rest of the feed", async () => {
+    const owner = await gw.createActor({ plan: "business", role: "OWNER" });
+    const member = await gw.createActor({ plan: "business", role: "member", orgId: owner.orgId });
+    const admin = await gw.createActor({ plan: "business", role: "ADMIN", orgId: owner.orgId });
+    const [connector] = await gw.db.db
+      .insert(connectors)
+      .values({ orgId: owner.orgId, type: "google_workspace", displayName: "D", mode: "demo" })
+      .returning();
+    await gw.db.db.insert(auditLog).values({
+      orgId: owner.orgId,
+      action: "API_KEY_CREATED",
+      target: "key_secret_target",
+      userEmail: "boss@private.test",
+    });
+    await gw.db.db.insert(oauthGrants).values({
+      orgId: owner.orgId,
+      connectorId: connector?.id ?? "",
+      externalId: "app-m",
+      label: "Visible App",
+      kind: "oauth_app",
+      publisher: "Acme",
+      isKnownPublisher: true,
+      scopes: ["drive"],
+      userEmail: "grantee@example.test",
+      grantedAt: new Date(),
+    });
+
+    for (const viewer of [admin.key, admin.cookie, owner.key]) {
+      const auth = viewer.startsWith("svc_ak_") ? { key: viewer } : { cookie: viewer };
+      const res = await gw.request("GET", "/api/timeline?limit=100", auth);
+      expect(res.status).toBe(200);
+      expect(
+        (res.body as TPage).items.some((i) => i.kind === "audit" && i.title.includes("key_secret_target")),
+      ).toBe(true);
+    }
+    for (const auth of [{ key: member.key }, { cookie: member.cookie }]) {
+      for (const extra of ["", "&significant=true"]) {
+        const res = await gw.request("GET", `/api/timeline?limit=100${extra}`, auth);
+        expect(res.status).toBe(200);
+        const items = (res.body as TPage).items;
+        expect(items.filter((i) => i.kind === "audit")).toEqual([]);
+        expect(res.text).not.toContain("key_secret_target");
+        expect(res.text).not.toContain("boss@private.test");
+        if (!extra) expect(items.some((i) => i.kind === "oauth_grant")).toBe(true);
+      }
+    }
+  });
 });

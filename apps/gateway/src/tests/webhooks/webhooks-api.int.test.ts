@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { auditLog, webhookDeliveries } from "@posture/db";
 import { emitEvent } from "@posture/webhooks";
 import { waitFor } from "@posture/webhooks/testing";
-import { errorCode } from "../helpers";
+import { errorCode, freshIp } from "../helpers";
 import { useWebhookGateway, violation, type TWebhookBody } from "./harness";
 
 const h = useWebhookGateway();
@@ -75,6 +75,33 @@ describe("webhook subscriptions API", () => {
       return rows.every((r) => r.status !== "pending");
     });
     expect(rx.received).toHaveLength(0);
+  });
+
+  it("caps subscriptions at 25 per organization, also under concurrent creation (409 conflict)", async () => {
+    const admin = await h.gw.createActor({ role: "ADMIN" });
+    const create = (i: number) =>
+      h.gw.request("POST", "/api/webhooks", {
+        cookie: admin.cookie,
+        body: { url: `http://127.0.0.1:9/hook-${i}`, events: ["scan.completed"] },
+        ip: freshIp(),
+      });
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => create(i)));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(25);
+    const refused = results.filter((r) => r.status !== 201);
+    expect(refused).toHaveLength(5);
+    for (const r of refused) {
+      expect(r.status).toBe(409);
+      expect(r.body).toMatchObject({ error: "conflict", message: expect.stringContaining("25") });
+    }
+    // Deleting one makes room for one.
+    const list = await h.gw.request("GET", "/api/webhooks", { cookie: admin.cookie, ip: freshIp() });
+    const first = (list.body as { webhooks: TWebhookBody[] }).webhooks[0];
+    expect(
+      (await h.gw.request("DELETE", `/api/webhooks/${first?.id}`, { cookie: admin.cookie, ip: freshIp() }))
+        .status,
+    ).toBe(200);
+    expect((await create(99)).status).toBe(201);
+    expect((await create(100)).status).toBe(409);
   });
 
   it("answers 404 for another organization's subscription, and leaves it alone", async () => {

@@ -25,7 +25,8 @@ describe("webhooks API SSRF guard (default: private targets refused)", () => {
     ["http://[fd00::1]/hook", "unique-local"],
     ["http://100.64.0.1/hook", "shared"],
     ["http://0.0.0.0/hook", "unspecified"],
-    ["http://localhost:3000/hook", "loopback"],
+    // A name: what it resolves to is not told, only that it is not public.
+    ["http://localhost:3000/hook", "does not resolve to a public address"],
   ])("refuses %s with 400 invalid_input (%s)", async (url, cls) => {
     const res = await gw.request("POST", "/api/webhooks", {
       cookie: admin.cookie,

@@ -1,0 +1,192 @@
+import type { Request, Response } from "express";
+import { toWireError, type TContext, type TLogger, type TMeta, type TWireError } from "@posture/platform";
+import { logFault } from "./middleware/errors";
+import type { AppRouter } from "./router";
+
+type TZod = { _zod: { def: { type: string; [k: string]: unknown } }; _def: Record<string, unknown> };
+type TProcedure = ((opts: {
+  path: string;
+  getRawInput: () => Promise<unknown>;
+  ctx: unknown;
+  type: "query";
+  signal: undefined;
+  batchIndex: number;
+}) => Promise<unknown>) & { _def: { type: string; inputs: TZod[]; meta?: TMeta } };
+
+type TRoute = {
+  name: string;
+  procedure: TProcedure;
+  pattern: RegExp;
+  /** undefined: the procedure takes no input. */
+  input: { arrayKeys: Set<string> } | undefined;
+  /** false: an input shape this dispatcher does not replicate; trpc-to-openapi serves it. */
+  fast: boolean;
+};
+
+const kind = (t: TZod | undefined): string | undefined => t?._zod?.def?.type;
+
+// trpc-to-openapi's unwrapping of a query input schema, applied once instead of per request.
+function unwrap(t: TZod): TZod {
+  const def = t._zod.def as { type: string; innerType?: TZod; element?: TZod; in?: TZod; out?: TZod };
+  switch (def.type) {
+    case "array":
+      return def.element ? unwrap(def.element) : t;
+    case "nullable":
+    case "optional":
+    case "default":
+    case "prefault":
+      return def.innerType ? unwrap(def.innerType) : t;
+    default:
+      return t;
+  }
+}
+
+// The same coercion trpc-to-openapi applies on every request (numbers, booleans… from strings).
+function coerce(shape: Record<string, TZod>): void {
+  for (const field of Object.values(shape)) {
+    const inner = unwrap(field);
+    const t = kind(inner);
+    if (t === "number" || t === "boolean" || t === "bigint" || t === "date") inner._def.coerce = true;
+    else if (t === "object") coerce((inner as unknown as { shape: Record<string, TZod> }).shape);
+  }
+}
+
+/**
+ * The REST GET routes compiled once from the procedures' OpenAPI meta: the route lookup, the
+ * query coercion and the procedure itself are resolved at start-up instead of per request (what
+ * trpc-to-openapi's handler does on every call: URL parsing, a scan of every route's regular
+ * expression, schema coercion and a caller proxy). Matching is trpc-to-openapi's exactly — first
+ * route in registration order, case-insensitive — and anything unusual (another method, a path
+ * with dots or escapes, a procedure with several inputs) is left to trpc-to-openapi.
+ */
+export function compileGetRoutes(router: AppRouter) {
+  const ordered: TRoute[] = [];
+  const procedures = router._def.procedures as unknown as Record<string, TProcedure>;
+  for (const [name, procedure] of Object.entries(procedures)) {
+    const openapi = procedure._def.meta?.openapi;
+    if (
+      !openapi ||
+      openapi.enabled === false ||
+      openapi.method !== "GET" ||
+      procedure._def.type !== "query"
+    ) {
+      continue;
+    }
+    if (procedure._def.inputs.length > 1) return null; // merged inputs: not worth replicating
+    const path = `/${openapi.path.replace(/^\/|\/$/g, "")}`;
+    const pattern = new RegExp(
+      `^${path.replace(/\{(.+?)\}/g, (_, key: string) => `(?<${key}>[^/]+)`)}$`,
+      "i",
+    );
+    const schema = procedure._def.inputs[0];
+    const unwrapped = schema ? unwrap(schema) : undefined;
+    const t = kind(unwrapped);
+    let input: TRoute["input"] = { arrayKeys: new Set() };
+    let fast = true;
+    if (t === "void" || t === "undefined" || t === "never") input = undefined;
+    else if (t !== "object" || !unwrapped) fast = false;
+    else {
+      const shape = (unwrapped as unknown as { shape: Record<string, TZod> }).shape;
+      for (const [key, field] of Object.entries(shape)) {
+        const inner = kind(field) === "optional" ? (field._zod.def.innerType as TZod) : field;
+        if (kind(inner) === "array") input.arrayKeys.add(key);
+      }
+      coerce(shape);
+    }
+    ordered.push({ name, procedure, pattern, input, fast });
+  }
+  // For each literal path, the route trpc-to-openapi would pick (the first that matches).
+  const exact = new Map<string, TRoute>();
+  for (const route of ordered) {
+    const literal = route.pattern.source.slice(1, -1);
+    if (/^[A-Za-z0-9/_-]*$/.test(literal) && !exact.has(literal)) {
+      const first = ordered.find((r) => r.pattern.test(literal));
+      if (first) exact.set(literal, first);
+    }
+  }
+  return {
+    match(rawPath: string): { route: TRoute; params: Record<string, string> } | undefined {
+      // Only plain paths, which URL parsing would leave as they are.
+      if (!/^[A-Za-z0-9/_~-]*$/.test(rawPath)) return undefined;
+      const path = `/${rawPath.replace(/^\/|\/$/g, "")}`;
+      const route = exact.get(path) ?? ordered.find((r) => r.pattern.test(path));
+      if (!route?.fast) return undefined;
+      return { route, params: { ...route.pattern.exec(path)?.groups } };
+    },
+  };
+}
+
+/**
+ * True when a path is one a procedure declares literally (no parameter) but not for this method:
+ * `GET /compliance/evidence/generate` is a 405, not the evidence job "generate". Routing by
+ * template alone would hand it to `/compliance/evidence/{jobId}` and answer 404.
+ */
+export function literalPathOfOtherMethods(router: AppRouter): (method: string, path: string) => boolean {
+  const literal = new Map<string, Set<string>>();
+  for (const p of Object.values(router._def.procedures as unknown as Record<string, TProcedure>)) {
+    const openapi = p._def.meta?.openapi;
+    if (!openapi || openapi.path.includes("{")) continue;
+    const path = `/${openapi.path.replace(/^\/|\/$/g, "")}`.toLowerCase();
+    literal.set(path, (literal.get(path) ?? new Set()).add(openapi.method));
+  }
+  return (method, rawPath) => {
+    const methods = literal.get(`/${rawPath.replace(/^\/|\/$/g, "")}`.toLowerCase());
+    return methods !== undefined && !methods.has(method === "HEAD" ? "GET" : method);
+  };
+}
+
+type TDispatch = {
+  createContext: (opts: { req: unknown }) => TContext;
+  responseMeta: (args: { ctx?: TContext; errors: readonly unknown[] }) => {
+    status: number;
+    headers: Record<string, string | string[]>;
+  };
+  log: TLogger;
+};
+
+function send(res: Response, status: number, headers: Record<string, string | string[]>, body: unknown) {
+  res.statusCode = status;
+  res.setHeader("Content-Type", "application/json");
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.end(JSON.stringify(body));
+}
+
+/** Runs a matched GET route: the same context, guards, validation and response as the library's. */
+export async function dispatchGet(
+  d: TDispatch,
+  req: Request,
+  res: Response,
+  hit: { route: TRoute; params: Record<string, string> },
+): Promise<void> {
+  const { route, params } = hit;
+  let input: Record<string, unknown> | undefined;
+  if (route.input) {
+    input = {};
+    const query = req.query as Record<string, string | string[] | undefined>;
+    for (const key of Object.keys(query)) {
+      const value = query[key];
+      if (!value) continue;
+      const single = Array.isArray(value) && value.length === 1 ? value[0] : value;
+      input[key] = route.input.arrayKeys.has(key) && !Array.isArray(single) ? [single] : single;
+    }
+    Object.assign(input, params);
+  }
+  const ctx = d.createContext({ req });
+  try {
+    const data = await route.procedure({
+      path: route.name,
+      getRawInput: () => Promise.resolve(input),
+      ctx,
+      type: "query",
+      signal: undefined,
+      batchIndex: 0,
+    });
+    const meta = d.responseMeta({ ctx, errors: [] });
+    send(res, meta.status, meta.headers, data);
+  } catch (error) {
+    const wire = toWireError(error);
+    (req as Request & { wireError?: TWireError }).wireError = wire;
+    logFault(d.log, wire, error, { requestId: req.requestId, path: route.name });
+    send(res, wire.status, wire.headers, wire.body);
+  }
+}

@@ -1,0 +1,226 @@
+import { randomBytes } from "node:crypto";
+import { createServer, connect, type Server, type Socket } from "node:net";
+import { Writable } from "node:stream";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKeyFor, createOrganization, createUser } from "@posture/account";
+import { createDb, sessions, type DbHandle } from "@posture/db";
+import { createTestDb, type TestDb } from "@posture/db/testing";
+import { createRedis, generateSessionToken, SESSION_ABSOLUTE_MS, SESSION_COOKIE } from "@posture/platform";
+import type { Redis } from "ioredis";
+import { readEnv } from "../env";
+import { startGateway, type TGateway } from "../server";
+import { TEST_REDIS_URL } from "../testing";
+import { freshIp } from "./helpers";
+
+/**
+ * A TCP relay in front of PostgreSQL that the test cuts and restores, as a network partition or
+ * a database failover would: "refuse" closes the port (ECONNREFUSED), "blackhole" accepts
+ * connections and never answers (only the pool's connect timeout ends the wait).
+ */
+class PgRelay {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+  mode: "forward" | "blackhole" = "forward";
+
+  constructor(private readonly target: { host: string; port: number }) {}
+
+  async start(): Promise<void> {
+    this.server = createServer((client) => {
+      this.sockets.add(client);
+      client.on("close", () => this.sockets.delete(client));
+      client.on("error", () => {});
+      if (this.mode === "blackhole") return;
+      const upstream = connect(this.target.port, this.target.host);
+      this.sockets.add(upstream);
+      upstream.on("close", () => this.sockets.delete(upstream));
+      upstream.on("error", () => client.destroy());
+      client.on("error", () => upstream.destroy());
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => this.server?.listen(this.port, "127.0.0.1", resolve));
+    const address = this.server.address();
+    if (typeof address === "object" && address) this.port = address.port;
+  }
+
+  /** Every open connection dies; with "refuse", new ones are refused too. */
+  async cut(mode: "refuse" | "blackhole"): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    if (mode === "blackhole") {
+      this.mode = "blackhole";
+      return;
+    }
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    this.server = undefined;
+  }
+
+  async restore(): Promise<void> {
+    this.mode = "forward";
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    if (!this.server) await this.start();
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
+
+let direct: TestDb;
+let relay: PgRelay;
+let relayed: DbHandle;
+let redis: Redis;
+let gateway: TGateway;
+let key: string;
+let cookie: string;
+// What the gateway logs during the outage: one warning per request, never an error with a stack.
+const logLines: Array<{ level: number; msg: string; cause?: string }> = [];
+const sink = new Writable({
+  write(chunk: Buffer, _enc, done) {
+    for (const line of chunk.toString("utf8").split("\n").filter(Boolean)) logLines.push(JSON.parse(line));
+    done();
+  },
+});
+
+beforeAll(async () => {
+  direct = await createTestDb();
+  const target = new URL(direct.url);
+  relay = new PgRelay({ host: target.hostname, port: Number(target.port || 5432) });
+  await relay.start();
+  const relayUrl = new URL(direct.url);
+  relayUrl.host = `127.0.0.1:${relay.port}`;
+  relayed = createDb({ databaseUrl: relayUrl.toString(), poolSize: 5 });
+
+  const org = await createOrganization(direct.db, { name: "Faults", plan: "business" });
+  const user = await createUser(direct.db, {
+    orgId: org.id,
+    email: `owner-${randomBytes(3).toString("hex")}@faults.test`,
+    password: "long-enough-pw",
+    role: "OWNER",
+  });
+  key = (await createApiKeyFor(direct.db, { orgId: org.id, userId: user.id, name: "k" })).key;
+  const s = generateSessionToken();
+  await direct.db.insert(sessions).values({
+    tokenHash: s.tokenHash,
+    userId: user.id,
+    orgId: org.id,
+    expiresAt: new Date(Date.now() + SESSION_ABSOLUTE_MS),
+  });
+  cookie = `${SESSION_COOKIE}=${s.token}`;
+
+  redis = createRedis(TEST_REDIS_URL);
+  const env = readEnv({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    TRUST_PROXY: "loopback",
+    COOKIE_SECURE: "false",
+    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    LOG_LEVEL: "silent",
+    DATABASE_URL: relayUrl.toString(),
+  });
+  gateway = await startGateway({
+    env,
+    db: relayed,
+    redis,
+    log: pino({ level: "warn" }, sink),
+    rateLimitPrefix: `rl-test-${randomBytes(6).toString("hex")}`,
+    inProcessJobs: true,
+  });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await relayed?.close().catch(() => {});
+  redis?.disconnect();
+  await relay?.stop();
+  await direct?.drop();
+});
+
+async function timed(method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
+  const started = Date.now();
+  const res = await fetch(`${gateway.url}${path}`, {
+    method,
+    headers: {
+      "x-forwarded-for": freshIp(),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...headers,
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return {
+    status: res.status,
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+    ms: Date.now() - started,
+  };
+}
+
+const calls = () => [
+  timed("GET", "/api/usage", { authorization: `Bearer ${key}` }),
+  timed("GET", "/api/connectors", { cookie }),
+  timed("POST", "/api/keys", { cookie }, { name: "during the outage" }),
+  timed("GET", "/api/timeline", { authorization: `Bearer ${key}` }),
+  timed("GET", "/trpc/account.getUsage", { authorization: `Bearer ${key}` }),
+];
+
+async function expectOutage() {
+  for (const res of await Promise.all(calls())) {
+    expect(res.status).toBe(503);
+    const code = res.body.error;
+    // REST carries the contract's body; tRPC its own envelope with the code in data.
+    const contractCode =
+      typeof code === "string" ? code : (code as { data?: { error?: string } }).data?.error;
+    expect(contractCode).toBe("service_unavailable");
+    expect(res.ms).toBeLessThan(2_000);
+  }
+  const health = await timed("GET", "/api/health");
+  expect(health.status).toBe(503);
+  expect(health.body).toMatchObject({ status: "degraded", checks: { db: "down", redis: "ok" } });
+  expect(health.ms).toBeLessThan(2_000);
+  const live = await timed("GET", "/api/health/live");
+  expect(live.status).toBe(200);
+  const warnings = logLines.filter((l) => l.msg === "dependency unavailable");
+  expect(warnings.length).toBeGreaterThan(0);
+  expect(warnings[0]?.cause).toMatch(/ECONN|timeout|terminated/i);
+  expect(logLines.filter((l) => l.level >= 50)).toEqual([]);
+}
+
+async function expectRecovery() {
+  // The pool reconnects on demand: no restart, at most a moment.
+  const deadline = Date.now() + 10_000;
+  let usage = await timed("GET", "/api/usage", { authorization: `Bearer ${key}` });
+  while (usage.status !== 200 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    usage = await timed("GET", "/api/usage", { authorization: `Bearer ${key}` });
+  }
+  expect(usage.status).toBe(200);
+  for (const res of await Promise.all(calls())) expect(res.status).toBeLessThan(300);
+  expect((await timed("GET", "/api/health")).status).toBe(200);
+}
+
+describe("PostgreSQL unreachable", () => {
+  it("serves normally through the relay", async () => {
+    for (const res of await Promise.all(calls())) expect(res.status).toBeLessThan(300);
+    expect((await timed("GET", "/api/health")).status).toBe(200);
+  });
+
+  it("refused connections: every call is 503 service_unavailable within 2 s; liveness stays 200", async () => {
+    await relay.cut("refuse");
+    await expectOutage();
+  });
+
+  it("recovers without a restart once the database is back", async () => {
+    await relay.restore();
+    await expectRecovery();
+  });
+
+  it("a silent network (connections never answered): 503 within 2 s, bounded by the connect timeout", async () => {
+    await relay.cut("blackhole");
+    await expectOutage();
+    await relay.restore();
+    await expectRecovery();
+  });
+});

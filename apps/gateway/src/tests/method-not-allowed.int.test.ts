@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TMeta } from "@posture/platform";
+import { appRouter } from "../router";
+import { startTestGateway, type TTestGateway } from "../testing";
+import { freshIp } from "./helpers";
+
+let gw: TTestGateway;
+let owner: Awaited<ReturnType<TTestGateway["createActor"]>>;
+beforeAll(async () => {
+  gw = await startTestGateway();
+  owner = await gw.createActor({ plan: "enterprise", role: "OWNER" });
+});
+afterAll(async () => {
+  await gw?.close();
+});
+
+const send = (method: string, path: string, o: Parameters<TTestGateway["request"]>[2] = {}) =>
+  gw.request(method, path, { ip: freshIp(), ...o });
+
+// Every REST path of the router with the methods its procedures declare: what Allow must list.
+const declared = new Map<string, Set<string>>();
+for (const p of Object.values(
+  appRouter._def.procedures as unknown as Record<string, { _def: { meta?: TMeta } }>,
+)) {
+  const openapi = p._def.meta?.openapi;
+  if (!openapi) continue;
+  const methods = declared.get(openapi.path) ?? new Set<string>();
+  methods.add(openapi.method);
+  declared.set(openapi.path, methods);
+}
+const ALL = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+describe("a known path with another method", () => {
+  it("is 405 method_not_allowed with Allow listing the path's methods, for every REST path", async () => {
+    const problems: string[] = [];
+    for (const [template, methods] of declared) {
+      const path = `/api${template.replace(/\{[^}]+\}/g, "some-id")}`;
+      const wrong = ALL.find((m) => !methods.has(m));
+      if (!wrong) continue;
+      const res = await send(wrong, path, { key: owner.key, ...(wrong === "GET" ? {} : { body: {} }) });
+      const allow = res.headers.get("allow");
+      const expected = [...methods].sort().join(", ");
+      const code = (res.body as { error?: string } | undefined)?.error;
+      if (res.status !== 405 || code !== "method_not_allowed" || allow !== expected) {
+        problems.push(
+          `${wrong} ${path}: ${res.status} ${code} Allow=${allow}, expected 405 Allow=${expected}`,
+        );
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(declared.size).toBeGreaterThan(10);
+  });
+
+  it("unions the methods of a template and a literal path that both match", async () => {
+    const res = await send("PATCH", "/api/connectors/abc", { key: owner.key, body: {} });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("DELETE");
+    expect(res.body).toMatchObject({
+      error: "method_not_allowed",
+      message: expect.any(String),
+      allow: ["DELETE"],
+    });
+  });
+
+  it("covers the gateway's own documents and anonymous callers", async () => {
+    const res = await send("POST", "/api/openapi.json", { body: {} });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET");
+    expect((await send("DELETE", "/api/docs")).headers.get("allow")).toBe("GET");
+  });
+
+  it("keeps unknown paths 404 and known ones working", async () => {
+    expect((await send("GET", "/api/nope")).status).toBe(404);
+    expect((await send("POST", "/api/connectors/a/b/c", { body: {} })).status).toBe(404);
+    expect((await send("GET", "/api/usage", { key: owner.key })).status).toBe(200);
+  });
+
+  it("tRPC: a query called with POST, or a mutation with GET, is 405 with Allow", async () => {
+    const query = await send("POST", "/trpc/account.getUsage", { key: owner.key, body: {} });
+    expect(query.status).toBe(405);
+    expect(query.headers.get("allow")).toBe("GET");
+    const mutation = await send("GET", "/trpc/account.createKey", { key: owner.key });
+    expect(mutation.status).toBe(405);
+    expect(mutation.headers.get("allow")).toBe("POST");
+  });
+});

@@ -1,0 +1,146 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { bundle } from "@posture/build";
+import { createTestDb, type TestDb } from "@posture/db/testing";
+import { TEST_REDIS_URL } from "../../testing";
+import { freshIp, times } from "../helpers";
+
+// The gateway as `pnpm start` and the Docker image run it: the esbuild bundle on plain Node,
+// loading npm packages from node_modules, PGlite on demand and the migrations beside the db package.
+const APP_DIR = fileURLToPath(new URL("../../..", import.meta.url));
+let dir: string;
+let main: string;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "posture-build-"));
+  await bundle({ appDir: APP_DIR, entries: ["src/main.ts"], outdir: join(dir, "dist"), quiet: true });
+  main = join(dir, "dist", "main.js");
+}, 60_000);
+afterAll(async () => {
+  for (const c of children) c.kill("SIGKILL");
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+type TStarted = { proc: ChildProcess; urls: string[]; pids: number[]; stdout: string[] };
+
+/** Starts the bundle and resolves once `listeners` processes have logged "gateway listening". */
+function start(env: Record<string, string>, listeners = 1): Promise<TStarted> {
+  const { REDIS_URL: _r, DATABASE_URL: _d, ...inherited } = process.env;
+  const proc = spawn(process.execPath, [main], {
+    cwd: dir,
+    env: { ...inherited, HOST: "127.0.0.1", COOKIE_SECURE: "false", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  children.push(proc);
+  const started: TStarted = { proc, urls: [], pids: [], stdout: [] };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not listening:\n${started.stdout.join("\n")}`)), 60_000);
+    createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+      started.stdout.push(line);
+      try {
+        const entry = JSON.parse(line) as { msg?: string; url?: string; pid?: number };
+        if (entry.msg === "gateway listening" && entry.url && entry.pid) {
+          started.urls.push(entry.url);
+          started.pids.push(entry.pid);
+          if (started.urls.length === listeners) {
+            clearTimeout(timer);
+            resolve(started);
+          }
+        }
+      } catch {
+        // the demo banner
+      }
+    });
+    proc.on("exit", (code) => reject(new Error(`exited early with ${code}:\n${started.stdout.join("\n")}`)));
+  });
+}
+
+const exitCode = (proc: ChildProcess) =>
+  new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
+
+describe("the production build", () => {
+  it("runs the embedded default: PGlite loaded on demand, migrated, seeded", async () => {
+    const { proc, urls, stdout } = await start({ PORT: "0", DATA_DIR: join(dir, "data") });
+    const url = urls[0] ?? "";
+    expect((await fetch(`${url}/api/health`)).status).toBe(200);
+    // The demo seed (and its banner with an API key) follows the listening line.
+    const key = await vi.waitFor(
+      () => {
+        const found = /svc_ak_[0-9a-f]{40}/.exec(stdout.join("\n"))?.[0];
+        if (!found) throw new Error("no demo banner yet");
+        return found;
+      },
+      { timeout: 60_000, interval: 200 },
+    );
+    const usage = await fetch(`${url}/api/usage`, { headers: { authorization: `Bearer ${key}` } });
+    expect(usage.status).toBe(200);
+    const exited = exitCode(proc);
+    proc.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    // PGlite's start and the first migration take a while on a busy machine.
+  }, 120_000);
+
+  describe("in cluster mode", () => {
+    let db: TestDb;
+    beforeAll(async () => {
+      db = await createTestDb();
+    });
+    afterAll(async () => {
+      await db.drop();
+    });
+
+    it("shares the port between workers, keeps limits exact, aggregates metrics and stops cleanly", async () => {
+      const [port, metricsPort] = [await freePort(), await freePort()];
+      const { proc, pids } = await start(
+        {
+          PORT: String(port),
+          DATABASE_URL: db.url,
+          REDIS_URL: TEST_REDIS_URL,
+          ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+          TRUST_PROXY: "loopback",
+          GATEWAY_WORKERS: "2",
+          METRICS_PORT: String(metricsPort),
+          LOG_LEVEL: "info",
+        },
+        2,
+      );
+      expect(new Set(pids).size).toBe(2);
+      const url = `http://127.0.0.1:${port}`;
+      const ip = freshIp();
+      const get = () =>
+        fetch(`${url}/api/openapi.json`, { headers: { "x-forwarded-for": ip, connection: "close" } });
+      const first = await times(20, get);
+      expect(first.map((r) => r.status)).toEqual(Array(20).fill(200));
+      expect((await get()).status).toBe(429);
+
+      const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      const served = [
+        ...scraped.matchAll(/^http_requests_total\{[^}]*route="GET \/api\/openapi.json"[^}]*\} (\d+)$/gm),
+      ]
+        .map((m) => Number(m[1]))
+        .reduce((a, b) => a + b, 0);
+      expect(served).toBe(21);
+      expect(scraped).toMatch(/^rate_limit_refusals_total\{policy="anonymous"\} 1$/m);
+
+      const exited = exitCode(proc);
+      proc.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    }, 60_000);
+  });
+});

@@ -1,0 +1,1 @@
+export { agentGuardRouter } from "./router";

@@ -1,0 +1,89 @@
+import type { TMeta } from "@posture/platform";
+import { z } from "zod";
+import { QUADRANTS } from "../services/agents";
+
+const ZKind = z.enum(["ai_agent", "oauth_app", "service_account"]);
+
+export const getAgentInventoryMeta = {
+  openapi: {
+    method: "GET",
+    path: "/agent-guard/inventory",
+    tags: ["agent-guard"],
+    summary: "AI agents, OAuth apps and service accounts with access to the workspace",
+    description:
+      "One card per app (OAuth client) of the latest scans, riskiest first. riskBand low/medium/high/critical from a 0–100 riskScore (scope breadth, publisher trust, write access, kind). isKnownPublisher: verified by the source or on the maintained list of known vendors. resourceCount: files and users the scopes reach.",
+  },
+} satisfies TMeta;
+export const ZAgentCard = z.object({
+  id: z.string(),
+  label: z.string(),
+  kind: ZKind,
+  riskBand: z.enum(["low", "medium", "high", "critical"]),
+  riskScore: z.number().int(),
+  resourceCount: z.number().int(),
+  isKnownPublisher: z.boolean(),
+  publisher: z.string(),
+  scopes: z.array(z.string()),
+  broad: z.boolean(),
+  quadrant: z.enum(QUADRANTS),
+  users: z.number().int(),
+  connectorId: z.string(),
+  clientId: z.string(),
+  firstGrantedAt: z.string(),
+});
+export const ZGetAgentInventoryOutput = z.object({
+  agents: z.array(ZAgentCard),
+  metrics: z.object({
+    total: z.number().int(),
+    unvettedBroad: z.number().int(),
+    aiAgents: z.number().int(),
+    serviceAccounts: z.number().int(),
+    oauthApps: z.number().int(),
+    highRisk: z.number().int(),
+    knownPublishers: z.number().int(),
+  }),
+});
+
+export const getRiskMatrixMeta = {
+  openapi: {
+    method: "GET",
+    path: "/agent-guard/risk-matrix",
+    tags: ["agent-guard"],
+    summary: "Agents by scope breadth and publisher trust",
+    description: "Quadrants trusted_limited, trusted_broad, unknown_limited, unknown_broad; quadrantCounts sum to the points.",
+  },
+} satisfies TMeta;
+export const ZGetRiskMatrixOutput = z.object({
+  points: z.array(z.object({ id: z.string(), label: z.string(), kind: ZKind, quadrant: z.enum(QUADRANTS), riskScore: z.number().int() })),
+  quadrantCounts: z.object({
+    trusted_limited: z.number().int(),
+    trusted_broad: z.number().int(),
+    unknown_limited: z.number().int(),
+    unknown_broad: z.number().int(),
+  }),
+});
+
+export const getAgentTimelineMeta = {
+  openapi: {
+    method: "GET",
+    path: "/agent-guard/timeline/{agentId}",
+    tags: ["agent-guard"],
+    summary: "An agent's grants, scope changes and token activity",
+    description:
+      "Newest first, at most 200 events: `grant`, `scope_change`, `revoked`, `token_activity`. activityAvailable is false when the connector cannot read usage telemetry (it needs the reports / audit-log scope); token activity is then absent. 404 for an unknown agent.",
+  },
+} satisfies TMeta;
+export const ZGetAgentTimelineInput = z.object({ agentId: z.string().min(1).max(100) });
+export const ZGetAgentTimelineOutput = z.object({
+  agentId: z.string(),
+  activityAvailable: z.boolean(),
+  events: z.array(
+    z.object({
+      kind: z.enum(["grant", "scope_change", "revoked", "token_activity"]),
+      at: z.string(),
+      principal: z.string(),
+      detail: z.string(),
+      scopes: z.array(z.string()),
+    }),
+  ),
+});

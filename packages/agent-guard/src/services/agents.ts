@@ -1,0 +1,125 @@
+import { createHash } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { oauthGrants, workspaceSnapshots, type Db } from "@posture/db";
+import { isKnownVendor } from "./known-vendors";
+import { isBroad, reachOf } from "./scope-reach";
+
+export const QUADRANTS = ["trusted_limited", "trusted_broad", "unknown_limited", "unknown_broad"] as const;
+export type TQuadrant = (typeof QUADRANTS)[number];
+export type TRiskBand = "low" | "medium" | "high" | "critical";
+
+export type TAgent = {
+  id: string;
+  label: string;
+  kind: "ai_agent" | "oauth_app" | "service_account";
+  riskBand: TRiskBand;
+  riskScore: number;
+  resourceCount: number;
+  isKnownPublisher: boolean;
+  publisher: string;
+  scopes: string[];
+  broad: boolean;
+  quadrant: TQuadrant;
+  users: number;
+  connectorId: string;
+  clientId: string;
+  firstGrantedAt: string;
+};
+
+/** Stable across scans: derived from the connector and the app's OAuth client. */
+export function agentIdOf(connectorId: string, clientKey: string): string {
+  return `agt_${createHash("sha256").update(`${connectorId}\0${clientKey}`).digest("hex").slice(0, 24)}`;
+}
+
+export function riskBandOf(score: number): TRiskBand {
+  return score >= 80 ? "critical" : score >= 60 ? "high" : score >= 35 ? "medium" : "low";
+}
+
+/**
+ * The organization's apps, AI agents and service accounts: the latest scan's grants grouped by
+ * OAuth client. Risk = breadth of the scopes (organization-wide 50, a user's data 35, narrow 10)
+ * + unknown publisher 25 + write access 10 + AI agent or service account 10, capped at 100.
+ * resourceCount = what the scopes reach: every file and user for organization-wide scopes, the
+ * granting users' accounts for per-user scopes.
+ */
+export async function listAgents(db: Db, orgId: string): Promise<TAgent[]> {
+  const [grants, snapshots] = await Promise.all([
+    db.select().from(oauthGrants).where(eq(oauthGrants.orgId, orgId)),
+    db
+      .select({ connectorId: workspaceSnapshots.connectorId, files: workspaceSnapshots.files, users: workspaceSnapshots.users })
+      .from(workspaceSnapshots)
+      .where(eq(workspaceSnapshots.orgId, orgId)),
+  ]);
+  const sizeOf = new Map(snapshots.map((s) => [s.connectorId, s]));
+  const groups = new Map<string, Array<typeof oauthGrants.$inferSelect>>();
+  for (const g of grants) {
+    const key = agentIdOf(g.connectorId, g.clientId || g.externalId);
+    const list = groups.get(key) ?? [];
+    list.push(g);
+    groups.set(key, list);
+  }
+  const agents: TAgent[] = [];
+  for (const [id, list] of groups) {
+    const first = list[0];
+    if (!first) continue;
+    const scopes = [...new Set(list.flatMap((g) => g.scopes))].sort();
+    const reaches = scopes.map(reachOf);
+    const orgWide = reaches.some((r) => r.breadth === "org") || first.kind === "service_account";
+    const perUser = reaches.some((r) => r.breadth === "user");
+    const write = reaches.some((r) => r.write);
+    const known = list.some((g) => g.isKnownPublisher) || isKnownVendor(first.publisher);
+    const broad = isBroad(scopes) || (first.kind === "service_account" && scopes.length > 0);
+    const size = sizeOf.get(first.connectorId);
+    const users = new Set(list.map((g) => g.userEmail)).size;
+    const resourceCount = orgWide ? (size?.files ?? 0) + (size?.users ?? 0) : perUser ? users : 0;
+    const riskScore = Math.min(
+      100,
+      (orgWide ? 50 : perUser ? 35 : 10) + (known ? 0 : 25) + (write ? 10 : 0) + (first.kind === "oauth_app" ? 0 : 10),
+    );
+    agents.push({
+      id,
+      label: first.label,
+      kind: first.kind,
+      riskBand: riskBandOf(riskScore),
+      riskScore,
+      resourceCount,
+      isKnownPublisher: known,
+      publisher: first.publisher,
+      scopes,
+      broad,
+      quadrant: `${known ? "trusted" : "unknown"}_${broad ? "broad" : "limited"}`,
+      users,
+      connectorId: first.connectorId,
+      clientId: first.clientId || first.externalId,
+      firstGrantedAt: new Date(Math.min(...list.map((g) => g.grantedAt.getTime()))).toISOString(),
+    });
+  }
+  return agents.sort((a, b) => b.riskScore - a.riskScore || a.label.localeCompare(b.label) || a.id.localeCompare(b.id));
+}
+
+export async function getAgentInventory(db: Db, { orgId }: { orgId: string }) {
+  const agents = await listAgents(db, orgId);
+  const count = (p: (a: TAgent) => boolean) => agents.filter(p).length;
+  return {
+    agents,
+    metrics: {
+      total: agents.length,
+      unvettedBroad: count((a) => a.quadrant === "unknown_broad"),
+      aiAgents: count((a) => a.kind === "ai_agent"),
+      serviceAccounts: count((a) => a.kind === "service_account"),
+      oauthApps: count((a) => a.kind === "oauth_app"),
+      highRisk: count((a) => a.riskBand === "high" || a.riskBand === "critical"),
+      knownPublishers: count((a) => a.isKnownPublisher),
+    },
+  };
+}
+
+export async function getRiskMatrix(db: Db, { orgId }: { orgId: string }) {
+  const agents = await listAgents(db, orgId);
+  const quadrantCounts = Object.fromEntries(QUADRANTS.map((q) => [q, 0])) as Record<TQuadrant, number>;
+  for (const a of agents) quadrantCounts[a.quadrant]++;
+  return {
+    points: agents.map((a) => ({ id: a.id, label: a.label, kind: a.kind, quadrant: a.quadrant, riskScore: a.riskScore })),
+    quadrantCounts,
+  };
+}

@@ -1,0 +1,5 @@
+import { router } from "@posture/platform";
+import { getMyScore } from "./procedures/get-my-score";
+import { listScores } from "./procedures/list-scores";
+
+export const awarenessRouter = router({ scores: listScores, me: getMyScore });

@@ -1,0 +1,18 @@
+export { complianceRouter } from "./router";
+export * from "./catalogs";
+export {
+  controlStatus,
+  evaluateFramework,
+  crossGaps,
+  satisfiedPct,
+  type TControlResult,
+  type TFrameworkResult,
+} from "./engine/evaluate";
+export { evaluateOrg, type TOrgEvaluation } from "./services/evaluation";
+export { reportTheme } from "./services/theme";
+export { gatherSignals, gradeOf } from "./services/signals";
+export { complianceJobModule, type TComplianceJobDeps } from "./jobs/module";
+export { EVIDENCE_BUILD_JOB, EVIDENCE_PURGE_JOB, EVIDENCE_TTL_MS } from "./services/evidence-jobs";
+export { buildEvidencePackage } from "./services/evidence-builder";
+export { buildPostureReport } from "./services/posture-report-pdf";
+export { buildGapReport } from "./services/gap-report-pdf";

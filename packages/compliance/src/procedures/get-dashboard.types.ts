@@ -1,0 +1,33 @@
+import type { TMeta } from "@posture/platform";
+import { z } from "zod";
+import { ZFramework } from "./create-report.types";
+
+export const getDashboardMeta = {
+  openapi: {
+    method: "GET",
+    path: "/compliance/dashboard",
+    tags: ["compliance"],
+    summary: "Compliance dashboard",
+    description:
+      "Every framework (soc2, iso27001, gdpr, hipaa, nist_csf) over the last 30 days: the share of satisfied controls, partial and gap counts; `crossGaps` lists the themes (MFA, external sharing, third-party apps…) failing in two or more frameworks.",
+    protect: true,
+  },
+} satisfies TMeta;
+
+export const ZGetDashboardInput = z.object({});
+
+export const ZGetDashboardOutput = z.object({
+  periodDays: z.number().int(),
+  frameworks: z.array(
+    z.object({
+      id: ZFramework,
+      name: z.string(),
+      satisfiedPct: z.number(),
+      satisfied: z.number().int(),
+      partial: z.number().int(),
+      gap: z.number().int(),
+      controls: z.number().int(),
+    }),
+  ),
+  crossGaps: z.array(z.object({ theme: z.string(), frameworks: z.array(ZFramework), reason: z.string() })),
+});

@@ -1,0 +1,40 @@
+import { eq } from "drizzle-orm";
+import { organizations, type Db } from "@posture/db";
+import { AppError } from "@posture/platform";
+import { COMPLIANCE_FRAMEWORKS, type TComplianceFramework } from "../catalogs";
+import {
+  assessAll,
+  crossGaps,
+  evaluateFramework,
+  type TCrossGap,
+  type TFrameworkResult,
+} from "../engine/evaluate";
+import type { TSignals } from "../engine/signals";
+import { gatherSignals } from "./signals";
+
+export type TOrgEvaluation = {
+  org: { id: string; name: string };
+  signals: TSignals;
+  results: TFrameworkResult[];
+  crossGaps: TCrossGap[];
+};
+
+export async function orgName(db: Db, orgId: string): Promise<string> {
+  const [org] = await db
+    .select({ name: organizations.name })
+    .from(organizations)
+    .where(eq(organizations.id, orgId));
+  if (!org) throw new AppError("not_found", "Organization not found");
+  return org.name;
+}
+
+/** The frameworks asked for (all five by default), judged on one set of facts. */
+export async function evaluateOrg(
+  db: Db,
+  o: { orgId: string; days: number; frameworks?: readonly TComplianceFramework[]; now?: Date },
+): Promise<TOrgEvaluation> {
+  const [name, signals] = await Promise.all([orgName(db, o.orgId), gatherSignals(db, o)]);
+  const kinds = assessAll(signals);
+  const results = (o.frameworks ?? COMPLIANCE_FRAMEWORKS).map((f) => evaluateFramework(f, kinds));
+  return { org: { id: o.orgId, name }, signals, results, crossGaps: crossGaps(results) };
+}

@@ -1,0 +1,32 @@
+import { eq } from "drizzle-orm";
+import { organizations, partnerSettings, type Db } from "@posture/db";
+import { effectivePlan, PLANS } from "@posture/platform";
+import { DEFAULT_THEME, themeOf, type TTheme } from "@posture/pdf";
+
+/**
+ * The look of an organization's reports: its managing partner's (logo, accent colour, name) when
+ * that partner's plan includes whiteLabel, the product's own otherwise.
+ */
+export async function reportTheme(db: Db, orgId: string): Promise<TTheme> {
+  const [org] = await db
+    .select({ managedBy: organizations.managedByOrgId })
+    .from(organizations)
+    .where(eq(organizations.id, orgId));
+  if (!org?.managedBy) return DEFAULT_THEME;
+  const [partner] = await db
+    .select({
+      name: organizations.name,
+      plan: organizations.plan,
+      gracePlan: organizations.gracePlan,
+      graceEndsAt: organizations.graceEndsAt,
+      isPartner: organizations.isPartner,
+      brand: partnerSettings.name,
+      accent: partnerSettings.accentColor,
+      logo: partnerSettings.logo,
+    })
+    .from(organizations)
+    .leftJoin(partnerSettings, eq(partnerSettings.orgId, organizations.id))
+    .where(eq(organizations.id, org.managedBy));
+  if (!partner?.isPartner || !PLANS[effectivePlan(partner).plan].features.whiteLabel) return DEFAULT_THEME;
+  return themeOf({ accent: partner.accent, brandName: partner.brand ?? partner.name, logo: partner.logo });
+}

@@ -1,0 +1,33 @@
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { idColumn } from "./columns";
+import { connectors } from "./connectors";
+import { organizations } from "./organizations";
+
+export type TDriveMember = { email: string; role: string; external: boolean };
+
+// Shared drives (Google) / document libraries and SharePoint sites (Microsoft).
+export const workspaceDrives = pgTable(
+  "workspace_drives",
+  {
+    id: idColumn("wsd"),
+    orgId: text("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    connectorId: text("connector_id")
+      .notNull()
+      .references(() => connectors.id, { onDelete: "cascade" }),
+    externalId: text("external_id").notNull(),
+    name: text("name").notNull(),
+    members: jsonb("members").$type<TDriveMember[]>().notNull().default([]),
+    memberCount: integer("member_count").notNull(),
+    externalMemberCount: integer("external_member_count").notNull(),
+    domainUsersOnly: boolean("domain_users_only").notNull(),
+    driveMembersOnly: boolean("drive_members_only").notNull(),
+    copyRequiresWriterPermission: boolean("copy_requires_writer_permission").notNull(),
+    fileCount: integer("file_count").notNull(),
+  },
+  (t) => [
+    uniqueIndex("workspace_drives_connector_external_key").on(t.connectorId, t.externalId),
+    index("workspace_drives_org_idx").on(t.orgId),
+  ],
+);

@@ -1,0 +1,43 @@
+import { bigint, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { idColumn, tsColumn } from "./columns";
+import { connectors } from "./connectors";
+import { organizations } from "./organizations";
+
+/** Sensitivity from the file's name and labels: `high` (payroll, passwords, health…) down to `low`. */
+export const SENSITIVITIES = ["high", "medium", "low"] as const;
+export type TSensitivity = (typeof SENSITIVITIES)[number];
+
+/** The widest audience any of a file's permissions reaches. */
+export const EXPOSURES = ["public", "external", "internal", "private"] as const;
+export type TExposure = (typeof EXPOSURES)[number];
+
+export const workspaceFiles = pgTable(
+  "workspace_files",
+  {
+    id: idColumn("wsf"),
+    orgId: text("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    connectorId: text("connector_id")
+      .notNull()
+      .references(() => connectors.id, { onDelete: "cascade" }),
+    externalId: text("external_id").notNull(),
+    name: text("name").notNull(),
+    mimeType: text("mime_type").notNull(),
+    ownerEmail: text("owner_email").notNull(),
+    /** The shared drive's external id, null for a personal drive. */
+    driveExternalId: text("drive_external_id"),
+    sensitivity: text("sensitivity", { enum: SENSITIVITIES }).notNull(),
+    labels: text("labels").array().notNull().default([]),
+    exposure: text("exposure", { enum: EXPOSURES }).notNull(),
+    externalPermissionCount: integer("external_permission_count").notNull().default(0),
+    sizeBytes: bigint("size_bytes", { mode: "number" }).notNull().default(0),
+    modifiedAt: tsColumn("modified_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("workspace_files_connector_external_key").on(t.connectorId, t.externalId),
+    index("workspace_files_org_exposure_idx").on(t.orgId, t.exposure),
+    index("workspace_files_org_owner_idx").on(t.orgId, t.ownerEmail),
+    index("workspace_files_org_order_idx").on(t.orgId, t.modifiedAt, t.id),
+  ],
+);

@@ -1,0 +1,40 @@
+import { index, pgTable, text } from "drizzle-orm/pg-core";
+import { idColumn } from "./columns";
+import { connectors } from "./connectors";
+import { organizations } from "./organizations";
+
+/**
+ * How a permission reaches outside the owner: a public link, one external person, a whole
+ * external domain, or someone inside the organization (its own domains).
+ */
+export const SHARING_TYPES = ["public", "external_user", "external_domain", "internal"] as const;
+export type TSharingType = (typeof SHARING_TYPES)[number];
+
+// Every permission and sharing link on every file of the snapshot (one row per grant).
+export const workspacePermissions = pgTable(
+  "workspace_permissions",
+  {
+    id: idColumn("wsp"),
+    orgId: text("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    connectorId: text("connector_id")
+      .notNull()
+      .references(() => connectors.id, { onDelete: "cascade" }),
+    /** workspace_files.id of the file (same snapshot). */
+    fileId: text("file_id").notNull(),
+    externalId: text("external_id").notNull(),
+    sharingType: text("sharing_type", { enum: SHARING_TYPES }).notNull(),
+    /** An e-mail, a domain, or `anyone` for a public link. */
+    target: text("target").notNull(),
+    /** owner, organizer, writer, commenter, reader. */
+    role: text("role").notNull(),
+    /** The outside domain a non-internal grant reaches (null for public links and internal grants). */
+    targetDomain: text("target_domain"),
+  },
+  (t) => [
+    index("workspace_permissions_org_type_idx").on(t.orgId, t.sharingType),
+    index("workspace_permissions_file_idx").on(t.fileId),
+    index("workspace_permissions_connector_idx").on(t.connectorId),
+  ],
+);

@@ -1,0 +1,2 @@
+export { flowGuardRouter } from "./router";
+export { getFlowGraph } from "./services/graph";

@@ -1,0 +1,4 @@
+import { router } from "@posture/platform";
+import { getGraph } from "./procedures/get-graph";
+
+export const flowGuardRouter = router({ getGraph });

@@ -1,0 +1,17 @@
+import { router } from "@posture/platform";
+import { createIncident } from "./procedures/create-incident";
+import { exportIncidentReport } from "./procedures/export-incident-report";
+import { getIncident } from "./procedures/get-incident";
+import { listIncidents } from "./procedures/list-incidents";
+import { listSuggestions } from "./procedures/list-suggestions";
+import { updateIncident } from "./procedures/update-incident";
+
+// `suggestions` is declared before `get` so that /incidents/suggestions is never read as an id.
+export const incidentsRouter = router({
+  suggestions: listSuggestions,
+  list: listIncidents,
+  get: getIncident,
+  create: createIncident,
+  update: updateIncident,
+  exportReport: exportIncidentReport,
+});

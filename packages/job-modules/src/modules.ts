@@ -1,0 +1,33 @@
+import type { Db } from "@posture/db";
+import type { TJobModule } from "@posture/jobs";
+import type { TJobQueue, TLogger, TRuntime } from "@posture/platform";
+import { complianceJobModule } from "@posture/compliance";
+import { partnerJobModule } from "@posture/partner";
+import { postureJobs } from "@posture/posture";
+import { behaviourJobs } from "@posture/ueba";
+import { webhookJobs } from "@posture/webhooks";
+import { workspaceJobs } from "@posture/workspace";
+import { housekeepingJobs } from "./housekeeping";
+
+/** What every job module may use: the apps build this once, from their own configuration. */
+export type TJobDeps = {
+  db: Db;
+  /** The queue itself, for follow-up jobs. */
+  jobs: TJobQueue;
+  runtime: TRuntime;
+  log: TLogger;
+};
+
+/**
+ * Every package's background work. A new package with jobs exports a `TJobModule` and adds one
+ * line here; the scheduler and the gateway (embedded mode) both run exactly this list.
+ */
+export const JOB_MODULES: readonly TJobModule<TJobDeps>[] = [
+  postureJobs,
+  webhookJobs,
+  housekeepingJobs,
+  complianceJobModule,
+  partnerJobModule,
+  workspaceJobs,
+  behaviourJobs,
+];

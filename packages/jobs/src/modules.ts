@@ -1,0 +1,55 @@
+import type { TJobQueue } from "@posture/platform";
+import type { TJobModule, TJobRegistry, TPeriodicTask, TScheduledJobQueue } from "./types";
+
+/**
+ * One registry from every package's job module. Two modules defining the same job name is a
+ * wiring mistake that would silently run the wrong handler: it throws instead.
+ */
+export function combineJobModules<D>(modules: readonly TJobModule<D>[], deps: D): TJobRegistry {
+  const registry: TJobRegistry = {};
+  for (const module of modules) {
+    for (const [name, definition] of Object.entries(module.definitions(deps))) {
+      if (Object.hasOwn(registry, name)) throw new Error(`job "${name}" is defined by two job modules`);
+      registry[name] = definition;
+    }
+  }
+  return registry;
+}
+
+/** Every module's periodic tasks, in module order. */
+export function periodicTasksOf<D>(modules: readonly TJobModule<D>[]): TPeriodicTask[] {
+  return modules.flatMap((m) => m.periodic ?? []);
+}
+
+function isScheduled(jobs: TJobQueue): jobs is TScheduledJobQueue {
+  return typeof (jobs as Partial<TScheduledJobQueue>).scheduleRepeating === "function";
+}
+
+/**
+ * Starts the periodic tasks. On the durable queue the schedule lives in Redis (replicas upserting
+ * it at start-up leave one); in-process, a timer per task enqueues the same jobs, with a job id per
+ * interval so a slow run is never doubled. Returns a stop function.
+ */
+export async function startPeriodicTasks(
+  jobs: TJobQueue,
+  tasks: readonly TPeriodicTask[],
+): Promise<() => void> {
+  if (isScheduled(jobs)) {
+    for (const t of tasks) {
+      await jobs.scheduleRepeating(t.name, {}, { schedulerId: t.schedulerId, everyMs: t.everyMs });
+    }
+    return () => {};
+  }
+  const timers = tasks.map((t) => {
+    const tick = () => {
+      const bucket = Math.floor(Date.now() / t.everyMs);
+      // A sweep that cannot be queued now is simply tried at the next tick.
+      void jobs.enqueue(t.name, {}, { jobId: `${t.schedulerId}-${bucket}` }).catch(() => {});
+    };
+    tick();
+    const timer = setInterval(tick, t.everyMs);
+    timer.unref();
+    return timer;
+  });
+  return () => timers.forEach(clearInterval);
+}

@@ -1,0 +1,10 @@
+export { partnerRouter } from "./router";
+export { partnerJobModule, PARTNER_HEALTH_JOB, PARTNER_REPORTS_JOB } from "./jobs/module";
+export { fetchLogo, guardedFetcher, sniffImage, LOGO_MAX_BYTES, type TLogoFetcher } from "./services/logo";
+export { getPortfolio, getClientReport } from "./services/portfolio";
+export {
+  lastCompletePeriod,
+  sweepScheduledReports,
+  buildScheduledReport,
+} from "./services/scheduled-reports";
+export { sweepClientHealth, SCORE_DROP_POINTS } from "./services/client-health";

@@ -1,0 +1,145 @@
+import { sql } from "drizzle-orm";
+import { queryRows, type Db } from "@posture/db";
+import { createReport, SEVERITY_COLORS, type TCell, type TTheme } from "@posture/pdf";
+
+export type TPeriodClient = {
+  orgId: string;
+  name: string;
+  score: number | null;
+  startScore: number | null;
+  openCritical: number;
+  openHigh: number;
+  unhealthySources: number;
+};
+
+/** Each client's score at the end and at the start of the period, open critical/high, unhealthy sources. */
+export async function portfolioForPeriod(
+  db: Db,
+  o: { partnerOrgId: string; start: Date; end: Date },
+): Promise<TPeriodClient[]> {
+  const rows = await queryRows<Record<string, unknown>>(
+    db,
+    sql`SELECT o.id, o.name,
+        (SELECT posture_score FROM scans s WHERE s.org_id = o.id AND s.status = 'COMPLETE' AND s.posture_score IS NOT NULL
+           AND s.completed_at < ${o.end} ORDER BY s.completed_at DESC, s.id DESC LIMIT 1) AS score,
+        (SELECT posture_score FROM scans s WHERE s.org_id = o.id AND s.status = 'COMPLETE' AND s.posture_score IS NOT NULL
+           AND s.completed_at < ${o.start} ORDER BY s.completed_at DESC, s.id DESC LIMIT 1) AS start_score,
+        (SELECT count(*)::int FROM findings f WHERE f.org_id = o.id AND f.status = 'OPEN' AND f.severity_rank = 4) AS critical,
+        (SELECT count(*)::int FROM findings f WHERE f.org_id = o.id AND f.status = 'OPEN' AND f.severity_rank = 3) AS high,
+        (SELECT count(*)::int FROM connectors c WHERE c.org_id = o.id AND c.health_status <> 'healthy') AS unhealthy
+      FROM organizations o WHERE o.managed_by_org_id = ${o.partnerOrgId} ORDER BY o.name, o.id`,
+  );
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return rows.map((r) => ({
+    orgId: String(r.id),
+    name: String(r.name),
+    score: num(r.score),
+    startScore: num(r.start_score),
+    openCritical: Number(r.critical),
+    openHigh: Number(r.high),
+    unhealthySources: Number(r.unhealthy),
+  }));
+}
+
+const needsAttention = (c: TPeriodClient) =>
+  c.openCritical > 0 ||
+  c.unhealthySources > 0 ||
+  (c.score !== null && c.score < 60) ||
+  (c.score !== null && c.startScore !== null && c.startScore - c.score >= 10);
+
+const change = (c: TPeriodClient): TCell =>
+  c.score === null || c.startScore === null
+    ? "-"
+    : {
+        text: `${c.score - c.startScore >= 0 ? "+" : ""}${c.score - c.startScore}`,
+        color: c.score < c.startScore ? SEVERITY_COLORS.CRITICAL : "#2B8A3E",
+      };
+
+/** The executive portfolio PDF an MSP sends on: totals, who needs attention, every client with its change. */
+export function renderPortfolioPdf(o: {
+  partnerName: string;
+  clients: TPeriodClient[];
+  period: { label: string; start: Date; end: Date };
+  theme: TTheme;
+  now?: Date;
+}): Promise<Buffer> {
+  const now = o.now ?? new Date();
+  const { clients } = o;
+  const scored = clients.flatMap((c) => (c.score === null ? [] : [c.score]));
+  const avg = scored.length ? Math.round(scored.reduce((a, b) => a + b, 0) / scored.length) : null;
+  const attention = clients.filter(needsAttention);
+  const r = createReport({ title: `${o.period.label} portfolio report`, theme: o.theme, createdAt: now });
+  r.cover({
+    title: `${o.period.label} portfolio report`,
+    subtitle: o.partnerName,
+    lines: [
+      `Period: ${o.period.start.toISOString().slice(0, 10)} to ${new Date(o.period.end.getTime() - 1).toISOString().slice(0, 10)}`,
+      `${clients.length} client organizations`,
+      `Generated: ${now.toISOString().replace("T", " ").slice(0, 16)} UTC`,
+    ],
+  });
+  r.newPage().heading("Portfolio summary");
+  r.stats([
+    { label: "Clients", value: String(clients.length) },
+    { label: "Average score", value: avg === null ? "-" : String(avg) },
+    {
+      label: "Open critical",
+      value: String(clients.reduce((n, c) => n + c.openCritical, 0)),
+      color: SEVERITY_COLORS.CRITICAL,
+    },
+    {
+      label: "Need attention",
+      value: String(attention.length),
+      color: attention.length ? SEVERITY_COLORS.HIGH : undefined,
+    },
+  ]);
+  const lowest = [...clients]
+    .filter((c) => c.score !== null)
+    .sort((a, b) => (a.score ?? 0) - (b.score ?? 0))
+    .slice(0, 12);
+  r.barChart({
+    title: "Lowest posture scores",
+    bars: lowest.map((c) => ({ label: c.name, value: c.score ?? 0 })),
+    max: 100,
+  });
+  r.heading("Needs attention");
+  r.table({
+    columns: [
+      { header: "Client", width: 3 },
+      { header: "Score", width: 1, align: "right" },
+      { header: "Change", width: 1, align: "right" },
+      { header: "Critical", width: 1, align: "right" },
+      { header: "Why", width: 4 },
+    ],
+    rows: attention.map((c): TCell[] => [
+      c.name,
+      c.score ?? "-",
+      change(c),
+      c.openCritical,
+      [
+        c.openCritical > 0 ? `${c.openCritical} open critical` : "",
+        c.unhealthySources > 0 ? `${c.unhealthySources} unhealthy source(s)` : "",
+        c.score !== null && c.score < 60 ? "score below 60" : "",
+        c.score !== null && c.startScore !== null && c.startScore - c.score >= 10
+          ? `score fell ${c.startScore - c.score} points`
+          : "",
+      ]
+        .filter(Boolean)
+        .join("; "),
+    ]),
+    empty: "No client needs attention this period.",
+  });
+  r.heading("All clients");
+  r.table({
+    columns: [
+      { header: "Client", width: 4 },
+      { header: "Score", width: 1, align: "right" },
+      { header: "Change", width: 1, align: "right" },
+      { header: "Critical", width: 1, align: "right" },
+      { header: "High", width: 1, align: "right" },
+    ],
+    rows: clients.map((c): TCell[] => [c.name, c.score ?? "-", change(c), c.openCritical, c.openHigh]),
+    empty: "This partner manages no organization yet.",
+  });
+  return r.toBuffer();
+}

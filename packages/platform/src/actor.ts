@@ -1,0 +1,23 @@
+import type { TPrincipal } from "./principal";
+
+/**
+ * Who did something, as services see it: the audit trail, incident logs and events record this.
+ * Services take `(db, {orgId, actor, ...})`; procedures build the actor from the principal once.
+ */
+export type TActor = {
+  kind: "session" | "api_key" | "system";
+  /** null for the system (scheduled jobs, sweeps). */
+  userId: string | null;
+  email: string;
+};
+
+export const SYSTEM_ACTOR: TActor = { kind: "system", userId: null, email: "system" };
+
+export function actorOf(principal: TPrincipal): TActor {
+  return { kind: principal.kind, userId: principal.userId, email: principal.userEmail };
+}
+
+/** The `{orgId, actor}` every org-scoped service call starts from. */
+export function scopeOf(principal: TPrincipal): { orgId: string; actor: TActor } {
+  return { orgId: principal.org.id, actor: actorOf(principal) };
+}

@@ -1,0 +1,3 @@
+export * from "./guard";
+export * from "./ip-ranges";
+export * from "./fetch";

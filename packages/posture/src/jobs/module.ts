@@ -1,0 +1,33 @@
+import type { TJobModule } from "@posture/jobs";
+import {
+  runScanJob,
+  SCAN_ATTEMPTS,
+  SCAN_JOB,
+  SCAN_SWEEP_JOB,
+  sweepDueScans,
+  type TScanDeps,
+} from "../services/scan-runner";
+
+const SWEEP_EVERY_MS = 5 * 60_000;
+
+const scanIdOf = (data: unknown): string => {
+  const scanId = (data as { scanId?: unknown } | null)?.scanId;
+  if (typeof scanId !== "string") throw new Error("scan job without scanId");
+  return scanId;
+};
+
+/**
+ * The posture package's background work: the scan job (manual and scheduled scans alike) and the
+ * sweep that queues the daily scans coming due. The apps combine it with the other modules.
+ */
+export const postureJobs: TJobModule<TScanDeps> = {
+  definitions: (deps) => ({
+    [SCAN_JOB]: {
+      attempts: SCAN_ATTEMPTS,
+      backoffMs: 5_000,
+      handler: (data, { attempt }) => runScanJob(deps, scanIdOf(data), attempt),
+    },
+    [SCAN_SWEEP_JOB]: { attempts: 1, backoffMs: 0, handler: () => sweepDueScans(deps) },
+  }),
+  periodic: [{ name: SCAN_SWEEP_JOB, schedulerId: "periodic-scan-sweep", everyMs: SWEEP_EVERY_MS }],
+};

@@ -1,0 +1,10 @@
+import { router } from "@posture/platform";
+import { getBaseline } from "./procedures/get-baseline";
+import { getHeatmap } from "./procedures/get-heatmap";
+import { listAnomalies } from "./procedures/list-anomalies";
+
+export const behaviourRouter = router({
+  anomalies: router({ list: listAnomalies }),
+  heatmap: router({ get: getHeatmap }),
+  baseline: router({ get: getBaseline }),
+});

@@ -1,0 +1,111 @@
+import { and, desc, eq, sql } from "drizzle-orm";
+import { activityEvents, queryRows, type Db } from "@posture/db";
+
+/** One event as a source adapter reports it (structurally the connectors' TActivityEvent). */
+export type TActivityInput = {
+  id: string;
+  at: string;
+  actorEmail: string;
+  type: string;
+  resourceId?: string | undefined;
+  target?: string | undefined;
+};
+
+// 5,000 rows × 9 columns stays under PostgreSQL's 65,535 bind parameters.
+const BATCH = 5_000;
+/** First ingestion of a connector reads this far back; afterwards from the last event stored. */
+export const FIRST_INGEST_DAYS = 180;
+/** Sources publish late (Google Reports: hours): each ingestion re-reads this overlap, deduplicated by id. */
+const OVERLAP_MS = 24 * 3_600_000;
+const DAY_MS = 86_400_000;
+
+/** Where a connector's next ingestion starts. */
+export async function ingestSince(db: Db, q: { orgId: string; connectorId: string; now: Date }): Promise<Date> {
+  const [last] = await db
+    .select({ at: activityEvents.at })
+    .from(activityEvents)
+    .where(and(eq(activityEvents.orgId, q.orgId), eq(activityEvents.connectorId, q.connectorId)))
+    .orderBy(desc(activityEvents.at))
+    .limit(1);
+  const floor = q.now.getTime() - FIRST_INGEST_DAYS * DAY_MS;
+  return new Date(last ? Math.max(floor, last.at.getTime() - OVERLAP_MS) : floor);
+}
+
+/**
+ * Stores a stream of activity compactly, in bulk, idempotently: an event already stored (same
+ * connector and source id) is skipped, so re-reading a window never double-counts. Returns how
+ * many were new and the earliest time touched, from which the weekly aggregates are refreshed.
+ */
+export async function storeActivity(
+  db: Db,
+  input: { orgId: string; connectorId: string; events: AsyncIterable<TActivityInput> },
+): Promise<{ inserted: number; earliest: Date | null }> {
+  let batch: Array<typeof activityEvents.$inferInsert> = [];
+  let inserted = 0;
+  let earliest: number | null = null;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const rows = await db
+      .insert(activityEvents)
+      .values(batch)
+      .onConflictDoNothing({ target: [activityEvents.connectorId, activityEvents.externalId] })
+      .returning({ at: activityEvents.at });
+    inserted += rows.length;
+    for (const r of rows) if (earliest === null || r.at.getTime() < earliest) earliest = r.at.getTime();
+    batch = [];
+  };
+  for await (const e of input.events) {
+    const at = new Date(e.at);
+    if (Number.isNaN(at.getTime()) || !e.actorEmail) continue;
+    batch.push({
+      orgId: input.orgId,
+      connectorId: input.connectorId,
+      externalId: e.id,
+      principal: e.actorEmail.toLowerCase(),
+      kind: e.type,
+      at,
+      resourceId: e.resourceId ?? null,
+      target: e.target ?? null,
+      count: 1,
+    });
+    if (batch.length >= BATCH) await flush();
+  }
+  await flush();
+  return { inserted, earliest: earliest === null ? null : new Date(earliest) };
+}
+
+/** How activity kinds fold into the baselined metrics. */
+export const METRIC_OF_KIND = sql`case kind
+  when 'share_external' then 'external_shares'
+  when 'file_access' then 'resource_accesses'
+  when 'download' then 'resource_accesses'
+  when 'oauth_grant' then 'oauth_grants'
+  when 'login' then 'logins'
+end`;
+
+/**
+ * Rebuilds the organization's weekly aggregates from `from` on (whole ISO weeks), in one
+ * transaction: readers see the old weeks or the new ones, never half.
+ */
+export async function refreshWeeklyAggregates(db: Db, q: { orgId: string; from: Date }): Promise<number> {
+  return db.transaction(async (tx) => {
+    await tx.execute(
+      sql`delete from activity_weekly where org_id = ${q.orgId} and week >= date_trunc('week', ${q.from.toISOString()}::timestamptz at time zone 'UTC')::date`,
+    );
+    const rows = await queryRows<{ n: number }>(
+      tx,
+      sql`with ins as (
+        insert into activity_weekly (org_id, principal, metric, week, count)
+        select org_id, principal, ${METRIC_OF_KIND} as metric,
+               date_trunc('week', at at time zone 'UTC')::date as week, sum(count)::int
+        from activity_events
+        where org_id = ${q.orgId}
+          and at >= date_trunc('week', ${q.from.toISOString()}::timestamptz at time zone 'UTC') at time zone 'UTC'
+          and kind in ('share_external', 'file_access', 'download', 'oauth_grant', 'login')
+        group by 1, 2, 3, 4
+        returning 1)
+      select count(*)::int as n from ins`,
+    );
+    return rows[0]?.n ?? 0;
+  });
+}

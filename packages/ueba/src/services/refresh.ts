@@ -1,0 +1,263 @@
+import { sql } from "drizzle-orm";
+import {
+  anomalies,
+  behaviorBaselines,
+  behaviorWeeklyRisk,
+  queryRows,
+  type Db,
+  type TAnomalyType,
+  type TSeverity,
+} from "@posture/db";
+import { refreshWeeklyAggregates } from "./activity-store";
+import { findDormantReturns } from "./dormant";
+import {
+  baselineAt,
+  DETECT_WEEKS,
+  LEARN_WEEKS,
+  organizationStats,
+  RATE_METRICS,
+  rateCandidates,
+  riskCell,
+  SEVERITY_POINTS,
+  type TCandidate,
+  type TRateMetric,
+  type TSeries,
+} from "./model";
+import { labelOfKey, recentWeeks, WEEK_MS } from "./weeks";
+
+/** Weeks the refresh reads: a full learning window behind the oldest evaluated week. */
+export const HORIZON_WEEKS = LEARN_WEEKS + DETECT_WEEKS;
+const CHUNK = 1_000;
+
+const SEVERITY_RANK: Record<TSeverity, number> = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1 };
+const KINDS_OF: Record<TRateMetric, string[]> = {
+  external_shares: ["share_external"],
+  resource_accesses: ["file_access", "download"],
+  oauth_grants: ["oauth_grant"],
+};
+
+type TPrincipalSeries = { series: TSeries; firstWeek: number };
+
+export type TNewAnomaly = {
+  id: string;
+  principal: string;
+  type: TAnomalyType;
+  severity: TSeverity;
+  confidence: number;
+  at: Date;
+};
+
+export type TRefreshResult = { principals: number; anomalies: number; newAnomalies: TNewAnomaly[] };
+
+async function loadSeries(db: Db, orgId: string, weeks: string[]): Promise<Map<string, TPrincipalSeries>> {
+  const index = new Map(weeks.map((w, i) => [w, i]));
+  const rows = await queryRows<{ principal: string; metric: string; week: string; count: number }>(
+    db,
+    sql`select principal, metric, week::text as week, count from activity_weekly
+        where org_id = ${orgId} and week >= ${weeks[0]}::date`,
+  );
+  const out = new Map<string, TPrincipalSeries>();
+  const empty = (): TSeries => ({
+    external_shares: new Array<number>(weeks.length).fill(0),
+    resource_accesses: new Array<number>(weeks.length).fill(0),
+    oauth_grants: new Array<number>(weeks.length).fill(0),
+  });
+  for (const r of rows) {
+    const i = index.get(r.week);
+    if (i === undefined) continue;
+    let p = out.get(r.principal);
+    if (!p) {
+      p = { series: empty(), firstWeek: i };
+      out.set(r.principal, p);
+    }
+    p.firstWeek = Math.min(p.firstWeek, i);
+    if (r.metric !== "logins") p.series[r.metric as TRateMetric][i] = r.count;
+  }
+  return out;
+}
+
+/** When the week's running count first reached the threshold: the moment the behaviour turned anomalous. */
+async function crossedAt(db: Db, orgId: string, principal: string, c: TCandidate, weekKey: string): Promise<Date> {
+  const start = new Date(`${weekKey}T00:00:00Z`);
+  const end = new Date(start.getTime() + WEEK_MS);
+  const kinds = sql.join(
+    KINDS_OF[c.metric].map((k) => sql`${k}`),
+    sql`, `,
+  );
+  const [row] = await queryRows<{ at: Date | string }>(
+    db,
+    sql`select at from (
+          select at, sum(count) over (order by at, id) as run from activity_events
+          where org_id = ${orgId} and principal = ${principal} and kind in (${kinds})
+            and at >= ${start.toISOString()}::timestamptz and at < ${end.toISOString()}::timestamptz) s
+        where run >= ${c.threshold} order by at limit 1`,
+  );
+  return row ? new Date(row.at) : start;
+}
+
+type TAnomalyRow = typeof anomalies.$inferInsert;
+
+/**
+ * Recomputes an organization's behaviour: weekly aggregates, each principal's baseline, the
+ * heatmap cells and the anomalies of the last two weeks. Idempotent: anomalies are keyed by
+ * (principal, type, window) and updated in place; only those new to this run are returned, for
+ * announcing after commit.
+ */
+export async function refreshBehaviour(
+  db: Db,
+  q: { orgId: string; now?: Date; changedSince?: Date },
+): Promise<TRefreshResult> {
+  const now = q.now ?? new Date();
+  const weeks = recentWeeks(now, HORIZON_WEEKS);
+  const last = weeks.length - 1;
+  // Only the weeks new events fell into are re-summed (all 14 without a hint).
+  const horizonStart = new Date(`${weeks[0]}T00:00:00Z`).getTime();
+  const from = new Date(Math.max(horizonStart, q.changedSince?.getTime() ?? horizonStart));
+  await refreshWeeklyAggregates(db, { orgId: q.orgId, from });
+  const all = await loadSeries(db, q.orgId, weeks);
+
+  // The organization's pooled complete weeks: the fallback for principals with a short history.
+  const pooled: Record<TRateMetric, number[]> = { external_shares: [], resource_accesses: [], oauth_grants: [] };
+  for (const p of all.values())
+    for (let i = p.firstWeek; i < last; i++) for (const m of RATE_METRICS) pooled[m].push(p.series[m][i] ?? 0);
+  const org = organizationStats(pooled);
+
+  const candidates: Array<{ principal: string; c: TCandidate }> = [];
+  const cells = new Map<string, number[]>();
+  const baselineRows: Array<typeof behaviorBaselines.$inferInsert> = [];
+  for (const [principal, p] of all) {
+    const row = new Array<number>(weeks.length).fill(0);
+    for (let i = p.firstWeek; i <= last; i++) {
+      const b = baselineAt(p.series, p.firstWeek, i, org);
+      row[i] = riskCell(p.series, i, b);
+      if (i > last - DETECT_WEEKS) for (const c of rateCandidates(p.series, i, b)) candidates.push({ principal, c });
+    }
+    cells.set(principal, row);
+    const b = baselineAt(p.series, p.firstWeek, last, org);
+    baselineRows.push({
+      orgId: q.orgId,
+      principal,
+      periodsLearned: b.periodsLearned,
+      source: b.source,
+      externalShareMedian: b.stats.external_shares.median,
+      externalShareScale: b.stats.external_shares.scale,
+      resourceAccessMedian: b.stats.resource_accesses.median,
+      resourceAccessScale: b.stats.resource_accesses.scale,
+      oauthGrantMedian: b.stats.oauth_grants.median,
+      oauthGrantScale: b.stats.oauth_grants.scale,
+      computedAt: now,
+    });
+  }
+
+  const found: TAnomalyRow[] = [];
+  for (const { principal, c } of candidates) {
+    const weekKey = weeks[c.weekIndex] ?? weeks[last] ?? "";
+    found.push({
+      orgId: q.orgId,
+      principal,
+      type: c.type,
+      window: labelOfKey(weekKey),
+      severity: c.severity,
+      severityRank: SEVERITY_RANK[c.severity],
+      confidence: c.confidence,
+      at: await crossedAt(db, q.orgId, principal, c, weekKey),
+      observed: c.observed,
+      expected: c.expected,
+      periodsLearned: c.periodsLearned,
+      details: { metric: c.metric, deviation: c.deviation, baseline: c.source, threshold: c.threshold },
+    });
+  }
+  for (const d of await findDormantReturns(db, { orgId: q.orgId, since: new Date(`${weeks[last - DETECT_WEEKS + 1]}T00:00:00Z`) })) {
+    found.push({
+      orgId: q.orgId,
+      principal: d.principal,
+      type: "dormant_reactivation",
+      window: labelOfKey(d.at.toISOString().slice(0, 10)),
+      severity: d.severity,
+      severityRank: SEVERITY_RANK[d.severity],
+      confidence: d.confidence,
+      at: d.at,
+      observed: d.gapDays,
+      expected: 0,
+      periodsLearned: d.periodsLearned,
+      details: { gapDays: d.gapDays, previousActivityAt: d.previousAt?.toISOString() ?? null, isAdmin: d.isAdmin },
+    });
+  }
+
+  // Anomalous weeks are at least as hot on the heatmap as their severity.
+  const weekOfLabel = new Map(weeks.map((w, i) => [labelOfKey(w), i]));
+  for (const a of found) {
+    const row = cells.get(a.principal) ?? new Array<number>(weeks.length).fill(0);
+    const i = weekOfLabel.get(a.window);
+    if (i !== undefined) row[i] = Math.max(row[i] ?? 0, SEVERITY_POINTS[a.severity]);
+    cells.set(a.principal, row);
+  }
+  const riskTotal = (principal: string) =>
+    (cells.get(principal) ?? []).slice(-LEARN_WEEKS).reduce((s, v) => s + v, 0);
+  for (const b of baselineRows) b.riskTotal = riskTotal(b.principal);
+
+  const newAnomalies = await db.transaction(async (tx) => {
+    const fresh: TNewAnomaly[] = [];
+    for (let i = 0; i < found.length; i += CHUNK) {
+      const rows = await tx
+        .insert(anomalies)
+        .values(found.slice(i, i + CHUNK))
+        .onConflictDoUpdate({
+          target: [anomalies.orgId, anomalies.principal, anomalies.type, anomalies.window],
+          set: {
+            severity: sql`excluded.severity`,
+            severityRank: sql`excluded.severity_rank`,
+            confidence: sql`excluded.confidence`,
+            at: sql`excluded.at`,
+            observed: sql`excluded.observed`,
+            expected: sql`excluded.expected`,
+            periodsLearned: sql`excluded.periods_learned`,
+            details: sql`excluded.details`,
+          },
+        })
+        .returning({
+          id: anomalies.id,
+          principal: anomalies.principal,
+          type: anomalies.type,
+          severity: anomalies.severity,
+          confidence: anomalies.confidence,
+          at: anomalies.at,
+          inserted: sql<boolean>`(xmax = 0)`,
+        });
+      for (const r of rows) if (r.inserted) fresh.push({ ...r, at: new Date(r.at) });
+    }
+    for (let i = 0; i < baselineRows.length; i += CHUNK) {
+      await tx
+        .insert(behaviorBaselines)
+        .values(baselineRows.slice(i, i + CHUNK))
+        .onConflictDoUpdate({
+          target: [behaviorBaselines.orgId, behaviorBaselines.principal],
+          set: {
+            periodsLearned: sql`excluded.periods_learned`,
+            source: sql`excluded.source`,
+            externalShareMedian: sql`excluded.external_share_median`,
+            externalShareScale: sql`excluded.external_share_scale`,
+            resourceAccessMedian: sql`excluded.resource_access_median`,
+            resourceAccessScale: sql`excluded.resource_access_scale`,
+            oauthGrantMedian: sql`excluded.oauth_grant_median`,
+            oauthGrantScale: sql`excluded.oauth_grant_scale`,
+            riskTotal: sql`excluded.risk_total`,
+            computedAt: sql`excluded.computed_at`,
+          },
+        });
+    }
+    await tx.execute(
+      sql`delete from behavior_baselines where org_id = ${q.orgId} and computed_at < ${now.toISOString()}::timestamptz`,
+    );
+    await tx.execute(sql`delete from behavior_weekly_risk where org_id = ${q.orgId}`);
+    const riskRows: Array<typeof behaviorWeeklyRisk.$inferInsert> = [];
+    for (const [principal, row] of cells)
+      row.forEach((risk, i) => {
+        if (risk > 0) riskRows.push({ orgId: q.orgId, principal, week: labelOfKey(weeks[i] ?? ""), risk });
+      });
+    for (let i = 0; i < riskRows.length; i += CHUNK * 5)
+      await tx.insert(behaviorWeeklyRisk).values(riskRows.slice(i, i + CHUNK * 5));
+    return fresh;
+  });
+  return { principals: all.size, anomalies: found.length, newAnomalies };
+}

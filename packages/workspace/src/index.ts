@@ -1,0 +1,8 @@
+export { openWorkspaceSnapshot, type TWorkspaceSink, type TSnapshotScope } from "./store/snapshot-writer";
+export type { TSnapshotCounts } from "./store/finish-snapshot";
+export { workspaceRouter } from "./router";
+export { lapseExpiredApprovals } from "./services/approvals";
+export { rebuildFlowGraph } from "./store/flow-graph";
+export { workspaceJobs, APPROVALS_LAPSE_JOB } from "./jobs";
+export { getInventory } from "./services/inventory";
+export { listSharingItems } from "./services/sharing-items";

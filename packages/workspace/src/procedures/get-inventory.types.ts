@@ -1,0 +1,64 @@
+import { offsetInput, type TMeta } from "@posture/platform";
+import { z } from "zod";
+import { INVENTORY_TYPES } from "../services/inventory";
+
+export const getInventoryMeta = {
+  openapi: {
+    method: "GET",
+    path: "/inventory",
+    tags: ["inventory"],
+    summary: "Users, files or shared drives of the connected workspaces",
+    description:
+      "From the latest scan of each connector. `search` is a case-insensitive substring of name, e-mail or owner. Users are ordered by e-mail, files newest-modified first, shared drives most outside members first. Offset-paginated: limit default 50, max 200. `metrics` depend on the type.",
+  },
+} satisfies TMeta;
+
+export const ZGetInventoryInput = offsetInput(50, 200).extend({
+  type: z.enum(INVENTORY_TYPES).default("users"),
+  search: z.string().max(200).optional(),
+});
+
+const ZUserRow = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  isAdmin: z.boolean(),
+  mfaEnabled: z.boolean(),
+  status: z.string(),
+  lastSignInAt: z.string().nullable(),
+  dormant: z.boolean(),
+  externalSharesOwned: z.number().int(),
+  connectorId: z.string(),
+});
+const ZFileRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  ownerEmail: z.string(),
+  mimeType: z.string(),
+  sharing: z.enum(["public", "external", "internal", "private"]),
+  externalShares: z.number().int(),
+  sensitivity: z.enum(["high", "medium", "low"]),
+  sharedDriveId: z.string().nullable(),
+  sizeBytes: z.number(),
+  modifiedAt: z.string(),
+  connectorId: z.string(),
+});
+const ZDriveRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  memberCount: z.number().int(),
+  externalMemberCount: z.number().int(),
+  restrictionStatus: z.string(),
+  filesCount: z.number().int(),
+  securityStatus: z.string(),
+  connectorId: z.string(),
+});
+
+export const ZGetInventoryOutput = z.object({
+  type: z.enum(INVENTORY_TYPES),
+  rows: z.array(z.union([ZUserRow, ZFileRow, ZDriveRow])),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  metrics: z.record(z.string(), z.number()),
+});

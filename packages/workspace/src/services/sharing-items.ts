@@ -1,0 +1,106 @@
+import { and, asc, count, desc, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
+import { workspaceShares, type Db, type TSeverity, type TShareType } from "@posture/db";
+import { SEVERITY_RANK } from "../store/classify";
+import { orgTotals } from "./snapshots";
+
+export const SHARE_SORTS = ["riskRank", "severity", "resourceName", "ownerEmail", "target"] as const;
+export type TShareSort = (typeof SHARE_SORTS)[number];
+
+const SORT_COLUMN = {
+  riskRank: workspaceShares.riskRank,
+  severity: workspaceShares.severityRank,
+  resourceName: workspaceShares.resourceName,
+  ownerEmail: workspaceShares.ownerEmail,
+  target: workspaceShares.target,
+} as const;
+
+type TItemsQuery = {
+  orgId: string;
+  type?: TShareType;
+  severity?: TSeverity;
+  sort: TShareSort;
+  order?: "asc" | "desc";
+  limit: number;
+  offset: number;
+};
+
+/** Not covered by an approval right now (an expired approval no longer hides anything). */
+export const notApproved = () => or(isNull(workspaceShares.approvedUntil), lte(workspaceShares.approvedUntil, sql`now()`));
+
+/**
+ * One page of external shares. Every order ends with the item id in the same direction, a total
+ * order matching an index, so consecutive offsets never repeat or skip an item. Approved items
+ * leave the list (and its ranking) until their approval expires.
+ */
+export async function listSharingItems(db: Db, q: TItemsQuery) {
+  const order = q.order ?? (q.sort === "riskRank" || q.sort === "severity" ? "desc" : "asc");
+  const dir = order === "desc" ? desc : asc;
+  const where = and(
+    eq(workspaceShares.orgId, q.orgId),
+    q.type ? eq(workspaceShares.sharingType, q.type) : undefined,
+    q.severity ? eq(workspaceShares.severityRank, SEVERITY_RANK[q.severity]) : undefined,
+    notApproved(),
+  );
+  const [rows, total] = await Promise.all([
+    db
+      .select()
+      .from(workspaceShares)
+      .where(where)
+      .orderBy(dir(SORT_COLUMN[q.sort]), dir(workspaceShares.id))
+      .limit(q.limit)
+      .offset(q.offset),
+    q.severity ? countItems(db, where) : totalWithoutSeverity(db, q.orgId, q.type),
+  ]);
+  return {
+    rows: rows.map((s) => ({
+      id: s.id,
+      resourceName: s.resourceName,
+      ownerEmail: s.ownerEmail,
+      sharingType: s.sharingType,
+      target: s.target,
+      targetCount: s.targetCount,
+      permission: s.permission,
+      severity: s.severity,
+      riskRank: s.riskRank,
+      sensitivity: s.sensitivity,
+      trustedDomain: s.severity !== s.baseSeverity,
+    })),
+    total,
+    limit: q.limit,
+    offset: q.offset,
+    nextOffset: q.offset + q.limit < total ? q.offset + q.limit : null,
+    sort: q.sort,
+    order,
+  };
+}
+
+async function countItems(db: Db, where: ReturnType<typeof and>): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(workspaceShares).where(where);
+  return row?.n ?? 0;
+}
+
+/** Snapshot tallies minus the approved items: no count over the whole share table per page. */
+async function totalWithoutSeverity(db: Db, orgId: string, type?: TShareType): Promise<number> {
+  const totals = await orgTotals(db, orgId);
+  const m = totals.metrics;
+  const all =
+    type === "public"
+      ? m.sharesPublic
+      : type === "external_user"
+        ? m.sharesExternalUser
+        : type === "external_domain"
+          ? m.sharesExternalDomain
+          : totals.shares;
+  const [approved] = await db
+    .select({ n: count() })
+    .from(workspaceShares)
+    .where(
+      and(
+        eq(workspaceShares.orgId, orgId),
+        sql`${workspaceShares.approvedUntil} IS NOT NULL`,
+        gt(workspaceShares.approvedUntil, sql`now()`),
+        type ? eq(workspaceShares.sharingType, type) : undefined,
+      ),
+    );
+  return Math.max(0, all - (approved?.n ?? 0));
+}

@@ -1,0 +1,130 @@
+import { createHash } from "node:crypto";
+import type { TPermission, TPermissionRole } from "@posture/connectors";
+import type { TExposure, TSensitivity, TSeverity, TSharingType, TShareType } from "@posture/db";
+
+// How the resource store rates what it stores. Pure functions: the snapshot writer and the
+// re-rating after a trusted-domain change must agree, and they are unit-tested here.
+
+export const SEVERITY_RANK: Record<TSeverity, number> = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1 };
+export const SEVERITY_OF_RANK: Record<number, TSeverity> = { 4: "CRITICAL", 3: "HIGH", 2: "MEDIUM", 1: "LOW" };
+
+/** A row id derived from (connector, external id): the same resource keeps its id across rescans. */
+export function stableId(prefix: string, connectorId: string, externalId: string): string {
+  const digest = createHash("sha256").update(connectorId).update("\0").update(externalId).digest("base64url");
+  return `${prefix}_${digest.slice(0, 27)}`;
+}
+
+const HIGH_WORDS = new Set([
+  "payroll", "salary", "salaries", "password", "passwords", "passwd", "credential", "credentials",
+  "secret", "secrets", "ssn", "passport", "bank", "iban", "medical", "health", "tax", "private",
+]);
+const MEDIUM_WORDS = new Set([
+  "contract", "contracts", "confidential", "nda", "invoice", "invoices", "customer", "customers",
+  "finance", "financial", "budget", "forecast", "legal", "hr", "roadmap", "pricing", "board", "internal",
+]);
+const HIGH_LABELS = /(highly[\s_-]?confidential|restricted|secret)/i;
+const MEDIUM_LABELS = /(confidential|internal|sensitive)/i;
+
+/** Sensitivity from labels first (an explicit classification wins), else from the words of the name. */
+export function sensitivityOf(name: string, labels: readonly string[] = []): TSensitivity {
+  if (labels.some((l) => HIGH_LABELS.test(l))) return "high";
+  const words = name
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z]+/);
+  let medium = labels.some((l) => MEDIUM_LABELS.test(l));
+  for (const word of words) {
+    if (HIGH_WORDS.has(word)) return "high";
+    if (MEDIUM_WORDS.has(word)) medium = true;
+  }
+  return medium ? "medium" : "low";
+}
+
+/** Exact-or-parent membership: "eu.acme.com" is in a set holding "acme.com". */
+export function domainIn(set: ReadonlySet<string>, domain: string): boolean {
+  let d = domain.toLowerCase();
+  for (;;) {
+    if (set.has(d)) return true;
+    const dot = d.indexOf(".");
+    if (dot < 0) return false;
+    d = d.slice(dot + 1);
+  }
+}
+
+export function emailDomain(email: string): string | null {
+  const at = email.lastIndexOf("@");
+  return at < 0 || at === email.length - 1 ? null : email.slice(at + 1).toLowerCase();
+}
+
+export type TClassified = { sharingType: TSharingType; target: string; domain: string | null };
+
+export function classifyPermission(p: TPermission, internal: ReadonlySet<string>): TClassified {
+  if (p.type === "anyone") return { sharingType: "public", target: "anyone", domain: null };
+  if (p.type === "domain") {
+    const domain = (p.domain ?? "").toLowerCase();
+    if (domain === "" || domainIn(internal, domain)) return { sharingType: "internal", target: domain, domain: null };
+    return { sharingType: "external_domain", target: domain, domain };
+  }
+  const email = (p.emailAddress ?? "").toLowerCase();
+  const domain = email ? emailDomain(email) : (p.domain?.toLowerCase() ?? null);
+  if (domain === null || domainIn(internal, domain)) return { sharingType: "internal", target: email, domain: null };
+  return { sharingType: "external_user", target: email || domain, domain };
+}
+
+const ROLE_RANK: Record<TPermissionRole, number> = { reader: 1, commenter: 2, writer: 3, organizer: 4, owner: 5 };
+export const EDITING_ROLES: ReadonlySet<string> = new Set(["writer", "organizer", "owner"]);
+
+export function widerRole(a: string, b: string): string {
+  return (ROLE_RANK[b as TPermissionRole] ?? 0) > (ROLE_RANK[a as TPermissionRole] ?? 0) ? b : a;
+}
+
+export function lowerSeverity(s: TSeverity): TSeverity {
+  return s === "CRITICAL" ? "HIGH" : s === "HIGH" ? "MEDIUM" : "LOW";
+}
+
+/**
+ * The severity of one sharing item, before trusted domains: the same scale as the findings' rules
+ * (a public link is HIGH, CRITICAL when editable or sensitive; an outside grant MEDIUM, HIGH when
+ * it can edit), with a highly sensitive file raising an outside share one level.
+ */
+export function baseSeverity(type: TShareType, role: string, sensitivity: TSensitivity): TSeverity {
+  const editable = EDITING_ROLES.has(role) || (type === "public" && role === "commenter");
+  if (type === "public") return editable || sensitivity === "high" ? "CRITICAL" : "HIGH";
+  if (editable) return sensitivity === "high" ? "CRITICAL" : "HIGH";
+  return sensitivity === "high" ? "HIGH" : "MEDIUM";
+}
+
+/** A share whose every outside domain is trusted is rated one level lower. */
+export function ratedSeverity(base: TSeverity, domains: readonly string[], trusted: ReadonlySet<string>): TSeverity {
+  return domains.length > 0 && domains.every((d) => domainIn(trusted, d)) ? lowerSeverity(base) : base;
+}
+
+const SENSITIVITY_WEIGHT: Record<TSensitivity, number> = { high: 3, medium: 2, low: 1 };
+const AUDIENCE_WEIGHT: Record<TShareType, number> = { public: 3, external_domain: 2, external_user: 1 };
+
+/**
+ * riskRank: severity rank × 1000 + sensitivity × 100 + audience × 10 + fan-out (0–9). Higher is
+ * riskier; everything below the thousands is independent of trusted domains.
+ */
+export function riskRank(severity: TSeverity, sensitivity: TSensitivity, type: TShareType, targets: number): number {
+  return (
+    SEVERITY_RANK[severity] * 1000 +
+    SENSITIVITY_WEIGHT[sensitivity] * 100 +
+    AUDIENCE_WEIGHT[type] * 10 +
+    Math.min(Math.max(targets, 0), 9)
+  );
+}
+
+/** 0–100 for graph nodes: the severity's band, raised by sensitivity. */
+export function riskScore(severity: TSeverity, sensitivity: TSensitivity): number {
+  const band: Record<TSeverity, number> = { CRITICAL: 85, HIGH: 65, MEDIUM: 40, LOW: 15 };
+  return Math.min(100, band[severity] + (sensitivity === "high" ? 10 : sensitivity === "medium" ? 5 : 0));
+}
+
+const EXPOSURE_RANK: Record<TExposure, number> = { private: 0, internal: 1, external: 2, public: 3 };
+
+export function widerExposure(a: TExposure, b: TExposure): TExposure {
+  return EXPOSURE_RANK[b] > EXPOSURE_RANK[a] ? b : a;
+}
+
+export const DORMANT_DAYS = 90;

@@ -1,0 +1,34 @@
+import type { TColumn } from "./bulk-insert";
+
+// Column order of each table's bulk insert; the snapshot writer builds its rows in this order.
+
+export const USER_COLUMNS: readonly TColumn[] = [
+  ["id", "text"], ["org_id", "text"], ["connector_id", "text"], ["external_id", "text"], ["email", "text"],
+  ["name", "text"], ["is_admin", "bool"], ["mfa_enabled", "bool"], ["status", "text"], ["last_login_at", "timestamptz"],
+  ["source_created_at", "timestamptz"], ["dormant", "bool"], ["dormant_days", "int"],
+];
+
+export const FILE_COLUMNS: readonly TColumn[] = [
+  ["id", "text"], ["org_id", "text"], ["connector_id", "text"], ["external_id", "text"], ["name", "text"],
+  ["mime_type", "text"], ["owner_email", "text"], ["drive_external_id", "text"], ["sensitivity", "text"],
+  ["exposure", "text"], ["external_permission_count", "int"], ["size_bytes", "bigint"], ["modified_at", "timestamptz"],
+];
+
+export const PERMISSION_COLUMNS: readonly TColumn[] = [
+  ["id", "text"], ["org_id", "text"], ["connector_id", "text"], ["file_id", "text"], ["external_id", "text"],
+  ["sharing_type", "text"], ["target", "text"], ["role", "text"], ["target_domain", "text"],
+];
+
+/** `_domain_list` (comma-separated) becomes the `target_domains` array. */
+export const SHARE_COLUMNS: readonly TColumn[] = [
+  ["id", "text"], ["org_id", "text"], ["connector_id", "text"], ["file_id", "text"], ["file_external_id", "text"],
+  ["resource_name", "text"], ["owner_email", "text"], ["sharing_type", "text"], ["target", "text"],
+  ["target_count", "int"], ["_domain_list", "text"], ["permission", "text"], ["sensitivity", "text"],
+  ["base_severity", "text"], ["severity", "text"], ["severity_rank", "int"], ["risk_rank", "int"],
+];
+
+export const DRIVE_COLUMNS: readonly TColumn[] = [
+  ["id", "text"], ["org_id", "text"], ["connector_id", "text"], ["external_id", "text"], ["name", "text"],
+  ["_members", "text"], ["member_count", "int"], ["external_member_count", "int"], ["domain_users_only", "bool"],
+  ["drive_members_only", "bool"], ["copy_requires_writer_permission", "bool"], ["file_count", "int"],
+];

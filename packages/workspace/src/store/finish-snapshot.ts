@@ -1,0 +1,101 @@
+import { sql } from "drizzle-orm";
+import type { TAppGrant } from "@posture/connectors";
+import { newId, type Db } from "@posture/db";
+import { bulkInsert } from "./bulk-insert";
+import { rebuildFlowGraph } from "./flow-graph";
+import type { TSnapshotMetrics } from "./metrics";
+import { rowsOf } from "./rows";
+
+export type TSnapshotCounts = {
+  users: number;
+  files: number;
+  drives: number;
+  permissions: number;
+  shares: number;
+  grants: number;
+};
+
+type TFinishInput = {
+  orgId: string;
+  connectorId: string;
+  scanId: string;
+  now: Date;
+  counts: TSnapshotCounts;
+  metrics: TSnapshotMetrics;
+  externalByOwner: Map<string, number>;
+  grants: TAppGrant[];
+  /** Rows written or deleted by the snapshot; 0 for an unchanged rescan. */
+  changed: number;
+};
+
+/** The snapshot's last statements, in its transaction: tallies, approvals, grant history, graph. */
+export async function finishSnapshot(tx: Db, input: TFinishInput): Promise<TSnapshotCounts> {
+  const { orgId, connectorId } = input;
+  await tx.execute(sql`
+    UPDATE workspace_users w SET external_shares_owned = coalesce(x.n, 0)
+    FROM workspace_users w2
+      LEFT JOIN unnest(${sql.param([...input.externalByOwner.keys()])}::text[], ${sql.param([...input.externalByOwner.values()])}::int[]) AS x(email, n)
+      ON x.email = w2.email
+    WHERE w.id = w2.id AND w2.connector_id = ${connectorId} AND w.external_shares_owned <> coalesce(x.n, 0)`);
+  // Approvals outlive snapshots: item ids are stable, so active ones carry over to the new rows.
+  await tx.execute(sql`
+    UPDATE workspace_shares s SET approved_until = a.until
+    FROM (SELECT item_id, max(expires_at) AS until FROM sharing_approvals
+          WHERE org_id = ${orgId} AND withdrawn_at IS NULL AND lapsed_at IS NULL AND expires_at > now() GROUP BY item_id) a
+    WHERE s.connector_id = ${connectorId} AND s.id = a.item_id AND s.approved_until IS DISTINCT FROM a.until`);
+  await recordGrantChanges(tx, input);
+  await tx.execute(sql`
+    INSERT INTO workspace_snapshots (connector_id, org_id, scan_id, taken_at, users, files, drives, permissions, shares, grants, metrics)
+    VALUES (${connectorId}, ${orgId}, ${input.scanId}, ${input.now.toISOString()}, ${input.counts.users}, ${input.counts.files},
+      ${input.counts.drives}, ${input.counts.permissions}, ${input.counts.shares}, ${input.counts.grants},
+      ${JSON.stringify(input.metrics)}::jsonb)
+    ON CONFLICT (connector_id) DO UPDATE SET scan_id = excluded.scan_id, taken_at = excluded.taken_at,
+      users = excluded.users, files = excluded.files, drives = excluded.drives,
+      permissions = excluded.permissions, shares = excluded.shares, grants = excluded.grants,
+      metrics = excluded.metrics`);
+  // An unchanged rescan leaves the graph as it is (trusted-domain changes rebuild it themselves).
+  const [built] = rowsOf<{ n: number }>(await tx.execute(sql`SELECT count(*)::int AS n FROM flow_summaries WHERE org_id = ${orgId}`));
+  if (input.changed > 0 || !built?.n) await rebuildFlowGraph(tx, orgId);
+  return input.counts;
+}
+
+const sameScopes = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && [...a].sort().join(" ") === [...b].sort().join(" ");
+
+/**
+ * Compares this scan's grants with the previous scan's (still in oauth_grants: the findings
+ * transaction replaces them after this one commits) and keeps what changed for agent timelines.
+ */
+async function recordGrantChanges(tx: Db, input: TFinishInput): Promise<void> {
+  const previous = rowsOf<{ external_id: string; client_id: string; user_email: string; scopes: string[] }>(
+    await tx.execute(sql`SELECT external_id, client_id, user_email, scopes FROM oauth_grants WHERE connector_id = ${input.connectorId}`),
+  );
+  // First snapshot of this connector: nothing to compare with.
+  if (previous.length === 0) return;
+  const before = new Map(previous.map((p) => [p.external_id, p]));
+  const at = input.now.toISOString();
+  const events: unknown[][] = [];
+  const seen = new Set<string>();
+  for (const g of input.grants) {
+    seen.add(g.id);
+    const prev = before.get(g.id);
+    if (!prev) events.push([newId("gev"), input.orgId, input.connectorId, g.clientId, g.id, g.userEmail, "granted", g.scopes.join(" "), "", g.grantedAt]);
+    else if (!sameScopes(prev.scopes, g.scopes))
+      events.push([newId("gev"), input.orgId, input.connectorId, g.clientId, g.id, g.userEmail, "scopes_changed", g.scopes.join(" "), prev.scopes.join(" "), at]);
+  }
+  for (const p of previous) {
+    if (!seen.has(p.external_id))
+      events.push([newId("gev"), input.orgId, input.connectorId, p.client_id, p.external_id, p.user_email, "revoked", "", p.scopes.join(" "), at]);
+  }
+  const split = (col: string) => `CASE WHEN u."${col}" = '' THEN '{}'::text[] ELSE string_to_array(u."${col}", ' ') END`;
+  for (let i = 0; i < events.length; i += 2_000) {
+    await bulkInsert(
+      tx,
+      "oauth_grant_events",
+      [["id", "text"], ["org_id", "text"], ["connector_id", "text"], ["client_id", "text"], ["grant_external_id", "text"],
+        ["user_email", "text"], ["kind", "text"], ["_scopes", "text"], ["_previous", "text"], ["at", "timestamptz"]],
+      events.slice(i, i + 2_000),
+      { computed: [["scopes", split("_scopes")], ["previous_scopes", split("_previous")]] },
+    );
+  }
+}

@@ -1,0 +1,111 @@
+import { count, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSourceAdapter, type TSourceAdapter } from "@posture/connectors";
+import {
+  connectors,
+  organizations,
+  workspaceFiles,
+  workspacePermissions,
+  workspaceShares,
+  workspaceSnapshots,
+  workspaceUsers,
+} from "@posture/db";
+import { createTestDb, type TestDb } from "@posture/db/testing";
+import { openWorkspaceSnapshot } from "./snapshot-writer";
+
+let db: TestDb;
+let orgId: string;
+let connectorId: string;
+beforeAll(async () => {
+  db = await createTestDb();
+  const [org] = await db.db.insert(organizations).values({ name: "Store", plan: "business" }).returning();
+  orgId = org?.id ?? "";
+  const [c] = await db.db
+    .insert(connectors)
+    .values({ orgId, type: "google_workspace", displayName: "Demo", mode: "demo", config: { fileCount: 300 } })
+    .returning();
+  connectorId = c?.id ?? "";
+});
+afterAll(async () => {
+  await db.drop();
+});
+
+const demo = (revision = 0) =>
+  createSourceAdapter({ type: "google_workspace", mode: "demo", connectorId, credentials: undefined, config: { fileCount: 300, revision } });
+
+/** What the scan runner does with its single pass over the source, minus the rule engine. */
+async function snapshot(adapter: TSourceAdapter, scanId: string, failAfterFiles?: number) {
+  const sink = await openWorkspaceSnapshot(db.db, { orgId, connectorId, scanId, now: new Date(), workspace: await adapter.workspace() });
+  try {
+    for await (const u of adapter.users()) await sink.user(u);
+    let n = 0;
+    for await (const f of adapter.files()) {
+      if (failAfterFiles !== undefined && n++ === failAfterFiles) throw new Error("source went away");
+      await sink.file(f);
+    }
+    for await (const d of adapter.sharedDrives()) await sink.drive(d);
+    for await (const g of adapter.appGrants()) await sink.grant(g);
+  } catch (err) {
+    await sink.abort();
+    throw err;
+  }
+  return sink.commit();
+}
+
+const ids = async () =>
+  (await db.db.select({ id: workspaceFiles.id }).from(workspaceFiles).where(eq(workspaceFiles.connectorId, connectorId)))
+    .map((r) => r.id)
+    .sort();
+const n = async (table: typeof workspaceFiles | typeof workspaceUsers | typeof workspacePermissions | typeof workspaceShares) =>
+  (await db.db.select({ n: count() }).from(table).where(eq(table.connectorId, connectorId)))[0]?.n ?? 0;
+
+describe("resource store snapshots", () => {
+  it("stores the whole workspace with counts that match, and ids stable across rescans", async () => {
+    const counts = await snapshot(demo(), "scn_1");
+    expect(counts.files).toBe(300);
+    expect(await n(workspaceFiles)).toBe(300);
+    expect(await n(workspaceUsers)).toBe(counts.users);
+    expect(await n(workspacePermissions)).toBe(counts.permissions);
+    expect(await n(workspaceShares)).toBe(counts.shares);
+    const [snap] = await db.db.select().from(workspaceSnapshots).where(eq(workspaceSnapshots.connectorId, connectorId));
+    expect(snap).toMatchObject({ scanId: "scn_1", files: 300, users: counts.users });
+    const first = await ids();
+    await snapshot(demo(), "scn_2");
+    expect(await ids()).toEqual(first);
+    expect(await n(workspaceFiles)).toBe(300);
+  });
+
+  it("classifies every permission and never stores the owner's own grant as a share", async () => {
+    const perms = await db.db.select().from(workspacePermissions).where(eq(workspacePermissions.connectorId, connectorId));
+    expect(new Set(perms.map((p) => p.sharingType))).toEqual(new Set(["public", "external_user", "external_domain", "internal"]));
+    expect(perms.some((p) => p.role === "owner")).toBe(false);
+    for (const p of perms) {
+      if (p.sharingType === "public") expect(p.target).toBe("anyone");
+      if (p.sharingType === "external_user" || p.sharingType === "external_domain") expect(p.targetDomain).toBeTruthy();
+      if (p.sharingType === "internal") expect(p.targetDomain).toBeNull();
+    }
+    const files = await db.db.select().from(workspaceFiles).where(eq(workspaceFiles.connectorId, connectorId));
+    const publicFiles = new Set(perms.filter((p) => p.sharingType === "public").map((p) => p.fileId));
+    for (const f of files) expect(f.exposure === "public").toBe(publicFiles.has(f.id));
+  });
+
+  it("keeps the previous snapshot whole when a scan fails midway, and readers never see half of one", async () => {
+    const before = await ids();
+    await expect(snapshot(demo(1), "scn_fail", 150)).rejects.toThrow("source went away");
+    expect(await ids()).toEqual(before);
+    const [snap] = await db.db.select().from(workspaceSnapshots).where(eq(workspaceSnapshots.connectorId, connectorId));
+    expect(snap?.scanId).toBe("scn_2");
+
+    // While a snapshot is being written, another connection still reads the old one.
+    const adapter = demo(1);
+    const sink = await openWorkspaceSnapshot(db.db, { orgId, connectorId, scanId: "scn_3", now: new Date(), workspace: await adapter.workspace() });
+    let written = 0;
+    for await (const f of adapter.files()) {
+      await sink.file(f);
+      if (++written === 200) break;
+    }
+    expect(await n(workspaceFiles)).toBe(300);
+    await sink.abort();
+    expect(await ids()).toEqual(before);
+  });
+});

@@ -3,10 +3,12 @@ import { createWebhook } from "./procedures/create-webhook";
 import { deleteWebhook } from "./procedures/delete-webhook";
 import { listWebhookDeliveries } from "./procedures/list-webhook-deliveries";
 import { listWebhooks } from "./procedures/list-webhooks";
+import { redeliverWebhook } from "./procedures/redeliver-webhook";
 
 export const webhooksRouter = router({
   list: listWebhooks,
   create: createWebhook,
   delete: deleteWebhook,
   deliveries: listWebhookDeliveries,
+  redeliver: redeliverWebhook,
 });

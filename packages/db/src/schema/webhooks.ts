@@ -1,4 +1,4 @@
-import { index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, idColumn, tsColumn } from "./columns";
 import { organizations } from "./organizations";
 
@@ -58,6 +58,8 @@ export const webhookDeliveries = pgTable(
     lastStatusCode: integer("last_status_code"),
     lastError: text("last_error"),
     nextAttemptAt: tsColumn("next_attempt_at"),
+    /** A manual redelivery is queued: the next claimed attempt is recorded as manual. */
+    redeliveryRequested: boolean("redelivery_requested").notNull().default(false),
     deliveredAt: tsColumn("delivered_at"),
     createdAt: createdAt(),
   },
@@ -65,4 +67,27 @@ export const webhookDeliveries = pgTable(
     uniqueIndex("webhook_deliveries_sub_event_key").on(t.subscriptionId, t.eventId),
     index("webhook_deliveries_sub_created_idx").on(t.subscriptionId, t.createdAt),
   ],
+);
+
+// Every attempt of a delivery, automatic or manual: the delivery row keeps only the latest outcome.
+export const webhookDeliveryAttempts = pgTable(
+  "webhook_delivery_attempts",
+  {
+    id: idColumn("dat"),
+    orgId: text("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    deliveryId: text("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    /** 1 for the first attempt; the delivery's `attempts` counter when this one was claimed. */
+    attempt: integer("attempt").notNull(),
+    /** Sent by POST /webhooks/{id}/deliveries/{deliveryId}/redeliver rather than by the schedule. */
+    manual: boolean("manual").notNull().default(false),
+    startedAt: tsColumn("started_at").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    statusCode: integer("status_code"),
+    error: text("error"),
+  },
+  (t) => [uniqueIndex("webhook_delivery_attempts_delivery_attempt_key").on(t.deliveryId, t.attempt)],
 );

@@ -1,5 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { events, webhookDeliveries, webhookSubscriptions, type Db } from "@posture/db";
+import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
+import { events, webhookDeliveries, webhookDeliveryAttempts, webhookSubscriptions, type Db } from "@posture/db";
 import {
   decryptSecret,
   iso,
@@ -54,6 +55,7 @@ async function loadDelivery(db: Db, deliveryId: string) {
       id: webhookDeliveries.id,
       status: webhookDeliveries.status,
       attempts: webhookDeliveries.attempts,
+      redeliveryRequested: webhookDeliveries.redeliveryRequested,
       due: isDue,
       event: webhookDeliveries.event,
       eventId: events.id,
@@ -80,11 +82,13 @@ async function claimAttempt(db: Db, d: TDelivery, leaseMs: number): Promise<numb
     .set({
       attempts: sql`${webhookDeliveries.attempts} + 1`,
       nextAttemptAt: fromNow(leaseMs),
+      redeliveryRequested: false,
     })
     .where(
       and(
         eq(webhookDeliveries.id, d.id),
         eq(webhookDeliveries.attempts, d.attempts),
+        eq(webhookDeliveries.redeliveryRequested, d.redeliveryRequested),
         inArray(webhookDeliveries.status, [...OPEN_STATUSES]),
         isDue,
       ),
@@ -141,6 +145,36 @@ function describeFailure(result: TSendResult): string {
   return `receiver answered HTTP ${result.statusCode}`;
 }
 
+type TAttemptLog = {
+  attempt: number;
+  manual: boolean;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+};
+
+/**
+ * Records the attempt's outcome on the delivery and appends it to the attempt log, in one
+ * transaction. Nothing is written if the row is no longer ours (its subscription was deleted).
+ */
+async function settle(
+  db: Db,
+  d: TDelivery,
+  log: TAttemptLog,
+  error: string | null,
+  outcome: PgUpdateSetSource<typeof webhookDeliveries>,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(webhookDeliveries)
+      .set(outcome)
+      .where(ours(d, log.attempt))
+      .returning({ orgId: webhookDeliveries.orgId });
+    if (!row) return;
+    await tx.insert(webhookDeliveryAttempts).values({ orgId: row.orgId, deliveryId: d.id, ...log, error });
+  });
+}
+
 /** Whether the row is still ours to write: the attempt we claimed, still open. */
 const ours = (d: TDelivery, attempts: number) =>
   and(
@@ -172,6 +206,7 @@ export async function deliverWebhook(deps: TDeliverDeps, deliveryId: string): Pr
   const attempts = await claimAttempt(db, d, timeoutMs + LEASE_MARGIN_MS);
   if (attempts === null) return "lost-race";
 
+  const startedAt = new Date();
   let result: TSendResult;
   try {
     result = await attempt(deps, d, attempts, timeoutMs);
@@ -179,38 +214,35 @@ export async function deliverWebhook(deps: TDeliverDeps, deliveryId: string): Pr
     deps.log.error({ err, deliveryId: d.id }, "webhook attempt failed unexpectedly");
     result = { statusCode: null, error: "internal error while sending" };
   }
+  const log: TAttemptLog = {
+    attempt: attempts,
+    manual: d.redeliveryRequested,
+    startedAt,
+    durationMs: Date.now() - startedAt.getTime(),
+    statusCode: result.statusCode,
+  };
   const now = new Date();
 
   if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {
-    await db
-      .update(webhookDeliveries)
-      .set({
-        status: "delivered",
-        deliveredAt: now,
-        lastStatusCode: result.statusCode,
-        lastError: null,
-        nextAttemptAt: null,
-      })
-      .where(ours(d, attempts));
+    await settle(db, d, log, null, {
+      status: "delivered",
+      deliveredAt: now,
+      lastStatusCode: result.statusCode,
+      lastError: null,
+      nextAttemptAt: null,
+    });
     return "delivered";
   }
 
   if (result.statusCode === 410) {
     // The receiver says the endpoint is gone for good: stop this and every later delivery.
+    const lastError = "receiver answered HTTP 410 Gone; subscription disabled";
     await db.transaction(async (tx) => {
       await tx
         .update(webhookSubscriptions)
         .set({ status: "disabled", disabledReason: `receiver answered 410 Gone at ${iso(now)}` })
         .where(eq(webhookSubscriptions.id, d.subscriptionId));
-      await tx
-        .update(webhookDeliveries)
-        .set({
-          status: "abandoned",
-          lastStatusCode: 410,
-          lastError: "receiver answered HTTP 410 Gone; subscription disabled",
-          nextAttemptAt: null,
-        })
-        .where(ours(d, attempts));
+      await settle(tx, d, log, lastError, { status: "abandoned", lastStatusCode: 410, lastError, nextAttemptAt: null });
     });
     deps.log.info({ subscriptionId: d.subscriptionId }, "webhook subscription disabled after 410");
     return "gone";
@@ -219,21 +251,20 @@ export async function deliverWebhook(deps: TDeliverDeps, deliveryId: string): Pr
   const lastError = describeFailure(result);
   const delayMs = (deps.backoff ?? defaultBackoff)(attempts);
   if (delayMs === null) {
-    await db
-      .update(webhookDeliveries)
-      .set({ status: "abandoned", lastStatusCode: result.statusCode, lastError, nextAttemptAt: null })
-      .where(ours(d, attempts));
-    return "abandoned";
-  }
-  await db
-    .update(webhookDeliveries)
-    .set({
-      status: "failed",
+    await settle(db, d, log, lastError, {
+      status: "abandoned",
       lastStatusCode: result.statusCode,
       lastError,
-      nextAttemptAt: fromNow(delayMs),
-    })
-    .where(ours(d, attempts));
+      nextAttemptAt: null,
+    });
+    return "abandoned";
+  }
+  await settle(db, d, log, lastError, {
+    status: "failed",
+    lastStatusCode: result.statusCode,
+    lastError,
+    nextAttemptAt: fromNow(delayMs),
+  });
   await deps.jobs.enqueue(DELIVER_JOB, { deliveryId: d.id }, { jobId: `${d.id}-${attempts + 1}`, delayMs });
   return "retry-scheduled";
 }

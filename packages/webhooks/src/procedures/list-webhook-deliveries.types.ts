@@ -9,13 +9,23 @@ export const listWebhookDeliveriesMeta = {
     tags: ["webhooks"],
     summary: "Delivery log of a subscription",
     description:
-      "Newest first. status: pending (not tried yet), failed (last attempt failed, next at nextAttemptAt), " +
-      "delivered, or abandoned (retries exhausted, 410 Gone, or subscription disabled).",
+      "Newest first. status: pending (not tried yet, or a redelivery is queued), failed (last attempt failed, " +
+      "next at nextAttemptAt), delivered, or abandoned (retries exhausted, 410 Gone, or subscription disabled). " +
+      "`history` lists each attempt: when, how long, the receiver's status code, the error.",
     protect: true,
   },
 } satisfies TMeta;
 
 export const ZListWebhookDeliveriesInput = ZWebhookIdInput.extend(offsetInput(50, 200).shape);
+
+export const ZDeliveryAttempt = z.object({
+  attempt: z.number().int().describe("1 for the first attempt"),
+  manual: z.boolean().describe("sent by POST …/redeliver rather than by the retry schedule"),
+  at: ZTimestamp.describe("when the attempt started"),
+  durationMs: z.number().int(),
+  statusCode: z.number().int().nullable().describe("the receiver's HTTP status; null when none came back"),
+  error: z.string().nullable().describe("why the attempt failed; null when it succeeded"),
+});
 
 export const ZDelivery = z.object({
   id: z.string(),
@@ -28,6 +38,9 @@ export const ZDelivery = z.object({
   nextAttemptAt: ZTimestamp.nullable(),
   deliveredAt: ZTimestamp.nullable(),
   createdAt: ZTimestamp,
+  history: z
+    .array(ZDeliveryAttempt)
+    .describe("the delivery's attempts, oldest first: the most recent 25 (`attempts` counts them all)"),
 });
 
 export const ZListWebhookDeliveriesOutput = ZOffsetMeta.extend({ rows: z.array(ZDelivery) });

@@ -1,9 +1,87 @@
-import { and, count, desc, eq } from "drizzle-orm";
-import { webhookDeliveries, type Db } from "@posture/db";
-import { iso, offsetPage } from "@posture/platform";
+import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
+import {
+  webhookDeliveries,
+  webhookDeliveryAttempts,
+  webhookSubscriptions,
+  type Db,
+} from "@posture/db";
+import { AppError, audit, firstOr404, iso, offsetPage, type TActor, type TJobQueue } from "@posture/platform";
+import { DELIVER_JOB } from "./emit-event";
 import { assertSubscriptionInOrg } from "./subscriptions";
 
-/** The delivery log of one subscription, newest first. */
+/** Attempts shown per delivery: the most recent ones (`attempts` still counts them all). */
+export const ATTEMPTS_SHOWN = 25;
+
+const deliveryColumns = {
+  id: webhookDeliveries.id,
+  eventId: webhookDeliveries.eventId,
+  event: webhookDeliveries.event,
+  status: webhookDeliveries.status,
+  attempts: webhookDeliveries.attempts,
+  lastStatusCode: webhookDeliveries.lastStatusCode,
+  lastError: webhookDeliveries.lastError,
+  nextAttemptAt: webhookDeliveries.nextAttemptAt,
+  deliveredAt: webhookDeliveries.deliveredAt,
+  createdAt: webhookDeliveries.createdAt,
+};
+
+type TDeliveryRow = { [K in keyof typeof deliveryColumns]: (typeof webhookDeliveries.$inferSelect)[K] };
+
+export type TAttemptView = {
+  attempt: number;
+  manual: boolean;
+  at: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+};
+
+/** The latest ATTEMPTS_SHOWN attempts of each delivery, oldest first, in one statement. */
+async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, TAttemptView[]>> {
+  const byDelivery = new Map<string, TAttemptView[]>(deliveryIds.map((id) => [id, []]));
+  if (deliveryIds.length === 0) return byDelivery;
+  const a = webhookDeliveryAttempts;
+  const ranked = db
+    .select({
+      deliveryId: a.deliveryId,
+      attempt: a.attempt,
+      manual: a.manual,
+      startedAt: a.startedAt,
+      durationMs: a.durationMs,
+      statusCode: a.statusCode,
+      error: a.error,
+      rank: sql<number>`row_number() over (partition by ${a.deliveryId} order by ${a.attempt} desc)`.as("rank"),
+    })
+    .from(a)
+    .where(inArray(a.deliveryId, deliveryIds))
+    .as("ranked");
+  const rows = await db
+    .select()
+    .from(ranked)
+    .where(sql`${ranked.rank} <= ${ATTEMPTS_SHOWN}`)
+    .orderBy(asc(ranked.deliveryId), asc(ranked.attempt));
+  for (const r of rows) {
+    byDelivery.get(r.deliveryId)?.push({
+      attempt: r.attempt,
+      manual: r.manual,
+      at: iso(r.startedAt),
+      durationMs: r.durationMs,
+      statusCode: r.statusCode,
+      error: r.error,
+    });
+  }
+  return byDelivery;
+}
+
+const toView = (r: TDeliveryRow, history: TAttemptView[]) => ({
+  ...r,
+  nextAttemptAt: iso(r.nextAttemptAt),
+  deliveredAt: iso(r.deliveredAt),
+  createdAt: iso(r.createdAt),
+  history,
+});
+
+/** The delivery log of one subscription, newest first, each delivery with its attempts. */
 export async function listDeliveries(
   db: Db,
   input: { orgId: string; subscriptionId: string; limit: number; offset: number },
@@ -15,18 +93,7 @@ export async function listDeliveries(
   );
   const [rows, totals] = await Promise.all([
     db
-      .select({
-        id: webhookDeliveries.id,
-        eventId: webhookDeliveries.eventId,
-        event: webhookDeliveries.event,
-        status: webhookDeliveries.status,
-        attempts: webhookDeliveries.attempts,
-        lastStatusCode: webhookDeliveries.lastStatusCode,
-        lastError: webhookDeliveries.lastError,
-        nextAttemptAt: webhookDeliveries.nextAttemptAt,
-        deliveredAt: webhookDeliveries.deliveredAt,
-        createdAt: webhookDeliveries.createdAt,
-      })
+      .select(deliveryColumns)
       .from(webhookDeliveries)
       .where(where)
       .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
@@ -34,11 +101,86 @@ export async function listDeliveries(
       .offset(input.offset),
     db.select({ n: count() }).from(webhookDeliveries).where(where),
   ]);
-  const views = rows.map((r) => ({
-    ...r,
-    nextAttemptAt: iso(r.nextAttemptAt),
-    deliveredAt: iso(r.deliveredAt),
-    createdAt: iso(r.createdAt),
-  }));
+  const history = await attemptsOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  const views = rows.map((r) => toView(r, history.get(r.id) ?? []));
   return offsetPage(views, { total: totals[0]?.n ?? 0, limit: input.limit, offset: input.offset });
+}
+
+// Claimed (the counter moved past the logged attempts) and its lease not yet run out.
+const attemptInFlight = sql<boolean>`(
+  ${webhookDeliveries.status} in ('pending', 'failed')
+  and ${webhookDeliveries.nextAttemptAt} > now()
+  and ${webhookDeliveries.attempts} > coalesce(
+    (select max(${webhookDeliveryAttempts.attempt}) from ${webhookDeliveryAttempts}
+      where ${webhookDeliveryAttempts.deliveryId} = ${webhookDeliveries.id}), 0))`;
+
+/**
+ * Sends a delivery again: the same event id and body, a new attempt, recorded as manual. Whatever
+ * its state (delivered, failing, abandoned), the delivery is reopened and due now; if that attempt
+ * fails, the usual back-off continues from the delivery's attempt count. Asking again while a
+ * redelivery is queued changes nothing; while an attempt is being sent, or for a disabled
+ * subscription, it is a 409.
+ */
+export async function redeliver(
+  db: Db,
+  jobs: TJobQueue,
+  input: { orgId: string; actor: TActor; subscriptionId: string; deliveryId: string },
+) {
+  await assertSubscriptionInOrg(db, { orgId: input.orgId, id: input.subscriptionId });
+  const { row, queued } = await db.transaction(async (tx) => {
+    const current = firstOr404(
+      await tx
+        .select({
+          id: webhookDeliveries.id,
+          eventId: webhookDeliveries.eventId,
+          event: webhookDeliveries.event,
+          attempts: webhookDeliveries.attempts,
+          redeliveryRequested: webhookDeliveries.redeliveryRequested,
+          inFlight: attemptInFlight,
+          subscriptionStatus: webhookSubscriptions.status,
+        })
+        .from(webhookDeliveries)
+        .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.id, webhookDeliveries.subscriptionId))
+        .where(
+          and(
+            eq(webhookDeliveries.id, input.deliveryId),
+            eq(webhookDeliveries.subscriptionId, input.subscriptionId),
+            eq(webhookDeliveries.orgId, input.orgId),
+          ),
+        )
+        .for("update", { of: webhookDeliveries }),
+      "Delivery",
+    );
+    if (current.subscriptionStatus !== "active") {
+      throw new AppError("conflict", "The subscription is disabled; create a new subscription to receive events");
+    }
+    if (current.inFlight) {
+      throw new AppError("conflict", "An attempt of this delivery is being sent; ask again once it is logged");
+    }
+    if (!current.redeliveryRequested) {
+      await tx
+        .update(webhookDeliveries)
+        .set({ status: "pending", nextAttemptAt: sql`now()`, redeliveryRequested: true })
+        .where(eq(webhookDeliveries.id, current.id));
+      await audit(tx, input, {
+        action: "WEBHOOK_REDELIVERED",
+        target: current.id,
+        metadata: { subscriptionId: input.subscriptionId, eventId: current.eventId, event: current.event },
+      });
+    }
+    const [after] = await tx.select(deliveryColumns).from(webhookDeliveries).where(eq(webhookDeliveries.id, current.id));
+    if (!after) throw new Error("delivery vanished inside its transaction");
+    return { row: after, queued: !current.redeliveryRequested };
+  });
+  // After commit; if the queue is away, the webhook sweep finds the delivery overdue and sends it.
+  if (queued) {
+    await jobs
+      .enqueue(DELIVER_JOB, { deliveryId: row.id }, { jobId: `${row.id}-${row.attempts + 1}-manual` })
+      .catch(() => undefined);
+  }
+  const history = await attemptsOf(db, [row.id]);
+  return toView(row, history.get(row.id) ?? []);
 }

@@ -16,19 +16,29 @@ export type TWebhookBody = {
   createdAt: string;
   secret?: string;
 };
+export type TAttemptBody = {
+  attempt: number;
+  manual: boolean;
+  at: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+};
+export type TDeliveryBody = {
+  id: string;
+  eventId: string;
+  event: string;
+  status: string;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+  createdAt: string;
+  history: TAttemptBody[];
+};
 export type TDeliveriesBody = {
-  rows: Array<{
-    id: string;
-    eventId: string;
-    event: string;
-    status: string;
-    attempts: number;
-    lastStatusCode: number | null;
-    lastError: string | null;
-    nextAttemptAt: string | null;
-    deliveredAt: string | null;
-    createdAt: string;
-  }>;
+  rows: TDeliveryBody[];
   total: number;
   limit: number;
   offset: number;

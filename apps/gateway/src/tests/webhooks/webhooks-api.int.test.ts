@@ -147,11 +147,12 @@ describe("webhook subscriptions API", () => {
     expect(details.map((d) => d.path.split(".")[0])).toContain(path);
   });
 
-  it("documents the four operations in the OpenAPI document", async () => {
+  it("documents the five operations in the OpenAPI document", async () => {
     const res = await h.gw.request("GET", "/api/openapi.json");
     const paths = (res.body as { paths: Record<string, Record<string, unknown>> }).paths;
     expect(Object.keys(paths["/webhooks"] ?? {}).sort()).toEqual(["get", "post"]);
     expect(Object.keys(paths["/webhooks/{id}"] ?? {})).toEqual(["delete"]);
     expect(Object.keys(paths["/webhooks/{id}/deliveries"] ?? {})).toEqual(["get"]);
+    expect(Object.keys(paths["/webhooks/{id}/deliveries/{deliveryId}/redeliver"] ?? {})).toEqual(["post"]);
   });
 });

@@ -59,13 +59,20 @@ type TPrincipalRow = {
   [K in keyof typeof principalColumns]: (typeof principalColumns)[K]["_"]["data"] | null;
 };
 
-function toPrincipal(
+/**
+ * A live credential's principal, valid until the credential expires or the plan's grace ends,
+ * whichever is first; the membership may be gone (a removed user keeps no access).
+ */
+function liveCredential(
   kind: TPrincipal["kind"],
   credentialId: string,
-  row: TPrincipalRow,
+  row: TPrincipalRow & { epoch: number | null; expiresAt: Date | null },
   now: Date,
-): { principal: TPrincipal; graceEndsAt: Date | null } | null {
-  if (!row.userId || !row.userEmail || !row.role || !row.orgId || !row.orgName || !row.plan) return null;
+  lastUsedAt: Date | null,
+): TCredentialLookup {
+  if (!row.userId || !row.userEmail || !row.role || !row.orgId || !row.orgName || !row.plan) {
+    return { ok: false, reason: "no_membership" };
+  }
   const { plan, graceEndsAt } = effectivePlan(
     { plan: row.plan, gracePlan: row.gracePlan, graceEndsAt: row.graceEndsAt },
     now,
@@ -78,7 +85,13 @@ function toPrincipal(
     role: row.role,
     org: { id: row.orgId, name: row.orgName, plan, isPartner: row.isPartner ?? false },
   };
-  return { principal, graceEndsAt };
+  return {
+    ok: true,
+    principal,
+    epoch: row.epoch ?? 0,
+    validUntil: earliest(row.expiresAt, graceEndsAt),
+    lastUsedAt,
+  };
 }
 
 const earliest = (...times: Array<Date | null | undefined>): number =>
@@ -117,15 +130,7 @@ export async function lookupApiKey(db: Db, key: string, now = new Date()): Promi
   if (!row) return { ok: false, reason: "unknown" };
   if (row.revokedAt) return { ok: false, reason: "revoked" };
   if (row.expiresAt && row.expiresAt <= now) return { ok: false, reason: "expired" };
-  const resolved = toPrincipal("api_key", row.keyId, row, now);
-  if (!resolved) return { ok: false, reason: "no_membership" };
-  return {
-    ok: true,
-    principal: resolved.principal,
-    epoch: row.epoch ?? 0,
-    validUntil: earliest(row.expiresAt, resolved.graceEndsAt),
-    lastUsedAt: row.lastUsedAt,
-  };
+  return liveCredential("api_key", row.keyId, row, now, row.lastUsedAt);
 }
 
 /** Looks an API key up in the database (no cache): for the CLI and tests. */
@@ -162,16 +167,8 @@ export async function lookupSession(db: Db, token: string, now = new Date()): Pr
   if (row.expiresAt <= now || now.getTime() - row.lastSeenAt.getTime() > SESSION_IDLE_MS) {
     return { ok: false, reason: "expired" };
   }
-  const resolved = toPrincipal("session", row.sessionId, row, now);
-  if (!resolved) return { ok: false, reason: "no_membership" };
-  return {
-    ok: true,
-    principal: resolved.principal,
-    epoch: row.epoch ?? 0,
-    // The idle deadline moves with use; the cache keeps its own last-use time (see the gate).
-    validUntil: earliest(row.expiresAt, resolved.graceEndsAt),
-    lastUsedAt: row.lastSeenAt,
-  };
+  // The idle deadline moves with use; the cache keeps its own last-use time (see the gate).
+  return liveCredential("session", row.sessionId, row, now, row.lastSeenAt);
 }
 
 /** Looks a session up in the database (no cache): for tests and tools. */

@@ -26,3 +26,4 @@ export * from "./input-limits";
 export * from "./outbound";
 export * from "./metrics";
 export * from "./download";
+export * from "./domains";

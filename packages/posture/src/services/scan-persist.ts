@@ -3,6 +3,7 @@ import {
   allowLongStatements,
   connectors,
   findings,
+  fromExcluded,
   oauthGrants,
   scans,
   SEVERITY_RANK,
@@ -238,12 +239,7 @@ async function replaceGrants(db: Db, input: TPersistInput): Promise<void> {
       )
       .onConflictDoUpdate({
         target: [oauthGrants.connectorId, oauthGrants.externalId],
-        set: {
-          label: sql`excluded.label`,
-          clientId: sql`excluded.client_id`,
-          scopes: sql`excluded.scopes`,
-          isKnownPublisher: sql`excluded.is_known_publisher`,
-        },
+        set: fromExcluded(oauthGrants, ["label", "clientId", "scopes", "isKnownPublisher"]),
       });
   }
 }

@@ -3,6 +3,7 @@ import {
   anomalies,
   behaviorBaselines,
   behaviorWeeklyRisk,
+  fromExcluded,
   queryRows,
   type Db,
   type TAnomalyType,
@@ -204,16 +205,16 @@ export async function refreshBehaviour(
         .values(found.slice(i, i + CHUNK))
         .onConflictDoUpdate({
           target: [anomalies.orgId, anomalies.principal, anomalies.type, anomalies.window],
-          set: {
-            severity: sql`excluded.severity`,
-            severityRank: sql`excluded.severity_rank`,
-            confidence: sql`excluded.confidence`,
-            at: sql`excluded.at`,
-            observed: sql`excluded.observed`,
-            expected: sql`excluded.expected`,
-            periodsLearned: sql`excluded.periods_learned`,
-            details: sql`excluded.details`,
-          },
+          set: fromExcluded(anomalies, [
+            "severity",
+            "severityRank",
+            "confidence",
+            "at",
+            "observed",
+            "expected",
+            "periodsLearned",
+            "details",
+          ]),
         })
         .returning({
           id: anomalies.id,
@@ -232,18 +233,18 @@ export async function refreshBehaviour(
         .values(baselineRows.slice(i, i + CHUNK))
         .onConflictDoUpdate({
           target: [behaviorBaselines.orgId, behaviorBaselines.principal],
-          set: {
-            periodsLearned: sql`excluded.periods_learned`,
-            source: sql`excluded.source`,
-            externalShareMedian: sql`excluded.external_share_median`,
-            externalShareScale: sql`excluded.external_share_scale`,
-            resourceAccessMedian: sql`excluded.resource_access_median`,
-            resourceAccessScale: sql`excluded.resource_access_scale`,
-            oauthGrantMedian: sql`excluded.oauth_grant_median`,
-            oauthGrantScale: sql`excluded.oauth_grant_scale`,
-            riskTotal: sql`excluded.risk_total`,
-            computedAt: sql`excluded.computed_at`,
-          },
+          set: fromExcluded(behaviorBaselines, [
+            "periodsLearned",
+            "source",
+            "externalShareMedian",
+            "externalShareScale",
+            "resourceAccessMedian",
+            "resourceAccessScale",
+            "oauthGrantMedian",
+            "oauthGrantScale",
+            "riskTotal",
+            "computedAt",
+          ]),
         });
     }
     await tx.execute(

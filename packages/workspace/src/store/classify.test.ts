@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { domainIn } from "@posture/platform";
 import {
   baseSeverity,
   classifyPermission,
-  domainIn,
   ratedSeverity,
   riskRank,
   sensitivityOf,

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { TPermission, TPermissionRole } from "@posture/connectors";
 import type { TExposure, TSensitivity, TSeverity, TSharingType, TShareType } from "@posture/db";
+import { domainIn, emailDomain } from "@posture/platform";
 
 // How the resource store rates what it stores. Pure functions: the snapshot writer and the
 // re-rating after a trusted-domain change must agree, and they are unit-tested here.
@@ -38,22 +39,6 @@ export function sensitivityOf(name: string, labels: readonly string[] = []): TSe
     if (MEDIUM_WORDS.has(word)) medium = true;
   }
   return medium ? "medium" : "low";
-}
-
-/** Exact-or-parent membership: "eu.acme.com" is in a set holding "acme.com". */
-export function domainIn(set: ReadonlySet<string>, domain: string): boolean {
-  let d = domain.toLowerCase();
-  for (;;) {
-    if (set.has(d)) return true;
-    const dot = d.indexOf(".");
-    if (dot < 0) return false;
-    d = d.slice(dot + 1);
-  }
-}
-
-export function emailDomain(email: string): string | null {
-  const at = email.lastIndexOf("@");
-  return at < 0 || at === email.length - 1 ? null : email.slice(at + 1).toLowerCase();
 }
 
 export type TClassified = { sharingType: TSharingType; target: string; domain: string | null };

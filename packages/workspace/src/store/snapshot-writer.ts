@@ -1,13 +1,12 @@
 import { sql } from "drizzle-orm";
 import type { TAppGrant, TSharedDrive, TSourceFile, TSourceUser, TWorkspace } from "@posture/connectors";
 import type { Db, TExposure, TShareType } from "@posture/db";
+import { domainIn, emailDomain } from "@posture/platform";
 import { affected, bulkInsert } from "./bulk-insert";
 import {
   baseSeverity,
   classifyPermission,
-  domainIn,
   DORMANT_DAYS,
-  emailDomain,
   ratedSeverity,
   riskRank,
   sensitivityOf,

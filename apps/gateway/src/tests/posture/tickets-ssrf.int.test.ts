@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectors, findings, tickets } from "@posture/db";
+import { tickets } from "@posture/db";
 import type { TResolver } from "@posture/platform";
 import { startFakeGithub, type TFakeGithub } from "@posture/ticketing/testing";
 import { startTestGateway, type TTestGateway } from "../../testing";
+import { seedFinding } from "./seed-finding";
 
 // A gateway as deployed: private targets refused. Only DNS is stubbed (through the runtime's
 // resolver); connections are real.
@@ -25,36 +26,10 @@ afterAll(async () => {
   await gw.close();
 });
 
-async function seedFinding(orgId: string) {
-  const [c] = await gw.db.db
-    .insert(connectors)
-    .values({ orgId, type: "google_workspace", displayName: "D", mode: "demo" })
-    .returning();
-  const [f] = await gw.db.db
-    .insert(findings)
-    .values({
-      orgId,
-      connectorId: c?.id ?? "",
-      connectorType: "google_workspace",
-      fingerprint: "fp-ssrf",
-      ruleId: "public_link",
-      category: "public_exposure",
-      severity: "HIGH",
-      severityRank: 3,
-      title: "Public link",
-      resourceId: "file-ssrf",
-      resourceName: "Plan.docx",
-      resourceType: "file",
-    })
-    .returning();
-  if (!f) throw new Error("seed failed");
-  return f;
-}
-
 describe("issue trackers behind the outbound guard", () => {
   it("refuses a tracker name that was public when saved and rebinds to loopback: nothing reaches it", async () => {
     const a = await gw.createActor({ plan: "business" });
-    const finding = await seedFinding(a.orgId);
+    const finding = await seedFinding(gw.db.db, a.orgId);
     const port = new URL(fake.url).port;
     answers = ["93.184.216.34", "127.0.0.1"];
     lookups = 0;

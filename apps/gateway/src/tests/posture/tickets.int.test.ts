@@ -1,8 +1,9 @@
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { connectors, findings, tickets } from "@posture/db";
+import { tickets } from "@posture/db";
 import { startFakeGithub, startFakeJira, type TFakeGithub, type TFakeJira } from "@posture/ticketing/testing";
 import { startTestGateway, type TTestGateway } from "../../testing";
+import { seedFinding } from "./seed-finding";
 
 let gw: TTestGateway;
 const fakes: Array<{ close: () => Promise<void> }> = [];
@@ -16,32 +17,6 @@ afterEach(async () => {
 afterAll(async () => {
   await gw.close();
 });
-
-async function seedFinding(orgId: string) {
-  const [c] = await gw.db.db
-    .insert(connectors)
-    .values({ orgId, type: "google_workspace", displayName: "D", mode: "demo" })
-    .returning();
-  const [f] = await gw.db.db
-    .insert(findings)
-    .values({
-      orgId,
-      connectorId: c?.id ?? "",
-      connectorType: "google_workspace",
-      fingerprint: "fp",
-      ruleId: "public_link",
-      category: "public_exposure",
-      severity: "CRITICAL",
-      severityRank: 4,
-      title: "Public link on Payroll.xlsx",
-      resourceId: "file1",
-      resourceName: "Payroll.xlsx",
-      resourceType: "file",
-    })
-    .returning();
-  if (!f) throw new Error("seed failed");
-  return f;
-}
 
 async function configureGithub(cookie: string): Promise<TFakeGithub> {
   const fake = await startFakeGithub();
@@ -58,7 +33,7 @@ async function configureGithub(cookie: string): Promise<TFakeGithub> {
 describe("POST /api/findings/{id}/ticket", () => {
   it("creates a GitHub issue once, then 409", async () => {
     const a = await gw.createActor({ plan: "business" });
-    const finding = await seedFinding(a.orgId);
+    const finding = await seedFinding(gw.db.db, a.orgId);
     const fake = await configureGithub(a.cookie);
 
     const res = await gw.request("POST", `/api/findings/${finding.id}/ticket`, { key: a.key });
@@ -79,7 +54,7 @@ describe("POST /api/findings/{id}/ticket", () => {
 
   it("answers 502 when the tracker fails and records nothing, so a retry can succeed", async () => {
     const a = await gw.createActor({ plan: "business" });
-    const finding = await seedFinding(a.orgId);
+    const finding = await seedFinding(gw.db.db, a.orgId);
     const fake = await configureGithub(a.cookie);
     fake.failNext({ status: 500, body: { message: "boom" } });
 
@@ -94,7 +69,7 @@ describe("POST /api/findings/{id}/ticket", () => {
 
   it("works against Jira too", async () => {
     const a = await gw.createActor({ plan: "enterprise" });
-    const finding = await seedFinding(a.orgId);
+    const finding = await seedFinding(gw.db.db, a.orgId);
     const fake: TFakeJira = await startFakeJira();
     fakes.push(fake);
     const put = await gw.request("PUT", "/api/integrations/ticketing", {
@@ -115,7 +90,7 @@ describe("POST /api/findings/{id}/ticket", () => {
   it("needs a configured integration, an existing finding of the caller, and the ticketing entitlement", async () => {
     const a = await gw.createActor({ plan: "business" });
     const other = await gw.createActor({ plan: "business" });
-    const finding = await seedFinding(a.orgId);
+    const finding = await seedFinding(gw.db.db, a.orgId);
 
     const unconfigured = await gw.request("POST", `/api/findings/${finding.id}/ticket`, { key: a.key });
     expect(unconfigured.status).toBe(400);

@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from "express";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { ERROR_STATUS, type TAccess, type TErrorCode, type TMeta } from "@posture/platform";
+import { webhookDocuments } from "@posture/webhooks";
 import type { TGatewayDeps } from "./deps";
 import { DOCS_ASSET_ROUTES } from "./docs-page";
 import type { TRouteTable } from "./middleware/method-not-allowed";
@@ -255,7 +256,8 @@ export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
       "each operation lists the codes it can return. A known path called with another method answers 405 " +
       "`method_not_allowed` with an `Allow` header. Requests are limited per IP (60/min signed in or with an " +
       "API key, 20/min anonymous); bodies are JSON of at most 100 kB, nested at most 32 levels, with no NUL " +
-      "characters or unpaired surrogates in any string.",
+      "characters or unpaired surrogates in any string. The events sent to webhook subscriptions, with their " +
+      "data fields and signature headers, are listed under `webhooks`.",
     baseUrl: `${publicUrl.replace(/\/$/, "")}/api`,
     securitySchemes: {
       apiKey: { type: "http", scheme: "bearer", description: "`Authorization: Bearer svc_ak_…`" },
@@ -269,7 +271,8 @@ export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
   });
   const annotated = annotateAccess(doc);
   annotated.paths = { ...annotated.paths, ...(platformPaths() as OpenAPIObject["paths"]) };
-  return annotated;
+  // What the service POSTs to subscribers: one entry per event type (OpenAPI 3.1 `webhooks`).
+  return { ...annotated, webhooks: webhookDocuments() as OpenAPIObject["webhooks"] };
 }
 
 const METHODS = ["get", "put", "post", "delete", "patch", "options", "head", "trace"];

@@ -45,3 +45,4 @@ export {
   type TResolvedAddress,
 } from "@posture/platform";
 export { buildPayload, serviceSignature, standardSignature, signedHeaders } from "./signing";
+export { webhookDocuments } from "./openapi";

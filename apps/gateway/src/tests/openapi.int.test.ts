@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS, type TErrorCode, type TMeta } from "@posture/platform";
+import { EVENT_DATA_SCHEMAS, EVENT_TYPES } from "@posture/webhooks";
 import { appRouter } from "../router";
 import { startTestGateway, type TTestGateway } from "../testing";
 import { freshIp } from "./helpers";
@@ -14,7 +15,13 @@ type TDoc = {
   openapi: string;
   info: { title: string; version: string };
   paths: Record<string, Record<string, TOp>>;
+  webhooks?: Record<string, { post?: TOp & { requestBody?: { content: Record<string, { schema: TBodySchema }> } } }>;
   components: { schemas?: Record<string, unknown>; securitySchemes?: Record<string, unknown> };
+};
+
+type TBodySchema = {
+  required?: string[];
+  properties?: Record<string, { const?: string; required?: string[]; properties?: Record<string, unknown> }>;
 };
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
@@ -117,6 +124,25 @@ describe("GET /api/openapi.json", () => {
       expect(statuses).toContain("400");
     }
     expect(Object.keys(doc.components.schemas ?? {}).filter((n) => n.startsWith("error."))).toEqual([]);
+  });
+
+  it("documents every webhook event with its data fields and signature headers", () => {
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([...EVENT_TYPES].sort());
+    for (const type of EVENT_TYPES) {
+      const op = doc.webhooks?.[type]?.post;
+      const body = op?.requestBody?.content["application/json"]?.schema;
+      expect(body?.required).toEqual(["event", "data", "id", "createdAt"]);
+      expect(body?.properties?.event?.const).toBe(type);
+      // The data schema is the one deliveries are validated against: the same fields, all required.
+      const fields = Object.keys(EVENT_DATA_SCHEMAS[type].shape).sort();
+      expect(Object.keys(body?.properties?.data?.properties ?? {}).sort(), type).toEqual(fields);
+      expect([...(body?.properties?.data?.required ?? [])].sort(), type).toEqual(fields);
+      expect(op?.parameters?.map((p) => p.name)).toEqual(
+        expect.arrayContaining(["X-Service-Signature", "X-Service-Event", "X-Service-Delivery", "webhook-signature"]),
+      );
+      expect(Object.keys(op?.responses ?? {})).toContain("410");
+    }
   });
 
   it("resolves every $ref", () => {

@@ -1,0 +1,75 @@
+import { z } from "zod";
+import { EVENT_DATA_SCHEMAS, type TEventType } from "./event-types";
+
+/** What each event means, for the OpenAPI document's `webhooks` (receivers ignore unknown events). */
+const EVENT_SUMMARIES: Record<TEventType, string> = {
+  "scan.completed": "A scan of a source completed",
+  "finding.new": "A scan found a new finding",
+  "finding.resolved": "A finding is no longer detected",
+  "policy.violation": "A policy matched findings of a scan",
+  "prevention.triggered": "A prevention rule fired on a scan",
+  "alert.grouped": "Several new findings of one category, grouped into one alert",
+  "partner.report.ready": "A scheduled portfolio report of a partner is ready to download",
+  "client.unhealthy": "A managed organization's source turned unhealthy, or its score dropped 10 points or more",
+  "anomaly.detected": "Behaviour analytics detected an anomaly",
+  "incident.created": "An incident was opened",
+  "incident.updated": "An incident changed (status, priority, assignee, note or post-mortem)",
+};
+
+const HEADERS: Array<[string, string]> = [
+  ["X-Service-Signature", "`sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret"],
+  ["X-Service-Event", "The event type, as in the body"],
+  ["X-Service-Delivery", "The delivery id; a redelivery of the same delivery repeats it"],
+  ["webhook-id", "Standard Webhooks: the event id (dedupe on it)"],
+  ["webhook-timestamp", "Standard Webhooks: Unix seconds of this attempt"],
+  ["webhook-signature", "Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`"],
+];
+
+const DELIVERY_RULES =
+  "POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. " +
+  "Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, " +
+  "so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed.";
+
+/** OpenAPI 3.1 `webhooks`: one entry per event type, its body built from the event's own schema. */
+export function webhookDocuments(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [type, schema] of Object.entries(EVENT_DATA_SCHEMAS) as Array<[TEventType, z.ZodType]>) {
+    out[type] = {
+      post: {
+        operationId: `webhook-${type}`,
+        summary: EVENT_SUMMARIES[type],
+        description: DELIVERY_RULES,
+        tags: ["webhooks"],
+        parameters: HEADERS.map(([name, description]) => ({
+          in: "header",
+          name,
+          required: true,
+          description,
+          schema: { type: "string" },
+        })),
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                properties: {
+                  event: { type: "string", const: type },
+                  data: z.toJSONSchema(schema, { target: "draft-2020-12", io: "output" }),
+                  id: { type: "string", description: "The event id: the same on every attempt" },
+                  createdAt: { type: "string", format: "date-time" },
+                },
+                required: ["event", "data", "id", "createdAt"],
+              },
+            },
+          },
+        },
+        responses: {
+          "200": { description: "Received (any 2xx)" },
+          "410": { description: "Gone: the subscription is disabled and nothing more is sent to it" },
+        },
+      },
+    };
+  }
+  return out;
+}

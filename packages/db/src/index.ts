@@ -3,3 +3,4 @@ export * from "./severity";
 export * from "./client";
 export { resolveDataDir, workspaceRoot } from "./paths";
 export { prepared } from "./prepared";
+export { lockOrg } from "./locks";

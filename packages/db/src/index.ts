@@ -4,3 +4,4 @@ export * from "./client";
 export { resolveDataDir, workspaceRoot } from "./paths";
 export { prepared } from "./prepared";
 export { fromExcluded } from "./upsert";
+export { lockOrg } from "./locks";

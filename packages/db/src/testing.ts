@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { createDb, type DbHandle } from "./client";
+import { sql } from "drizzle-orm";
+import { createDb, type Db, type DbHandle } from "./client";
 
 // Each test file gets a database of its own on the real PostgreSQL server, migrated from the
 // committed migrations, and dropped afterwards: files run in parallel without seeing each other.
@@ -41,4 +42,39 @@ export async function createTestDb(): Promise<TestDb> {
       }
     },
   };
+}
+
+export type TSummaryMismatch = {
+  org_id: string;
+  expected: string;
+  stored: string | null;
+};
+
+/**
+ * Organizations whose org_posture_summary row differs from the same figures computed from scans
+ * and findings directly (the portfolio's former per-client subqueries). Empty when the summary is
+ * exact; an organization without a row must have no score and no open findings.
+ */
+export async function postureSummaryMismatches(db: Db): Promise<TSummaryMismatch[]> {
+  const res = (await db.execute(sql`
+    WITH expected AS (
+      SELECT o.id AS org_id,
+        (SELECT s.posture_score FROM scans s
+          WHERE s.org_id = o.id AND s.status = 'COMPLETE' AND s.posture_score IS NOT NULL
+          ORDER BY s.completed_at DESC, s.id DESC LIMIT 1) AS score,
+        (SELECT count(*) FROM findings f WHERE f.org_id = o.id AND f.status = 'OPEN' AND f.severity_rank = 4) AS c,
+        (SELECT count(*) FROM findings f WHERE f.org_id = o.id AND f.status = 'OPEN' AND f.severity_rank = 3) AS h,
+        (SELECT count(*) FROM findings f WHERE f.org_id = o.id AND f.status = 'OPEN' AND f.severity_rank = 2) AS m,
+        (SELECT count(*) FROM findings f WHERE f.org_id = o.id AND f.status = 'OPEN' AND f.severity_rank = 1) AS l
+      FROM organizations o)
+    SELECT e.org_id,
+      concat_ws('/', coalesce(e.score::text, '-'), e.c, e.h, e.m, e.l) AS expected,
+      CASE WHEN s.org_id IS NULL THEN NULL ELSE
+        concat_ws('/', coalesce(s.posture_score::text, '-'), s.open_critical, s.open_high, s.open_medium, s.open_low) END AS stored
+    FROM expected e LEFT JOIN org_posture_summary s ON s.org_id = e.org_id
+    WHERE e.score IS DISTINCT FROM s.posture_score
+      OR e.c <> coalesce(s.open_critical, 0) OR e.h <> coalesce(s.open_high, 0)
+      OR e.m <> coalesce(s.open_medium, 0) OR e.l <> coalesce(s.open_low, 0)
+    ORDER BY e.org_id`)) as unknown as { rows: TSummaryMismatch[] };
+  return res.rows;
 }

@@ -26,6 +26,7 @@ export * from "./evidence-jobs";
 export * from "./partner-settings";
 export * from "./partner-reports";
 export * from "./partner-client-health";
+export * from "./org-posture-summary";
 export * from "./workspace-snapshots";
 export * from "./workspace-shares";
 export * from "./sharing-approvals";

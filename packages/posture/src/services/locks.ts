@@ -1,6 +1,3 @@
-import { sql } from "drizzle-orm";
-
-/** A transaction-scoped advisory lock on one organization's named resource (works on PGlite too). */
-export function lockOrg(orgId: string, what: string) {
-  return sql`select pg_advisory_xact_lock(hashtextextended(${`${what}:${orgId}`}, 0))`;
-}
+// Shared with the other writers of findings (sharing approvals, trusted domains), which take the
+// same "findings" lock as the scan pipeline: see packages/db/src/locks.ts.
+export { lockOrg } from "@posture/db";

@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, isNull, lte, sql } from "drizzle-orm";
-import { sharingApprovals, workspaceShares, type Db } from "@posture/db";
+import { lockOrg, sharingApprovals, workspaceShares, type Db } from "@posture/db";
 import { AppError, audit, firstOr404, iso, type TActor } from "@posture/platform";
 
 type TScope = { orgId: string; actor: TActor };
@@ -150,6 +150,9 @@ async function releaseItem(tx: Db, orgId: string, itemId: string): Promise<void>
  * is approved, and back to OPEN otherwise.
  */
 async function syncFindings(tx: Db, orgId: string, fileId: string): Promise<void> {
+  // The scan pipeline's lock, taken before any finding row: the summary trigger then locks the
+  // organization's summary row after them, in the same order as a scan does (no deadlock).
+  await tx.execute(lockOrg(orgId, "findings"));
   await tx.execute(sql`
     WITH s AS (
       SELECT connector_id, file_external_id,

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "@posture/db";
+import { lockOrg, type Db } from "@posture/db";
 import { rebuildFlowGraph } from "../store/flow-graph";
 import { rowsOf } from "../store/rows";
 
@@ -20,6 +20,8 @@ const reaches = (domain: string, d: string) =>
  * transaction, and the flow graph follows. Returns how many sharing items changed severity.
  */
 export async function rerateDomain(tx: Db, orgId: string, domain: string): Promise<{ items: number; findings: number }> {
+  // Before any finding row, as the scan pipeline does (see syncFindings in approvals.ts).
+  await tx.execute(lockOrg(orgId, "findings"));
   const changed = rowsOf<{ file_id: string }>(
     await tx.execute(sql`
       WITH x AS (

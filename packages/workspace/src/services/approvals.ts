@@ -157,9 +157,9 @@ async function syncFindings(tx: Db, orgId: string, fileId: string): Promise<void
     WITH s AS (
       SELECT connector_id, file_external_id,
         bool_or(sharing_type = 'public') AS has_public,
-        bool_and(sharing_type <> 'public' OR approved_until > now()) AS public_ok,
+        bool_and(sharing_type <> 'public' OR coalesce(approved_until > now(), false)) AS public_ok,
         bool_or(sharing_type <> 'public') AS has_external,
-        bool_and(sharing_type = 'public' OR approved_until > now()) AS external_ok
+        bool_and(sharing_type = 'public' OR coalesce(approved_until > now(), false)) AS external_ok
       FROM workspace_shares WHERE org_id = ${orgId} AND file_id = ${fileId}
       GROUP BY connector_id, file_external_id)
     UPDATE findings f

@@ -231,6 +231,32 @@ describe("approvals", () => {
     expect((await org.c.del(`/api/sharing/approvals/${approval.id}`)).status).toBe(404);
   });
 
+  it("approving a file's public link leaves its unapproved outside shares open", async () => {
+    // A file shared both ways: one approval must not accept the other kind's finding.
+    const shares = await gw.db.db.select().from(workspaceShares).where(eq(workspaceShares.orgId, org.orgId));
+    const external = new Set(shares.filter((x) => x.sharingType !== "public").map((x) => x.fileId));
+    const both = shares.find((x) => x.sharingType === "public" && external.has(x.fileId) && !x.approvedUntil);
+    if (!both) throw new Error("the demo organization has no file shared both publicly and outside");
+    const findingOf = async (ruleId: string) =>
+      (
+        await gw.db.db
+          .select()
+          .from(findings)
+          .where(
+            and(eq(findings.orgId, org.orgId), eq(findings.resourceId, both.fileExternalId), eq(findings.ruleId, ruleId)),
+          )
+      )[0];
+    expect((await findingOf("external_share"))?.status).toBe("OPEN");
+
+    const res = await org.c.post("/api/sharing/approvals", { itemId: both.id, reason: "Public by design", expiresInDays: 3 });
+    expect(res.status).toBe(201);
+    expect((await findingOf("public_link"))?.status).toBe("ACCEPTED");
+    expect((await findingOf("external_share"))?.status).toBe("OPEN");
+
+    expect((await org.c.del(`/api/sharing/approvals/${body<{ id: string }>(res).id}`)).status).toBe(200);
+    expect((await findingOf("public_link"))?.status).toBe("OPEN");
+  });
+
   it("withdraws an approval, audited; validates input; 404 for unknown or foreign items", async () => {
     const item = (await allItems("&type=external_user")).rows[0];
     const res = await org.c.post("/api/sharing/approvals", { itemId: item?.id, reason: "Auditor access", expiresInDays: 7 });

@@ -26,9 +26,7 @@ export async function sweepClientHealth(deps: TReportDeps): Promise<number> {
   const { db } = deps;
   const rows = await queryRows<TClientRow>(
     db,
-    sql`SELECT ps.org_id AS partner_id, o.id AS org_id, o.name,
-        (SELECT posture_score FROM scans s WHERE s.org_id = o.id AND s.status = 'COMPLETE' AND s.posture_score IS NOT NULL
-           ORDER BY s.completed_at DESC, s.id DESC LIMIT 1) AS score,
+    sql`SELECT ps.org_id AS partner_id, o.id AS org_id, o.name, sm.posture_score AS score,
         h.last_score, h.org_id IS NOT NULL AS seen, h.unhealthy_sources AS previous_unhealthy,
         (SELECT json_agg(json_build_object('connectorId', c.id, 'name', c.display_name, 'healthStatus', c.health_status) ORDER BY c.id)
            FROM connectors c WHERE c.org_id = o.id AND c.health_status <> 'healthy') AS unhealthy
@@ -36,6 +34,7 @@ export async function sweepClientHealth(deps: TReportDeps): Promise<number> {
       JOIN organizations p ON p.id = ps.org_id AND p.is_partner
       JOIN organizations o ON o.managed_by_org_id = ps.org_id
       LEFT JOIN partner_client_health h ON h.org_id = o.id
+      LEFT JOIN org_posture_summary sm ON sm.org_id = o.id
       WHERE ps.notify_unhealthy`,
   );
   let sent = 0;

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
-import { findings, prepared, SEVERITY_RANK, type Db, type TSeverity } from "@posture/db";
+import { findings, orgPostureSummary, prepared, SEVERITY_RANK, type Db, type TSeverity } from "@posture/db";
 import { firstOr404, iso, offsetPage } from "@posture/platform";
 
 export type TFindingView = {
@@ -72,10 +72,38 @@ function listQueries(db: Db, byStatus: boolean, byRank: boolean) {
         .limit(p.limit)
         .offset(p.offset)
         .prepare(name),
-      // Answered from findings_org_order_idx alone (org, status, rank lead it).
+      // Answered from findings_org_order_idx alone (org, status, rank lead it); for open findings,
+      // openTotal reads the posture summary instead.
       total: d.select({ n: count() }).from(findings).where(where).prepare(`${name}_total`),
     };
   });
+}
+
+const OPEN_COUNT_BY_RANK: Record<number, SQL> = {
+  4: sql`${orgPostureSummary.openCritical}`,
+  3: sql`${orgPostureSummary.openHigh}`,
+  2: sql`${orgPostureSummary.openMedium}`,
+  1: sql`${orgPostureSummary.openLow}`,
+  0: sql`${orgPostureSummary.openCritical} + ${orgPostureSummary.openHigh} + ${orgPostureSummary.openMedium} + ${orgPostureSummary.openLow}`,
+};
+
+/**
+ * The number of open findings (of one severity rank, or all with 0), from the organization's
+ * posture summary: one primary-key read instead of counting every open row, which is what the
+ * default listing asks for on every page (47 ms for 90,000 open findings, against 0.1 ms for the
+ * page itself). The summary is kept exact by the findings triggers, in the writing transactions.
+ */
+async function openTotal(db: Db, orgId: string, rank: number): Promise<number> {
+  const q = prepared(db, `findings_open_total_${rank}`, (d) =>
+    d
+      .select({ n: sql<number>`(${OPEN_COUNT_BY_RANK[rank]})::int` })
+      .from(orgPostureSummary)
+      .where(eq(orgPostureSummary.orgId, sql.placeholder("orgId")))
+      .prepare(`findings_open_total_${rank}`),
+  );
+  const [row] = await q.execute({ orgId });
+  // No summary row: the organization never had a finding.
+  return row?.n ?? 0;
 }
 
 /**
@@ -91,8 +119,13 @@ export async function listFindings(db: Db, q: TListFindings) {
     limit: q.limit,
     offset: q.offset,
   };
-  const [rows, [total]] = await Promise.all([queries.page.execute(params), queries.total.execute(params)]);
-  return offsetPage(rows.map(toView), { total: total?.n ?? 0, limit: q.limit, offset: q.offset }, "findings");
+  const [rows, total] = await Promise.all([
+    queries.page.execute(params),
+    q.status === "OPEN"
+      ? openTotal(db, q.orgId, params.rank)
+      : queries.total.execute(params).then(([r]) => r?.n ?? 0),
+  ]);
+  return offsetPage(rows.map(toView), { total, limit: q.limit, offset: q.offset }, "findings");
 }
 
 export async function getFinding(db: Db, input: { orgId: string; id: string }) {

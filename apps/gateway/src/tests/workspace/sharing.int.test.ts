@@ -232,11 +232,32 @@ describe("approvals", () => {
   });
 
   it("approving a file's public link leaves its unapproved outside shares open", async () => {
-    // A file shared both ways: one approval must not accept the other kind's finding.
+    // A file shared both ways: one approval must not accept the other kind's finding. The demo has a
+    // few such files, not always: one is made by giving a public file a copy of an outside share.
     const shares = await gw.db.db.select().from(workspaceShares).where(eq(workspaceShares.orgId, org.orgId));
-    const external = new Set(shares.filter((x) => x.sharingType !== "public").map((x) => x.fileId));
-    const both = shares.find((x) => x.sharingType === "public" && external.has(x.fileId) && !x.approvedUntil);
-    if (!both) throw new Error("the demo organization has no file shared both publicly and outside");
+    const outside = new Set(shares.filter((x) => x.sharingType !== "public").map((x) => x.fileId));
+    const unapproved = (x: (typeof shares)[number]) => !x.approvedUntil || x.approvedUntil.getTime() < Date.now();
+    const both = shares.find((x) => x.sharingType === "public" && !outside.has(x.fileId) && unapproved(x));
+    const ext = shares.find((x) => x.sharingType !== "public" && unapproved(x));
+    if (!both || !ext) throw new Error("the demo organization has no public link or no outside share");
+    const [extFinding] = await gw.db.db
+      .select()
+      .from(findings)
+      .where(
+        and(eq(findings.orgId, org.orgId), eq(findings.resourceId, ext.fileExternalId), eq(findings.ruleId, "external_share")),
+      );
+    if (!extFinding) throw new Error("the outside share has no finding");
+    await gw.db.db.insert(workspaceShares).values({
+      ...ext,
+      id: `${both.fileId}|${ext.sharingType}`,
+      fileId: both.fileId,
+      fileExternalId: both.fileExternalId,
+      resourceName: both.resourceName,
+    });
+    const { id: _id, ...copy } = extFinding;
+    await gw.db.db
+      .insert(findings)
+      .values({ ...copy, fingerprint: `${copy.fingerprint}-both`, resourceId: both.fileExternalId, status: "OPEN" });
     const findingOf = async (ruleId: string) =>
       (
         await gw.db.db

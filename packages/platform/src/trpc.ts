@@ -4,7 +4,7 @@ import type { TRole } from "@posture/db";
 import type { TAuthedContext, TContext } from "./context";
 import type { TDownloadMeta } from "./download";
 import { AppError, type TErrorCode } from "./errors";
-import { hasRole } from "./principal";
+import { hasRole, type TPrincipal } from "./principal";
 import { atLeast, minimumPlanFor, PLANS, type TFeature, type TPlanId } from "./plans";
 import { toWireError } from "./wire-error";
 
@@ -59,83 +59,76 @@ const CREDENTIAL_MESSAGES = {
 
 // The contract's check order: authenticate (401) → credential kind (403) → plan (402) → role (403);
 // input (400) and resources (404/409) come after, in the procedure.
-function authenticate(mode: Exclude<TAuthMode, "public">) {
-  return t.middleware(({ ctx, next }) => {
-    const principal = ctx.principal;
-    if (!principal) {
-      const message = ctx.credentialFailure
-        ? CREDENTIAL_MESSAGES[ctx.credentialFailure]
-        : "Authentication required";
-      throw new AppError("unauthenticated", message);
-    }
-    if (mode === "session" && principal.kind !== "session") {
-      throw new AppError(
-        "session_required",
-        "This endpoint is available to a signed-in browser session only",
-      );
-    }
-    if (mode === "partner" && !principal.org.isPartner) {
-      throw new AppError("partner_required", "This endpoint requires a partner account");
-    }
-    const features = PLANS[principal.org.plan].features;
-    if (principal.kind === "api_key" && !features.apiAccess) {
-      throw new AppError("plan_upgrade_required", "API access is not included in your plan", {
-        upgrade: { feature: "apiAccess", requiredPlan: minimumPlanFor("apiAccess") },
-      });
-    }
-    // tRPC merges the given fields into the context: no need to copy the whole context here.
-    return next({ ctx: { principal } satisfies Partial<TAuthedContext> });
-  });
+function authenticate(ctx: TContext, mode: Exclude<TAuthMode, "public">): TPrincipal {
+  const principal = ctx.principal;
+  if (!principal) {
+    const message = ctx.credentialFailure ? CREDENTIAL_MESSAGES[ctx.credentialFailure] : "Authentication required";
+    throw new AppError("unauthenticated", message);
+  }
+  if (mode === "session" && principal.kind !== "session") {
+    throw new AppError("session_required", "This endpoint is available to a signed-in browser session only");
+  }
+  if (mode === "partner" && !principal.org.isPartner) {
+    throw new AppError("partner_required", "This endpoint requires a partner account");
+  }
+  const features = PLANS[principal.org.plan].features;
+  if (principal.kind === "api_key" && !features.apiAccess) {
+    throw new AppError("plan_upgrade_required", "API access is not included in your plan", {
+      upgrade: { feature: "apiAccess", requiredPlan: minimumPlanFor("apiAccess") },
+    });
+  }
+  return principal;
 }
 
-function planGuard(plan: TPlanId | undefined, feature: TFeature | undefined) {
-  return t.middleware(({ ctx, next }) => {
-    const org = ctx.principal?.org;
-    if (org && plan && !atLeast(org.plan, plan)) {
-      throw new AppError("plan_upgrade_required", `This endpoint requires the ${plan} plan or higher`, {
-        upgrade: { requiredPlan: plan },
-      });
-    }
-    if (org && feature && !PLANS[org.plan].features[feature]) {
-      throw new AppError("plan_upgrade_required", `Your plan does not include ${feature}`, {
-        upgrade: { feature, requiredPlan: minimumPlanFor(feature) },
-      });
-    }
-    return next();
-  });
+function checkPlan(org: TPrincipal["org"], plan: TPlanId | undefined, feature: TFeature | undefined): void {
+  if (plan && !atLeast(org.plan, plan)) {
+    throw new AppError("plan_upgrade_required", `This endpoint requires the ${plan} plan or higher`, {
+      upgrade: { requiredPlan: plan },
+    });
+  }
+  if (feature && !PLANS[org.plan].features[feature]) {
+    throw new AppError("plan_upgrade_required", `Your plan does not include ${feature}`, {
+      upgrade: { feature, requiredPlan: minimumPlanFor(feature) },
+    });
+  }
 }
 
-function roleGuard(role: Exclude<TRole, "member">) {
-  return t.middleware(({ ctx, next }) => {
-    if (!hasRole(ctx.principal?.role, role))
-      throw new AppError(
-        "forbidden",
-        `This action requires the ${role === "OWNER" ? "OWNER" : "ADMIN or OWNER"} role`,
-      );
-    return next();
-  });
+function checkRole(principal: TPrincipal, role: Exclude<TRole, "member"> | undefined): void {
+  if (role && !hasRole(principal.role, role)) {
+    throw new AppError("forbidden", `This action requires the ${role === "OWNER" ? "OWNER" : "ADMIN or OWNER"} role`);
+  }
 }
 
 // Runs after a successful mutation: revocations, role and plan changes reach every replica's
 // credential cache before the caller sees the response (see access-gate.ts).
+async function publishAfterMutation(ctx: TContext, type: string, ok: boolean): Promise<void> {
+  const orgId = ctx.principal?.org.id;
+  if (type === "mutation" && ok && orgId) await ctx.publishCredentialChanges(orgId);
+}
+
 const publishCredentialChanges = t.middleware(async ({ ctx, type, next }) => {
   const result = await next();
-  const orgId = ctx.principal?.org.id;
-  if (type === "mutation" && result.ok && orgId) await ctx.publishCredentialChanges(orgId);
+  await publishAfterMutation(ctx, type, result.ok);
   return result;
 });
 
 export const publicProcedure = t.procedure.meta({ access: { auth: "public" } }).use(publishCredentialChanges);
 
-/** The one procedure factory: the spec's auth column, plan and role, as guards in the contract's order. */
+/**
+ * The one procedure factory: the spec's auth column, plan and role, checked in the contract's order
+ * by a single middleware (every level of tRPC's middleware chain copies its options and context:
+ * one level instead of five is measurable on the hottest reads).
+ */
 export function procedure(access: TAccess & { auth: Exclude<TAuthMode, "public"> }) {
-  let p = t.procedure.meta({ access }).use(publishCredentialChanges).use(authenticate(access.auth));
-  if (access.plan || access.feature) p = p.use(planGuard(access.plan, access.feature));
-  if (access.role) p = p.use(roleGuard(access.role));
-  return p.use(({ ctx, meta, next }) => {
-    if (!ctx.principal) throw new AppError("unauthenticated", "Authentication required");
+  return t.procedure.meta({ access }).use(async ({ ctx, meta, type, next }) => {
+    const principal = authenticate(ctx, access.auth);
+    checkPlan(principal.org, access.plan, access.feature);
+    checkRole(principal, access.role);
     // The success status is declared once, in meta, for both the wire and the OpenAPI document.
     if (meta?.successStatus) ctx.response.status = meta.successStatus;
-    return next({ ctx: { principal: ctx.principal } });
+    // tRPC merges the given fields into the context: the principal, now known to be present.
+    const result = await next({ ctx: { principal } satisfies Partial<TAuthedContext> });
+    await publishAfterMutation(ctx, type, result.ok);
+    return result;
   });
 }

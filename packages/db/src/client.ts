@@ -145,6 +145,12 @@ export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
 }
 
 /**
+ * The statement bound of background jobs' known long statements (persisting a large scan,
+ * re-summing a large tenant's activity): still a bound, far above a request's.
+ */
+export const JOB_STATEMENT_TIMEOUT_MS = 120_000;
+
+/**
  * Raises `statement_timeout` for the rest of the current transaction only: for known long writes
  * (persisting a large scan) that must not be cut off by the per-statement bound of requests.
  */

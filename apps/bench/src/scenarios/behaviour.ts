@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { sql } from "drizzle-orm";
-import { connectors, findings, incidents, type Db } from "@posture/db";
+import { allowLongStatements, connectors, findings, incidents, JOB_STATEMENT_TIMEOUT_MS, type Db } from "@posture/db";
 import { createTestDb } from "@posture/db/testing";
 import { incidentReport } from "@posture/incidents";
 import { refreshBehaviour } from "@posture/ueba";
@@ -16,6 +16,13 @@ const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length
 
 /** A million events over 13 weeks for 5,000 people, generated in the database (deterministic hashes). */
 async function seedActivity(db: Db, orgId: string, connectorId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.execute(allowLongStatements(JOB_STATEMENT_TIMEOUT_MS));
+    await seedEvents(tx, orgId, connectorId);
+  });
+}
+
+async function seedEvents(db: Db, orgId: string, connectorId: string): Promise<void> {
   await db.execute(sql`
     insert into activity_events (org_id, connector_id, external_id, principal, kind, at, target, count)
     select ${orgId}, ${connectorId}, 'bench-' || g, 'person' || (g % ${PEOPLE}) || '@bench.test',

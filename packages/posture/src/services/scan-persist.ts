@@ -4,6 +4,7 @@ import {
   connectors,
   findings,
   fromExcluded,
+  JOB_STATEMENT_TIMEOUT_MS,
   oauthGrants,
   scans,
   SEVERITY_RANK,
@@ -16,8 +17,6 @@ import { lockOrg } from "./locks";
 import { computeOrgPosture } from "./posture";
 
 const CHUNK = 1_000;
-/** The persisting transaction's own statement bound (requests get DB_STATEMENT_TIMEOUT_MS). */
-const SCAN_STATEMENT_TIMEOUT_MS = 120_000;
 
 function* chunks<T>(items: T[], size = CHUNK): Generator<T[]> {
   for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
@@ -60,7 +59,7 @@ export type TPersistResult = {
 export async function persistScan(db: Db, input: TPersistInput): Promise<TPersistResult | null> {
   return db.transaction(async (tx) => {
     // A large tenant's scan writes tens of thousands of rows: past the per-request statement bound.
-    await tx.execute(allowLongStatements(SCAN_STATEMENT_TIMEOUT_MS));
+    await tx.execute(allowLongStatements(JOB_STATEMENT_TIMEOUT_MS));
     await tx.execute(lockOrg(input.orgId, "findings"));
     // Another attempt of the same job may have finished while this one read the source.
     const [current] = await tx.select({ status: scans.status }).from(scans).where(eq(scans.id, input.scanId));

@@ -1,5 +1,5 @@
 import { and, desc, eq, sql } from "drizzle-orm";
-import { activityEvents, queryRows, type Db } from "@posture/db";
+import { activityEvents, allowLongStatements, JOB_STATEMENT_TIMEOUT_MS, queryRows, type Db } from "@posture/db";
 
 /** One event as a source adapter reports it (structurally the connectors' TActivityEvent). */
 export type TActivityInput = {
@@ -89,6 +89,8 @@ end`;
  */
 export async function refreshWeeklyAggregates(db: Db, q: { orgId: string; from: Date }): Promise<number> {
   return db.transaction(async (tx) => {
+    // A large tenant's fourteen weeks of events: past the per-request statement bound.
+    await tx.execute(allowLongStatements(JOB_STATEMENT_TIMEOUT_MS));
     await tx.execute(
       sql`delete from activity_weekly where org_id = ${q.orgId} and week >= date_trunc('week', ${q.from.toISOString()}::timestamptz at time zone 'UTC')::date`,
     );

@@ -1,9 +1,11 @@
 import { sql } from "drizzle-orm";
 import {
+  allowLongStatements,
   anomalies,
   behaviorBaselines,
   behaviorWeeklyRisk,
   fromExcluded,
+  JOB_STATEMENT_TIMEOUT_MS,
   queryRows,
   type Db,
   type TAnomalyType,
@@ -198,6 +200,8 @@ export async function refreshBehaviour(
   for (const b of baselineRows) b.riskTotal = riskTotal(b.principal);
 
   const newAnomalies = await db.transaction(async (tx) => {
+    // Thousands of baselines and heatmap rows for a large tenant: past the per-request bound.
+    await tx.execute(allowLongStatements(JOB_STATEMENT_TIMEOUT_MS));
     const fresh: TNewAnomaly[] = [];
     for (let i = 0; i < found.length; i += CHUNK) {
       const rows = await tx

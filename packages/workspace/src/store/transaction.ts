@@ -1,4 +1,4 @@
-import type { Db } from "@posture/db";
+import { allowLongStatements, JOB_STATEMENT_TIMEOUT_MS, type Db } from "@posture/db";
 
 export type TOpenTransaction = {
   /** The open transaction; rejects if it could not be begun. */
@@ -22,6 +22,8 @@ export function openTransaction(db: Db): TOpenTransaction {
   finish.promise.catch(() => {});
   let result: unknown;
   const done = db.transaction(async (tx) => {
+    // A million-file snapshot's closing statements: past the per-request statement bound.
+    await tx.execute(allowLongStatements(JOB_STATEMENT_TIMEOUT_MS));
     started.resolve(tx as unknown as Db);
     const last = await finish.promise;
     result = await last(tx as unknown as Db);

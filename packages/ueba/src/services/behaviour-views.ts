@@ -1,8 +1,8 @@
-import { and, desc, eq, gte, inArray, max, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, sql, type SQL } from "drizzle-orm";
 import {
   anomalies,
   behaviorBaselines,
-  behaviorWeeklyRisk,
+  queryRows,
   type Db,
   type TAnomalyType,
   type TSeverity,
@@ -55,67 +55,37 @@ export async function listAnomalies(
 
 /**
  * Users × ISO weeks, oldest week first; a cell is the week's risk (0–100: deviation from the
- * user's baseline, or the severity of an anomaly in it). Riskiest users first: see
- * riskiestPrincipals.
+ * user's baseline, or the severity of an anomaly in it). Principals with an anomaly in the last
+ * twelve weeks come first (strongest severity, then heat), then everyone else by heat (the sum of
+ * their last twelve weeks' cells): sub-threshold deviations summed over many weeks never outrank a
+ * detected anomaly. One statement: the ranking is two index reads (anomalies are few), the cells
+ * one array per user.
  */
 export async function heatmap(db: Db, q: { orgId: string; weeks: number; limit: number; now?: Date }) {
-  const weekKeys = recentWeeks(q.now ?? new Date(), q.weeks);
-  const periods = weekKeys.map(labelOfKey);
-  const users = await riskiestPrincipals(db, { orgId: q.orgId, limit: q.limit, now: q.now ?? new Date() });
-  const cells = users.map(() => new Array<number>(periods.length).fill(0));
-  if (users.length > 0) {
-    const rows = await db
-      .select({ principal: behaviorWeeklyRisk.principal, week: behaviorWeeklyRisk.week, risk: behaviorWeeklyRisk.risk })
-      .from(behaviorWeeklyRisk)
-      .where(
-        and(
-          eq(behaviorWeeklyRisk.orgId, q.orgId),
-          inArray(behaviorWeeklyRisk.principal, users),
-          inArray(behaviorWeeklyRisk.week, periods),
-        ),
-      );
-    const row = new Map(users.map((u, i) => [u, i]));
-    const col = new Map(periods.map((p, i) => [p, i]));
-    for (const r of rows) {
-      const i = row.get(r.principal);
-      const j = col.get(r.week);
-      const line = i === undefined ? undefined : cells[i];
-      if (line && j !== undefined) line[j] = r.risk;
-    }
-  }
-  return { users, periods, cells };
-}
-
-/**
- * Principals with an anomaly in the last twelve weeks come first (strongest severity, then heat),
- * then everyone else by heat: sub-threshold deviations summed over many weeks never outrank a
- * detected anomaly. Two indexed reads; anomalies are few.
- */
-async function riskiestPrincipals(db: Db, q: { orgId: string; limit: number; now: Date }): Promise<string[]> {
-  const since = new Date(q.now.getTime() - LEARN_WEEKS * WEEK_MS);
-  const worst = max(anomalies.severityRank);
-  const flagged = await db
-    .select({ principal: anomalies.principal, heat: behaviorBaselines.riskTotal })
-    .from(anomalies)
-    .leftJoin(
-      behaviorBaselines,
-      and(eq(behaviorBaselines.orgId, anomalies.orgId), eq(behaviorBaselines.principal, anomalies.principal)),
-    )
-    .where(and(eq(anomalies.orgId, q.orgId), gte(anomalies.at, since)))
-    .groupBy(anomalies.principal, behaviorBaselines.riskTotal)
-    .orderBy(desc(worst), sql`${behaviorBaselines.riskTotal} desc nulls last`, anomalies.principal)
-    .limit(q.limit);
-  const users = flagged.map((f) => f.principal);
-  if (users.length >= q.limit) return users;
-  const rest = await db
-    .select({ principal: behaviorBaselines.principal })
-    .from(behaviorBaselines)
-    .where(eq(behaviorBaselines.orgId, q.orgId))
-    .orderBy(desc(behaviorBaselines.riskTotal), behaviorBaselines.principal)
-    .limit(q.limit);
-  const seen = new Set(users);
-  for (const r of rest) if (users.length < q.limit && !seen.has(r.principal)) users.push(r.principal);
-  return users;
+  const now = q.now ?? new Date();
+  // ISO week labels (`2026-W47`): safe inside an array literal, passed as one parameter.
+  const periods = recentWeeks(now, q.weeks).map(labelOfKey);
+  const since = new Date(now.getTime() - LEARN_WEEKS * WEEK_MS);
+  const rows = await queryRows<{ principal: string; cells: number[] }>(
+    db,
+    sql`WITH flagged AS (
+        SELECT principal, max(severity_rank) AS worst FROM anomalies
+        WHERE org_id = ${q.orgId} AND at >= ${since.toISOString()}::timestamptz GROUP BY principal),
+      ranked AS (
+        (SELECT f.principal, f.worst, coalesce(b.risk_total, 0) AS heat FROM flagged f
+          LEFT JOIN behavior_baselines b ON b.org_id = ${q.orgId} AND b.principal = f.principal)
+        UNION ALL
+        (SELECT b.principal, 0, b.risk_total FROM behavior_baselines b
+          WHERE b.org_id = ${q.orgId} AND b.principal NOT IN (SELECT principal FROM flagged)
+          ORDER BY b.risk_total DESC, b.principal LIMIT ${q.limit}))
+      SELECT r.principal,
+        (SELECT array_agg(coalesce(w.risk, 0) ORDER BY p.i)
+          FROM unnest(${`{${periods.join(",")}}`}::text[]) WITH ORDINALITY AS p(week, i)
+          LEFT JOIN behavior_weekly_risk w ON w.org_id = ${q.orgId} AND w.principal = r.principal AND w.week = p.week
+        ) AS cells
+      FROM ranked r ORDER BY r.worst DESC, r.heat DESC, r.principal LIMIT ${q.limit}`,
+  );
+  return { users: rows.map((r) => r.principal), periods, cells: rows.map((r) => r.cells.map(Number)) };
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;

@@ -11,8 +11,9 @@ export type TActivityInput = {
   target?: string | undefined;
 };
 
-// 5,000 rows × 9 columns stays under PostgreSQL's 65,535 bind parameters.
-const BATCH = 5_000;
+// Rows per statement: each column travels as one array parameter, so the statement text and its
+// parse and bind cost do not grow with the batch.
+const BATCH = 10_000;
 /** First ingestion of a connector reads this far back; afterwards from the last event stored. */
 export const FIRST_INGEST_DAYS = 180;
 /** Sources publish late (Google Reports: hours): each ingestion re-reads this overlap, deduplicated by id. */
@@ -40,35 +41,50 @@ export async function storeActivity(
   db: Db,
   input: { orgId: string; connectorId: string; events: AsyncIterable<TActivityInput> },
 ): Promise<{ inserted: number; earliest: Date | null }> {
-  let batch: Array<typeof activityEvents.$inferInsert> = [];
+  type TColumns = {
+    externalId: string[];
+    principal: string[];
+    kind: string[];
+    at: string[];
+    resourceId: Array<string | null>;
+    target: Array<string | null>;
+  };
+  const empty = (): TColumns => ({ externalId: [], principal: [], kind: [], at: [], resourceId: [], target: [] });
+  let batch = empty();
   let inserted = 0;
   let earliest: number | null = null;
   const flush = async () => {
-    if (batch.length === 0) return;
-    const rows = await db
-      .insert(activityEvents)
-      .values(batch)
-      .onConflictDoNothing({ target: [activityEvents.connectorId, activityEvents.externalId] })
-      .returning({ at: activityEvents.at });
-    inserted += rows.length;
-    for (const r of rows) if (earliest === null || r.at.getTime() < earliest) earliest = r.at.getTime();
-    batch = [];
+    if (batch.externalId.length === 0) return;
+    const b = batch;
+    batch = empty();
+    const [row] = await queryRows<{ n: number; earliest: Date | string | null }>(
+      db,
+      sql`WITH ins AS (
+          INSERT INTO activity_events (org_id, connector_id, external_id, principal, kind, at, resource_id, target, count)
+          SELECT ${input.orgId}, ${input.connectorId}, u.external_id, u.principal, u.kind, u.at, u.resource_id, u.target, 1
+          FROM unnest(${sql.param(b.externalId)}::text[], ${sql.param(b.principal)}::text[], ${sql.param(b.kind)}::text[],
+                      ${sql.param(b.at)}::timestamptz[], ${sql.param(b.resourceId)}::text[], ${sql.param(b.target)}::text[])
+            AS u(external_id, principal, kind, at, resource_id, target)
+          ON CONFLICT (connector_id, external_id) DO NOTHING
+          RETURNING at)
+        SELECT count(*)::int AS n, min(at) AS earliest FROM ins`,
+    );
+    inserted += row?.n ?? 0;
+    if (row?.earliest) {
+      const t = new Date(row.earliest).getTime();
+      if (earliest === null || t < earliest) earliest = t;
+    }
   };
   for await (const e of input.events) {
     const at = new Date(e.at);
     if (Number.isNaN(at.getTime()) || !e.actorEmail) continue;
-    batch.push({
-      orgId: input.orgId,
-      connectorId: input.connectorId,
-      externalId: e.id,
-      principal: e.actorEmail.toLowerCase(),
-      kind: e.type,
-      at,
-      resourceId: e.resourceId ?? null,
-      target: e.target ?? null,
-      count: 1,
-    });
-    if (batch.length >= BATCH) await flush();
+    batch.externalId.push(e.id);
+    batch.principal.push(e.actorEmail.toLowerCase());
+    batch.kind.push(e.type);
+    batch.at.push(at.toISOString());
+    batch.resourceId.push(e.resourceId ?? null);
+    batch.target.push(e.target ?? null);
+    if (batch.externalId.length >= BATCH) await flush();
   }
   await flush();
   return { inserted, earliest: earliest === null ? null : new Date(earliest) };

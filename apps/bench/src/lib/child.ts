@@ -110,7 +110,7 @@ export async function startChild(
 
 /**
  * Runs a bench child script (apps/bench/src/children/<name>.ts) to completion and returns the
- * JSON report it prints as its last line of output.
+ * JSON report it prints as its last line of output. BENCH_NODE_ARGS applies here as well.
  */
 export function runChildReport<T>(
   name: string,
@@ -120,7 +120,13 @@ export function runChildReport<T>(
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [...nodeFlags, "--import", "tsx", fileURLToPath(new URL(`../children/${name}.ts`, import.meta.url))],
+      [
+        ...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+        ...nodeFlags,
+        "--import",
+        "tsx",
+        fileURLToPath(new URL(`../children/${name}.ts`, import.meta.url)),
+      ],
       {
         cwd: fileURLToPath(new URL("../..", import.meta.url)),
         env: { ...process.env, ...env },

@@ -4,7 +4,14 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   {
-    ignores: ["**/node_modules/**", "**/dist/**", "**/.data/**", "**/drizzle/meta/**", "**/coverage/**", "**/.turbo/**"],
+    ignores: [
+      "**/node_modules/**",
+      "**/dist/**",
+      "**/.data/**",
+      "**/drizzle/meta/**",
+      "**/coverage/**",
+      "**/.turbo/**",
+    ],
   },
   ...tseslint.configs.recommended,
   {

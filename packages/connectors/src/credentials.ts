@@ -43,7 +43,8 @@ export type TConnectorCredentials = TGoogleCredentials | TMicrosoftCredentials;
  * `delegated_subject` beside the file's fields) is still required.
  */
 export function normaliseGoogleKeyFile(credentials: unknown): unknown {
-  if (typeof credentials !== "object" || credentials === null || Array.isArray(credentials)) return credentials;
+  if (typeof credentials !== "object" || credentials === null || Array.isArray(credentials))
+    return credentials;
   const c = credentials as Record<string, unknown>;
   if (!("client_email" in c) && !("private_key" in c)) return credentials;
   const { client_email, private_key, delegated_subject, subject, clientEmail, privateKey } = c;

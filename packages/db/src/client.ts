@@ -103,13 +103,15 @@ export function createDb(opts: {
  * server deployment never pays for the WebAssembly PostgreSQL it does not use.
  */
 export async function createEmbeddedDb(dataDir = "memory://"): Promise<DbHandle> {
-  const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }, { pg_trgm }] = await Promise.all([
-    import("@electric-sql/pglite"),
-    import("drizzle-orm/pglite"),
-    import("drizzle-orm/pglite/migrator"),
-    // Trigram indexes serve the inventory search (migration 0008 creates the extension).
-    import("@electric-sql/pglite/contrib/pg_trgm"),
-  ]);
+  const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }, { pg_trgm }] = await Promise.all(
+    [
+      import("@electric-sql/pglite"),
+      import("drizzle-orm/pglite"),
+      import("drizzle-orm/pglite/migrator"),
+      // Trigram indexes serve the inventory search (migration 0008 creates the extension).
+      import("@electric-sql/pglite/contrib/pg_trgm"),
+    ],
+  );
   if (!dataDir.includes("://")) mkdirSync(dataDir, { recursive: true });
   const client = new PGlite(dataDir, { extensions: { pg_trgm } });
   const db = drizzlePglite(client, { schema }) as unknown as Db;

@@ -23,7 +23,13 @@ describe("the service's job modules", () => {
     expect(new Set(names).size).toBe(names.length);
     expect(Object.keys(buildJobRegistry(deps)).sort()).toEqual([...names].sort());
     expect(names).toEqual(
-      expect.arrayContaining(["maintenance.purge", "scan.run", "scan.sweep-due", "webhook.deliver", "webhook.sweep"]),
+      expect.arrayContaining([
+        "maintenance.purge",
+        "scan.run",
+        "scan.sweep-due",
+        "webhook.deliver",
+        "webhook.sweep",
+      ]),
     );
   });
 

@@ -62,7 +62,9 @@ const CREDENTIAL_MESSAGES = {
 function authenticate(ctx: TContext, mode: Exclude<TAuthMode, "public">): TPrincipal {
   const principal = ctx.principal;
   if (!principal) {
-    const message = ctx.credentialFailure ? CREDENTIAL_MESSAGES[ctx.credentialFailure] : "Authentication required";
+    const message = ctx.credentialFailure
+      ? CREDENTIAL_MESSAGES[ctx.credentialFailure]
+      : "Authentication required";
     throw new AppError("unauthenticated", message);
   }
   if (mode === "session" && principal.kind !== "session") {
@@ -95,7 +97,10 @@ function checkPlan(org: TPrincipal["org"], plan: TPlanId | undefined, feature: T
 
 function checkRole(principal: TPrincipal, role: Exclude<TRole, "member"> | undefined): void {
   if (role && !hasRole(principal.role, role)) {
-    throw new AppError("forbidden", `This action requires the ${role === "OWNER" ? "OWNER" : "ADMIN or OWNER"} role`);
+    throw new AppError(
+      "forbidden",
+      `This action requires the ${role === "OWNER" ? "OWNER" : "ADMIN or OWNER"} role`,
+    );
   }
 }
 

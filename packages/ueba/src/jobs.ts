@@ -13,7 +13,9 @@ const payloadOf = (data: unknown): { orgId: string; changedSince?: Date } => {
   const d = (data ?? {}) as { orgId?: unknown; changedSince?: unknown };
   if (typeof d.orgId !== "string") throw new Error("behavior.refresh without orgId");
   const since = typeof d.changedSince === "string" ? new Date(d.changedSince) : null;
-  return since && !Number.isNaN(since.getTime()) ? { orgId: d.orgId, changedSince: since } : { orgId: d.orgId };
+  return since && !Number.isNaN(since.getTime())
+    ? { orgId: d.orgId, changedSince: since }
+    : { orgId: d.orgId };
 };
 
 /** Recomputes an organization's baselines and anomalies, then announces the new ones. */
@@ -27,7 +29,11 @@ export async function runBehaviourRefresh(deps: TBehaviourDeps, orgId: string, c
     { orgId, principals: result.principals, anomalies: result.anomalies, new: result.newAnomalies.length },
     "behaviour refreshed",
   );
-  return { principals: result.principals, anomalies: result.anomalies, newAnomalies: result.newAnomalies.length };
+  return {
+    principals: result.principals,
+    anomalies: result.anomalies,
+    newAnomalies: result.newAnomalies.length,
+  };
 }
 
 export const behaviourJobs: TJobModule<TBehaviourDeps> = {

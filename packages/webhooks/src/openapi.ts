@@ -10,14 +10,18 @@ const EVENT_SUMMARIES: Record<TEventType, string> = {
   "prevention.triggered": "A prevention rule fired on a scan",
   "alert.grouped": "Several new findings of one category, grouped into one alert",
   "partner.report.ready": "A scheduled portfolio report of a partner is ready to download",
-  "client.unhealthy": "A managed organization's source turned unhealthy, or its score dropped 10 points or more",
+  "client.unhealthy":
+    "A managed organization's source turned unhealthy, or its score dropped 10 points or more",
   "anomaly.detected": "Behaviour analytics detected an anomaly",
   "incident.created": "An incident was opened",
   "incident.updated": "An incident changed (status, priority, assignee, note or post-mortem)",
 };
 
 const HEADERS: Array<[string, string]> = [
-  ["X-Service-Signature", "`sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret"],
+  [
+    "X-Service-Signature",
+    "`sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret",
+  ],
   ["X-Service-Event", "The event type, as in the body"],
   ["X-Service-Delivery", "The delivery id; a redelivery of the same delivery repeats it"],
   ["webhook-id", "Standard Webhooks: the event id (dedupe on it)"],

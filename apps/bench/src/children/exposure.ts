@@ -18,13 +18,23 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? "200");
 const deps = {
   db: db.db,
   jobs: createInProcessQueue({}),
-  runtime: { encryptionKey: parseEncryptionKey(randomBytes(32).toString("hex")), publicUrl: "http://localhost", webhookAllowPrivateTargets: false },
+  runtime: {
+    encryptionKey: parseEncryptionKey(randomBytes(32).toString("hex")),
+    publicUrl: "http://localhost",
+    webhookAllowPrivateTargets: false,
+  },
   log: createLogger("warn"),
 };
 
 const [connector] = await db.db
   .insert(connectors)
-  .values({ orgId, type: "google_workspace", displayName: "Bench exposure", mode: "demo", config: { fileCount } })
+  .values({
+    orgId,
+    type: "google_workspace",
+    displayName: "Bench exposure",
+    mode: "demo",
+    config: { fileCount },
+  })
   .returning();
 if (!connector) throw new Error("connector insert failed");
 const [scan] = await db.db
@@ -40,7 +50,11 @@ const scanMaxRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
 await db.db.execute("analyze");
 
 const one = createDb({ databaseUrl: url, poolSize: 1 });
-const users = await one.db.select({ email: workspaceUsers.email }).from(workspaceUsers).where(eq(workspaceUsers.orgId, orgId)).orderBy(workspaceUsers.email);
+const users = await one.db
+  .select({ email: workspaceUsers.email })
+  .from(workspaceUsers)
+  .where(eq(workspaceUsers.orgId, orgId))
+  .orderBy(workspaceUsers.email);
 // A user from the middle of the directory: a typical, not the heaviest, owner.
 const email = users[Math.floor(users.length / 2)]?.email ?? "";
 const local = email.split("@")[0] ?? "";
@@ -54,15 +68,24 @@ async function p99(fn: () => Promise<unknown>) {
     times.push(performance.now() - t);
   }
   times.sort((a, b) => a - b);
-  const at = (q: number) => Math.round((times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0) * 100) / 100;
+  const at = (q: number) =>
+    Math.round((times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0) * 100) / 100;
   return { p50: at(0.5), p99: at(0.99) };
 }
 
-const searchUsers = await p99(() => getInventory(one.db, { orgId, type: "users", search: local, limit: 50, offset: 0 }));
-const searchFiles = await p99(() => getInventory(one.db, { orgId, type: "files", search: local, limit: 50, offset: 0 }));
-const searchFilesName = await p99(() => getInventory(one.db, { orgId, type: "files", search: "salary bands", limit: 50, offset: 0 }));
+const searchUsers = await p99(() =>
+  getInventory(one.db, { orgId, type: "users", search: local, limit: 50, offset: 0 }),
+);
+const searchFiles = await p99(() =>
+  getInventory(one.db, { orgId, type: "files", search: local, limit: 50, offset: 0 }),
+);
+const searchFilesName = await p99(() =>
+  getInventory(one.db, { orgId, type: "files", search: "salary bands", limit: 50, offset: 0 }),
+);
 const sharing = await p99(() => listSharingItems(one.db, { orgId, sort: "riskRank", limit: 50, offset: 0 }));
-const sharingDeep = await p99(() => listSharingItems(one.db, { orgId, sort: "riskRank", limit: 50, offset: 5_000 }));
+const sharingDeep = await p99(() =>
+  listSharingItems(one.db, { orgId, sort: "riskRank", limit: 50, offset: 5_000 }),
+);
 const graph = await p99(() => getFlowGraph(one.db, { orgId, limit: 500, offset: 0 }));
 const counts = await getInventory(one.db, { orgId, type: "files", search: local, limit: 1, offset: 0 });
 const sharingTotal = (await listSharingItems(one.db, { orgId, sort: "riskRank", limit: 1, offset: 0 })).total;
@@ -73,7 +96,13 @@ process.stdout.write(
     files: fileCount,
     scan: { ms: scanMs, resources: result.resources, findingsNew: result.findingsNew, status: result.status },
     scanMaxRssMb,
-    search: { term: local, users: searchUsers, files: searchFiles, filesMatched: counts.total, filesByName: searchFilesName },
+    search: {
+      term: local,
+      users: searchUsers,
+      files: searchFiles,
+      filesMatched: counts.total,
+      filesByName: searchFilesName,
+    },
     sharing: { firstPage: sharing, offset5000: sharingDeep, total: sharingTotal },
     graph: { page500: graph, totalNodes: graphTotal },
   })}\n`,

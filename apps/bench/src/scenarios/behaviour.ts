@@ -1,6 +1,13 @@
 import { performance } from "node:perf_hooks";
 import { sql } from "drizzle-orm";
-import { allowLongStatements, connectors, findings, incidents, JOB_STATEMENT_TIMEOUT_MS, type Db } from "@posture/db";
+import {
+  allowLongStatements,
+  connectors,
+  findings,
+  incidents,
+  JOB_STATEMENT_TIMEOUT_MS,
+  type Db,
+} from "@posture/db";
 import { createTestDb } from "@posture/db/testing";
 import { incidentReport } from "@posture/incidents";
 import { refreshBehaviour } from "@posture/ueba";
@@ -90,7 +97,11 @@ export const behaviour: TScenario = {
           title: "Bench incident",
           priority: "P1",
           linkedFindingIds: ids,
-          log: Array.from({ length: 20 }, (_, i) => ({ at: new Date().toISOString(), note: `Step ${i}`, actor: "bench" })),
+          log: Array.from({ length: 20 }, (_, i) => ({
+            at: new Date().toISOString(),
+            note: `Step ${i}`,
+            actor: "bench",
+          })),
         })
         .returning();
       if (!inc) throw new Error("incident insert failed");
@@ -104,8 +115,16 @@ export const behaviour: TScenario = {
       }
 
       const checks: TCheck[] = [
-        { label: "refresh ≤ 10 s (median of 3)", ok: median(refreshMs) <= 10_000, detail: `${Math.round(median(refreshMs))} ms` },
-        { label: "500-finding PDF ≤ 1 s (median of 5)", ok: median(pdfMs) <= 1_000, detail: `${Math.round(median(pdfMs))} ms, ${pages} pages` },
+        {
+          label: "refresh ≤ 10 s (median of 3)",
+          ok: median(refreshMs) <= 10_000,
+          detail: `${Math.round(median(refreshMs))} ms`,
+        },
+        {
+          label: "500-finding PDF ≤ 1 s (median of 5)",
+          ok: median(pdfMs) <= 1_000,
+          detail: `${Math.round(median(pdfMs))} ms, ${pages} pages`,
+        },
       ];
       const notes = [
         `seeded ${EVENTS.toLocaleString("en")} events in ${Math.round(seedMs)} ms; refresh runs ${refreshMs.map(Math.round).join(", ")} ms; ${last.principals} principals, ${last.anomalies} anomalies`,

@@ -15,7 +15,10 @@ type TDoc = {
   openapi: string;
   info: { title: string; version: string };
   paths: Record<string, Record<string, TOp>>;
-  webhooks?: Record<string, { post?: TOp & { requestBody?: { content: Record<string, { schema: TBodySchema }> } } }>;
+  webhooks?: Record<
+    string,
+    { post?: TOp & { requestBody?: { content: Record<string, { schema: TBodySchema }> } } }
+  >;
   components: { schemas?: Record<string, unknown>; securitySchemes?: Record<string, unknown> };
 };
 
@@ -139,7 +142,12 @@ describe("GET /api/openapi.json", () => {
       expect(Object.keys(body?.properties?.data?.properties ?? {}).sort(), type).toEqual(fields);
       expect([...(body?.properties?.data?.required ?? [])].sort(), type).toEqual(fields);
       expect(op?.parameters?.map((p) => p.name)).toEqual(
-        expect.arrayContaining(["X-Service-Signature", "X-Service-Event", "X-Service-Delivery", "webhook-signature"]),
+        expect.arrayContaining([
+          "X-Service-Signature",
+          "X-Service-Event",
+          "X-Service-Delivery",
+          "webhook-signature",
+        ]),
       );
       expect(Object.keys(op?.responses ?? {})).toContain("410");
     }

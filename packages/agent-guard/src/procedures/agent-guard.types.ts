@@ -50,11 +50,20 @@ export const getRiskMatrixMeta = {
     path: "/agent-guard/risk-matrix",
     tags: ["agent-guard"],
     summary: "Agents by scope breadth and publisher trust",
-    description: "Quadrants trusted_limited, trusted_broad, unknown_limited, unknown_broad; quadrantCounts sum to the points.",
+    description:
+      "Quadrants trusted_limited, trusted_broad, unknown_limited, unknown_broad; quadrantCounts sum to the points.",
   },
 } satisfies TMeta;
 export const ZGetRiskMatrixOutput = z.object({
-  points: z.array(z.object({ id: z.string(), label: z.string(), kind: ZKind, quadrant: z.enum(QUADRANTS), riskScore: z.number().int() })),
+  points: z.array(
+    z.object({
+      id: z.string(),
+      label: z.string(),
+      kind: ZKind,
+      quadrant: z.enum(QUADRANTS),
+      riskScore: z.number().int(),
+    }),
+  ),
   quadrantCounts: z.object({
     trusted_limited: z.number().int(),
     trusted_broad: z.number().int(),

@@ -46,7 +46,11 @@ export async function listAgents(db: Db, orgId: string): Promise<TAgent[]> {
   const [grants, snapshots] = await Promise.all([
     db.select().from(oauthGrants).where(eq(oauthGrants.orgId, orgId)),
     db
-      .select({ connectorId: workspaceSnapshots.connectorId, files: workspaceSnapshots.files, users: workspaceSnapshots.users })
+      .select({
+        connectorId: workspaceSnapshots.connectorId,
+        files: workspaceSnapshots.files,
+        users: workspaceSnapshots.users,
+      })
       .from(workspaceSnapshots)
       .where(eq(workspaceSnapshots.orgId, orgId)),
   ]);
@@ -74,7 +78,10 @@ export async function listAgents(db: Db, orgId: string): Promise<TAgent[]> {
     const resourceCount = orgWide ? (size?.files ?? 0) + (size?.users ?? 0) : perUser ? users : 0;
     const riskScore = Math.min(
       100,
-      (orgWide ? 50 : perUser ? 35 : 10) + (known ? 0 : 25) + (write ? 10 : 0) + (first.kind === "oauth_app" ? 0 : 10),
+      (orgWide ? 50 : perUser ? 35 : 10) +
+        (known ? 0 : 25) +
+        (write ? 10 : 0) +
+        (first.kind === "oauth_app" ? 0 : 10),
     );
     agents.push({
       id,
@@ -94,7 +101,9 @@ export async function listAgents(db: Db, orgId: string): Promise<TAgent[]> {
       firstGrantedAt: new Date(Math.min(...list.map((g) => g.grantedAt.getTime()))).toISOString(),
     });
   }
-  return agents.sort((a, b) => b.riskScore - a.riskScore || a.label.localeCompare(b.label) || a.id.localeCompare(b.id));
+  return agents.sort(
+    (a, b) => b.riskScore - a.riskScore || a.label.localeCompare(b.label) || a.id.localeCompare(b.id),
+  );
 }
 
 export async function getAgentInventory(db: Db, { orgId }: { orgId: string }) {
@@ -119,7 +128,13 @@ export async function getRiskMatrix(db: Db, { orgId }: { orgId: string }) {
   const quadrantCounts = Object.fromEntries(QUADRANTS.map((q) => [q, 0])) as Record<TQuadrant, number>;
   for (const a of agents) quadrantCounts[a.quadrant]++;
   return {
-    points: agents.map((a) => ({ id: a.id, label: a.label, kind: a.kind, quadrant: a.quadrant, riskScore: a.riskScore })),
+    points: agents.map((a) => ({
+      id: a.id,
+      label: a.label,
+      kind: a.kind,
+      quadrant: a.quadrant,
+      riskScore: a.riskScore,
+    })),
     quadrantCounts,
   };
 }

@@ -2,10 +2,34 @@
 // matched on its publisher name or on a domain it publishes from (Google's and Microsoft's own
 // verification is honoured separately). Keep it sorted; add vendors with their common names.
 const KNOWN_VENDORS = [
-  "adobe", "anthropic", "asana", "atlassian", "box", "calendly", "docusign", "dropbox", "figma",
-  "github", "gitlab", "google", "grammarly", "hubspot", "intercom", "loom", "microsoft", "miro",
-  "monday.com", "notion", "okta", "openai", "salesforce", "slack", "smartsheet", "trello",
-  "zendesk", "zoom",
+  "adobe",
+  "anthropic",
+  "asana",
+  "atlassian",
+  "box",
+  "calendly",
+  "docusign",
+  "dropbox",
+  "figma",
+  "github",
+  "gitlab",
+  "google",
+  "grammarly",
+  "hubspot",
+  "intercom",
+  "loom",
+  "microsoft",
+  "miro",
+  "monday.com",
+  "notion",
+  "okta",
+  "openai",
+  "salesforce",
+  "slack",
+  "smartsheet",
+  "trello",
+  "zendesk",
+  "zoom",
 ];
 
 const normalise = (s: string) => s.trim().toLowerCase();
@@ -14,5 +38,7 @@ const normalise = (s: string) => s.trim().toLowerCase();
 export function isKnownVendor(publisher: string): boolean {
   const p = normalise(publisher);
   if (p === "") return false;
-  return KNOWN_VENDORS.some((v) => p === v || p.startsWith(`${v} `) || p === `${v}.com` || p.endsWith(`.${v}.com`));
+  return KNOWN_VENDORS.some(
+    (v) => p === v || p.startsWith(`${v} `) || p === `${v}.com` || p.endsWith(`.${v}.com`),
+  );
 }

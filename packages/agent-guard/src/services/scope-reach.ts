@@ -5,7 +5,11 @@
 const G = "https://www.googleapis.com/auth/";
 const GRAPH = "https://graph.microsoft.com/";
 
-export type TReach = { breadth: "org" | "user" | "narrow"; kind: "files" | "mail" | "directory" | "chat" | "other"; write: boolean };
+export type TReach = {
+  breadth: "org" | "user" | "narrow";
+  kind: "files" | "mail" | "directory" | "chat" | "other";
+  write: boolean;
+};
 
 const TABLE: Record<string, TReach> = {
   [`${G}drive`]: { breadth: "user", kind: "files", write: true },

@@ -52,7 +52,11 @@ export async function getAgentTimeline(db: Db, { orgId, agentId }: { orgId: stri
       WHERE org_id = ${orgId} AND connector_id = ${agent.connectorId}
         AND (client_id = ${agent.clientId} OR external_id = ${agent.clientId})`),
   ]);
-  const grantRows = ((grants as { rows?: unknown[] }).rows ?? grants) as Array<{ user_email: string; granted_at: Date | string; scopes: string[] }>;
+  const grantRows = ((grants as { rows?: unknown[] }).rows ?? grants) as Array<{
+    user_email: string;
+    granted_at: Date | string;
+    scopes: string[];
+  }>;
   const events = [
     ...grantRows.map((g) => ({
       kind: "grant" as const,
@@ -62,7 +66,12 @@ export async function getAgentTimeline(db: Db, { orgId, agentId }: { orgId: stri
       scopes: g.scopes,
     })),
     ...changes.map((c) => ({
-      kind: c.kind === "scopes_changed" ? ("scope_change" as const) : c.kind === "revoked" ? ("revoked" as const) : ("grant" as const),
+      kind:
+        c.kind === "scopes_changed"
+          ? ("scope_change" as const)
+          : c.kind === "revoked"
+            ? ("revoked" as const)
+            : ("grant" as const),
       at: c.at.toISOString(),
       principal: c.userEmail,
       detail:

@@ -19,10 +19,21 @@ type TFindingRow = {
 };
 
 function blank(email: string): TSignals {
-  return { email, mfaEnabled: null, dormant: false, openPublicLinks: [], openExternalShares: [], fixDays: [], anomalies: [] };
+  return {
+    email,
+    mfaEnabled: null,
+    dormant: false,
+    openPublicLinks: [],
+    openExternalShares: [],
+    fixDays: [],
+    anomalies: [],
+  };
 }
 
-export async function collectSignals(db: Db, q: { orgId: string; now?: Date }): Promise<Map<string, TSignals>> {
+export async function collectSignals(
+  db: Db,
+  q: { orgId: string; now?: Date },
+): Promise<Map<string, TSignals>> {
   const now = (q.now ?? new Date()).getTime();
   const people = new Map<string, TSignals>();
   const of = (email: string) => {
@@ -74,7 +85,13 @@ export async function collectSignals(db: Db, q: { orgId: string; now?: Date }): 
     }
   }
 
-  const anomalies = await queryRows<{ principal: string; type: string; severity: string; window: string; observed: number }>(
+  const anomalies = await queryRows<{
+    principal: string;
+    type: string;
+    severity: string;
+    window: string;
+    observed: number;
+  }>(
     db,
     sql`select principal, type, severity, "window", observed from anomalies
         where org_id = ${q.orgId} and at > ${new Date(now - 30 * DAY_MS).toISOString()}::timestamptz

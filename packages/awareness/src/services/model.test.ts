@@ -48,7 +48,12 @@ describe("awareness score", () => {
       dormant: true,
       openPublicLinks: Array.from({ length: 9 }, (_, i) => ({ name: `f${i}`, ageDays: 90 })),
       openExternalShares: Array.from({ length: 9 }, (_, i) => ({ name: `s${i}`, domains: [], ageDays: 90 })),
-      anomalies: Array.from({ length: 3 }, () => ({ type: "bulk_access", severity: "CRITICAL", window: "2026-W47", observed: 900 })),
+      anomalies: Array.from({ length: 3 }, () => ({
+        type: "bulk_access",
+        severity: "CRITICAL",
+        window: "2026-W47",
+        observed: 900,
+      })),
     });
     expect(worst.score).toBe(0);
     expect(sum(worst.factors)).toBe(0);

@@ -14,7 +14,13 @@ export type TSignals = {
 };
 
 export type TFactor = { key: string; delta: number };
-export type TAwareness = { email: string; score: number; factors: TFactor[]; badges: string[]; nudges: string[] };
+export type TAwareness = {
+  email: string;
+  score: number;
+  factors: TFactor[];
+  badges: string[];
+  nudges: string[];
+};
 
 const BASE = 100;
 const SLOW_FIX_DAYS = 30;
@@ -27,10 +33,13 @@ function median(v: number[]): number {
 }
 
 const ANOMALY_NUDGE: Record<string, (a: TSignals["anomalies"][number]) => string> = {
-  sharing_spike: (a) => `Confirm the ${a.observed} external shares you made in ${a.window} were intended, and remove those that were not`,
+  sharing_spike: (a) =>
+    `Confirm the ${a.observed} external shares you made in ${a.window} were intended, and remove those that were not`,
   bulk_access: (a) => `Confirm why you opened or downloaded ${a.observed} files in ${a.window}`,
-  dormant_reactivation: () => "Confirm it was you who signed in to your long-unused account, or report it to security",
-  oauth_burst: (a) => `Review the ${a.observed} apps you granted access to in ${a.window} and revoke those you do not use`,
+  dormant_reactivation: () =>
+    "Confirm it was you who signed in to your long-unused account, or report it to security",
+  oauth_burst: (a) =>
+    `Review the ${a.observed} apps you granted access to in ${a.window} and revoke those you do not use`,
 };
 
 export function scoreOf(s: TSignals): TAwareness {
@@ -48,18 +57,25 @@ export function scoreOf(s: TSignals): TAwareness {
   const links = [...s.openPublicLinks].sort((a, b) => b.ageDays - a.ageDays || a.name.localeCompare(b.name));
   for (const l of links.slice(0, 3)) nudges.push(`Remove the public link on '${l.name}'`);
   push("external_shares", -Math.min(20, 4 * s.openExternalShares.length));
-  const shares = [...s.openExternalShares].sort((a, b) => b.ageDays - a.ageDays || a.name.localeCompare(b.name));
+  const shares = [...s.openExternalShares].sort(
+    (a, b) => b.ageDays - a.ageDays || a.name.localeCompare(b.name),
+  );
   for (const e of shares.slice(0, 3))
-    nudges.push(`Review the external share of '${e.name}'${e.domains.length ? ` with ${e.domains.slice(0, 2).join(", ")}` : ""}`);
+    nudges.push(
+      `Review the external share of '${e.name}'${e.domains.length ? ` with ${e.domains.slice(0, 2).join(", ")}` : ""}`,
+    );
 
-  const stale = [...s.openPublicLinks, ...s.openExternalShares].filter((x) => x.ageDays > SLOW_FIX_DAYS).length;
+  const stale = [...s.openPublicLinks, ...s.openExternalShares].filter(
+    (x) => x.ageDays > SLOW_FIX_DAYS,
+  ).length;
   push("slow_fixes", -Math.min(10, 5 * stale));
   const quick = s.fixDays.filter((d) => d <= QUICK_FIX_DAYS).length;
   push("quick_fixes", Math.min(10, 2 * quick));
 
   const serious = s.anomalies.filter((a) => a.severity === "CRITICAL" || a.severity === "HIGH").length;
   push("anomalies", -Math.min(30, 15 * serious + 10 * (s.anomalies.length - serious)));
-  for (const a of s.anomalies.slice(0, 2)) nudges.push((ANOMALY_NUDGE[a.type] ?? (() => `Review your activity in ${a.window}`))(a));
+  for (const a of s.anomalies.slice(0, 2))
+    nudges.push((ANOMALY_NUDGE[a.type] ?? (() => `Review your activity in ${a.window}`))(a));
 
   if (s.dormant) {
     push("dormant_access", -10);

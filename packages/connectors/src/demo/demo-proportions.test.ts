@@ -111,11 +111,10 @@ describe.each<[TConnectorType, string]>([
 
     // Reactivation: an account silent for at least 30 days whose return is a login in the last few days.
     const byActor = new Map<string, number[]>();
-    for (const e of events) byActor.set(e.actorEmail, [...(byActor.get(e.actorEmail) ?? []), Date.parse(e.at)]);
+    for (const e of events)
+      byActor.set(e.actorEmail, [...(byActor.get(e.actorEmail) ?? []), Date.parse(e.at)]);
     const reactivated = [...byActor.values()].filter((times) =>
-      times.some(
-        (t, i) => i > 0 && t > NOW.getTime() - 5 * DAY_MS && t - (times[i - 1] ?? t) >= 30 * DAY_MS,
-      ),
+      times.some((t, i) => i > 0 && t > NOW.getTime() - 5 * DAY_MS && t - (times[i - 1] ?? t) >= 30 * DAY_MS),
     );
     expect(reactivated.length).toBe(1);
   });

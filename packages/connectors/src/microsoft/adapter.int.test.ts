@@ -91,7 +91,10 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
     const byId = new Map(files.map((f) => [f.id, f]));
     expect(files).toHaveLength(4);
     // A library of a site other than the root is read through GET /sites/{id}/drives.
-    expect(byId.get("p-budget")).toMatchObject({ driveId: "drv-projects", permissions: [expect.objectContaining({ type: "anyone" })] });
+    expect(byId.get("p-budget")).toMatchObject({
+      driveId: "drv-projects",
+      permissions: [expect.objectContaining({ type: "anyone" })],
+    });
     expect(byId.get("a-budget")).toEqual({
       id: "a-budget",
       name: "Budget.xlsx",

@@ -98,9 +98,15 @@ export function createMicrosoft365Adapter(opts: {
       }
     }
     // Libraries of every other SharePoint site: GET /drives lists only the root site's.
-    for await (const site of graphItems<TMsSite>(graph, "/v1.0/sites", { search: "*", $select: "id,displayName" })) {
+    for await (const site of graphItems<TMsSite>(graph, "/v1.0/sites", {
+      search: "*",
+      $select: "id,displayName",
+    })) {
       if (!site.id) continue;
-      for await (const drive of graphItems<TMsDrive>(graph, `/v1.0/sites/${encodeURIComponent(site.id)}/drives`)) {
+      for await (const drive of graphItems<TMsDrive>(
+        graph,
+        `/v1.0/sites/${encodeURIComponent(site.id)}/drives`,
+      )) {
         if (drive.id && !seen.has(drive.id)) {
           seen.add(drive.id);
           yield drive;
@@ -165,14 +171,22 @@ export function createMicrosoft365Adapter(opts: {
       const path = `/v1.0/servicePrincipals/${encodeURIComponent(resource.id)}/appRoleAssignedTo`;
       for await (const a of graphItems<TMsAppRoleAssignment>(graph, path, { $top: 999 })) {
         if (a.principalType !== "ServicePrincipal" || !a.principalId || !a.appRoleId) continue;
-        const entry = byApp.get(a.principalId) ?? { roles: new Set<string>(), grantedAt: a.createdDateTime || tenantCreatedAt };
+        const entry = byApp.get(a.principalId) ?? {
+          roles: new Set<string>(),
+          grantedAt: a.createdDateTime || tenantCreatedAt,
+        };
         entry.roles.add(roleName.get(a.appRoleId) || a.appRoleId);
         if (a.createdDateTime && a.createdDateTime < entry.grantedAt) entry.grantedAt = a.createdDateTime;
         byApp.set(a.principalId, entry);
       }
       for (const [principalId, entry] of byApp) {
         const app = await appOf(principalId);
-        yield mapMsAppRoleGrant(app, { principalId, resourceId: resource.id, roles: [...entry.roles], grantedAt: entry.grantedAt });
+        yield mapMsAppRoleGrant(app, {
+          principalId,
+          resourceId: resource.id,
+          roles: [...entry.roles],
+          grantedAt: entry.grantedAt,
+        });
       }
     }
   }

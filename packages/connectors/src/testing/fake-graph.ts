@@ -33,7 +33,9 @@ export type TGraphFixture = {
   registrationDetails: TMsRegistrationDetails[];
   /** Items include the root folder (with `root: {}`); a personal drive's owner.user.id ties it to its user. */
   /** `siteId`: the SharePoint site of a library (none: the root site, listed by GET /drives). */
-  drives: Array<TMsDrive & { siteId?: string; items: Array<TMsDriveItem & { permissions?: TMsPermission[] }> }>;
+  drives: Array<
+    TMsDrive & { siteId?: string; items: Array<TMsDriveItem & { permissions?: TMsPermission[] }> }
+  >;
   sites: Array<TMsSite & { root?: object }>;
   servicePrincipals: TMsServicePrincipal[];
   permissionGrants: TMsPermissionGrant[];
@@ -183,14 +185,20 @@ export async function startFakeGraph(opts: {
     }
     if (p === "/v1.0/sites") {
       // Site search: `search=*` enumerates every site the app may read.
-      if (q.get("search") === null) return graphError(400, "BadRequest", "Sites must be searched or addressed by id.");
+      if (q.get("search") === null)
+        return graphError(400, "BadRequest", "Sites must be searched or addressed by id.");
       return collection(req, baseUrl, fixture.sites, { maxTop: 999 });
     }
     if ((m = /^\/v1\.0\/sites\/([^/]+)\/drives$/.exec(p))) {
       const site = fixture.sites.find((x) => x.id === decodeURIComponent(m?.[1] ?? ""));
       if (!site) return graphError(404, "itemNotFound", "Requested site could not be found");
       const own = (d: TGraphFixture["drives"][number]) => (site.root ? !d.siteId : d.siteId === site.id);
-      return collection(req, baseUrl, fixture.drives.filter((d) => d.driveType === "documentLibrary" && own(d)).map(withoutItems), { maxTop: 999 });
+      return collection(
+        req,
+        baseUrl,
+        fixture.drives.filter((d) => d.driveType === "documentLibrary" && own(d)).map(withoutItems),
+        { maxTop: 999 },
+      );
     }
     if ((m = /^\/v1\.0\/users\/([^/]+)\/drives$/.exec(p))) {
       const userId = decodeURIComponent(m[1] ?? "");
@@ -224,14 +232,21 @@ export async function startFakeGraph(opts: {
       const filter = q.get("$filter");
       const byAppId = filter ? /^appId eq '([^']*)'$/.exec(filter) : null;
       if (filter && !byAppId) return graphError(400, "BadRequest", `Unsupported filter: ${filter}`);
-      const rows = byAppId ? fixture.servicePrincipals.filter((s) => s.appId === byAppId[1]) : fixture.servicePrincipals;
+      const rows = byAppId
+        ? fixture.servicePrincipals.filter((s) => s.appId === byAppId[1])
+        : fixture.servicePrincipals;
       return collection(req, baseUrl, rows, { maxTop: 999 });
     }
     if ((m = /^\/v1\.0\/servicePrincipals\/([^/]+)\/appRoleAssignedTo$/.exec(p))) {
       const id = decodeURIComponent(m[1] ?? "");
       if (!fixture.servicePrincipals.some((s) => s.id === id))
         return graphError(404, "Request_ResourceNotFound", "Resource does not exist.");
-      return collection(req, baseUrl, fixture.appRoleAssignments.filter((a) => a.resourceId === id), { maxTop: 999 });
+      return collection(
+        req,
+        baseUrl,
+        fixture.appRoleAssignments.filter((a) => a.resourceId === id),
+        { maxTop: 999 },
+      );
     }
     if ((m = /^\/v1\.0\/servicePrincipals\/([^/]+)$/.exec(p))) {
       const sp = fixture.servicePrincipals.find((s) => s.id === decodeURIComponent(m?.[1] ?? ""));

@@ -221,7 +221,11 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
         owner: { group: { id: "grp-projects", displayName: "Projects" } },
         items: [
           root("p-root", [
-            { id: "p-member", roles: ["write"], grantedToV2: { user: { id: "x-vendor", displayName: "Vendor", email: "pm@vendor.example" } } },
+            {
+              id: "p-member",
+              roles: ["write"],
+              grantedToV2: { user: { id: "x-vendor", displayName: "Vendor", email: "pm@vendor.example" } },
+            },
           ]),
           file(
             "p-budget",
@@ -255,9 +259,21 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
         verifiedPublisher: { displayName: null, verifiedPublisherId: null },
         // Role ids as Microsoft Graph publishes them.
         appRoles: [
-          { id: "01d4889c-1287-42c6-ac1f-5d1e02578ef6", value: "Files.Read.All", allowedMemberTypes: ["Application"] },
-          { id: "810c84a8-4a9e-49e6-bf7d-12d183f40d01", value: "Mail.Read", allowedMemberTypes: ["Application"] },
-          { id: "df021288-bdef-4463-88db-98f22de89214", value: "User.Read.All", allowedMemberTypes: ["Application"] },
+          {
+            id: "01d4889c-1287-42c6-ac1f-5d1e02578ef6",
+            value: "Files.Read.All",
+            allowedMemberTypes: ["Application"],
+          },
+          {
+            id: "810c84a8-4a9e-49e6-bf7d-12d183f40d01",
+            value: "Mail.Read",
+            allowedMemberTypes: ["Application"],
+          },
+          {
+            id: "df021288-bdef-4463-88db-98f22de89214",
+            value: "User.Read.All",
+            allowedMemberTypes: ["Application"],
+          },
         ],
       },
       {
@@ -299,10 +315,28 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
       { id: "site-projects", displayName: "Projects" },
     ],
     appRoleAssignments: [
-      appRole("ar-1", "sp-archiver", "sp-graph", "810c84a8-4a9e-49e6-bf7d-12d183f40d01", "2024-03-01T10:00:00Z"),
-      appRole("ar-2", "sp-archiver", "sp-graph", "01d4889c-1287-42c6-ac1f-5d1e02578ef6", "2024-02-01T10:00:00Z"),
+      appRole(
+        "ar-1",
+        "sp-archiver",
+        "sp-graph",
+        "810c84a8-4a9e-49e6-bf7d-12d183f40d01",
+        "2024-03-01T10:00:00Z",
+      ),
+      appRole(
+        "ar-2",
+        "sp-archiver",
+        "sp-graph",
+        "01d4889c-1287-42c6-ac1f-5d1e02578ef6",
+        "2024-02-01T10:00:00Z",
+      ),
       // A user assigned to an app role is not an application permission.
-      { id: "ar-user", appRoleId: "df021288-bdef-4463-88db-98f22de89214", principalId: "m-bob", principalType: "User", resourceId: "sp-graph" },
+      {
+        id: "ar-user",
+        appRoleId: "df021288-bdef-4463-88db-98f22de89214",
+        principalId: "m-bob",
+        principalType: "User",
+        resourceId: "sp-graph",
+      },
     ],
     signIns: [
       signIn("s-alice", "2025-05-01T08:00:00Z", "Alice@contoso.test", "Office 365"),
@@ -314,6 +348,19 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
   };
 }
 
-function appRole(id: string, principalId: string, resourceId: string, appRoleId: string, createdDateTime: string) {
-  return { id, appRoleId, principalId, principalType: "ServicePrincipal" as const, resourceId, createdDateTime };
+function appRole(
+  id: string,
+  principalId: string,
+  resourceId: string,
+  appRoleId: string,
+  createdDateTime: string,
+) {
+  return {
+    id,
+    appRoleId,
+    principalId,
+    principalType: "ServicePrincipal" as const,
+    resourceId,
+    createdDateTime,
+  };
 }

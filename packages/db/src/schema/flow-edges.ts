@@ -15,7 +15,5 @@ export const flowEdges = pgTable(
     scope: text("scope", { enum: FLOW_SCOPES }).notNull(),
     severity: text("severity", { enum: SEVERITIES }).notNull(),
   },
-  (t) => [
-    index("flow_edges_org_source_idx").on(t.orgId, t.source),
-  ],
+  (t) => [index("flow_edges_org_source_idx").on(t.orgId, t.source)],
 );

@@ -47,7 +47,9 @@ export const workspaceShares = pgTable(
     index("workspace_shares_org_name_idx").on(t.orgId, t.resourceName, t.id),
     index("workspace_shares_org_owner_idx").on(t.orgId, t.ownerEmail, t.id),
     index("workspace_shares_org_target_idx").on(t.orgId, t.target, t.id),
-    index("workspace_shares_org_approved_idx").on(t.orgId).where(sql`approved_until IS NOT NULL`),
+    index("workspace_shares_org_approved_idx")
+      .on(t.orgId)
+      .where(sql`approved_until IS NOT NULL`),
     index("workspace_shares_org_type_risk_idx").on(t.orgId, t.sharingType, t.riskRank, t.id),
   ],
 );

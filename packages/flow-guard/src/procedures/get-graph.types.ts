@@ -21,7 +21,14 @@ export const ZGetGraphInput = z.object({
 });
 
 export const ZGetGraphOutput = z.object({
-  nodes: z.array(z.object({ id: z.string(), type: z.enum(FLOW_NODE_TYPES), label: z.string(), riskScore: z.number().int() })),
+  nodes: z.array(
+    z.object({
+      id: z.string(),
+      type: z.enum(FLOW_NODE_TYPES),
+      label: z.string(),
+      riskScore: z.number().int(),
+    }),
+  ),
   edges: z.array(
     z.object({
       id: z.string(),

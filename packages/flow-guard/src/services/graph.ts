@@ -13,7 +13,12 @@ export async function getFlowGraph(db: Db, q: TGraphQuery) {
   const where = and(eq(flowNodes.orgId, q.orgId), filter);
   const [nodes, summaryRows] = await Promise.all([
     db
-      .select({ id: flowNodes.id, type: flowNodes.type, label: flowNodes.label, riskScore: flowNodes.riskScore })
+      .select({
+        id: flowNodes.id,
+        type: flowNodes.type,
+        label: flowNodes.label,
+        riskScore: flowNodes.riskScore,
+      })
       .from(flowNodes)
       .where(where)
       .orderBy(desc(flowNodes.riskScore), desc(flowNodes.id))
@@ -28,10 +33,19 @@ export async function getFlowGraph(db: Db, q: TGraphQuery) {
     ids.length === 0
       ? []
       : await db
-          .select({ source: flowEdges.source, target: flowEdges.target, scope: flowEdges.scope, severity: flowEdges.severity })
+          .select({
+            source: flowEdges.source,
+            target: flowEdges.target,
+            scope: flowEdges.scope,
+            severity: flowEdges.severity,
+          })
           .from(flowEdges)
-          .where(and(eq(flowEdges.orgId, q.orgId), inArray(flowEdges.source, ids), inArray(flowEdges.target, ids)));
-  edges.sort((a, b) => (a.source === b.source ? (a.target < b.target ? -1 : 1) : a.source < b.source ? -1 : 1));
+          .where(
+            and(eq(flowEdges.orgId, q.orgId), inArray(flowEdges.source, ids), inArray(flowEdges.target, ids)),
+          );
+  edges.sort((a, b) =>
+    a.source === b.source ? (a.target < b.target ? -1 : 1) : a.source < b.source ? -1 : 1,
+  );
   return {
     nodes,
     edges: edges.map((e) => ({ id: `${e.source}->${e.target}`, ...e })),
@@ -51,7 +65,10 @@ export async function getFlowGraph(db: Db, q: TGraphQuery) {
 }
 
 async function countNodes(db: Db, where: SQL | undefined): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(flowNodes).where(where);
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(flowNodes)
+    .where(where);
   return row?.n ?? 0;
 }
 
@@ -86,7 +103,12 @@ async function userEmail(db: Db, orgId: string, userId: string): Promise<string>
   const [row] = await db
     .select({ email: workspaceUsers.email })
     .from(workspaceUsers)
-    .where(and(eq(workspaceUsers.orgId, orgId), key.includes("@") ? eq(workspaceUsers.email, key) : eq(workspaceUsers.id, userId)))
+    .where(
+      and(
+        eq(workspaceUsers.orgId, orgId),
+        key.includes("@") ? eq(workspaceUsers.email, key) : eq(workspaceUsers.id, userId),
+      ),
+    )
     .limit(1);
   if (!row) throw notFound("User");
   return row.email;

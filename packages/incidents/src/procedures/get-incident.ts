@@ -7,4 +7,6 @@ export const getIncident = procedure({ auth: "apiKey", plan: "business" })
   .meta(getIncidentMeta)
   .input(ZIncidentId)
   .output(ZIncidentDetail)
-  .query(async ({ ctx, input }) => toDetail(await getIncidentRow(ctx.db, { orgId: ctx.principal.org.id, id: input.id })));
+  .query(async ({ ctx, input }) =>
+    toDetail(await getIncidentRow(ctx.db, { orgId: ctx.principal.org.id, id: input.id })),
+  );

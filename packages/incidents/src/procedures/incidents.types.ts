@@ -22,7 +22,13 @@ export const ZPostMortem = z.object({
   rootCause: z.string().max(10_000),
   lessons: z.string().max(10_000),
   actionItems: z
-    .array(z.object({ title: z.string().min(1).max(500), owner: z.string().max(200), done: z.boolean().optional() }))
+    .array(
+      z.object({
+        title: z.string().min(1).max(500),
+        owner: z.string().max(200),
+        done: z.boolean().optional(),
+      }),
+    )
     .max(100),
 });
 
@@ -42,7 +48,11 @@ export const ZIncidentDetail = z.object({
 });
 
 export const ZSuggestion = z.object({
-  theme: z.string().describe("kind:key, e.g. person:alice@acme.com, external_domain:gmail.com, agent:<client id>, rule:public_link"),
+  theme: z
+    .string()
+    .describe(
+      "kind:key, e.g. person:alice@acme.com, external_domain:gmail.com, agent:<client id>, rule:public_link",
+    ),
   kind: z.enum(["person", "external_domain", "agent", "rule"]),
   key: z.string(),
   title: z.string(),
@@ -51,7 +61,12 @@ export const ZSuggestion = z.object({
   anomalyIds: z.array(z.string()),
 });
 
-const text = (max: number) => z.string().trim().max(max).refine((s) => !s.includes("\u0000"), "NUL not allowed");
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .refine((s) => !s.includes("\u0000"), "NUL not allowed");
 export const ZTitle = text(200).pipe(z.string().min(1));
 export const ZAssignee = text(200);
 export const ZNote = text(5_000).pipe(z.string().min(1));

@@ -7,4 +7,6 @@ export const listSuggestions = procedure({ auth: "apiKey", plan: "business" })
   .meta(listSuggestionsMeta)
   .input(z.object({}))
   .output(ZListSuggestionsOutput)
-  .query(async ({ ctx }) => ({ suggestions: await suggestIncidents(ctx.db, { orgId: ctx.principal.org.id }) }));
+  .query(async ({ ctx }) => ({
+    suggestions: await suggestIncidents(ctx.db, { orgId: ctx.principal.org.id }),
+  }));

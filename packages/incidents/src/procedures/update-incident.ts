@@ -10,7 +10,9 @@ export const updateIncident = procedure({ auth: "apiKey", plan: "business", role
   .output(ZIncidentDetail)
   .mutation(async ({ ctx, input }) => {
     const { id, ...rest } = input;
-    const change = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as TIncidentChange;
+    const change = Object.fromEntries(
+      Object.entries(rest).filter(([, v]) => v !== undefined),
+    ) as TIncidentChange;
     const result = await update(ctx.db, scopeOf(ctx.principal), { id, ...change });
     await announceIncident(
       { db: ctx.db, jobs: ctx.jobs, log: ctx.log, publicUrl: ctx.runtime.publicUrl },

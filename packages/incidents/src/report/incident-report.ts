@@ -43,7 +43,12 @@ export type TIncidentReportInput = {
 };
 
 const HOUR_MS = 3_600_000;
-const PRIORITY_COLOURS: Record<string, string> = { P1: "#b42318", P2: "#d9480f", P3: "#b08800", P4: "#4a5568" };
+const PRIORITY_COLOURS: Record<string, string> = {
+  P1: "#b42318",
+  P2: "#d9480f",
+  P3: "#b08800",
+  P4: "#4a5568",
+};
 const SEVERITY_ORDER: Record<string, number> = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3 };
 
 const stamp = (d: Date) => `${d.toISOString().slice(0, 16).replace("T", " ")} UTC`;
@@ -108,7 +113,10 @@ export async function renderIncidentReport(input: TIncidentReportInput): Promise
   keyValues(doc, [
     ["Current status", inc.status],
     ["Open for", duration((inc.closedAt ?? input.generatedAt).getTime() - inc.openedAt.getTime())],
-    ["Linked findings", findings.length === 0 ? "None" : `${findings.length} (${bySeverity || "no longer present"})`],
+    [
+      "Linked findings",
+      findings.length === 0 ? "None" : `${findings.length} (${bySeverity || "no longer present"})`,
+    ],
     ["Log entries", String(inc.log.length)],
   ]);
 
@@ -151,7 +159,9 @@ export async function renderIncidentReport(input: TIncidentReportInput): Promise
   if (findings.length === 0) paragraph(doc, "No findings are linked to this incident.", { muted: true });
   else {
     const sorted = [...findings].sort(
-      (a, b) => (SEVERITY_ORDER[a.severity ?? ""] ?? 9) - (SEVERITY_ORDER[b.severity ?? ""] ?? 9) || a.title.localeCompare(b.title),
+      (a, b) =>
+        (SEVERITY_ORDER[a.severity ?? ""] ?? 9) - (SEVERITY_ORDER[b.severity ?? ""] ?? 9) ||
+        a.title.localeCompare(b.title),
     );
     table(
       doc,

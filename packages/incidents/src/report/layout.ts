@@ -50,13 +50,22 @@ export function ensureSpace(doc: TDoc, needed: number): void {
 
 export function cover(
   doc: TDoc,
-  c: { kicker: string; title: string; badge?: { text: string; colour: string }; facts: Array<[string, string]> },
+  c: {
+    kicker: string;
+    title: string;
+    badge?: { text: string; colour: string };
+    facts: Array<[string, string]>;
+  },
 ): void {
   doc.rect(0, 0, doc.page.width, 10).fill(c.badge?.colour ?? INK);
   doc.y = 150;
   doc.fillColor(MUTED).font("Helvetica").fontSize(12).text(c.kicker.toUpperCase(), PAGE.margin, doc.y);
   doc.moveDown(0.6);
-  doc.fillColor(INK).font("Helvetica-Bold").fontSize(26).text(winAnsi(c.title), { width: width(doc) });
+  doc
+    .fillColor(INK)
+    .font("Helvetica-Bold")
+    .fontSize(26)
+    .text(winAnsi(c.title), { width: width(doc) });
   if (c.badge) {
     doc.moveDown(0.6);
     const y = doc.y;
@@ -75,7 +84,12 @@ export function heading(doc: TDoc, text: string): void {
   doc.moveDown(0.8);
   doc.fillColor(INK).font("Helvetica-Bold").fontSize(15).text(text, PAGE.margin, doc.y);
   const y = doc.y + 3;
-  doc.moveTo(PAGE.margin, y).lineTo(PAGE.margin + width(doc), y).lineWidth(0.7).strokeColor(RULE).stroke();
+  doc
+    .moveTo(PAGE.margin, y)
+    .lineTo(PAGE.margin + width(doc), y)
+    .lineWidth(0.7)
+    .strokeColor(RULE)
+    .stroke();
   doc.y = y + 8;
 }
 
@@ -101,7 +115,11 @@ export function keyValues(doc: TDoc, rows: Array<[string, string]>): void {
     ensureSpace(doc, 18);
     const y = doc.y;
     doc.fillColor(MUTED).font("Helvetica").fontSize(10).text(k, PAGE.margin, y, { width: 130 });
-    doc.fillColor(INK).font("Helvetica-Bold").fontSize(10).text(winAnsi(v), PAGE.margin + 140, y, { width: width(doc) - 140 });
+    doc
+      .fillColor(INK)
+      .font("Helvetica-Bold")
+      .fontSize(10)
+      .text(winAnsi(v), PAGE.margin + 140, y, { width: width(doc) - 140 });
     doc.y = Math.max(doc.y, y + 14) + 3;
   }
 }
@@ -133,7 +151,8 @@ export function table(doc: TDoc, columns: TColumn[], input: string[][]): void {
   doc.font("Helvetica").fontSize(8.5);
   for (const row of rows) {
     const height =
-      Math.max(...row.map((cell, i) => doc.heightOfString(cell, { width: (widths[i] ?? 0) - pad * 2 }))) + pad * 2;
+      Math.max(...row.map((cell, i) => doc.heightOfString(cell, { width: (widths[i] ?? 0) - pad * 2 }))) +
+      pad * 2;
     if (doc.y + height > bottom(doc)) {
       doc.addPage();
       drawHeader();
@@ -149,7 +168,12 @@ export function table(doc: TDoc, columns: TColumn[], input: string[][]): void {
         .text(cell, x + pad, y + pad, { width: (widths[i] ?? 0) - pad * 2 });
       x += widths[i] ?? 0;
     });
-    doc.moveTo(PAGE.margin, y + height).lineTo(PAGE.margin + width(doc), y + height).lineWidth(0.4).strokeColor(RULE).stroke();
+    doc
+      .moveTo(PAGE.margin, y + height)
+      .lineTo(PAGE.margin + width(doc), y + height)
+      .lineWidth(0.4)
+      .strokeColor(RULE)
+      .stroke();
     doc.y = y + height;
   }
   doc.moveDown(0.6);
@@ -165,8 +189,13 @@ export function pageNumbers(doc: TDoc, runningTitle: string): void {
     const saved = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
     doc.font("Helvetica").fontSize(8).fillColor(MUTED);
-    if (i > range.start) doc.text(winAnsi(runningTitle), PAGE.margin, y, { width: width(doc) / 1.5, lineBreak: false });
-    doc.text(`Page ${i - range.start + 1} of ${range.count}`, PAGE.margin, y, { width: width(doc), align: "right", lineBreak: false });
+    if (i > range.start)
+      doc.text(winAnsi(runningTitle), PAGE.margin, y, { width: width(doc) / 1.5, lineBreak: false });
+    doc.text(`Page ${i - range.start + 1} of ${range.count}`, PAGE.margin, y, {
+      width: width(doc),
+      align: "right",
+      lineBreak: false,
+    });
     doc.page.margins.bottom = saved;
   }
 }

@@ -18,13 +18,23 @@ export async function announceIncident(
     | { kind: "updated"; row: TRow; changes: string[]; previousStatus: TRow["status"] | null },
 ): Promise<void> {
   const r = input.row;
-  const common = { incidentId: r.id, title: r.title, status: r.status, priority: r.priority, assignee: r.assignee };
+  const common = {
+    incidentId: r.id,
+    title: r.title,
+    status: r.status,
+    priority: r.priority,
+    assignee: r.assignee,
+  };
   try {
     if (input.kind === "created") {
       await emitEvent(deps.db, deps.jobs, {
         orgId: r.orgId,
         type: "incident.created",
-        data: { ...common, linkedFindingCount: r.linkedFindingIds.length, link: linkOf(deps.publicUrl, r.id) },
+        data: {
+          ...common,
+          linkedFindingCount: r.linkedFindingIds.length,
+          link: linkOf(deps.publicUrl, r.id),
+        },
       });
     } else if (input.changes.length > 0) {
       await emitEvent(deps.db, deps.jobs, {

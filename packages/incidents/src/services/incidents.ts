@@ -88,12 +88,22 @@ async function assertOwnFindings(db: Db, orgId: string, ids: string[]): Promise<
   }
 }
 
-const entry = (actor: TActor, note: string, at: Date): TIncidentLogEntry => ({ at: iso(at), note, actor: actor.email });
+const entry = (actor: TActor, note: string, at: Date): TIncidentLogEntry => ({
+  at: iso(at),
+  note,
+  actor: actor.email,
+});
 
 export async function createIncident(
   db: Db,
   scope: TScope,
-  input: { title: string; priority: TIncidentPriority; findingIds: string[]; assignee?: string; summary?: string },
+  input: {
+    title: string;
+    priority: TIncidentPriority;
+    findingIds: string[];
+    assignee?: string;
+    summary?: string;
+  },
 ) {
   const ids = [...new Set(input.findingIds)];
   await assertOwnFindings(db, scope.orgId, ids);
@@ -160,10 +170,14 @@ export async function updateIncident(db: Db, scope: TScope, input: { id: string 
     const set: Partial<typeof incidents.$inferInsert> = {};
     if (input.status !== undefined && input.status !== current.status) {
       if (!canMove(current.status, input.status)) {
-        throw new AppError("invalid_transition", `An incident cannot move from ${current.status} to ${input.status}`, {
-          from: current.status,
-          to: input.status,
-        });
+        throw new AppError(
+          "invalid_transition",
+          `An incident cannot move from ${current.status} to ${input.status}`,
+          {
+            from: current.status,
+            to: input.status,
+          },
+        );
       }
       set.status = input.status;
       set.closedAt = input.status === "CLOSED" ? now : null;
@@ -218,6 +232,9 @@ export async function updateIncident(db: Db, scope: TScope, input: { id: string 
 }
 
 export async function organizationName(db: Db, orgId: string): Promise<string> {
-  const [org] = await db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, orgId));
+  const [org] = await db
+    .select({ name: organizations.name })
+    .from(organizations)
+    .where(eq(organizations.id, orgId));
   return org?.name ?? orgId;
 }

@@ -28,7 +28,16 @@ export async function incidentReport(db: Db, q: { orgId: string; id: string; now
           status: f.status,
           detectedAt: f.detectedAt,
         }
-      : { id, severity: null, title: id, resourceName: "", resourceType: "", ruleId: "", status: "REMOVED", detectedAt: null };
+      : {
+          id,
+          severity: null,
+          title: id,
+          resourceName: "",
+          resourceType: "",
+          ruleId: "",
+          status: "REMOVED",
+          detectedAt: null,
+        };
   });
   const pdf = await renderIncidentReport({
     organization: await organizationName(db, q.orgId),
@@ -36,6 +45,15 @@ export async function incidentReport(db: Db, q: { orgId: string; id: string; now
     incident: { ...row, postMortem: row.postMortem ?? null },
     findings: linked,
   });
-  const slug = row.title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "incident";
-  return { filename: `incident-${slug}-${row.id.slice(-8)}.pdf`, contentType: "application/pdf" as const, pdf };
+  const slug =
+    row.title
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "")
+      .slice(0, 40) || "incident";
+  return {
+    filename: `incident-${slug}-${row.id.slice(-8)}.pdf`,
+    contentType: "application/pdf" as const,
+    pdf,
+  };
 }

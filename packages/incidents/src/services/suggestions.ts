@@ -60,7 +60,13 @@ export async function suggestIncidents(db: Db, q: { orgId: string }): Promise<TS
 
   type TAcc = { findings: TFindingRow[]; anomalies: typeof anomalies; label: string };
   const groups = new Map<string, TAcc>();
-  const add = (kind: TSuggestion["kind"], key: string, label: string, f?: TFindingRow, a?: (typeof anomalies)[number]) => {
+  const add = (
+    kind: TSuggestion["kind"],
+    key: string,
+    label: string,
+    f?: TFindingRow,
+    a?: (typeof anomalies)[number],
+  ) => {
     const id = `${kind}:${key}`;
     const g = groups.get(id) ?? { findings: [], anomalies: [], label };
     if (f) g.findings.push(f);
@@ -82,7 +88,11 @@ export async function suggestIncidents(db: Db, q: { orgId: string }): Promise<TS
     const size = g.findings.length + g.anomalies.length;
     // A theme is a story when it gathers several items; a person with an anomaly needs one more signal.
     const enough =
-      kind === "rule" ? g.findings.length >= 3 : kind === "person" ? size >= 2 && (g.anomalies.length > 0 || g.findings.length >= 3) : size >= 2;
+      kind === "rule"
+        ? g.findings.length >= 3
+        : kind === "person"
+          ? size >= 2 && (g.anomalies.length > 0 || g.findings.length >= 3)
+          : size >= 2;
     if (!enough) continue;
     const severities = [...g.findings.map((f) => f.severity), ...g.anomalies.map((a) => a.severity)];
     const titles: Record<string, string> = {

@@ -166,7 +166,13 @@ export async function runScanJob(deps: TScanDeps, scanId: string, attempt: numbe
   try {
     adapter = (deps.adapterFor ?? defaultAdapterFor)(connector, deps.runtime);
     read = await readSource(adapter, trusted, now, (workspace) =>
-      openWorkspaceSnapshot(db, { orgId: connector.orgId, connectorId: connector.id, scanId, now, workspace }),
+      openWorkspaceSnapshot(db, {
+        orgId: connector.orgId,
+        connectorId: connector.id,
+        scanId,
+        now,
+        workspace,
+      }),
     );
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);

@@ -1,5 +1,11 @@
 import { and, desc, eq, sql } from "drizzle-orm";
-import { activityEvents, allowLongStatements, JOB_STATEMENT_TIMEOUT_MS, queryRows, type Db } from "@posture/db";
+import {
+  activityEvents,
+  allowLongStatements,
+  JOB_STATEMENT_TIMEOUT_MS,
+  queryRows,
+  type Db,
+} from "@posture/db";
 
 /** One event as a source adapter reports it (structurally the connectors' TActivityEvent). */
 export type TActivityInput = {
@@ -21,7 +27,10 @@ const OVERLAP_MS = 24 * 3_600_000;
 const DAY_MS = 86_400_000;
 
 /** Where a connector's next ingestion starts. */
-export async function ingestSince(db: Db, q: { orgId: string; connectorId: string; now: Date }): Promise<Date> {
+export async function ingestSince(
+  db: Db,
+  q: { orgId: string; connectorId: string; now: Date },
+): Promise<Date> {
   const [last] = await db
     .select({ at: activityEvents.at })
     .from(activityEvents)
@@ -49,7 +58,14 @@ export async function storeActivity(
     resourceId: Array<string | null>;
     target: Array<string | null>;
   };
-  const empty = (): TColumns => ({ externalId: [], principal: [], kind: [], at: [], resourceId: [], target: [] });
+  const empty = (): TColumns => ({
+    externalId: [],
+    principal: [],
+    kind: [],
+    at: [],
+    resourceId: [],
+    target: [],
+  });
   let batch = empty();
   let inserted = 0;
   let earliest: number | null = null;

@@ -105,7 +105,9 @@ export async function getBaseline(db: Db, q: { orgId: string; userId: string }) 
     await db
       .select()
       .from(behaviorBaselines)
-      .where(and(eq(behaviorBaselines.orgId, q.orgId), eq(behaviorBaselines.principal, principalOf(q.userId))))
+      .where(
+        and(eq(behaviorBaselines.orgId, q.orgId), eq(behaviorBaselines.principal, principalOf(q.userId))),
+      )
       .limit(1),
     "Principal",
   );
@@ -127,4 +129,3 @@ export async function getBaseline(db: Db, q: { orgId: string; userId: string }) 
     computedAt: iso(b.computedAt),
   };
 }
-

@@ -30,7 +30,10 @@ type TRow = {
  * the workspace snapshot, and only when stored activity reaches back far enough to prove the
  * silence (a new hire or a freshly connected source is never "dormant").
  */
-export async function findDormantReturns(db: Db, q: { orgId: string; since: Date }): Promise<TDormantReturn[]> {
+export async function findDormantReturns(
+  db: Db,
+  q: { orgId: string; since: Date },
+): Promise<TDormantReturn[]> {
   const rows = await queryRows<TRow>(
     db,
     sql`with recent as (

@@ -28,9 +28,30 @@ type TMetricRule = {
 };
 
 export const RULES: Record<TRateMetric, TMetricRule> = {
-  external_shares: { type: "sharing_spike", scaleFloor: 1, minDeviation: 6, minCount: 10, high: 12, critical: 40 },
-  resource_accesses: { type: "bulk_access", scaleFloor: 3, minDeviation: 6, minCount: 75, high: 12, critical: 40 },
-  oauth_grants: { type: "oauth_burst", scaleFloor: 0.5, minDeviation: 6, minCount: 4, high: 10, critical: 30 },
+  external_shares: {
+    type: "sharing_spike",
+    scaleFloor: 1,
+    minDeviation: 6,
+    minCount: 10,
+    high: 12,
+    critical: 40,
+  },
+  resource_accesses: {
+    type: "bulk_access",
+    scaleFloor: 3,
+    minDeviation: 6,
+    minCount: 75,
+    high: 12,
+    critical: 40,
+  },
+  oauth_grants: {
+    type: "oauth_burst",
+    scaleFloor: 0.5,
+    minDeviation: 6,
+    minCount: 4,
+    high: 10,
+    critical: 30,
+  },
 };
 
 export type TSeries = Record<TRateMetric, number[]>;

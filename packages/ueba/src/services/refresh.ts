@@ -80,7 +80,13 @@ async function loadSeries(db: Db, orgId: string, weeks: string[]): Promise<Map<s
 }
 
 /** When the week's running count first reached the threshold: the moment the behaviour turned anomalous. */
-async function crossedAt(db: Db, orgId: string, principal: string, c: TCandidate, weekKey: string): Promise<Date> {
+async function crossedAt(
+  db: Db,
+  orgId: string,
+  principal: string,
+  c: TCandidate,
+  weekKey: string,
+): Promise<Date> {
   const start = new Date(`${weekKey}T00:00:00Z`);
   const end = new Date(start.getTime() + WEEK_MS);
   const kinds = sql.join(
@@ -120,9 +126,14 @@ export async function refreshBehaviour(
   const all = await loadSeries(db, q.orgId, weeks);
 
   // The organization's pooled complete weeks: the fallback for principals with a short history.
-  const pooled: Record<TRateMetric, number[]> = { external_shares: [], resource_accesses: [], oauth_grants: [] };
+  const pooled: Record<TRateMetric, number[]> = {
+    external_shares: [],
+    resource_accesses: [],
+    oauth_grants: [],
+  };
   for (const p of all.values())
-    for (let i = p.firstWeek; i < last; i++) for (const m of RATE_METRICS) pooled[m].push(p.series[m][i] ?? 0);
+    for (let i = p.firstWeek; i < last; i++)
+      for (const m of RATE_METRICS) pooled[m].push(p.series[m][i] ?? 0);
   const org = organizationStats(pooled);
 
   const candidates: Array<{ principal: string; c: TCandidate }> = [];
@@ -133,7 +144,8 @@ export async function refreshBehaviour(
     for (let i = p.firstWeek; i <= last; i++) {
       const b = baselineAt(p.series, p.firstWeek, i, org);
       row[i] = riskCell(p.series, i, b);
-      if (i > last - DETECT_WEEKS) for (const c of rateCandidates(p.series, i, b)) candidates.push({ principal, c });
+      if (i > last - DETECT_WEEKS)
+        for (const c of rateCandidates(p.series, i, b)) candidates.push({ principal, c });
     }
     cells.set(principal, row);
     const b = baselineAt(p.series, p.firstWeek, last, org);
@@ -170,7 +182,10 @@ export async function refreshBehaviour(
       details: { metric: c.metric, deviation: c.deviation, baseline: c.source, threshold: c.threshold },
     });
   }
-  for (const d of await findDormantReturns(db, { orgId: q.orgId, since: new Date(`${weeks[last - DETECT_WEEKS + 1]}T00:00:00Z`) })) {
+  for (const d of await findDormantReturns(db, {
+    orgId: q.orgId,
+    since: new Date(`${weeks[last - DETECT_WEEKS + 1]}T00:00:00Z`),
+  })) {
     found.push({
       orgId: q.orgId,
       principal: d.principal,
@@ -183,7 +198,11 @@ export async function refreshBehaviour(
       observed: d.gapDays,
       expected: 0,
       periodsLearned: d.periodsLearned,
-      details: { gapDays: d.gapDays, previousActivityAt: d.previousAt?.toISOString() ?? null, isAdmin: d.isAdmin },
+      details: {
+        gapDays: d.gapDays,
+        previousActivityAt: d.previousAt?.toISOString() ?? null,
+        isAdmin: d.isAdmin,
+      },
     });
   }
 

@@ -31,6 +31,10 @@ describe("ISO weeks", () => {
     expect(isoWeekLabel(new Date("2026-11-22T12:00:00Z"))).toBe("2026-W47");
     expect(isoWeekLabel(new Date("2021-01-03T12:00:00Z"))).toBe("2020-W53");
     expect(isoWeekLabel(new Date("2024-12-30T00:00:00Z"))).toBe("2025-W01");
-    expect(recentWeeks(new Date("2026-11-22T00:00:00Z"), 3)).toEqual(["2026-11-02", "2026-11-09", "2026-11-16"]);
+    expect(recentWeeks(new Date("2026-11-22T00:00:00Z"), 3)).toEqual([
+      "2026-11-02",
+      "2026-11-09",
+      "2026-11-16",
+    ]);
   });
 });

@@ -21,7 +21,11 @@ export async function ingestScanActivity(
   // Without new events only the current week is re-summed; the model still re-runs (weeks move on).
   let changedSince: Date | null = input.now;
   try {
-    const since = await ingestSince(deps.db, { orgId: input.orgId, connectorId: input.connectorId, now: input.now });
+    const since = await ingestSince(deps.db, {
+      orgId: input.orgId,
+      connectorId: input.connectorId,
+      now: input.now,
+    });
     const stored = await storeActivity(deps.db, {
       orgId: input.orgId,
       connectorId: input.connectorId,

@@ -1,6 +1,12 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
-import { events, webhookDeliveries, webhookDeliveryAttempts, webhookSubscriptions, type Db } from "@posture/db";
+import {
+  events,
+  webhookDeliveries,
+  webhookDeliveryAttempts,
+  webhookSubscriptions,
+  type Db,
+} from "@posture/db";
 import {
   decryptSecret,
   iso,
@@ -242,7 +248,12 @@ export async function deliverWebhook(deps: TDeliverDeps, deliveryId: string): Pr
         .update(webhookSubscriptions)
         .set({ status: "disabled", disabledReason: `receiver answered 410 Gone at ${iso(now)}` })
         .where(eq(webhookSubscriptions.id, d.subscriptionId));
-      await settle(tx, d, log, lastError, { status: "abandoned", lastStatusCode: 410, lastError, nextAttemptAt: null });
+      await settle(tx, d, log, lastError, {
+        status: "abandoned",
+        lastStatusCode: 410,
+        lastError,
+        nextAttemptAt: null,
+      });
     });
     deps.log.info({ subscriptionId: d.subscriptionId }, "webhook subscription disabled after 410");
     return "gone";

@@ -1,6 +1,10 @@
 import { procedure, scopeOf } from "@posture/platform";
 import { redeliver } from "../services/deliveries";
-import { redeliverWebhookMeta, ZRedeliverWebhookInput, ZRedeliverWebhookOutput } from "./redeliver-webhook.types";
+import {
+  redeliverWebhookMeta,
+  ZRedeliverWebhookInput,
+  ZRedeliverWebhookOutput,
+} from "./redeliver-webhook.types";
 
 export const redeliverWebhook = procedure({ auth: "session", role: "ADMIN" })
   .meta(redeliverWebhookMeta)

@@ -1,10 +1,5 @@
 import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
-import {
-  webhookDeliveries,
-  webhookDeliveryAttempts,
-  webhookSubscriptions,
-  type Db,
-} from "@posture/db";
+import { webhookDeliveries, webhookDeliveryAttempts, webhookSubscriptions, type Db } from "@posture/db";
 import { AppError, audit, firstOr404, iso, offsetPage, type TActor, type TJobQueue } from "@posture/platform";
 import { DELIVER_JOB } from "./emit-event";
 import { assertSubscriptionInOrg } from "./subscriptions";
@@ -50,7 +45,9 @@ async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, TA
       durationMs: a.durationMs,
       statusCode: a.statusCode,
       error: a.error,
-      rank: sql<number>`row_number() over (partition by ${a.deliveryId} order by ${a.attempt} desc)`.as("rank"),
+      rank: sql<number>`row_number() over (partition by ${a.deliveryId} order by ${a.attempt} desc)`.as(
+        "rank",
+      ),
     })
     .from(a)
     .where(inArray(a.deliveryId, deliveryIds))
@@ -155,10 +152,16 @@ export async function redeliver(
       "Delivery",
     );
     if (current.subscriptionStatus !== "active") {
-      throw new AppError("conflict", "The subscription is disabled; create a new subscription to receive events");
+      throw new AppError(
+        "conflict",
+        "The subscription is disabled; create a new subscription to receive events",
+      );
     }
     if (current.inFlight) {
-      throw new AppError("conflict", "An attempt of this delivery is being sent; ask again once it is logged");
+      throw new AppError(
+        "conflict",
+        "An attempt of this delivery is being sent; ask again once it is logged",
+      );
     }
     if (!current.redeliveryRequested) {
       await tx
@@ -171,7 +174,10 @@ export async function redeliver(
         metadata: { subscriptionId: input.subscriptionId, eventId: current.eventId, event: current.event },
       });
     }
-    const [after] = await tx.select(deliveryColumns).from(webhookDeliveries).where(eq(webhookDeliveries.id, current.id));
+    const [after] = await tx
+      .select(deliveryColumns)
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, current.id));
     if (!after) throw new Error("delivery vanished inside its transaction");
     return { row: after, queued: !current.redeliveryRequested };
   });

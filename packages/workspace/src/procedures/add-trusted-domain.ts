@@ -1,6 +1,10 @@
 import { procedure, scopeOf } from "@posture/platform";
 import { addTrustedDomain as add } from "../services/trusted-domains";
-import { addTrustedDomainMeta, ZAddTrustedDomainInput, ZAddTrustedDomainOutput } from "./trusted-domains.types";
+import {
+  addTrustedDomainMeta,
+  ZAddTrustedDomainInput,
+  ZAddTrustedDomainOutput,
+} from "./trusted-domains.types";
 
 export const addTrustedDomain = procedure({ auth: "session", role: "ADMIN" })
   .meta(addTrustedDomainMeta)

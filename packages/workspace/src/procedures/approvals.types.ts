@@ -30,7 +30,8 @@ export const withdrawApprovalMeta = {
     path: "/sharing/approvals/{id}",
     tags: ["sharing"],
     summary: "Withdraw an approval",
-    description: "The share ranks again and its finding reopens; audited. 404 for an unknown or already ended approval.",
+    description:
+      "The share ranks again and its finding reopens; audited. 404 for an unknown or already ended approval.",
     protect: true,
   },
 } satisfies TMeta;

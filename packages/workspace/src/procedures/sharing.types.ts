@@ -30,7 +30,11 @@ export const ZGetSharingOverviewOutput = z.object({
     totalExternalFiles: z.number().int(),
     publicLinks: z.number().int(),
     externalDomains: z.array(z.object({ key: z.string(), count: z.number().int() })),
-    byType: z.object({ public: z.number().int(), external_user: z.number().int(), external_domain: z.number().int() }),
+    byType: z.object({
+      public: z.number().int(),
+      external_user: z.number().int(),
+      external_domain: z.number().int(),
+    }),
   }),
   trustedDomains: z.array(z.string()),
   cards: z.array(z.object({ key: z.string(), label: z.string(), value: z.number().int() })),

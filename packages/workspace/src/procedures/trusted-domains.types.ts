@@ -36,11 +36,7 @@ export const addTrustedDomainMeta = {
   successStatus: 201,
 } satisfies TMeta;
 export const ZAddTrustedDomainInput = z.object({
-  domain: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .regex(DOMAIN, "a domain name such as partner.com"),
+  domain: z.string().trim().toLowerCase().regex(DOMAIN, "a domain name such as partner.com"),
   note: z.string().trim().max(500).default(""),
 });
 export const ZAddTrustedDomainOutput = ZTrustedDomain.extend({ rerated: ZRerated });

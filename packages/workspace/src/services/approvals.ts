@@ -21,7 +21,10 @@ const toView = (a: typeof sharingApprovals.$inferSelect) => ({
  * Approves one external share for a while: it leaves the sharing ranking, and the finding it
  * raised turns ACCEPTED (for an outside share: once every outside share of the file is approved).
  */
-export async function approveShare(db: Db, scope: TScope & { itemId: string; reason: string; expiresInDays: number }) {
+export async function approveShare(
+  db: Db,
+  scope: TScope & { itemId: string; reason: string; expiresInDays: number },
+) {
   return db.transaction(async (tx) => {
     const item = firstOr404(
       await tx
@@ -53,7 +56,12 @@ export async function approveShare(db: Db, scope: TScope & { itemId: string; rea
     await audit(tx as unknown as Db, scope, {
       action: "SHARE_APPROVED",
       target: item.id,
-      metadata: { approvalId: row.id, resourceName: item.resourceName, reason: scope.reason, expiresAt: iso(expiresAt) },
+      metadata: {
+        approvalId: row.id,
+        resourceName: item.resourceName,
+        reason: scope.reason,
+        expiresAt: iso(expiresAt),
+      },
     });
     return toView(row);
   });
@@ -110,7 +118,13 @@ export async function lapseExpiredApprovals(db: Db, now = new Date()): Promise<n
   const due = await db
     .select({ id: sharingApprovals.id, orgId: sharingApprovals.orgId, itemId: sharingApprovals.itemId })
     .from(sharingApprovals)
-    .where(and(isNull(sharingApprovals.withdrawnAt), isNull(sharingApprovals.lapsedAt), lte(sharingApprovals.expiresAt, now)))
+    .where(
+      and(
+        isNull(sharingApprovals.withdrawnAt),
+        isNull(sharingApprovals.lapsedAt),
+        lte(sharingApprovals.expiresAt, now),
+      ),
+    )
     .limit(1_000);
   for (const a of due) {
     await db.transaction(async (tx) => {

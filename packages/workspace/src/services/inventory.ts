@@ -6,7 +6,13 @@ import { likePattern, orgTotals } from "./snapshots";
 export const INVENTORY_TYPES = ["users", "files", "shared-drives"] as const;
 export type TInventoryType = (typeof INVENTORY_TYPES)[number];
 
-type TInventoryQuery = { orgId: string; type: TInventoryType; search?: string; limit: number; offset: number };
+type TInventoryQuery = {
+  orgId: string;
+  type: TInventoryType;
+  search?: string;
+  limit: number;
+  offset: number;
+};
 
 const metricsOf = (m: Record<string, number>): Record<string, number> => m;
 const pct = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((part / whole) * 1000) / 10);
@@ -27,7 +33,13 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
       term ? sql`lower(${workspaceUsers.email} || ' ' || ${workspaceUsers.name}) LIKE ${term}` : undefined,
     );
     const [rows, total] = await Promise.all([
-      db.select().from(workspaceUsers).where(where).orderBy(asc(workspaceUsers.email), asc(workspaceUsers.id)).limit(q.limit).offset(q.offset),
+      db
+        .select()
+        .from(workspaceUsers)
+        .where(where)
+        .orderBy(asc(workspaceUsers.email), asc(workspaceUsers.id))
+        .limit(q.limit)
+        .offset(q.offset),
       term ? countWhere(db, workspaceUsers, where) : totals.users,
     ]);
     const m = totals.metrics;
@@ -61,10 +73,18 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
   if (q.type === "files") {
     const where = and(
       eq(workspaceFiles.orgId, q.orgId),
-      term ? sql`lower(${workspaceFiles.name} || ' ' || ${workspaceFiles.ownerEmail}) LIKE ${term}` : undefined,
+      term
+        ? sql`lower(${workspaceFiles.name} || ' ' || ${workspaceFiles.ownerEmail}) LIKE ${term}`
+        : undefined,
     );
     const [rows, total] = await Promise.all([
-      db.select().from(workspaceFiles).where(where).orderBy(desc(workspaceFiles.modifiedAt), desc(workspaceFiles.id)).limit(q.limit).offset(q.offset),
+      db
+        .select()
+        .from(workspaceFiles)
+        .where(where)
+        .orderBy(desc(workspaceFiles.modifiedAt), desc(workspaceFiles.id))
+        .limit(q.limit)
+        .offset(q.offset),
       term ? countWhere(db, workspaceFiles, where) : totals.files,
     ]);
     const m = totals.metrics;
@@ -102,7 +122,13 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
     term ? sql`lower(${workspaceDrives.name}) LIKE ${term}` : undefined,
   );
   const [rows, total] = await Promise.all([
-    db.select().from(workspaceDrives).where(where).orderBy(desc(workspaceDrives.externalMemberCount), asc(workspaceDrives.name), asc(workspaceDrives.id)).limit(q.limit).offset(q.offset),
+    db
+      .select()
+      .from(workspaceDrives)
+      .where(where)
+      .orderBy(desc(workspaceDrives.externalMemberCount), asc(workspaceDrives.name), asc(workspaceDrives.id))
+      .limit(q.limit)
+      .offset(q.offset),
     term ? countWhere(db, workspaceDrives, where) : totals.drives,
   ]);
   return {

@@ -19,7 +19,11 @@ const reaches = (domain: string, d: string) =>
  * is rated again with the organization's trusted domains as they now are, in the caller's
  * transaction, and the flow graph follows. Returns how many sharing items changed severity.
  */
-export async function rerateDomain(tx: Db, orgId: string, domain: string): Promise<{ items: number; findings: number }> {
+export async function rerateDomain(
+  tx: Db,
+  orgId: string,
+  domain: string,
+): Promise<{ items: number; findings: number }> {
   // Before any finding row, as the scan pipeline does (see syncFindings in approvals.ts).
   await tx.execute(lockOrg(orgId, "findings"));
   const changed = rowsOf<{ file_id: string }>(

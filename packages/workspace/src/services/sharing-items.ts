@@ -25,7 +25,8 @@ type TItemsQuery = {
 };
 
 /** Not covered by an approval right now (an expired approval no longer hides anything). */
-export const notApproved = () => or(isNull(workspaceShares.approvedUntil), lte(workspaceShares.approvedUntil, sql`now()`));
+export const notApproved = () =>
+  or(isNull(workspaceShares.approvedUntil), lte(workspaceShares.approvedUntil, sql`now()`));
 
 /**
  * One page of external shares. Every order ends with the item id in the same direction, a total

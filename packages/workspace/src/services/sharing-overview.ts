@@ -25,7 +25,11 @@ export async function getSharingOverview(db: Db, { orgId }: { orgId: string }) {
       .from(workspaceShares)
       .where(and(eq(workspaceShares.orgId, orgId), eq(workspaceShares.severityRank, 4), notApproved())),
     db
-      .select({ email: workspaceUsers.email, name: workspaceUsers.name, externalShares: workspaceUsers.externalSharesOwned })
+      .select({
+        email: workspaceUsers.email,
+        name: workspaceUsers.name,
+        externalShares: workspaceUsers.externalSharesOwned,
+      })
       .from(workspaceUsers)
       .where(and(eq(workspaceUsers.orgId, orgId), gt(workspaceUsers.externalSharesOwned, 0)))
       .orderBy(desc(workspaceUsers.externalSharesOwned), workspaceUsers.email)
@@ -41,7 +45,11 @@ export async function getSharingOverview(db: Db, { orgId }: { orgId: string }) {
     totalExternalFiles: m.filesPublic + m.filesExternal,
     publicLinks: m.sharesPublic,
     externalDomains,
-    byType: { public: m.sharesPublic, external_user: m.sharesExternalUser, external_domain: m.sharesExternalDomain },
+    byType: {
+      public: m.sharesPublic,
+      external_user: m.sharesExternalUser,
+      external_domain: m.sharesExternalDomain,
+    },
   };
   return {
     overview,

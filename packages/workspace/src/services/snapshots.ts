@@ -15,7 +15,14 @@ export type TOrgTotals = {
 /** The organization's resource-store sizes and tallies: the sum over its connectors' snapshots. */
 export async function orgTotals(db: Db, orgId: string): Promise<TOrgTotals> {
   const rows = await db.select().from(workspaceSnapshots).where(eq(workspaceSnapshots.orgId, orgId));
-  const totals: TOrgTotals = { users: 0, files: 0, drives: 0, shares: 0, metrics: emptyMetrics(), takenAt: null };
+  const totals: TOrgTotals = {
+    users: 0,
+    files: 0,
+    drives: 0,
+    shares: 0,
+    metrics: emptyMetrics(),
+    takenAt: null,
+  };
   for (const r of rows) {
     totals.users += r.users;
     totals.files += r.files;

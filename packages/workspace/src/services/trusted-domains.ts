@@ -35,7 +35,12 @@ export async function addTrustedDomain(db: Db, scope: TScope & { domain: string;
     await audit(tx as unknown as Db, scope, {
       action: "TRUSTED_DOMAIN_ADDED",
       target: domain,
-      metadata: { id: row.id, note: scope.note, reratedItems: rerated.items, reratedFindings: rerated.findings },
+      metadata: {
+        id: row.id,
+        note: scope.note,
+        reratedItems: rerated.items,
+        reratedFindings: rerated.findings,
+      },
     });
     return { ...toRow(row), rerated };
   });

@@ -33,7 +33,10 @@ export async function bulkInsert(
   const stored = [...columns.map(([n]) => n).filter((n) => !n.startsWith("_")), ...computed.map(([n]) => n)];
   const names = stored.map((n) => `"${n}"`).join(", ");
   const selects = [
-    ...columns.map(([n]) => n).filter((n) => !n.startsWith("_")).map((n) => `u."${n}"`),
+    ...columns
+      .map(([n]) => n)
+      .filter((n) => !n.startsWith("_"))
+      .map((n) => `u."${n}"`),
     ...computed.map(([, e]) => e),
   ].join(", ");
   const unnest = sql.join(
@@ -53,7 +56,10 @@ export async function bulkInsert(
   const cols = (alias: string) => updated.map((n) => `${alias}."${n}"`).join(", ");
   const set = updated.map((n) => `"${n}" = excluded."${n}"`).join(", ");
   const aliased = [
-    ...columns.map(([n]) => n).filter((n) => !n.startsWith("_")).map((n) => `u."${n}" AS "${n}"`),
+    ...columns
+      .map(([n]) => n)
+      .filter((n) => !n.startsWith("_"))
+      .map((n) => `u."${n}" AS "${n}"`),
     ...computed.map(([n, e]) => `${e} AS "${n}"`),
   ].join(", ");
   const result = await db.execute(sql`

@@ -30,19 +30,33 @@ describe("classification", () => {
   });
 
   it("classifies permissions by audience, subdomains of internal domains included", () => {
-    expect(classifyPermission({ id: "1", type: "anyone", role: "reader" }, internal)).toEqual({ sharingType: "public", target: "anyone", domain: null });
-    expect(classifyPermission({ id: "2", type: "user", role: "reader", emailAddress: "Bob@EU.acme.com" }, internal).sharingType).toBe("internal");
-    expect(classifyPermission({ id: "3", type: "user", role: "writer", emailAddress: "x@gmail.com" }, internal)).toEqual({
+    expect(classifyPermission({ id: "1", type: "anyone", role: "reader" }, internal)).toEqual({
+      sharingType: "public",
+      target: "anyone",
+      domain: null,
+    });
+    expect(
+      classifyPermission({ id: "2", type: "user", role: "reader", emailAddress: "Bob@EU.acme.com" }, internal)
+        .sharingType,
+    ).toBe("internal");
+    expect(
+      classifyPermission({ id: "3", type: "user", role: "writer", emailAddress: "x@gmail.com" }, internal),
+    ).toEqual({
       sharingType: "external_user",
       target: "x@gmail.com",
       domain: "gmail.com",
     });
-    expect(classifyPermission({ id: "4", type: "domain", role: "reader", domain: "Partner.io" }, internal)).toEqual({
+    expect(
+      classifyPermission({ id: "4", type: "domain", role: "reader", domain: "Partner.io" }, internal),
+    ).toEqual({
       sharingType: "external_domain",
       target: "partner.io",
       domain: "partner.io",
     });
-    expect(classifyPermission({ id: "5", type: "domain", role: "reader", domain: "acme.com" }, internal).sharingType).toBe("internal");
+    expect(
+      classifyPermission({ id: "5", type: "domain", role: "reader", domain: "acme.com" }, internal)
+        .sharingType,
+    ).toBe("internal");
   });
 
   it("rates shares like the findings' rules, lowered one level when every domain is trusted", () => {
@@ -60,9 +74,15 @@ describe("classification", () => {
   });
 
   it("orders risk by severity, then sensitivity, audience and fan-out", () => {
-    expect(riskRank("CRITICAL", "low", "external_user", 1)).toBeGreaterThan(riskRank("HIGH", "high", "public", 9));
-    expect(riskRank("HIGH", "high", "external_user", 1)).toBeGreaterThan(riskRank("HIGH", "medium", "public", 9));
-    expect(riskRank("HIGH", "low", "public", 1)).toBeGreaterThan(riskRank("HIGH", "low", "external_domain", 9));
+    expect(riskRank("CRITICAL", "low", "external_user", 1)).toBeGreaterThan(
+      riskRank("HIGH", "high", "public", 9),
+    );
+    expect(riskRank("HIGH", "high", "external_user", 1)).toBeGreaterThan(
+      riskRank("HIGH", "medium", "public", 9),
+    );
+    expect(riskRank("HIGH", "low", "public", 1)).toBeGreaterThan(
+      riskRank("HIGH", "low", "external_domain", 9),
+    );
     expect(riskRank("HIGH", "low", "external_user", 50) % 10).toBe(9);
   });
 });

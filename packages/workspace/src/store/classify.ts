@@ -7,7 +7,12 @@ import { domainIn, emailDomain } from "@posture/platform";
 // re-rating after a trusted-domain change must agree, and they are unit-tested here.
 
 export const SEVERITY_RANK: Record<TSeverity, number> = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1 };
-export const SEVERITY_OF_RANK: Record<number, TSeverity> = { 4: "CRITICAL", 3: "HIGH", 2: "MEDIUM", 1: "LOW" };
+export const SEVERITY_OF_RANK: Record<number, TSeverity> = {
+  4: "CRITICAL",
+  3: "HIGH",
+  2: "MEDIUM",
+  1: "LOW",
+};
 
 /** A row id derived from (connector, external id): the same resource keeps its id across rescans. */
 export function stableId(prefix: string, connectorId: string, externalId: string): string {
@@ -16,12 +21,44 @@ export function stableId(prefix: string, connectorId: string, externalId: string
 }
 
 const HIGH_WORDS = new Set([
-  "payroll", "salary", "salaries", "password", "passwords", "passwd", "credential", "credentials",
-  "secret", "secrets", "ssn", "passport", "bank", "iban", "medical", "health", "tax", "private",
+  "payroll",
+  "salary",
+  "salaries",
+  "password",
+  "passwords",
+  "passwd",
+  "credential",
+  "credentials",
+  "secret",
+  "secrets",
+  "ssn",
+  "passport",
+  "bank",
+  "iban",
+  "medical",
+  "health",
+  "tax",
+  "private",
 ]);
 const MEDIUM_WORDS = new Set([
-  "contract", "contracts", "confidential", "nda", "invoice", "invoices", "customer", "customers",
-  "finance", "financial", "budget", "forecast", "legal", "hr", "roadmap", "pricing", "board", "internal",
+  "contract",
+  "contracts",
+  "confidential",
+  "nda",
+  "invoice",
+  "invoices",
+  "customer",
+  "customers",
+  "finance",
+  "financial",
+  "budget",
+  "forecast",
+  "legal",
+  "hr",
+  "roadmap",
+  "pricing",
+  "board",
+  "internal",
 ]);
 const HIGH_LABELS = /(highly[\s_-]?confidential|restricted|secret)/i;
 const MEDIUM_LABELS = /(confidential|internal|sensitive)/i;
@@ -47,16 +84,24 @@ export function classifyPermission(p: TPermission, internal: ReadonlySet<string>
   if (p.type === "anyone") return { sharingType: "public", target: "anyone", domain: null };
   if (p.type === "domain") {
     const domain = (p.domain ?? "").toLowerCase();
-    if (domain === "" || domainIn(internal, domain)) return { sharingType: "internal", target: domain, domain: null };
+    if (domain === "" || domainIn(internal, domain))
+      return { sharingType: "internal", target: domain, domain: null };
     return { sharingType: "external_domain", target: domain, domain };
   }
   const email = (p.emailAddress ?? "").toLowerCase();
   const domain = email ? emailDomain(email) : (p.domain?.toLowerCase() ?? null);
-  if (domain === null || domainIn(internal, domain)) return { sharingType: "internal", target: email, domain: null };
+  if (domain === null || domainIn(internal, domain))
+    return { sharingType: "internal", target: email, domain: null };
   return { sharingType: "external_user", target: email || domain, domain };
 }
 
-const ROLE_RANK: Record<TPermissionRole, number> = { reader: 1, commenter: 2, writer: 3, organizer: 4, owner: 5 };
+const ROLE_RANK: Record<TPermissionRole, number> = {
+  reader: 1,
+  commenter: 2,
+  writer: 3,
+  organizer: 4,
+  owner: 5,
+};
 export const EDITING_ROLES: ReadonlySet<string> = new Set(["writer", "organizer", "owner"]);
 
 export function widerRole(a: string, b: string): string {
@@ -80,7 +125,11 @@ export function baseSeverity(type: TShareType, role: string, sensitivity: TSensi
 }
 
 /** A share whose every outside domain is trusted is rated one level lower. */
-export function ratedSeverity(base: TSeverity, domains: readonly string[], trusted: ReadonlySet<string>): TSeverity {
+export function ratedSeverity(
+  base: TSeverity,
+  domains: readonly string[],
+  trusted: ReadonlySet<string>,
+): TSeverity {
   return domains.length > 0 && domains.every((d) => domainIn(trusted, d)) ? lowerSeverity(base) : base;
 }
 
@@ -91,7 +140,12 @@ const AUDIENCE_WEIGHT: Record<TShareType, number> = { public: 3, external_domain
  * riskRank: severity rank × 1000 + sensitivity × 100 + audience × 10 + fan-out (0–9). Higher is
  * riskier; everything below the thousands is independent of trusted domains.
  */
-export function riskRank(severity: TSeverity, sensitivity: TSensitivity, type: TShareType, targets: number): number {
+export function riskRank(
+  severity: TSeverity,
+  sensitivity: TSensitivity,
+  type: TShareType,
+  targets: number,
+): number {
   return (
     SEVERITY_RANK[severity] * 1000 +
     SENSITIVITY_WEIGHT[sensitivity] * 100 +

@@ -54,7 +54,9 @@ export async function finishSnapshot(tx: Db, input: TFinishInput): Promise<TSnap
       permissions = excluded.permissions, shares = excluded.shares, grants = excluded.grants,
       metrics = excluded.metrics`);
   // An unchanged rescan leaves the graph as it is (trusted-domain changes rebuild it themselves).
-  const [built] = rowsOf<{ n: number }>(await tx.execute(sql`SELECT count(*)::int AS n FROM flow_summaries WHERE org_id = ${orgId}`));
+  const [built] = rowsOf<{ n: number }>(
+    await tx.execute(sql`SELECT count(*)::int AS n FROM flow_summaries WHERE org_id = ${orgId}`),
+  );
   if (input.changed > 0 || !built?.n) await rebuildFlowGraph(tx, orgId);
   return input.counts;
 }
@@ -68,7 +70,9 @@ const sameScopes = (a: readonly string[], b: readonly string[]) =>
  */
 async function recordGrantChanges(tx: Db, input: TFinishInput): Promise<void> {
   const previous = rowsOf<{ external_id: string; client_id: string; user_email: string; scopes: string[] }>(
-    await tx.execute(sql`SELECT external_id, client_id, user_email, scopes FROM oauth_grants WHERE connector_id = ${input.connectorId}`),
+    await tx.execute(
+      sql`SELECT external_id, client_id, user_email, scopes FROM oauth_grants WHERE connector_id = ${input.connectorId}`,
+    ),
   );
   // First snapshot of this connector: nothing to compare with.
   if (previous.length === 0) return;
@@ -79,23 +83,73 @@ async function recordGrantChanges(tx: Db, input: TFinishInput): Promise<void> {
   for (const g of input.grants) {
     seen.add(g.id);
     const prev = before.get(g.id);
-    if (!prev) events.push([newId("gev"), input.orgId, input.connectorId, g.clientId, g.id, g.userEmail, "granted", g.scopes.join(" "), "", g.grantedAt]);
+    if (!prev)
+      events.push([
+        newId("gev"),
+        input.orgId,
+        input.connectorId,
+        g.clientId,
+        g.id,
+        g.userEmail,
+        "granted",
+        g.scopes.join(" "),
+        "",
+        g.grantedAt,
+      ]);
     else if (!sameScopes(prev.scopes, g.scopes))
-      events.push([newId("gev"), input.orgId, input.connectorId, g.clientId, g.id, g.userEmail, "scopes_changed", g.scopes.join(" "), prev.scopes.join(" "), at]);
+      events.push([
+        newId("gev"),
+        input.orgId,
+        input.connectorId,
+        g.clientId,
+        g.id,
+        g.userEmail,
+        "scopes_changed",
+        g.scopes.join(" "),
+        prev.scopes.join(" "),
+        at,
+      ]);
   }
   for (const p of previous) {
     if (!seen.has(p.external_id))
-      events.push([newId("gev"), input.orgId, input.connectorId, p.client_id, p.external_id, p.user_email, "revoked", "", p.scopes.join(" "), at]);
+      events.push([
+        newId("gev"),
+        input.orgId,
+        input.connectorId,
+        p.client_id,
+        p.external_id,
+        p.user_email,
+        "revoked",
+        "",
+        p.scopes.join(" "),
+        at,
+      ]);
   }
-  const split = (col: string) => `CASE WHEN u."${col}" = '' THEN '{}'::text[] ELSE string_to_array(u."${col}", ' ') END`;
+  const split = (col: string) =>
+    `CASE WHEN u."${col}" = '' THEN '{}'::text[] ELSE string_to_array(u."${col}", ' ') END`;
   for (let i = 0; i < events.length; i += 2_000) {
     await bulkInsert(
       tx,
       "oauth_grant_events",
-      [["id", "text"], ["org_id", "text"], ["connector_id", "text"], ["client_id", "text"], ["grant_external_id", "text"],
-        ["user_email", "text"], ["kind", "text"], ["_scopes", "text"], ["_previous", "text"], ["at", "timestamptz"]],
+      [
+        ["id", "text"],
+        ["org_id", "text"],
+        ["connector_id", "text"],
+        ["client_id", "text"],
+        ["grant_external_id", "text"],
+        ["user_email", "text"],
+        ["kind", "text"],
+        ["_scopes", "text"],
+        ["_previous", "text"],
+        ["at", "timestamptz"],
+      ],
       events.slice(i, i + 2_000),
-      { computed: [["scopes", split("_scopes")], ["previous_scopes", split("_previous")]] },
+      {
+        computed: [
+          ["scopes", split("_scopes")],
+          ["previous_scopes", split("_previous")],
+        ],
+      },
     );
   }
 }

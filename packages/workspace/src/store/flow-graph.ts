@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@posture/db";
 
-const SCORE = sql.raw(`(CASE s.severity WHEN 'CRITICAL' THEN 85 WHEN 'HIGH' THEN 65 WHEN 'MEDIUM' THEN 40 ELSE 15 END
+const SCORE =
+  sql.raw(`(CASE s.severity WHEN 'CRITICAL' THEN 85 WHEN 'HIGH' THEN 65 WHEN 'MEDIUM' THEN 40 ELSE 15 END
   + CASE s.sensitivity WHEN 'high' THEN 10 WHEN 'medium' THEN 5 ELSE 0 END)`);
 const SEV = (rank: string) =>
   sql.raw(`(CASE ${rank} WHEN 4 THEN 'CRITICAL' WHEN 3 THEN 'HIGH' WHEN 2 THEN 'MEDIUM' ELSE 'LOW' END)`);

@@ -22,7 +22,13 @@ beforeAll(async () => {
   orgId = org?.id ?? "";
   const [c] = await db.db
     .insert(connectors)
-    .values({ orgId, type: "google_workspace", displayName: "Demo", mode: "demo", config: { fileCount: 300 } })
+    .values({
+      orgId,
+      type: "google_workspace",
+      displayName: "Demo",
+      mode: "demo",
+      config: { fileCount: 300 },
+    })
     .returning();
   connectorId = c?.id ?? "";
 });
@@ -31,11 +37,23 @@ afterAll(async () => {
 });
 
 const demo = (revision = 0) =>
-  createSourceAdapter({ type: "google_workspace", mode: "demo", connectorId, credentials: undefined, config: { fileCount: 300, revision } });
+  createSourceAdapter({
+    type: "google_workspace",
+    mode: "demo",
+    connectorId,
+    credentials: undefined,
+    config: { fileCount: 300, revision },
+  });
 
 /** What the scan runner does with its single pass over the source, minus the rule engine. */
 async function snapshot(adapter: TSourceAdapter, scanId: string, failAfterFiles?: number) {
-  const sink = await openWorkspaceSnapshot(db.db, { orgId, connectorId, scanId, now: new Date(), workspace: await adapter.workspace() });
+  const sink = await openWorkspaceSnapshot(db.db, {
+    orgId,
+    connectorId,
+    scanId,
+    now: new Date(),
+    workspace: await adapter.workspace(),
+  });
   try {
     for await (const u of adapter.users()) await sink.user(u);
     let n = 0;
@@ -53,11 +71,17 @@ async function snapshot(adapter: TSourceAdapter, scanId: string, failAfterFiles?
 }
 
 const ids = async () =>
-  (await db.db.select({ id: workspaceFiles.id }).from(workspaceFiles).where(eq(workspaceFiles.connectorId, connectorId)))
+  (
+    await db.db
+      .select({ id: workspaceFiles.id })
+      .from(workspaceFiles)
+      .where(eq(workspaceFiles.connectorId, connectorId))
+  )
     .map((r) => r.id)
     .sort();
-const n = async (table: typeof workspaceFiles | typeof workspaceUsers | typeof workspacePermissions | typeof workspaceShares) =>
-  (await db.db.select({ n: count() }).from(table).where(eq(table.connectorId, connectorId)))[0]?.n ?? 0;
+const n = async (
+  table: typeof workspaceFiles | typeof workspaceUsers | typeof workspacePermissions | typeof workspaceShares,
+) => (await db.db.select({ n: count() }).from(table).where(eq(table.connectorId, connectorId)))[0]?.n ?? 0;
 
 describe("resource store snapshots", () => {
   it("stores the whole workspace with counts that match, and ids stable across rescans", async () => {
@@ -67,7 +91,10 @@ describe("resource store snapshots", () => {
     expect(await n(workspaceUsers)).toBe(counts.users);
     expect(await n(workspacePermissions)).toBe(counts.permissions);
     expect(await n(workspaceShares)).toBe(counts.shares);
-    const [snap] = await db.db.select().from(workspaceSnapshots).where(eq(workspaceSnapshots.connectorId, connectorId));
+    const [snap] = await db.db
+      .select()
+      .from(workspaceSnapshots)
+      .where(eq(workspaceSnapshots.connectorId, connectorId));
     expect(snap).toMatchObject({ scanId: "scn_1", files: 300, users: counts.users });
     const first = await ids();
     await snapshot(demo(), "scn_2");
@@ -76,15 +103,24 @@ describe("resource store snapshots", () => {
   });
 
   it("classifies every permission and never stores the owner's own grant as a share", async () => {
-    const perms = await db.db.select().from(workspacePermissions).where(eq(workspacePermissions.connectorId, connectorId));
-    expect(new Set(perms.map((p) => p.sharingType))).toEqual(new Set(["public", "external_user", "external_domain", "internal"]));
+    const perms = await db.db
+      .select()
+      .from(workspacePermissions)
+      .where(eq(workspacePermissions.connectorId, connectorId));
+    expect(new Set(perms.map((p) => p.sharingType))).toEqual(
+      new Set(["public", "external_user", "external_domain", "internal"]),
+    );
     expect(perms.some((p) => p.role === "owner")).toBe(false);
     for (const p of perms) {
       if (p.sharingType === "public") expect(p.target).toBe("anyone");
-      if (p.sharingType === "external_user" || p.sharingType === "external_domain") expect(p.targetDomain).toBeTruthy();
+      if (p.sharingType === "external_user" || p.sharingType === "external_domain")
+        expect(p.targetDomain).toBeTruthy();
       if (p.sharingType === "internal") expect(p.targetDomain).toBeNull();
     }
-    const files = await db.db.select().from(workspaceFiles).where(eq(workspaceFiles.connectorId, connectorId));
+    const files = await db.db
+      .select()
+      .from(workspaceFiles)
+      .where(eq(workspaceFiles.connectorId, connectorId));
     const publicFiles = new Set(perms.filter((p) => p.sharingType === "public").map((p) => p.fileId));
     for (const f of files) expect(f.exposure === "public").toBe(publicFiles.has(f.id));
   });
@@ -93,12 +129,21 @@ describe("resource store snapshots", () => {
     const before = await ids();
     await expect(snapshot(demo(1), "scn_fail", 150)).rejects.toThrow("source went away");
     expect(await ids()).toEqual(before);
-    const [snap] = await db.db.select().from(workspaceSnapshots).where(eq(workspaceSnapshots.connectorId, connectorId));
+    const [snap] = await db.db
+      .select()
+      .from(workspaceSnapshots)
+      .where(eq(workspaceSnapshots.connectorId, connectorId));
     expect(snap?.scanId).toBe("scn_2");
 
     // While a snapshot is being written, another connection still reads the old one.
     const adapter = demo(1);
-    const sink = await openWorkspaceSnapshot(db.db, { orgId, connectorId, scanId: "scn_3", now: new Date(), workspace: await adapter.workspace() });
+    const sink = await openWorkspaceSnapshot(db.db, {
+      orgId,
+      connectorId,
+      scanId: "scn_3",
+      now: new Date(),
+      workspace: await adapter.workspace(),
+    });
     let written = 0;
     for await (const f of adapter.files()) {
       await sink.file(f);

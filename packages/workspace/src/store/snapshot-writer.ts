@@ -39,10 +39,21 @@ export type TWorkspaceSink = {
 const BATCH = 2_000;
 const DAY_MS = 86_400_000;
 
-type TBuffer = { table: string; columns: typeof USER_COLUMNS; rows: unknown[][]; computed?: Array<[string, string]> };
+type TBuffer = {
+  table: string;
+  columns: typeof USER_COLUMNS;
+  rows: unknown[][];
+  computed?: Array<[string, string]>;
+};
 
 /** Tables of a snapshot, written by upsert and pruned to what this scan saw. */
-export const SNAPSHOT_TABLES = ["workspace_users", "workspace_files", "workspace_permissions", "workspace_shares", "workspace_drives"] as const;
+export const SNAPSHOT_TABLES = [
+  "workspace_users",
+  "workspace_files",
+  "workspace_permissions",
+  "workspace_shares",
+  "workspace_drives",
+] as const;
 
 /**
  * Opens the connector's next resource-store snapshot: one transaction that upserts this scan's
@@ -61,7 +72,9 @@ export async function openWorkspaceSnapshot(
     // Two scans of one connector take turns; the second then brings the first's snapshot up to date.
     await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`workspace:${connectorId}`}))`);
     // The ids this snapshot wrote, per table: whatever else the connector had is gone at the source.
-    await tx.execute(sql`CREATE TEMP TABLE snapshot_seen (tbl text NOT NULL, id text NOT NULL) ON COMMIT DROP`);
+    await tx.execute(
+      sql`CREATE TEMP TABLE snapshot_seen (tbl text NOT NULL, id text NOT NULL) ON COMMIT DROP`,
+    );
   } catch (err) {
     await open.rollback();
     throw err;
@@ -80,9 +93,19 @@ export async function openWorkspaceSnapshot(
       table: "workspace_shares",
       columns: SHARE_COLUMNS,
       rows: [],
-      computed: [["target_domains", `CASE WHEN u."_domain_list" = '' THEN '{}'::text[] ELSE string_to_array(u."_domain_list", ',') END`]],
+      computed: [
+        [
+          "target_domains",
+          `CASE WHEN u."_domain_list" = '' THEN '{}'::text[] ELSE string_to_array(u."_domain_list", ',') END`,
+        ],
+      ],
     },
-    drives: { table: "workspace_drives", columns: DRIVE_COLUMNS, rows: [], computed: [["members", `u."_members"::jsonb`]] },
+    drives: {
+      table: "workspace_drives",
+      columns: DRIVE_COLUMNS,
+      rows: [],
+      computed: [["members", `u."_members"::jsonb`]],
+    },
   };
   const counts: TSnapshotCounts = { users: 0, files: 0, drives: 0, permissions: 0, shares: 0, grants: 0 };
   const metrics = emptyMetrics();
@@ -96,7 +119,9 @@ export async function openWorkspaceSnapshot(
     b.rows = [];
     if (rows.length === 0) return;
     changed += await bulkInsert(tx, b.table, b.columns, rows, { computed: b.computed, upsert: true });
-    await tx.execute(sql`INSERT INTO snapshot_seen (tbl, id) SELECT ${b.table}, unnest(${sql.param(rows.map((r) => r[0] as string))}::text[])`);
+    await tx.execute(
+      sql`INSERT INTO snapshot_seen (tbl, id) SELECT ${b.table}, unnest(${sql.param(rows.map((r) => r[0] as string))}::text[])`,
+    );
   };
   const push = async (b: TBuffer, row: unknown[]) => {
     b.rows.push(row);
@@ -108,15 +133,28 @@ export async function openWorkspaceSnapshot(
       counts.users++;
       const lastMs = u.lastLoginAt ? Date.parse(u.lastLoginAt) : null;
       const sinceMs = lastMs ?? Date.parse(u.createdAt);
-      const idleDays = Number.isFinite(sinceMs) ? Math.max(0, Math.floor((now.getTime() - sinceMs) / DAY_MS)) : null;
+      const idleDays = Number.isFinite(sinceMs)
+        ? Math.max(0, Math.floor((now.getTime() - sinceMs) / DAY_MS))
+        : null;
       const dormant = !u.suspended && idleDays !== null && idleDays >= DORMANT_DAYS;
       if (u.isAdmin) metrics.admins++;
       if (u.mfaEnabled) metrics.mfaEnabled++;
       if (dormant) metrics.dormant++;
       if (u.suspended) metrics.suspended++;
       await push(buffers.users as TBuffer, [
-        stableId("wsu", connectorId, u.id), orgId, connectorId, u.id, u.email.toLowerCase(), u.name,
-        u.isAdmin, u.mfaEnabled, u.suspended ? "suspended" : "active", u.lastLoginAt, u.createdAt, dormant, idleDays,
+        stableId("wsu", connectorId, u.id),
+        orgId,
+        connectorId,
+        u.id,
+        u.email.toLowerCase(),
+        u.name,
+        u.isAdmin,
+        u.mfaEnabled,
+        u.suspended ? "suspended" : "active",
+        u.lastLoginAt,
+        u.createdAt,
+        dormant,
+        idleDays,
       ]);
     },
     file: async (f) => {
@@ -133,7 +171,15 @@ export async function openWorkspaceSnapshot(
         const c = classifyPermission(p, internal);
         counts.permissions++;
         await push(buffers.permissions as TBuffer, [
-          stableId("wsp", connectorId, `${f.id}/${p.id}`), orgId, connectorId, fileId, p.id, c.sharingType, c.target, p.role, c.domain,
+          stableId("wsp", connectorId, `${f.id}/${p.id}`),
+          orgId,
+          connectorId,
+          fileId,
+          p.id,
+          c.sharingType,
+          c.target,
+          p.role,
+          c.domain,
         ]);
         if (c.sharingType === "internal") {
           exposure = widerExposure(exposure, "internal");
@@ -156,30 +202,69 @@ export async function openWorkspaceSnapshot(
         const base = baseSeverity(type, item.role, sensitivity);
         const severity = ratedSeverity(base, domains, trusted);
         const targets = [...new Set(item.targets)];
-        const target = targets.length === 1 ? (targets[0] ?? "") : `${targets[0] ?? ""} +${targets.length - 1} more`;
+        const target =
+          targets.length === 1 ? (targets[0] ?? "") : `${targets[0] ?? ""} +${targets.length - 1} more`;
         await push(buffers.shares as TBuffer, [
-          `${fileId}|${type}`, orgId, connectorId, fileId, f.id, f.name, owner, type, target, targets.length,
-          domains.join(","), item.role, sensitivity, base, severity, SEVERITY_RANK[severity],
+          `${fileId}|${type}`,
+          orgId,
+          connectorId,
+          fileId,
+          f.id,
+          f.name,
+          owner,
+          type,
+          target,
+          targets.length,
+          domains.join(","),
+          item.role,
+          sensitivity,
+          base,
+          severity,
+          SEVERITY_RANK[severity],
           riskRank(severity, sensitivity, type, targets.length),
         ]);
       }
       await push(buffers.files as TBuffer, [
-        fileId, orgId, connectorId, f.id, f.name, f.mimeType, owner, f.driveId, sensitivity, exposure,
-        externalCount, f.sizeBytes, f.modifiedAt,
+        fileId,
+        orgId,
+        connectorId,
+        f.id,
+        f.name,
+        f.mimeType,
+        owner,
+        f.driveId,
+        sensitivity,
+        exposure,
+        externalCount,
+        f.sizeBytes,
+        f.modifiedAt,
       ]);
     },
     drive: async (d) => {
       counts.drives++;
       const members = d.members.map((m) => {
         const domain = emailDomain(m.email);
-        return { email: m.email.toLowerCase(), role: m.role, external: domain !== null && !domainIn(internal, domain) };
+        return {
+          email: m.email.toLowerCase(),
+          role: m.role,
+          external: domain !== null && !domainIn(internal, domain),
+        };
       });
       if (members.some((m) => m.external)) metrics.drivesWithExternalMembers++;
       if (!d.restrictions.domainUsersOnly) metrics.drivesUnrestricted++;
       await push(buffers.drives as TBuffer, [
-        stableId("wsd", connectorId, d.id), orgId, connectorId, d.id, d.name, JSON.stringify(members), members.length,
-        members.filter((m) => m.external).length, d.restrictions.domainUsersOnly, d.restrictions.driveMembersOnly,
-        d.restrictions.copyRequiresWriterPermission, d.fileCount,
+        stableId("wsd", connectorId, d.id),
+        orgId,
+        connectorId,
+        d.id,
+        d.name,
+        JSON.stringify(members),
+        members.length,
+        members.filter((m) => m.external).length,
+        d.restrictions.domainUsersOnly,
+        d.restrictions.driveMembersOnly,
+        d.restrictions.copyRequiresWriterPermission,
+        d.fileCount,
       ]);
     },
     grant: async (g) => {
@@ -190,7 +275,9 @@ export async function openWorkspaceSnapshot(
       try {
         for (const b of Object.values(buffers)) await flush(b);
         changed += await pruneUnseen(tx, connectorId);
-        return await open.commit((t) => finishSnapshot(t, { ...scope, counts, metrics, externalByOwner, grants, changed }));
+        return await open.commit((t) =>
+          finishSnapshot(t, { ...scope, counts, metrics, externalByOwner, grants, changed }),
+        );
       } catch (err) {
         await open.rollback();
         throw err;

@@ -149,7 +149,11 @@ describe("GET /api/compliance/reports/{runId}", () => {
     const changed = second.report.controls.filter((c) => before.get(c.id) !== c.status).map((c) => c.id);
     expect(changed).toContain("Art. 29");
     expect(body.changes.map((c) => c.id)).toEqual(changed);
-    expect(body.changes.find((c) => c.id === "Art. 29")).toEqual({ id: "Art. 29", from: "GAP", to: "PARTIAL" });
+    expect(body.changes.find((c) => c.id === "Art. 29")).toEqual({
+      id: "Art. 29",
+      from: "GAP",
+      to: "PARTIAL",
+    });
     await gw.db.db.execute(
       sql`UPDATE findings SET status = 'OPEN', resolved_at = null WHERE org_id = ${acme.orgId} AND rule_id = 'admin_without_mfa'`,
     );

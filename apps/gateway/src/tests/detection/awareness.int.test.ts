@@ -5,7 +5,13 @@ import { errorCode, freshIp } from "../helpers";
 import { demoConnector, seedWorkspace } from "./seed";
 
 type TEntry = { userId: string; email: string; score: number; rank: number; badges: string[] };
-type TMe = { score: number; rank: number; factors: Array<{ key: string; delta: number }>; nudges: string[]; badges: string[] };
+type TMe = {
+  score: number;
+  rank: number;
+  factors: Array<{ key: string; delta: number }>;
+  nudges: string[];
+  badges: string[];
+};
 
 let gw: TTestGateway;
 beforeAll(async () => {
@@ -14,7 +20,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw.close();
 });
-const call: TTestGateway["request"] = (method, path, o = {}) => gw.request(method, path, { ip: freshIp(), ...o });
+const call: TTestGateway["request"] = (method, path, o = {}) =>
+  gw.request(method, path, { ip: freshIp(), ...o });
 
 describe("security awareness", { timeout: 120_000 }, () => {
   it("scores each person from their own behaviour, ranks them, and nudges the caller", async () => {
@@ -52,7 +59,11 @@ describe("security awareness", { timeout: 120_000 }, () => {
     await gw.db.db.insert(findings).values([
       finding(1, "public_link", "Payroll 2024-08", me),
       finding(2, "external_share", "Budget", me, { externalDomains: ["rival.example"] }),
-      { ...finding(3, "public_link", "Old deck", "careful@acme.test"), status: "RESOLVED" as const, resolvedAt: new Date() },
+      {
+        ...finding(3, "public_link", "Old deck", "careful@acme.test"),
+        status: "RESOLVED" as const,
+        resolvedAt: new Date(),
+      },
     ]);
     await gw.db.db.insert(anomalies).values({
       orgId: org,
@@ -100,7 +111,9 @@ describe("security awareness", { timeout: 120_000 }, () => {
     expect((await call("GET", "/api/awareness/scores", { cookie: team.cookie })).status).toBe(402);
     // Another organization sees none of these people.
     const other = await gw.createActor({ plan: "business" });
-    const theirs = (await call("GET", "/api/awareness/scores", { key: other.key })).body as { scores: TEntry[] };
+    const theirs = (await call("GET", "/api/awareness/scores", { key: other.key })).body as {
+      scores: TEntry[];
+    };
     expect(theirs.scores).toEqual([]);
   });
 });

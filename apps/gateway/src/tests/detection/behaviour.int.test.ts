@@ -51,7 +51,10 @@ describe("behaviour analytics on a demo source", { timeout: 180_000 }, () => {
     const id = (created.body as { id: string }).id;
     expect((await gw.request("POST", `/api/connectors/${id}/sync`, { cookie: a.cookie })).status).toBe(200);
 
-    const found = await until(() => anomaliesOf(a.key), (l) => l.length >= 4);
+    const found = await until(
+      () => anomaliesOf(a.key),
+      (l) => l.length >= 4,
+    );
     expect(new Set(found.map((x) => x.type))).toEqual(
       new Set(["sharing_spike", "bulk_access", "dormant_reactivation", "oauth_burst"]),
     );
@@ -71,17 +74,20 @@ describe("behaviour analytics on a demo source", { timeout: 180_000 }, () => {
     expect(spikes.map((x) => x.type)).toEqual(["sharing_spike"]);
     const first = found[0];
     if (!first) throw new Error("no anomaly");
-    expect((await anomaliesOf(a.key, `?severity=${first.severity}`)).every((x) => x.severity === first.severity)).toBe(
-      true,
-    );
-    expect(await anomaliesOf(a.key, `?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual(
-      [],
-    );
+    expect(
+      (await anomaliesOf(a.key, `?severity=${first.severity}`)).every((x) => x.severity === first.severity),
+    ).toBe(true);
+    expect(
+      await anomaliesOf(a.key, `?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`),
+    ).toEqual([]);
     expect(await anomaliesOf(a.key, "?limit=2")).toHaveLength(2);
 
     // Announced once each, and not again when a rescan recomputes them.
     const announced = () =>
-      gw.db.db.select().from(events).where(and(eq(events.orgId, a.orgId), eq(events.type, "anomaly.detected")));
+      gw.db.db
+        .select()
+        .from(events)
+        .where(and(eq(events.orgId, a.orgId), eq(events.type, "anomaly.detected")));
     expect(await announced()).toHaveLength(4);
     expect((await gw.request("POST", `/api/connectors/${id}/sync`, { cookie: a.cookie })).status).toBe(200);
     await new Promise((r) => setTimeout(r, 1_500));
@@ -122,9 +128,16 @@ describe("behaviour analytics on a demo source", { timeout: 180_000 }, () => {
 
     // Baselines: thirteen weeks of demo history give a baseline of the user's own.
     const spiker = spikes[0]?.principal ?? "";
-    const base = await gw.request("GET", `/api/behavior/baseline/${encodeURIComponent(spiker)}`, { key: a.key });
+    const base = await gw.request("GET", `/api/behavior/baseline/${encodeURIComponent(spiker)}`, {
+      key: a.key,
+    });
     expect(base.status).toBe(200);
-    const b = base.body as { userId: string; periodsLearned: number; source: string; baseline: Record<string, number> };
+    const b = base.body as {
+      userId: string;
+      periodsLearned: number;
+      source: string;
+      baseline: Record<string, number>;
+    };
     expect(b.userId).toBe(spiker);
     expect(b.periodsLearned).toBe(12);
     expect(b.source).toBe("self");
@@ -134,7 +147,9 @@ describe("behaviour analytics on a demo source", { timeout: 180_000 }, () => {
     // Isolation: another organization sees none of it, and gets 404 for this principal.
     const other = await gw.createActor({ plan: "enterprise" });
     expect(await anomaliesOf(other.key)).toEqual([]);
-    const foreign = await gw.request("GET", `/api/behavior/baseline/${encodeURIComponent(spiker)}`, { key: other.key });
+    const foreign = await gw.request("GET", `/api/behavior/baseline/${encodeURIComponent(spiker)}`, {
+      key: other.key,
+    });
     expect(foreign.status).toBe(404);
     expect(errorCode(foreign)).toBe("not_found");
     const emptyMap = await gw.request("GET", "/api/behavior/heatmap", { key: other.key });
@@ -163,8 +178,13 @@ describe("baselines and anomalies on a synthetic population", { timeout: 180_000
     const rows = await gw.db.db.select().from(anomalies).where(eq(anomalies.orgId, a.orgId));
     expect(rows).toEqual([]);
 
-    const ins = (principal: string, kind: string, n: number, tag: string, at = new Date(now.getTime() - 86_400_000)) =>
-      insertEvents(gw.db.db, burst({ orgId: a.orgId, connectorId: c.id, principal, kind, n, at, tag }));
+    const ins = (
+      principal: string,
+      kind: string,
+      n: number,
+      tag: string,
+      at = new Date(now.getTime() - 86_400_000),
+    ) => insertEvents(gw.db.db, burst({ orgId: a.orgId, connectorId: c.id, principal, kind, n, at, tag }));
     await ins("person1@steady.test", "share_external", 45, "spike");
     await ins("person2@steady.test", "file_access", 900, "bulk");
     await ins("person3@steady.test", "oauth_grant", 8, "oauth");
@@ -207,11 +227,39 @@ describe("baselines and anomalies on a synthetic population", { timeout: 180_000
     );
     const day = new Date(now.getTime() - 86_400_000);
     await insertEvents(gw.db.db, [
-      ...burst({ orgId: a.orgId, connectorId: c.id, principal: "person5@steady.test", kind: "share_external", n: 40, at: day, tag: "veteran" }),
-      ...burst({ orgId: a.orgId, connectorId: c.id, principal: "fresh@steady.test", kind: "file_access", n: 3, at: new Date(now.getTime() - 12 * 86_400_000), tag: "fresh-old" }),
-      ...burst({ orgId: a.orgId, connectorId: c.id, principal: "fresh@steady.test", kind: "share_external", n: 40, at: day, tag: "fresh" }),
+      ...burst({
+        orgId: a.orgId,
+        connectorId: c.id,
+        principal: "person5@steady.test",
+        kind: "share_external",
+        n: 40,
+        at: day,
+        tag: "veteran",
+      }),
+      ...burst({
+        orgId: a.orgId,
+        connectorId: c.id,
+        principal: "fresh@steady.test",
+        kind: "file_access",
+        n: 3,
+        at: new Date(now.getTime() - 12 * 86_400_000),
+        tag: "fresh-old",
+      }),
+      ...burst({
+        orgId: a.orgId,
+        connectorId: c.id,
+        principal: "fresh@steady.test",
+        kind: "share_external",
+        n: 40,
+        at: day,
+        tag: "fresh",
+      }),
     ]);
-    await seedWorkspace(gw.db.db, { orgId: a.orgId, connectorId: c.id, users: [{ email: "fresh@steady.test" }] });
+    await seedWorkspace(gw.db.db, {
+      orgId: a.orgId,
+      connectorId: c.id,
+      users: [{ email: "fresh@steady.test" }],
+    });
     await refreshBehaviour(gw.db.db, { orgId: a.orgId, now });
     const got = await anomaliesOf(a.key, "?type=sharing_spike");
     const veteran = got.find((x) => x.principal === "person5@steady.test");

@@ -29,7 +29,11 @@ afterAll(async () => {
   await gw.close();
 });
 
-async function seedFindings(orgId: string, n: number, o: { owner?: string; domain?: string; rule?: string } = {}) {
+async function seedFindings(
+  orgId: string,
+  n: number,
+  o: { owner?: string; domain?: string; rule?: string } = {},
+) {
   const c = await demoConnector(gw.db.db, orgId);
   const rows = await gw.db.db
     .insert(findings)
@@ -55,18 +59,31 @@ async function seedFindings(orgId: string, n: number, o: { owner?: string; domai
 }
 
 // A client address per request: these tests make more calls than one address may per minute.
-const call: TTestGateway["request"] = (method, path, o = {}) => gw.request(method, path, { ip: freshIp(), ...o });
+const call: TTestGateway["request"] = (method, path, o = {}) =>
+  gw.request(method, path, { ip: freshIp(), ...o });
 const create = (key: string, body: unknown) => call("POST", "/api/incidents", { key, body });
-const patch = (key: string, id: string, body: unknown) => call("PATCH", `/api/incidents/${id}`, { key, body });
+const patch = (key: string, id: string, body: unknown) =>
+  call("PATCH", `/api/incidents/${id}`, { key, body });
 
 describe("incidents", { timeout: 120_000 }, () => {
   it("opens, lists, shows, and audits and announces an incident", async () => {
     const a = await gw.createActor({ plan: "business" });
     const ids = await seedFindings(a.orgId, 3);
-    const res = await create(a.key, { title: "Payroll leak", priority: "P1", findingIds: ids, assignee: "secops" });
+    const res = await create(a.key, {
+      title: "Payroll leak",
+      priority: "P1",
+      findingIds: ids,
+      assignee: "secops",
+    });
     expect(res.status).toBe(201);
     const inc = res.body as TDetail;
-    expect(inc).toMatchObject({ title: "Payroll leak", status: "OPEN", priority: "P1", assignee: "secops", postMortem: null });
+    expect(inc).toMatchObject({
+      title: "Payroll leak",
+      status: "OPEN",
+      priority: "P1",
+      assignee: "secops",
+      postMortem: null,
+    });
     expect(inc.linkedFindings.sort()).toEqual([...ids].sort());
     expect(inc.log).toHaveLength(1);
 
@@ -109,7 +126,8 @@ describe("incidents", { timeout: 120_000 }, () => {
       for (const to of INCIDENT_STATUSES) {
         if (to === from) continue;
         const inc = (await create(a.key, { title: `${from}→${to}`, priority: "P3" })).body as TDetail;
-        for (const step of pathTo[from]) expect((await patch(a.key, inc.id, { status: step })).status).toBe(200);
+        for (const step of pathTo[from])
+          expect((await patch(a.key, inc.id, { status: step })).status).toBe(200);
         const before = (await call("GET", `/api/incidents/${inc.id}`, { key: a.key })).body as TDetail;
         const res = await patch(a.key, inc.id, { status: to });
         if (INCIDENT_MOVES[from].includes(to)) {
@@ -134,7 +152,8 @@ describe("incidents", { timeout: 120_000 }, () => {
   it("walks OPEN → CLOSED with notes, priority, assignee and a post-mortem, and exports the report", async () => {
     const a = await gw.createActor({ plan: "business" });
     const ids = await seedFindings(a.orgId, 40);
-    const inc = (await create(a.key, { title: "Vendor data exposure", priority: "P2", findingIds: ids })).body as TDetail;
+    const inc = (await create(a.key, { title: "Vendor data exposure", priority: "P2", findingIds: ids }))
+      .body as TDetail;
     const steps: unknown[] = [
       { status: "INVESTIGATING", assignee: "dana@acme.test" },
       { note: "Public links removed on 12 files" },
@@ -186,7 +205,9 @@ describe("incidents", { timeout: 120_000 }, () => {
     });
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get("content-type")).toBe("application/pdf");
-    expect(pdf.headers.get("content-disposition")).toMatch(/^attachment; filename="incident-vendor-data-exposure-/);
+    expect(pdf.headers.get("content-disposition")).toMatch(
+      /^attachment; filename="incident-vendor-data-exposure-/,
+    );
     const bytes = Buffer.from(await pdf.arrayBuffer());
     expect(bytes.subarray(0, 5).toString()).toBe("%PDF-");
     const dir = mkdtempSync(join(tmpdir(), "incident-pdf-"));
@@ -233,7 +254,12 @@ describe("incidents", { timeout: 120_000 }, () => {
     const bad = await create(a.key, { title: "x", priority: "P1", findingIds: foreign });
     expect(bad.status).toBe(400);
     expect(errorCode(bad)).toBe("invalid_input");
-    for (const body of [{}, { title: "", priority: "P1" }, { title: "t", priority: "P9" }, { title: "t\u0000", priority: "P1" }]) {
+    for (const body of [
+      {},
+      { title: "", priority: "P1" },
+      { title: "t", priority: "P9" },
+      { title: "t\u0000", priority: "P1" },
+    ]) {
       const res = await create(a.key, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
@@ -248,13 +274,16 @@ describe("incidents", { timeout: 120_000 }, () => {
       ["GET", `/api/incidents/${inc.id}/export`],
       ["GET", "/api/incidents/inc_unknown"],
     ] as const) {
-      const res = await call(method, path, { key: b.key, ...(method === "PATCH" ? { body: { note: "x" } } : {}) });
+      const res = await call(method, path, {
+        key: b.key,
+        ...(method === "PATCH" ? { body: { note: "x" } } : {}),
+      });
       expect(res.status, path).toBe(404);
       expect(errorCode(res)).toBe("not_found");
     }
-    expect(((await call("GET", "/api/incidents", { key: b.key })).body as { incidents: unknown[] }).incidents).toEqual(
-      [],
-    );
+    expect(
+      ((await call("GET", "/api/incidents", { key: b.key })).body as { incidents: unknown[] }).incidents,
+    ).toEqual([]);
 
     const member = await gw.createActor({ plan: "business", role: "member", orgId: a.orgId });
     expect((await call("GET", `/api/incidents/${inc.id}`, { key: member.key })).status).toBe(200);
@@ -270,13 +299,19 @@ describe("incidents", { timeout: 120_000 }, () => {
     });
     expect(gated.status).toBe(402);
     expect(((await gated.json()) as { error: string }).error).toBe("plan_upgrade_required");
-    const anonymous = await fetch(`${gw.url}/api/incidents/${inc.id}/export`, { headers: { "x-forwarded-for": freshIp() } });
+    const anonymous = await fetch(`${gw.url}/api/incidents/${inc.id}/export`, {
+      headers: { "x-forwarded-for": freshIp() },
+    });
     expect(anonymous.status).toBe(401);
   });
 
   it("suggests clusters by person, external domain, agent and rule, and never creates them", async () => {
     const a = await gw.createActor({ plan: "business" });
-    const carol = await seedFindings(a.orgId, 4, { owner: "carol@acme.test", domain: "rival.example", rule: "external_share" });
+    const carol = await seedFindings(a.orgId, 4, {
+      owner: "carol@acme.test",
+      domain: "rival.example",
+      rule: "external_share",
+    });
     await seedFindings(a.orgId, 1, { owner: "dave@acme.test", domain: "gmail.com", rule: "public_link" });
     await gw.db.db.insert(anomalies).values({
       orgId: a.orgId,
@@ -293,8 +328,11 @@ describe("incidents", { timeout: 120_000 }, () => {
     });
     const res = await call("GET", "/api/incidents/suggestions", { key: a.key });
     expect(res.status).toBe(200);
-    const s = (res.body as { suggestions: Array<{ theme: string; severity: string; findingIds: string[]; anomalyIds: string[] }> })
-      .suggestions;
+    const s = (
+      res.body as {
+        suggestions: Array<{ theme: string; severity: string; findingIds: string[]; anomalyIds: string[] }>;
+      }
+    ).suggestions;
     const byTheme = new Map(s.map((x) => [x.theme, x]));
     expect(byTheme.get("person:carol@acme.test")?.findingIds.sort()).toEqual([...carol].sort());
     expect(byTheme.get("person:carol@acme.test")?.severity).toBe("CRITICAL");
@@ -302,13 +340,15 @@ describe("incidents", { timeout: 120_000 }, () => {
     expect(byTheme.get("rule:external_share")?.findingIds).toHaveLength(4);
     expect(byTheme.get("person:dave@acme.test")?.anomalyIds).toHaveLength(1);
     expect(byTheme.has("rule:public_link")).toBe(false); // one finding is not a cluster
-    expect(((await call("GET", "/api/incidents", { key: a.key })).body as { incidents: unknown[] }).incidents).toEqual(
-      [],
-    );
+    expect(
+      ((await call("GET", "/api/incidents", { key: a.key })).body as { incidents: unknown[] }).incidents,
+    ).toEqual([]);
     // Once linked to an open incident, findings leave the suggestions.
     await create(a.key, { title: "Carol", priority: "P2", findingIds: carol });
     const after = (
-      (await call("GET", "/api/incidents/suggestions", { key: a.key })).body as { suggestions: Array<{ theme: string }> }
+      (await call("GET", "/api/incidents/suggestions", { key: a.key })).body as {
+        suggestions: Array<{ theme: string }>;
+      }
     ).suggestions;
     expect(after.map((x) => x.theme)).not.toContain("person:carol@acme.test");
   });

@@ -1,4 +1,11 @@
-import { activityEvents, connectors, workspaceFiles, workspacePermissions, workspaceUsers, type Db } from "@posture/db";
+import {
+  activityEvents,
+  connectors,
+  workspaceFiles,
+  workspacePermissions,
+  workspaceUsers,
+  type Db,
+} from "@posture/db";
 
 // Test seeding for behaviour, awareness and incidents: rows written straight into the shared
 // workspace and activity store, the way a scan would leave them.
@@ -46,7 +53,8 @@ export async function demoConnector(db: Db, orgId: string, displayName = "Seeded
 type TEvent = typeof activityEvents.$inferInsert;
 
 export async function insertEvents(db: Db, rows: TEvent[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 5_000) await db.insert(activityEvents).values(rows.slice(i, i + 5_000));
+  for (let i = 0; i < rows.length; i += 5_000)
+    await db.insert(activityEvents).values(rows.slice(i, i + 5_000));
 }
 
 /**

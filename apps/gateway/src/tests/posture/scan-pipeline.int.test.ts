@@ -114,9 +114,12 @@ describe("connect → scan → findings → posture", () => {
     expect(last.findings.length).toBe(open.length - Math.floor((open.length - 1) / 7) * 7);
     // Every filter's total is the number of matching rows (open ones come from the posture summary).
     const totalOf = async (query: string) =>
-      ((await gw.request("GET", `/api/findings?limit=1${query}`, { key: a.key })).body as { total: number }).total;
+      ((await gw.request("GET", `/api/findings?limit=1${query}`, { key: a.key })).body as { total: number })
+        .total;
     for (const severity of ["CRITICAL", "HIGH", "MEDIUM", "LOW"] as const) {
-      expect(await totalOf(`&severity=${severity}`), severity).toBe(open.filter((r) => r.severity === severity).length);
+      expect(await totalOf(`&severity=${severity}`), severity).toBe(
+        open.filter((r) => r.severity === severity).length,
+      );
     }
     expect(await totalOf("&status=RESOLVED")).toBe(resolved.length);
     expect(await totalOf("&status=all")).toBe(rows.length);

@@ -17,9 +17,19 @@ type TCard = {
   clientId: string;
   broad: boolean;
 };
-type TInventory = { agents: TCard[]; metrics: { total: number; unvettedBroad: number } & Record<string, number> };
-type TMatrix = { points: Array<{ id: string; quadrant: string; riskScore: number }>; quadrantCounts: Record<string, number> };
-type TTimeline = { agentId: string; activityAvailable: boolean; events: Array<{ kind: string; at: string; principal: string }> };
+type TInventory = {
+  agents: TCard[];
+  metrics: { total: number; unvettedBroad: number } & Record<string, number>;
+};
+type TMatrix = {
+  points: Array<{ id: string; quadrant: string; riskScore: number }>;
+  quadrantCounts: Record<string, number>;
+};
+type TTimeline = {
+  agentId: string;
+  activityAvailable: boolean;
+  events: Array<{ kind: string; at: string; principal: string }>;
+};
 
 let gw: TTestGateway;
 let org: Awaited<ReturnType<typeof scannedOrg>>;
@@ -41,7 +51,9 @@ describe("agent guard", () => {
     expect(inv.agents.some((a) => a.kind === "ai_agent")).toBe(true);
     for (const a of inv.agents) {
       expect(["low", "medium", "high", "critical"]).toContain(a.riskBand);
-      expect(a.quadrant).toBe(`${a.isKnownPublisher ? "trusted" : "unknown"}_${a.broad ? "broad" : "limited"}`);
+      expect(a.quadrant).toBe(
+        `${a.isKnownPublisher ? "trusted" : "unknown"}_${a.broad ? "broad" : "limited"}`,
+      );
       expect(a.resourceCount).toBeGreaterThanOrEqual(0);
     }
     const scores = inv.agents.map((a) => a.riskScore);
@@ -52,7 +64,12 @@ describe("agent guard", () => {
   it("places every agent in one quadrant; counts equal the points", async () => {
     const inv = body<TInventory>(await org.c.get("/api/agent-guard/inventory"));
     const m = body<TMatrix>(await org.c.get("/api/agent-guard/risk-matrix"));
-    expect(Object.keys(m.quadrantCounts).sort()).toEqual(["trusted_broad", "trusted_limited", "unknown_broad", "unknown_limited"]);
+    expect(Object.keys(m.quadrantCounts).sort()).toEqual([
+      "trusted_broad",
+      "trusted_limited",
+      "unknown_broad",
+      "unknown_limited",
+    ]);
     expect(Object.values(m.quadrantCounts).reduce((a, b) => a + b, 0)).toBe(m.points.length);
     expect(m.points.map((p) => p.id).sort()).toEqual(inv.agents.map((a) => a.id).sort());
     for (const q of Object.keys(m.quadrantCounts))
@@ -89,18 +106,40 @@ describe("agent guard", () => {
 
     // Last scan saw narrower scopes for one of its grants, and a grant that is gone now: the next
     // scan records a scope change and a revocation.
-    const [grant] = await gw.db.db.select().from(oauthGrants).where(eq(oauthGrants.clientId, agent?.clientId ?? ""));
-    await gw.db.db.update(oauthGrants).set({ scopes: ["openid"] }).where(eq(oauthGrants.id, grant?.id ?? ""));
+    const [grant] = await gw.db.db
+      .select()
+      .from(oauthGrants)
+      .where(eq(oauthGrants.clientId, agent?.clientId ?? ""));
+    await gw.db.db
+      .update(oauthGrants)
+      .set({ scopes: ["openid"] })
+      .where(eq(oauthGrants.id, grant?.id ?? ""));
     await gw.db.db.insert(oauthGrants).values({
-      orgId: org.orgId, connectorId: org.connectorId, externalId: "gone-grant", clientId: agent?.clientId ?? "",
-      label: agent?.label ?? "", kind: "oauth_app", publisher: "x", isKnownPublisher: false, scopes: ["openid"],
-      userEmail: "left@example.test", grantedAt: new Date("2026-01-01T00:00:00Z"),
+      orgId: org.orgId,
+      connectorId: org.connectorId,
+      externalId: "gone-grant",
+      clientId: agent?.clientId ?? "",
+      label: agent?.label ?? "",
+      kind: "oauth_app",
+      publisher: "x",
+      isKnownPublisher: false,
+      scopes: ["openid"],
+      userEmail: "left@example.test",
+      grantedAt: new Date("2026-01-01T00:00:00Z"),
     });
     expect((await org.c.post(`/api/connectors/${org.connectorId}/sync`, undefined)).status).toBe(200);
-    const history = await gw.db.db.select().from(oauthGrantEvents).where(eq(oauthGrantEvents.orgId, org.orgId));
-    expect(history.map((h) => [h.kind, h.grantExternalId]).sort()).toEqual([["revoked", "gone-grant"], ["scopes_changed", grant?.externalId ?? ""]]);
+    const history = await gw.db.db
+      .select()
+      .from(oauthGrantEvents)
+      .where(eq(oauthGrantEvents.orgId, org.orgId));
+    expect(history.map((h) => [h.kind, h.grantExternalId]).sort()).toEqual([
+      ["revoked", "gone-grant"],
+      ["scopes_changed", grant?.externalId ?? ""],
+    ]);
     const t3 = body<TTimeline>(await org.c.get(`/api/agent-guard/timeline/${id}`));
-    expect(t3.events.map((e) => e.kind)).toEqual(expect.arrayContaining(["grant", "scope_change", "revoked", "token_activity"]));
+    expect(t3.events.map((e) => e.kind)).toEqual(
+      expect.arrayContaining(["grant", "scope_change", "revoked", "token_activity"]),
+    );
   });
 
   it("says when activity is unavailable: a real connector without the reports scope", async () => {
@@ -111,27 +150,44 @@ describe("agent guard", () => {
     expect(t.events.some((e) => e.kind === "token_activity")).toBe(false);
     await gw.db.db
       .update(connectors)
-      .set({ config: { fileCount: 400, scopes: ["https://www.googleapis.com/auth/admin.reports.audit.readonly"] } })
+      .set({
+        config: { fileCount: 400, scopes: ["https://www.googleapis.com/auth/admin.reports.audit.readonly"] },
+      })
       .where(eq(connectors.id, org.connectorId));
-    expect(body<TTimeline>(await org.c.get(`/api/agent-guard/timeline/${inv.agents[0]?.id ?? ""}`)).activityAvailable).toBe(true);
+    expect(
+      body<TTimeline>(await org.c.get(`/api/agent-guard/timeline/${inv.agents[0]?.id ?? ""}`))
+        .activityAvailable,
+    ).toBe(true);
     await gw.db.db.update(connectors).set({ mode: "demo" }).where(eq(connectors.id, org.connectorId));
   });
 
   it("enforces plan, role, session; 404 for unknown or foreign agents", async () => {
     const starter = await gw.createActor({ plan: "starter" });
-    for (const path of ["/api/agent-guard/inventory", "/api/agent-guard/risk-matrix", "/api/agent-guard/timeline/agt_x"]) {
+    for (const path of [
+      "/api/agent-guard/inventory",
+      "/api/agent-guard/risk-matrix",
+      "/api/agent-guard/timeline/agt_x",
+    ]) {
       const res = await client(gw, starter.cookie).get(path);
       expect(res.status, path).toBe(402);
       expect(code(res)).toBe("plan_upgrade_required");
     }
     const member = await gw.createUser(org.orgId, "member");
-    expect((await client(gw, await gw.createSession(org.orgId, member.id)).get("/api/agent-guard/inventory")).status).toBe(403);
-    expect((await gw.request("GET", "/api/agent-guard/inventory", { key: org.key, ip: freshIp() })).status).toBe(403);
+    expect(
+      (await client(gw, await gw.createSession(org.orgId, member.id)).get("/api/agent-guard/inventory"))
+        .status,
+    ).toBe(403);
+    expect(
+      (await gw.request("GET", "/api/agent-guard/inventory", { key: org.key, ip: freshIp() })).status,
+    ).toBe(403);
     expect((await gw.request("GET", "/api/agent-guard/risk-matrix", { ip: freshIp() })).status).toBe(401);
     expect((await org.c.get("/api/agent-guard/timeline/agt_unknown")).status).toBe(404);
     const id = body<TInventory>(await org.c.get("/api/agent-guard/inventory")).agents[0]?.id ?? "";
     const other = await gw.createActor({ plan: "team" });
     expect((await client(gw, other.cookie).get(`/api/agent-guard/timeline/${id}`)).status).toBe(404);
-    expect(body<TInventory>(await client(gw, other.cookie).get("/api/agent-guard/inventory"))).toMatchObject({ agents: [], metrics: { total: 0, unvettedBroad: 0 } });
+    expect(body<TInventory>(await client(gw, other.cookie).get("/api/agent-guard/inventory"))).toMatchObject({
+      agents: [],
+      metrics: { total: 0, unvettedBroad: 0 },
+    });
   });
 });

@@ -84,7 +84,9 @@ describe("GET /api/flow-guard/graph", () => {
     const domain = domainNode?.label ?? "";
     const byDomain = await graph(`?limit=500&domain=${encodeURIComponent(domain.toUpperCase())}`);
     expect(byDomain.nodes.map((n) => n.id)).toContain(`external:${domain}`);
-    expect(byDomain.nodes.every((n) => ["external", "file", "user", "shared_drive"].includes(n.type))).toBe(true);
+    expect(byDomain.nodes.every((n) => ["external", "file", "user", "shared_drive"].includes(n.type))).toBe(
+      true,
+    );
     expect(byDomain.edges.some((e) => e.target === `external:${domain}`)).toBe(true);
     expect(byDomain.metadata.totalNodes).toBe(byDomain.nodes.length);
 
@@ -94,7 +96,9 @@ describe("GET /api/flow-guard/graph", () => {
     expect(byUser.nodes.map((n) => n.id)).toContain(`user:${email}`);
     expect(byUser.nodes.filter((n) => n.type === "user").map((n) => n.id)).toEqual([`user:${email}`]);
     expect(byUser.edges.some((e) => e.source === `user:${email}`)).toBe(true);
-    const users = body<{ rows: Array<{ id: string; email: string }> }>(await org.c.get(`/api/inventory?type=users&search=${encodeURIComponent(email)}`));
+    const users = body<{ rows: Array<{ id: string; email: string }> }>(
+      await org.c.get(`/api/inventory?type=users&search=${encodeURIComponent(email)}`),
+    );
     const byId = await graph(`?limit=500&userId=${users.rows.find((u) => u.email === email)?.id ?? ""}`);
     expect(byId.nodes.map((n) => n.id).sort()).toEqual(byUser.nodes.map((n) => n.id).sort());
 
@@ -108,7 +112,12 @@ describe("GET /api/flow-guard/graph", () => {
     expect(body<TGraph>(await other.c.get("/api/flow-guard/graph")).metadata.totalNodes).toBeGreaterThan(0);
     expect((await other.c.del(`/api/connectors/${other.connectorId}`)).status).toBe(200);
     const after = body<TGraph>(await other.c.get("/api/flow-guard/graph"));
-    expect(after).toMatchObject({ nodes: [], edges: [], metadata: { totalNodes: 0 }, summary: { externalFiles: 0, publicLinks: 0 } });
+    expect(after).toMatchObject({
+      nodes: [],
+      edges: [],
+      metadata: { totalNodes: 0 },
+      summary: { externalFiles: 0, publicLinks: 0 },
+    });
     // Another organization's graph is untouched.
     expect(body<TGraph>(await org.c.get("/api/flow-guard/graph")).metadata.totalNodes).toBeGreaterThan(0);
   });
@@ -123,8 +132,12 @@ describe("GET /api/flow-guard/graph", () => {
     expect(upgrade.status).toBe(402);
     expect(code(upgrade)).toBe("plan_upgrade_required");
     const member = await gw.createUser(org.orgId, "member");
-    expect((await client(gw, await gw.createSession(org.orgId, member.id)).get("/api/flow-guard/graph")).status).toBe(403);
-    expect((await gw.request("GET", "/api/flow-guard/graph", { key: org.key, ip: freshIp() })).status).toBe(403);
+    expect(
+      (await client(gw, await gw.createSession(org.orgId, member.id)).get("/api/flow-guard/graph")).status,
+    ).toBe(403);
+    expect((await gw.request("GET", "/api/flow-guard/graph", { key: org.key, ip: freshIp() })).status).toBe(
+      403,
+    );
     expect((await gw.request("GET", "/api/flow-guard/graph", { ip: freshIp() })).status).toBe(401);
     const other = await gw.createActor({ plan: "business" });
     const empty = body<TGraph>(await client(gw, other.cookie).get("/api/flow-guard/graph"));

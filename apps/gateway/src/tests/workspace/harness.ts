@@ -13,7 +13,10 @@ export function client(gw: TTestGateway, cookie: string) {
 }
 
 /** An organization with a scanned demo workspace; returns its owner's client and connector id. */
-export async function scannedOrg(gw: TTestGateway, o: { plan?: TPlanId; role?: TRole; fileCount?: number } = {}) {
+export async function scannedOrg(
+  gw: TTestGateway,
+  o: { plan?: TPlanId; role?: TRole; fileCount?: number } = {},
+) {
   const actor = await gw.createActor({ plan: o.plan ?? "business", role: o.role ?? "OWNER" });
   const c = client(gw, actor.cookie);
   const created = await c.post("/api/connectors", {

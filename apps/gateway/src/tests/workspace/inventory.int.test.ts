@@ -3,7 +3,14 @@ import { startTestGateway, type TTestGateway } from "../../testing";
 import { freshIp } from "../helpers";
 import { body, client, code, scannedOrg } from "./harness";
 
-type TPage = { type: string; rows: Array<Record<string, unknown>>; total: number; limit: number; offset: number; metrics: Record<string, number> };
+type TPage = {
+  type: string;
+  rows: Array<Record<string, unknown>>;
+  total: number;
+  limit: number;
+  offset: number;
+  metrics: Record<string, number>;
+};
 
 let gw: TTestGateway;
 let org: Awaited<ReturnType<typeof scannedOrg>>;
@@ -25,7 +32,17 @@ describe("GET /api/inventory", () => {
     expect(page.rows.length).toBe(Math.min(50, page.total));
     const u = page.rows[0] ?? {};
     expect(Object.keys(u)).toEqual(
-      expect.arrayContaining(["id", "email", "name", "isAdmin", "mfaEnabled", "status", "lastSignInAt", "dormant", "externalSharesOwned"]),
+      expect.arrayContaining([
+        "id",
+        "email",
+        "name",
+        "isAdmin",
+        "mfaEnabled",
+        "status",
+        "lastSignInAt",
+        "dormant",
+        "externalSharesOwned",
+      ]),
     );
     expect(page.metrics.total).toBe(page.total);
     expect(page.metrics.admins).toBeGreaterThan(0);
@@ -56,7 +73,15 @@ describe("GET /api/inventory", () => {
     expect(drives.total).toBeGreaterThan(0);
     const d = drives.rows[0] ?? {};
     expect(Object.keys(d)).toEqual(
-      expect.arrayContaining(["id", "name", "memberCount", "externalMemberCount", "restrictionStatus", "filesCount", "securityStatus"]),
+      expect.arrayContaining([
+        "id",
+        "name",
+        "memberCount",
+        "externalMemberCount",
+        "restrictionStatus",
+        "filesCount",
+        "securityStatus",
+      ]),
     );
     expect(drives.metrics.total).toBe(drives.total);
   });
@@ -66,18 +91,28 @@ describe("GET /api/inventory", () => {
     const email = String(users.rows[3]?.email);
     const local = email.split("@")[0] ?? "";
     const fragment = local.slice(1, Math.max(4, local.length - 1)).toUpperCase();
-    const hit = body<TPage>(await org.c.get(`/api/inventory?type=users&search=${encodeURIComponent(fragment)}`));
+    const hit = body<TPage>(
+      await org.c.get(`/api/inventory?type=users&search=${encodeURIComponent(fragment)}`),
+    );
     expect(hit.rows.map((r) => r.email)).toContain(email);
-    for (const r of hit.rows) expect(`${String(r.email)} ${String(r.name)}`.toLowerCase()).toContain(fragment.toLowerCase());
+    for (const r of hit.rows)
+      expect(`${String(r.email)} ${String(r.name)}`.toLowerCase()).toContain(fragment.toLowerCase());
     expect(hit.total).toBe(hit.rows.length);
 
     // Files match on their owner too.
-    const byOwner = body<TPage>(await org.c.get(`/api/inventory?type=files&limit=200&search=${encodeURIComponent(email)}`));
+    const byOwner = body<TPage>(
+      await org.c.get(`/api/inventory?type=files&limit=200&search=${encodeURIComponent(email)}`),
+    );
     expect(byOwner.total).toBeGreaterThanOrEqual(byOwner.rows.length);
-    for (const r of byOwner.rows) expect(`${String(r.name)} ${String(r.ownerEmail)}`.toLowerCase()).toContain(email);
+    for (const r of byOwner.rows)
+      expect(`${String(r.name)} ${String(r.ownerEmail)}`.toLowerCase()).toContain(email);
     const files = body<TPage>(await org.c.get("/api/inventory?type=files&limit=1"));
     const name = String(files.rows[0]?.name);
-    const byName = body<TPage>(await org.c.get(`/api/inventory?type=files&search=${encodeURIComponent(name.slice(0, 6).toLowerCase())}`));
+    const byName = body<TPage>(
+      await org.c.get(
+        `/api/inventory?type=files&search=${encodeURIComponent(name.slice(0, 6).toLowerCase())}`,
+      ),
+    );
     expect(byName.rows.map((r) => r.name)).toContain(name);
 
     // Pattern characters are literal, and a miss is an empty page.
@@ -117,7 +152,9 @@ describe("GET /api/inventory", () => {
     expect(page).toMatchObject({ rows: [], total: 0 });
     const users = body<TPage>(await org.c.get("/api/inventory?type=users&limit=200"));
     const email = String(users.rows[0]?.email);
-    const search = body<TPage>(await client(gw, other.cookie).get(`/api/inventory?search=${encodeURIComponent(email)}`));
+    const search = body<TPage>(
+      await client(gw, other.cookie).get(`/api/inventory?search=${encodeURIComponent(email)}`),
+    );
     expect(search.total).toBe(0);
   });
 });

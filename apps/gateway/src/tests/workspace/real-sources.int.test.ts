@@ -66,7 +66,10 @@ describe("real adapters fill the resource store", () => {
     });
     const users = body<TRows>(await c.get("/api/inventory?type=users&limit=200"));
     expect(users.total).toBe(googleFixture.users.length);
-    expect(users.rows.find((u) => u.email === "admin@acme.test")).toMatchObject({ isAdmin: true, mfaEnabled: true });
+    expect(users.rows.find((u) => u.email === "admin@acme.test")).toMatchObject({
+      isAdmin: true,
+      mfaEnabled: true,
+    });
     const files = body<TRows>(await c.get("/api/inventory?type=files&limit=200"));
     // Trashed files are not part of the workspace a scan reads.
     expect(files.total).toBe(googleFixture.files.filter((f) => !f.trashed).length);
@@ -75,7 +78,9 @@ describe("real adapters fill the resource store", () => {
     const drives = body<TRows>(await c.get("/api/inventory?type=shared-drives"));
     expect(drives.total).toBeGreaterThan(0);
     const items = body<TRows>(await c.get("/api/sharing/items?limit=500"));
-    expect(new Set(items.rows.map((i) => i.sharingType))).toEqual(new Set(["public", "external_user", "external_domain"]));
+    expect(new Set(items.rows.map((i) => i.sharingType))).toEqual(
+      new Set(["public", "external_user", "external_domain"]),
+    );
     // acme-labs.test is one of the tenant's own domains: shares to it are internal, never listed.
     expect(items.rows.some((i) => String(i.target).endsWith("acme-labs.test"))).toBe(false);
     const graphPage = body<{ nodes: Array<{ type: string }> }>(await c.get("/api/flow-guard/graph"));

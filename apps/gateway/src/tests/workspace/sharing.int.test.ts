@@ -58,12 +58,16 @@ describe("sharing overview and items", () => {
     const counts = o.overview.externalDomains.map((d) => d.count);
     expect([...counts].sort((a, b) => b - a)).toEqual(counts);
     expect(o.trustedDomains).toEqual([]);
-    expect(o.cards.map((c) => c.key)).toEqual(expect.arrayContaining(["external_files", "public_links", "critical_shares", "active_approvals"]));
+    expect(o.cards.map((c) => c.key)).toEqual(
+      expect.arrayContaining(["external_files", "public_links", "critical_shares", "active_approvals"]),
+    );
     expect(o.topSharers.length).toBeGreaterThan(0);
     expect(o.activeApprovals).toEqual([]);
     const items = await allItems();
     const byType = o.overview.byType;
-    expect(items.total).toBe((byType.public ?? 0) + (byType.external_user ?? 0) + (byType.external_domain ?? 0));
+    expect(items.total).toBe(
+      (byType.public ?? 0) + (byType.external_user ?? 0) + (byType.external_domain ?? 0),
+    );
   });
 
   it("ranks items riskiest first, with ids <resource_id>|<sharing_type>", async () => {
@@ -94,7 +98,9 @@ describe("sharing overview and items", () => {
         const seen: string[] = [];
         let offset: number | null = 0;
         while (offset !== null) {
-          const page: TItems = body<TItems>(await org.c.get(`/api/sharing/items?sort=${sort}&order=${order}&limit=47&offset=${offset}`));
+          const page: TItems = body<TItems>(
+            await org.c.get(`/api/sharing/items?sort=${sort}&order=${order}&limit=47&offset=${offset}`),
+          );
           seen.push(...page.rows.map((r) => r.id));
           offset = page.nextOffset;
         }
@@ -102,7 +108,9 @@ describe("sharing overview and items", () => {
         expect(new Set(seen).size, `${sort} ${order}`).toBe(full.total);
       }
     }
-    const names = body<TItems>(await org.c.get("/api/sharing/items?sort=resourceName&order=asc&limit=500")).rows.map((r) => r.resourceName);
+    const names = body<TItems>(
+      await org.c.get("/api/sharing/items?sort=resourceName&order=asc&limit=500"),
+    ).rows.map((r) => r.resourceName);
     expect(names).toEqual([...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
   });
 
@@ -130,12 +138,32 @@ describe("trusted domains", () => {
     const target = external.find((r) => !r.target.includes(" +"));
     expect(target).toBeDefined();
     const domain = domainOf(target?.target ?? "");
-    const before = (await allItems()).rows.filter((r) => r.sharingType !== "public" && !r.target.includes(" +") && domainOf(r.target) === domain);
-    const findingBefore = await gw.db.db.select().from(findings).where(and(eq(findings.orgId, org.orgId), eq(findings.ruleId, "external_share"), eq(findings.status, "OPEN")));
+    const before = (await allItems()).rows.filter(
+      (r) => r.sharingType !== "public" && !r.target.includes(" +") && domainOf(r.target) === domain,
+    );
+    const findingBefore = await gw.db.db
+      .select()
+      .from(findings)
+      .where(
+        and(
+          eq(findings.orgId, org.orgId),
+          eq(findings.ruleId, "external_share"),
+          eq(findings.status, "OPEN"),
+        ),
+      );
 
-    const added = await org.c.post("/api/sharing/trusted-domains", { domain: domain.toUpperCase(), note: "Partner" });
+    const added = await org.c.post("/api/sharing/trusted-domains", {
+      domain: domain.toUpperCase(),
+      note: "Partner",
+    });
     expect(added.status).toBe(201);
-    const row = body<{ id: string; domain: string; note: string; createdAt: string; rerated: { items: number; findings: number } }>(added);
+    const row = body<{
+      id: string;
+      domain: string;
+      note: string;
+      createdAt: string;
+      rerated: { items: number; findings: number };
+    }>(added);
     expect(row).toMatchObject({ domain, note: "Partner" });
     expect(row.rerated.items).toBeGreaterThan(0);
     expect(row.rerated.findings).toBeGreaterThan(0);
@@ -144,19 +172,36 @@ describe("trusted domains", () => {
     for (const b of before) {
       const a = after.get(b.id);
       if (!a) continue;
-      expect(SEV[a.severity], b.id).toBe(Math.max(1, (SEV[b.severity] ?? 0) - (b.severity === "LOW" ? 0 : 1)));
+      expect(SEV[a.severity], b.id).toBe(
+        Math.max(1, (SEV[b.severity] ?? 0) - (b.severity === "LOW" ? 0 : 1)),
+      );
       expect(a.trustedDomain).toBe(true);
       expect(a.riskRank % 1000).toBe(b.riskRank % 1000);
     }
-    const findingAfter = await gw.db.db.select().from(findings).where(and(eq(findings.orgId, org.orgId), eq(findings.ruleId, "external_share"), eq(findings.status, "OPEN")));
+    const findingAfter = await gw.db.db
+      .select()
+      .from(findings)
+      .where(
+        and(
+          eq(findings.orgId, org.orgId),
+          eq(findings.ruleId, "external_share"),
+          eq(findings.status, "OPEN"),
+        ),
+      );
     const lowered = findingAfter.filter((f) => {
       const prev = findingBefore.find((p) => p.id === f.id);
       return prev && f.severityRank < prev.severityRank;
     });
     expect(lowered.length).toBe(row.rerated.findings);
-    expect(lowered.every((f) => f.title.endsWith("(trusted domain)") || !f.title.includes("trusted"))).toBe(true);
+    expect(lowered.every((f) => f.title.endsWith("(trusted domain)") || !f.title.includes("trusted"))).toBe(
+      true,
+    );
 
-    expect(body<{ rows: Array<{ domain: string }> }>(await org.c.get("/api/sharing/trusted-domains")).rows.map((r) => r.domain)).toEqual([domain]);
+    expect(
+      body<{ rows: Array<{ domain: string }> }>(await org.c.get("/api/sharing/trusted-domains")).rows.map(
+        (r) => r.domain,
+      ),
+    ).toEqual([domain]);
     expect(body<TOverview>(await org.c.get("/api/sharing/overview")).trustedDomains).toEqual([domain]);
     const dup = await org.c.post("/api/sharing/trusted-domains", { domain });
     expect(dup.status).toBe(409);
@@ -164,18 +209,36 @@ describe("trusted domains", () => {
 
     const removed = await org.c.del(`/api/sharing/trusted-domains/${row.id}`);
     expect(removed.status).toBe(200);
-    expect(body<{ removed: boolean; rerated: { items: number } }>(removed).rerated.items).toBe(row.rerated.items);
+    expect(body<{ removed: boolean; rerated: { items: number } }>(removed).rerated.items).toBe(
+      row.rerated.items,
+    );
     const restored = new Map((await allItems()).rows.map((r) => [r.id, r]));
     for (const b of before) if (restored.get(b.id)) expect(restored.get(b.id)?.severity).toBe(b.severity);
-    const findingRestored = await gw.db.db.select().from(findings).where(and(eq(findings.orgId, org.orgId), eq(findings.ruleId, "external_share"), eq(findings.status, "OPEN")));
-    expect(findingRestored.map((f) => [f.id, f.severity, f.title]).sort()).toEqual(findingBefore.map((f) => [f.id, f.severity, f.title]).sort());
+    const findingRestored = await gw.db.db
+      .select()
+      .from(findings)
+      .where(
+        and(
+          eq(findings.orgId, org.orgId),
+          eq(findings.ruleId, "external_share"),
+          eq(findings.status, "OPEN"),
+        ),
+      );
+    expect(findingRestored.map((f) => [f.id, f.severity, f.title]).sort()).toEqual(
+      findingBefore.map((f) => [f.id, f.severity, f.title]).sort(),
+    );
 
     expect((await org.c.del(`/api/sharing/trusted-domains/${row.id}`)).status).toBe(404);
-    const actions = await gw.db.db.select({ action: auditLog.action, target: auditLog.target }).from(auditLog).where(eq(auditLog.orgId, org.orgId));
-    expect(actions).toEqual(expect.arrayContaining([
-      { action: "TRUSTED_DOMAIN_ADDED", target: domain },
-      { action: "TRUSTED_DOMAIN_REMOVED", target: domain },
-    ]));
+    const actions = await gw.db.db
+      .select({ action: auditLog.action, target: auditLog.target })
+      .from(auditLog)
+      .where(eq(auditLog.orgId, org.orgId));
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        { action: "TRUSTED_DOMAIN_ADDED", target: domain },
+        { action: "TRUSTED_DOMAIN_REMOVED", target: domain },
+      ]),
+    );
   });
 
   it("rejects malformed domains and hides other organizations' entries", async () => {
@@ -184,7 +247,9 @@ describe("trusted domains", () => {
       expect(res.status, domain).toBe(400);
     }
     const other = await gw.createActor({ plan: "business" });
-    const theirs = body<{ id: string }>(await client(gw, other.cookie).post("/api/sharing/trusted-domains", { domain: "their-partner.com" }));
+    const theirs = body<{ id: string }>(
+      await client(gw, other.cookie).post("/api/sharing/trusted-domains", { domain: "their-partner.com" }),
+    );
     expect((await org.c.del(`/api/sharing/trusted-domains/${theirs.id}`)).status).toBe(404);
     expect(body<{ rows: unknown[] }>(await org.c.get("/api/sharing/trusted-domains")).rows).toEqual([]);
   });
@@ -195,7 +260,11 @@ describe("approvals", () => {
     const top = (await allItems("&type=public")).rows[0];
     expect(top).toBeDefined();
     const itemId = top?.id ?? "";
-    const approved = await org.c.post("/api/sharing/approvals", { itemId, reason: "Press kit, public by design", expiresInDays: 30 });
+    const approved = await org.c.post("/api/sharing/approvals", {
+      itemId,
+      reason: "Press kit, public by design",
+      expiresInDays: 30,
+    });
     expect(approved.status).toBe(201);
     const approval = body<{ id: string; itemId: string; expiresAt: string }>(approved);
     expect(approval.itemId).toBe(itemId);
@@ -206,12 +275,25 @@ describe("approvals", () => {
     expect(overview.activeApprovals.map((a) => a.id)).toEqual([approval.id]);
     const [share] = await gw.db.db.select().from(workspaceShares).where(eq(workspaceShares.id, itemId));
     const finding = async () =>
-      (await gw.db.db.select().from(findings).where(and(eq(findings.orgId, org.orgId), eq(findings.resourceId, share?.fileExternalId ?? ""), eq(findings.ruleId, "public_link"))))[0];
+      (
+        await gw.db.db
+          .select()
+          .from(findings)
+          .where(
+            and(
+              eq(findings.orgId, org.orgId),
+              eq(findings.resourceId, share?.fileExternalId ?? ""),
+              eq(findings.ruleId, "public_link"),
+            ),
+          )
+      )[0];
     expect((await finding())?.status).toBe("ACCEPTED");
     const open = body<{ findings: Array<{ id: string }> }>(await org.c.get("/api/findings?limit=500"));
     expect(open.findings.map((f) => f.id)).not.toContain((await finding())?.id);
 
-    expect((await org.c.post("/api/sharing/approvals", { itemId, reason: "again", expiresInDays: 5 })).status).toBe(409);
+    expect(
+      (await org.c.post("/api/sharing/approvals", { itemId, reason: "again", expiresInDays: 5 })).status,
+    ).toBe(409);
 
     // A rescan keeps the approval (item ids are stable).
     expect((await org.c.post(`/api/connectors/${org.connectorId}/sync`, undefined)).status).toBe(200);
@@ -221,7 +303,10 @@ describe("approvals", () => {
     // Time passes: the approval lapses; the item ranks again at once, the sweep reopens the finding.
     // (The item carries its approval's end, so both move back in time.)
     const past = new Date(Date.now() - 1000);
-    await gw.db.db.update(sharingApprovals).set({ expiresAt: past }).where(eq(sharingApprovals.id, approval.id));
+    await gw.db.db
+      .update(sharingApprovals)
+      .set({ expiresAt: past })
+      .where(eq(sharingApprovals.id, approval.id));
     await gw.db.db.update(workspaceShares).set({ approvedUntil: past }).where(eq(workspaceShares.id, itemId));
     expect((await allItems("&type=public")).rows.map((r) => r.id)).toContain(itemId);
     expect(body<TOverview>(await org.c.get("/api/sharing/overview")).activeApprovals).toEqual([]);
@@ -236,7 +321,8 @@ describe("approvals", () => {
     // few such files, not always: one is made by giving a public file a copy of an outside share.
     const shares = await gw.db.db.select().from(workspaceShares).where(eq(workspaceShares.orgId, org.orgId));
     const outside = new Set(shares.filter((x) => x.sharingType !== "public").map((x) => x.fileId));
-    const unapproved = (x: (typeof shares)[number]) => !x.approvedUntil || x.approvedUntil.getTime() < Date.now();
+    const unapproved = (x: (typeof shares)[number]) =>
+      !x.approvedUntil || x.approvedUntil.getTime() < Date.now();
     const both = shares.find((x) => x.sharingType === "public" && !outside.has(x.fileId) && unapproved(x));
     const ext = shares.find((x) => x.sharingType !== "public" && unapproved(x));
     if (!both || !ext) throw new Error("the demo organization has no public link or no outside share");
@@ -244,7 +330,11 @@ describe("approvals", () => {
       .select()
       .from(findings)
       .where(
-        and(eq(findings.orgId, org.orgId), eq(findings.resourceId, ext.fileExternalId), eq(findings.ruleId, "external_share")),
+        and(
+          eq(findings.orgId, org.orgId),
+          eq(findings.resourceId, ext.fileExternalId),
+          eq(findings.ruleId, "external_share"),
+        ),
       );
     if (!extFinding) throw new Error("the outside share has no finding");
     await gw.db.db.insert(workspaceShares).values({
@@ -255,21 +345,32 @@ describe("approvals", () => {
       resourceName: both.resourceName,
     });
     const { id: _id, ...copy } = extFinding;
-    await gw.db.db
-      .insert(findings)
-      .values({ ...copy, fingerprint: `${copy.fingerprint}-both`, resourceId: both.fileExternalId, status: "OPEN" });
+    await gw.db.db.insert(findings).values({
+      ...copy,
+      fingerprint: `${copy.fingerprint}-both`,
+      resourceId: both.fileExternalId,
+      status: "OPEN",
+    });
     const findingOf = async (ruleId: string) =>
       (
         await gw.db.db
           .select()
           .from(findings)
           .where(
-            and(eq(findings.orgId, org.orgId), eq(findings.resourceId, both.fileExternalId), eq(findings.ruleId, ruleId)),
+            and(
+              eq(findings.orgId, org.orgId),
+              eq(findings.resourceId, both.fileExternalId),
+              eq(findings.ruleId, ruleId),
+            ),
           )
       )[0];
     expect((await findingOf("external_share"))?.status).toBe("OPEN");
 
-    const res = await org.c.post("/api/sharing/approvals", { itemId: both.id, reason: "Public by design", expiresInDays: 3 });
+    const res = await org.c.post("/api/sharing/approvals", {
+      itemId: both.id,
+      reason: "Public by design",
+      expiresInDays: 3,
+    });
     expect(res.status).toBe(201);
     expect((await findingOf("public_link"))?.status).toBe("ACCEPTED");
     expect((await findingOf("external_share"))?.status).toBe("OPEN");
@@ -280,7 +381,11 @@ describe("approvals", () => {
 
   it("withdraws an approval, audited; validates input; 404 for unknown or foreign items", async () => {
     const item = (await allItems("&type=external_user")).rows[0];
-    const res = await org.c.post("/api/sharing/approvals", { itemId: item?.id, reason: "Auditor access", expiresInDays: 7 });
+    const res = await org.c.post("/api/sharing/approvals", {
+      itemId: item?.id,
+      reason: "Auditor access",
+      expiresInDays: 7,
+    });
     expect(res.status).toBe(201);
     const { id } = body<{ id: string }>(res);
     expect((await allItems()).rows.map((r) => r.id)).not.toContain(item?.id);
@@ -289,7 +394,9 @@ describe("approvals", () => {
     expect(body(withdrawn)).toEqual({ withdrawn: true });
     expect((await allItems()).rows.map((r) => r.id)).toContain(item?.id);
     expect((await org.c.del(`/api/sharing/approvals/${id}`)).status).toBe(404);
-    const actions = (await gw.db.db.select({ action: auditLog.action }).from(auditLog).where(eq(auditLog.orgId, org.orgId))).map((a) => a.action);
+    const actions = (
+      await gw.db.db.select({ action: auditLog.action }).from(auditLog).where(eq(auditLog.orgId, org.orgId))
+    ).map((a) => a.action);
     expect(actions).toEqual(expect.arrayContaining(["SHARE_APPROVED", "SHARE_APPROVAL_WITHDRAWN"]));
 
     for (const bad of [
@@ -298,11 +405,20 @@ describe("approvals", () => {
       { itemId: item?.id, reason: "", expiresInDays: 5 },
       { itemId: "nope", reason: "x", expiresInDays: 5 },
       { itemId: "wsf_x|internal", reason: "x", expiresInDays: 5 },
-    ]) expect((await org.c.post("/api/sharing/approvals", bad)).status).toBe(400);
-    const unknown = await org.c.post("/api/sharing/approvals", { itemId: "wsf_unknown|public", reason: "x", expiresInDays: 5 });
+    ])
+      expect((await org.c.post("/api/sharing/approvals", bad)).status).toBe(400);
+    const unknown = await org.c.post("/api/sharing/approvals", {
+      itemId: "wsf_unknown|public",
+      reason: "x",
+      expiresInDays: 5,
+    });
     expect(unknown.status).toBe(404);
     const other = await gw.createActor({ plan: "business" });
-    const foreign = await client(gw, other.cookie).post("/api/sharing/approvals", { itemId: item?.id, reason: "x", expiresInDays: 5 });
+    const foreign = await client(gw, other.cookie).post("/api/sharing/approvals", {
+      itemId: item?.id,
+      reason: "x",
+      expiresInDays: 5,
+    });
     expect(foreign.status).toBe(404);
     expect(body<TItems>(await client(gw, other.cookie).get("/api/sharing/items")).total).toBe(0);
   });

@@ -12,8 +12,12 @@ export type TReportOptions = {
 };
 
 export type TCover = {
+  /** A short line above the title, in capitals ("Incident response report"). */
+  kicker?: string;
   title: string;
   subtitle?: string;
+  /** A coloured label under the title (a priority and status). */
+  badge?: { text: string; color: string };
   /** Short lines under the title: organization, period, date. */
   lines?: string[];
 };
@@ -109,11 +113,28 @@ export class Report {
         width: this.contentWidth,
         characterSpacing: 1.5,
       });
+    if (c.kicker) {
+      doc.fillColor(MUTED).font("Helvetica-Bold").fontSize(11);
+      doc.text(safeText(c.kicker).toUpperCase(), MARGIN.left, 236, {
+        width: this.contentWidth,
+        characterSpacing: 1,
+      });
+    }
     doc.fillColor(INK).font("Helvetica-Bold").fontSize(28);
     doc.text(safeText(c.title), MARGIN.left, 260, { width: this.contentWidth });
     if (c.subtitle) {
       doc.moveDown(0.3).font("Helvetica").fontSize(14).fillColor(MUTED);
       doc.text(safeText(c.subtitle), { width: this.contentWidth });
+    }
+    if (c.badge) {
+      doc.moveDown(0.6);
+      const y = doc.y;
+      const text = safeText(c.badge.text);
+      doc.font("Helvetica-Bold").fontSize(11);
+      doc.roundedRect(MARGIN.left, y, doc.widthOfString(text) + 16, 20, 4).fill(c.badge.color);
+      doc.fillColor("#FFFFFF").text(text, MARGIN.left + 8, y + 5, { lineBreak: false });
+      doc.x = MARGIN.left;
+      doc.y = y + 24;
     }
     doc.moveDown(1.5);
     doc.rect(MARGIN.left, doc.y, 60, 3).fill(this.theme.accent);
@@ -121,13 +142,17 @@ export class Report {
     doc.font("Helvetica").fontSize(11).fillColor(INK);
     for (const line of c.lines ?? [])
       doc.text(safeText(line), MARGIN.left, doc.y, { width: this.contentWidth });
+    const contentY = doc.y + 12;
     doc
       .fontSize(8)
       .fillColor(MUTED)
       .text("Confidential: prepared for the organization named above.", MARGIN.left, height - 90, {
         width: this.contentWidth,
       });
-    doc.fillColor(INK);
+    // What follows on the cover (facts, a summary) continues under the lines, not under the note.
+    doc.fillColor(INK).font("Helvetica").fontSize(10);
+    doc.x = MARGIN.left;
+    doc.y = contentY;
     return this;
   }
 
@@ -178,6 +203,27 @@ export class Report {
     }
     doc.x = MARGIN.left;
     doc.moveDown(0.3);
+    return this;
+  }
+
+  /** Label and value pairs, one per line (the facts of a cover, a summary). */
+  keyValues(rows: ReadonlyArray<readonly [string, string]>): this {
+    const doc = this.doc;
+    const labelWidth = 130;
+    for (const [k, v] of rows) {
+      const value = safeText(v);
+      doc.font("Helvetica-Bold").fontSize(10);
+      this.ensureSpace(doc.heightOfString(value, { width: this.contentWidth - labelWidth - 10 }) + 4);
+      const y = doc.y;
+      doc.fillColor(MUTED).font("Helvetica").text(safeText(k), MARGIN.left, y, { width: labelWidth });
+      doc
+        .fillColor(INK)
+        .font("Helvetica-Bold")
+        .text(value, MARGIN.left + labelWidth + 10, y, { width: this.contentWidth - labelWidth - 10 });
+      doc.x = MARGIN.left;
+      doc.y = Math.max(doc.y, y + 14) + 3;
+    }
+    doc.font("Helvetica").fillColor(INK).moveDown(0.3);
     return this;
   }
 

@@ -49,11 +49,12 @@ export function tint(hex: string, t: number): string {
 
 /**
  * The built-in Helvetica encodes WinAnsi only: characters outside it (emoji, CJK) would print as
- * wrong glyphs, so they become "?" and control characters are dropped. User-supplied names pass here.
+ * wrong glyphs, so arrows become their ASCII look-alikes ("->"), anything else "?", and control
+ * characters are dropped. User-supplied names pass here.
  */
 export function safeText(s: string): string {
   let out = "";
-  for (const ch of s) {
+  for (const ch of s.replace(/→/g, "->").replace(/←/g, "<-").replace(/⇒/g, "=>")) {
     const c = ch.codePointAt(0) ?? 0;
     if (c === 10 || c === 9) out += ch;
     else if (c < 32 || (c >= 127 && c < 160)) continue;

@@ -1,16 +1,5 @@
 import type { TIncidentLogEntry, TPostMortem, TSeverity } from "@posture/db";
-import {
-  cover,
-  createDoc,
-  heading,
-  keyValues,
-  pageNumbers,
-  paragraph,
-  SEVERITY_COLOURS,
-  subheading,
-  table,
-  toBuffer,
-} from "./layout";
+import { createReport, SEVERITY_COLORS, type TCell } from "@posture/pdf";
 
 export type TReportFinding = {
   id: string;
@@ -43,11 +32,11 @@ export type TIncidentReportInput = {
 };
 
 const HOUR_MS = 3_600_000;
-const PRIORITY_COLOURS: Record<string, string> = {
-  P1: "#b42318",
-  P2: "#d9480f",
-  P3: "#b08800",
-  P4: "#4a5568",
+const PRIORITY_COLORS: Record<string, string> = {
+  P1: "#B42318",
+  P2: "#D9480F",
+  P3: "#B08800",
+  P4: "#4A5568",
 };
 const SEVERITY_ORDER: Record<string, number> = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3 };
 
@@ -81,36 +70,39 @@ export function regulatoryClocks(openedAt: Date, now: Date) {
   });
 }
 
+const severityCell = (s: string | null): TCell =>
+  s ? { text: s, color: SEVERITY_COLORS[s], bold: true } : "-";
+
+/** The report a responder hands to management or an auditor, on the shared PDF toolkit. */
 export async function renderIncidentReport(input: TIncidentReportInput): Promise<Buffer> {
   const { incident: inc, findings } = input;
-  const doc = createDoc({ title: `Incident report: ${inc.title}`, author: input.organization });
+  const r = createReport({ title: `Incident report: ${inc.title}`, createdAt: input.generatedAt });
 
-  cover(doc, {
+  r.cover({
     kicker: "Incident response report",
     title: inc.title,
-    badge: { text: `${inc.priority} · ${inc.status}`, colour: PRIORITY_COLOURS[inc.priority] ?? "#1f2933" },
-    facts: [
-      ["Organization", input.organization],
-      ["Incident", inc.id],
-      ["Priority", inc.priority],
-      ["Status", inc.status],
-      ["Assignee", inc.assignee || "Unassigned"],
-      ["Opened", stamp(inc.openedAt)],
-      ["Last updated", stamp(inc.updatedAt)],
-      ["Closed", inc.closedAt ? stamp(inc.closedAt) : "Not closed"],
-      ["Report generated", stamp(input.generatedAt)],
-    ],
+    badge: { text: `${inc.priority} · ${inc.status}`, color: PRIORITY_COLORS[inc.priority] ?? "#1A1A1A" },
   });
+  r.keyValues([
+    ["Organization", input.organization],
+    ["Incident", inc.id],
+    ["Priority", inc.priority],
+    ["Status", inc.status],
+    ["Assignee", inc.assignee || "Unassigned"],
+    ["Opened", stamp(inc.openedAt)],
+    ["Last updated", stamp(inc.updatedAt)],
+    ["Closed", inc.closedAt ? stamp(inc.closedAt) : "Not closed"],
+    ["Report generated", stamp(input.generatedAt)],
+  ]);
 
-  doc.addPage();
-  heading(doc, "Summary");
+  r.newPage().heading("Summary");
   const bySeverity = ["CRITICAL", "HIGH", "MEDIUM", "LOW"]
     .map((s) => [s, findings.filter((f) => f.severity === s).length] as const)
     .filter(([, n]) => n > 0)
     .map(([s, n]) => `${n} ${s.toLowerCase()}`)
     .join(", ");
-  paragraph(doc, inc.summary || `Incident "${inc.title}", opened ${stamp(inc.openedAt)}.`);
-  keyValues(doc, [
+  r.paragraph(inc.summary || `Incident "${inc.title}", opened ${stamp(inc.openedAt)}.`);
+  r.keyValues([
     ["Current status", inc.status],
     ["Open for", duration((inc.closedAt ?? input.generatedAt).getTime() - inc.openedAt.getTime())],
     [
@@ -120,92 +112,79 @@ export async function renderIncidentReport(input: TIncidentReportInput): Promise
     ["Log entries", String(inc.log.length)],
   ]);
 
-  heading(doc, "Regulatory clocks");
-  paragraph(
-    doc,
+  r.heading("Regulatory clocks");
+  r.paragraph(
     "Deadlines run from the moment the organization became aware of the incident, taken here as its opening. They apply only if personal data (GDPR) or unsecured protected health information (HIPAA) was involved; the responder confirms which.",
     { muted: true },
   );
-  table(
-    doc,
-    [
+  r.table({
+    columns: [
       { header: "Regime", width: 2 },
       { header: "Obligation", width: 4 },
       { header: "Window", width: 1.6 },
       { header: "Deadline", width: 2.2 },
       { header: "As of this report", width: 2.2 },
     ],
-    regulatoryClocks(inc.openedAt, input.generatedAt).map((c) => [
+    rows: regulatoryClocks(inc.openedAt, input.generatedAt).map((c) => [
       c.regime,
       c.obligation,
       c.window,
       stamp(c.deadline),
       inc.status === "CLOSED" ? "Incident closed" : c.remaining,
     ]),
-  );
+  });
 
-  heading(doc, "Timeline");
-  table(
-    doc,
-    [
+  r.heading("Timeline");
+  r.table({
+    columns: [
       { header: "When", width: 2.2 },
       { header: "Who", width: 2.4 },
       { header: "What", width: 6 },
     ],
-    inc.log.map((e) => [stamp(new Date(e.at)), e.actor, e.note]),
+    rows: inc.log.map((e) => [stamp(new Date(e.at)), e.actor, e.note]),
+    empty: "Nothing logged yet.",
+  });
+
+  r.heading("Linked findings");
+  const sorted = [...findings].sort(
+    (a, b) =>
+      (SEVERITY_ORDER[a.severity ?? ""] ?? 9) - (SEVERITY_ORDER[b.severity ?? ""] ?? 9) ||
+      a.title.localeCompare(b.title),
   );
+  r.table({
+    columns: [
+      { header: "Severity", width: 1.5 },
+      { header: "Finding", width: 4 },
+      { header: "Resource", width: 3.2 },
+      { header: "Status", width: 1.9 },
+      { header: "Detected", width: 1.8 },
+    ],
+    rows: sorted.map((f) => [
+      severityCell(f.severity),
+      f.title,
+      f.resourceName ? `${f.resourceName} (${f.resourceType})` : "No longer present",
+      f.status,
+      f.detectedAt ? f.detectedAt.toISOString().slice(0, 10) : "-",
+    ]),
+    empty: "No findings are linked to this incident.",
+  });
 
-  heading(doc, "Linked findings");
-  if (findings.length === 0) paragraph(doc, "No findings are linked to this incident.", { muted: true });
-  else {
-    const sorted = [...findings].sort(
-      (a, b) =>
-        (SEVERITY_ORDER[a.severity ?? ""] ?? 9) - (SEVERITY_ORDER[b.severity ?? ""] ?? 9) ||
-        a.title.localeCompare(b.title),
-    );
-    table(
-      doc,
-      [
-        { header: "Severity", width: 1.4, colour: (v) => SEVERITY_COLOURS[v] },
-        { header: "Finding", width: 4 },
-        { header: "Resource", width: 3.4 },
-        { header: "Status", width: 1.4 },
-        { header: "Detected", width: 1.8 },
-      ],
-      sorted.map((f) => [
-        f.severity ?? "-",
-        f.title,
-        f.resourceName ? `${f.resourceName} (${f.resourceType})` : "No longer present",
-        f.status,
-        f.detectedAt ? f.detectedAt.toISOString().slice(0, 10) : "-",
-      ]),
-    );
-  }
-
-  heading(doc, "Post-mortem");
+  r.heading("Post-mortem");
   const pm = inc.postMortem;
-  if (!pm) paragraph(doc, "No post-mortem has been written yet.", { muted: true });
+  if (!pm) r.paragraph("No post-mortem has been written yet.", { muted: true });
   else {
-    subheading(doc, "Summary");
-    paragraph(doc, pm.summary || "-");
-    subheading(doc, "Root cause");
-    paragraph(doc, pm.rootCause || "-");
-    subheading(doc, "Lessons learned");
-    paragraph(doc, pm.lessons || "-");
-    subheading(doc, "Action items");
-    if (pm.actionItems.length === 0) paragraph(doc, "None recorded.", { muted: true });
-    else
-      table(
-        doc,
-        [
-          { header: "Action", width: 6 },
-          { header: "Owner", width: 3 },
-          { header: "Done", width: 1 },
-        ],
-        pm.actionItems.map((a) => [a.title, a.owner, a.done ? "Yes" : "No"]),
-      );
+    r.heading("Summary", 2).paragraph(pm.summary || "-");
+    r.heading("Root cause", 2).paragraph(pm.rootCause || "-");
+    r.heading("Lessons learned", 2).paragraph(pm.lessons || "-");
+    r.heading("Action items", 2).table({
+      columns: [
+        { header: "Action", width: 6 },
+        { header: "Owner", width: 3 },
+        { header: "Done", width: 1 },
+      ],
+      rows: pm.actionItems.map((a) => [a.title, a.owner, a.done ? "Yes" : "No"]),
+      empty: "None recorded.",
+    });
   }
-
-  pageNumbers(doc, `${input.organization} · ${inc.title} · ${inc.id}`);
-  return toBuffer(doc);
+  return r.toBuffer();
 }

@@ -83,6 +83,21 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
     const reopened: string[] = [];
     const changed: Array<{ id: string; d: TDetectedFinding }> = [];
     const newFindings: TFindingRef[] = [];
+    // New rows go out a batch at a time as the detections are walked: a first scan of a large
+    // workspace never holds all its new rows at once beside the detections.
+    const insertBatch = async () => {
+      const batch = toInsert.splice(0);
+      if (batch.length === 0) return;
+      const rows = await tx
+        .insert(findings)
+        .values(batch)
+        .returning({ id: findings.id, fingerprint: findings.fingerprint });
+      const byFp = new Map(batch.map((b) => [b.fingerprint, b]));
+      for (const r of rows) {
+        const b = byFp.get(r.fingerprint);
+        if (b) newFindings.push(refOf(r.id, b));
+      }
+    };
 
     for (const d of input.detected) {
       if (seen.has(d.fingerprint)) continue;
@@ -107,6 +122,7 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
           lastSeenScanId: input.scanId,
         };
         toInsert.push(row);
+        if (toInsert.length >= CHUNK) await insertBatch();
         continue;
       }
       if (prev.status === "RESOLVED") {
@@ -116,17 +132,7 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
       if (prev.severity !== d.severity || prev.title !== d.title) changed.push({ id: prev.id, d });
     }
 
-    for (const batch of chunks(toInsert)) {
-      const rows = await tx
-        .insert(findings)
-        .values(batch)
-        .returning({ id: findings.id, fingerprint: findings.fingerprint });
-      const byFp = new Map(batch.map((b) => [b.fingerprint, b]));
-      for (const r of rows) {
-        const b = byFp.get(r.fingerprint);
-        if (b) newFindings.push(refOf(r.id, b));
-      }
-    }
+    await insertBatch();
     for (const batch of chunks(reopened)) {
       await tx
         .update(findings)

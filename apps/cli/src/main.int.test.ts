@@ -52,7 +52,9 @@ afterAll(async () => {
   await db.drop();
 });
 
-describe("pnpm cli against DATABASE_URL", () => {
+// Each test runs several `pnpm cli` processes (about a second each, several under CI's load):
+// the budget is for process start-up, not for what is tested.
+describe("pnpm cli against DATABASE_URL", { timeout: 120_000 }, () => {
   it("creates organizations, a managed client, users and keys, and changes plans", async () => {
     const partner = await ok(
       ["org:create", "--name", "Partner MSP", "--plan", "enterprise", "--partner"],
@@ -196,7 +198,7 @@ describe("pnpm cli against DATABASE_URL", () => {
   }, 180_000);
 });
 
-describe("pnpm cli demo:seed", () => {
+describe("pnpm cli demo:seed", { timeout: 120_000 }, () => {
   it("seeds an empty database once and prints what it made", async () => {
     const fresh = await createTestDb();
     try {
@@ -219,7 +221,7 @@ describe("pnpm cli demo:seed", () => {
   }, 120_000);
 });
 
-describe("pnpm cli in embedded mode", () => {
+describe("pnpm cli in embedded mode", { timeout: 120_000 }, () => {
   it("migrates and keeps its data in DATA_DIR between runs", async () => {
     const dir = mkdtempSync(join(tmpdir(), "posture-cli-"));
     try {

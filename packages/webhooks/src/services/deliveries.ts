@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { webhookDeliveries, webhookDeliveryAttempts, webhookSubscriptions, type Db } from "@posture/db";
 import { AppError, audit, firstOr404, iso, offsetPage, type TActor, type TJobQueue } from "@posture/platform";
-import { DELIVER_JOB } from "./emit-event";
+import { dispatchDeliveries } from "./emit-event";
 import { assertSubscriptionInOrg } from "./subscriptions";
 
 /** Attempts shown per delivery: the most recent ones (`attempts` still counts them all). */
@@ -163,30 +163,26 @@ export async function redeliver(
         "An attempt of this delivery is being sent; ask again once it is logged",
       );
     }
-    if (!current.redeliveryRequested) {
-      await tx
-        .update(webhookDeliveries)
-        .set({ status: "pending", nextAttemptAt: sql`now()`, redeliveryRequested: true })
-        .where(eq(webhookDeliveries.id, current.id));
-      await audit(tx, input, {
-        action: "WEBHOOK_REDELIVERED",
-        target: current.id,
-        metadata: { subscriptionId: input.subscriptionId, eventId: current.eventId, event: current.event },
-      });
+    const byId = eq(webhookDeliveries.id, current.id);
+    if (current.redeliveryRequested) {
+      const [unchanged] = await tx.select(deliveryColumns).from(webhookDeliveries).where(byId);
+      return { row: unchanged, queued: false };
     }
-    const [after] = await tx
-      .select(deliveryColumns)
-      .from(webhookDeliveries)
-      .where(eq(webhookDeliveries.id, current.id));
-    if (!after) throw new Error("delivery vanished inside its transaction");
-    return { row: after, queued: !current.redeliveryRequested };
+    const [reopened] = await tx
+      .update(webhookDeliveries)
+      .set({ status: "pending", nextAttemptAt: sql`now()`, redeliveryRequested: true })
+      .where(byId)
+      .returning(deliveryColumns);
+    await audit(tx, input, {
+      action: "WEBHOOK_REDELIVERED",
+      target: current.id,
+      metadata: { subscriptionId: input.subscriptionId, eventId: current.eventId, event: current.event },
+    });
+    return { row: reopened, queued: true };
   });
-  // After commit; if the queue is away, the webhook sweep finds the delivery overdue and sends it.
-  if (queued) {
-    await jobs
-      .enqueue(DELIVER_JOB, { deliveryId: row.id }, { jobId: `${row.id}-${row.attempts + 1}-manual` })
-      .catch(() => undefined);
-  }
+  if (!row) throw new Error("delivery vanished inside its transaction");
+  // After commit, like every delivery; if the queue is away, the webhook sweep sends it.
+  if (queued) await dispatchDeliveries(jobs, [row.id]);
   const history = await attemptsOf(db, [row.id]);
   return toView(row, history.get(row.id) ?? []);
 }

@@ -3,5 +3,5 @@ export * from "./severity";
 export * from "./client";
 export { resolveDataDir, workspaceRoot } from "./paths";
 export { prepared } from "./prepared";
-export { fromExcluded } from "./upsert";
+export { fromExcluded, unnestRows, type TArrayColumn } from "./upsert";
 export { lockOrg } from "./locks";

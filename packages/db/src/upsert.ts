@@ -14,3 +14,20 @@ export function fromExcluded<T extends PgTable, K extends keyof T["_"]["columns"
     keys.map((k) => [k, sql.raw(`excluded."${(columns[k] as { name: string }).name}"`)]),
   ) as Record<K, SQL>;
 }
+
+/** A column sent as one array: its name and the PostgreSQL type of its elements. */
+export type TArrayColumn = readonly [name: string, type: "text" | "int" | "bool" | "timestamptz" | "bigint"];
+
+/**
+ * `unnest($1::text[], $2::int[], …) AS u("a", "b", …)`: many rows as one array parameter per
+ * column, so a bulk statement's text and bind cost do not grow with the number of rows (unlike a
+ * VALUES list with a parameter per cell). `arrays[i]` holds column i's values, row by row.
+ */
+export function unnestRows(columns: readonly TArrayColumn[], arrays: readonly unknown[][]): SQL {
+  const params = sql.join(
+    columns.map(([, type], i) => sql`${sql.param(arrays[i])}::${sql.raw(type)}[]`),
+    sql`, `,
+  );
+  const aliases = columns.map(([n]) => `"${n}"`).join(", ");
+  return sql`unnest(${params}) AS u(${sql.raw(aliases)})`;
+}

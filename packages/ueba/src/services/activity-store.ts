@@ -4,7 +4,9 @@ import {
   allowLongStatements,
   JOB_STATEMENT_TIMEOUT_MS,
   queryRows,
+  unnestRows,
   type Db,
+  type TArrayColumn,
 } from "@posture/db";
 
 /** One event as a source adapter reports it (structurally the connectors' TActivityEvent). */
@@ -20,6 +22,15 @@ export type TActivityInput = {
 // Rows per statement: each column travels as one array parameter, so the statement text and its
 // parse and bind cost do not grow with the batch.
 const BATCH = 10_000;
+
+const EVENT_COLUMNS: readonly TArrayColumn[] = [
+  ["external_id", "text"],
+  ["principal", "text"],
+  ["kind", "text"],
+  ["at", "timestamptz"],
+  ["resource_id", "text"],
+  ["target", "text"],
+];
 /** First ingestion of a connector reads this far back; afterwards from the last event stored. */
 export const FIRST_INGEST_DAYS = 180;
 /** Sources publish late (Google Reports: hours): each ingestion re-reads this overlap, deduplicated by id. */
@@ -78,9 +89,7 @@ export async function storeActivity(
       sql`WITH ins AS (
           INSERT INTO activity_events (org_id, connector_id, external_id, principal, kind, at, resource_id, target, count)
           SELECT ${input.orgId}, ${input.connectorId}, u.external_id, u.principal, u.kind, u.at, u.resource_id, u.target, 1
-          FROM unnest(${sql.param(b.externalId)}::text[], ${sql.param(b.principal)}::text[], ${sql.param(b.kind)}::text[],
-                      ${sql.param(b.at)}::timestamptz[], ${sql.param(b.resourceId)}::text[], ${sql.param(b.target)}::text[])
-            AS u(external_id, principal, kind, at, resource_id, target)
+          FROM ${unnestRows(EVENT_COLUMNS, [b.externalId, b.principal, b.kind, b.at, b.resourceId, b.target])}
           ON CONFLICT (connector_id, external_id) DO NOTHING
           RETURNING at)
         SELECT count(*)::int AS n, min(at) AS earliest FROM ins`,

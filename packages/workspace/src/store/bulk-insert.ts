@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "@posture/db";
+import { unnestRows, type Db, type TArrayColumn } from "@posture/db";
 
 /** A column of a bulk insert: its name and the PostgreSQL array type its values are sent as. */
-export type TColumn = readonly [name: string, type: "text" | "int" | "bool" | "timestamptz" | "bigint"];
+export type TColumn = TArrayColumn;
 
 export type TBulkOptions = {
   /** Columns computed from the unnested row `u` (inputs named `_…` are not stored themselves). */
@@ -39,14 +39,10 @@ export async function bulkInsert(
       .map((n) => `u."${n}"`),
     ...computed.map(([, e]) => e),
   ].join(", ");
-  const unnest = sql.join(
-    columns.map(([, type], i) => sql`${sql.param(arrays[i])}::${sql.raw(type)}[]`),
-    sql`, `,
-  );
-  const aliases = columns.map(([n]) => `"${n}"`).join(", ");
+  const unnest = unnestRows(columns, arrays);
   if (!opts.upsert) {
     const result = await db.execute(
-      sql`INSERT INTO ${sql.raw(`"${table}"`)} (${sql.raw(names)}) SELECT ${sql.raw(selects)} FROM unnest(${unnest}) AS u(${sql.raw(aliases)})`,
+      sql`INSERT INTO ${sql.raw(`"${table}"`)} (${sql.raw(names)}) SELECT ${sql.raw(selects)} FROM ${unnest}`,
     );
     return affected(result);
   }
@@ -63,7 +59,7 @@ export async function bulkInsert(
     ...computed.map(([n, e]) => `${e} AS "${n}"`),
   ].join(", ");
   const result = await db.execute(sql`
-    WITH v AS (SELECT ${sql.raw(aliased)} FROM unnest(${unnest}) AS u(${sql.raw(aliases)}))
+    WITH v AS (SELECT ${sql.raw(aliased)} FROM ${unnest})
     INSERT INTO ${sql.raw(`"${table}"`)} AS t (${sql.raw(names)})
     SELECT ${sql.raw(stored.map((n) => `v."${n}"`).join(", "))} FROM v
     WHERE NOT EXISTS (SELECT 1 FROM ${sql.raw(`"${table}"`)} x WHERE x.id = v.id AND (${sql.raw(cols("x"))}) IS NOT DISTINCT FROM (${sql.raw(cols("v"))}))

@@ -158,7 +158,9 @@ export class Report {
 
   heading(text: string, level: 1 | 2 = 1): this {
     const size = level === 1 ? 16 : 12;
-    this.ensureSpace(size * 3.5);
+    // Kept with what follows: room for the heading and a table's header and first row (or two
+    // lines of text), so a heading never ends a page on its own.
+    this.ensureSpace(size * 3.5 + 48);
     const doc = this.doc;
     if (doc.y > MARGIN.top + 1) doc.moveDown(level === 1 ? 0.8 : 0.5);
     doc

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { EVENT_DATA_SCHEMAS, type TEventType } from "./event-types";
+import type { TSignedHeaders } from "./signing";
 
 /** What each event means, for the OpenAPI document's `webhooks` (receivers ignore unknown events). */
 const EVENT_SUMMARIES: Record<TEventType, string> = {
@@ -17,17 +18,17 @@ const EVENT_SUMMARIES: Record<TEventType, string> = {
   "incident.updated": "An incident changed (status, priority, assignee, note or post-mortem)",
 };
 
-const HEADERS: Array<[string, string]> = [
-  [
-    "X-Service-Signature",
+// One description per header the deliveries send: a header added to signedHeaders and not
+// documented here is a type error.
+const HEADERS: Record<keyof TSignedHeaders, string> = {
+  "X-Service-Signature":
     "`sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret",
-  ],
-  ["X-Service-Event", "The event type, as in the body"],
-  ["X-Service-Delivery", "The delivery id; a redelivery of the same delivery repeats it"],
-  ["webhook-id", "Standard Webhooks: the event id (dedupe on it)"],
-  ["webhook-timestamp", "Standard Webhooks: Unix seconds of this attempt"],
-  ["webhook-signature", "Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`"],
-];
+  "X-Service-Event": "The event type, as in the body",
+  "X-Service-Delivery": "The delivery id; a redelivery of the same delivery repeats it",
+  "webhook-id": "Standard Webhooks: the event id (dedupe on it)",
+  "webhook-timestamp": "Standard Webhooks: Unix seconds of this attempt",
+  "webhook-signature": "Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`",
+};
 
 const DELIVERY_RULES =
   "POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. " +
@@ -44,7 +45,7 @@ export function webhookDocuments(): Record<string, unknown> {
         summary: EVENT_SUMMARIES[type],
         description: DELIVERY_RULES,
         tags: ["webhooks"],
-        parameters: HEADERS.map(([name, description]) => ({
+        parameters: Object.entries(HEADERS).map(([name, description]) => ({
           in: "header",
           name,
           required: true,

@@ -43,7 +43,16 @@ export type TSignedHeadersInput = {
   timestamp: number;
 };
 
-export function signedHeaders(p: TSignedHeadersInput): Record<string, string> {
+export type TSignedHeaders = {
+  "X-Service-Signature": string;
+  "X-Service-Event": string;
+  "X-Service-Delivery": string;
+  "webhook-id": string;
+  "webhook-timestamp": string;
+  "webhook-signature": string;
+};
+
+export function signedHeaders(p: TSignedHeadersInput): TSignedHeaders {
   return {
     "X-Service-Signature": serviceSignature(p.secret, p.body),
     "X-Service-Event": p.event,

@@ -36,7 +36,7 @@ export function describeDemoWorkspace(opts: TDemoOptions): TDemoDescription {
 }
 
 /**
- * A synthetic tenant, deterministic in (seed, type, fileCount, revision, now): every item is
+ * A synthetic tenant, deterministic in (seed, type, fileCount, revision, the hour of `now`): every item is
  * generated from its own index on demand, so any size streams in constant memory. A higher
  * `revision` changes a small deterministic subset (exposures fixed and added, users enabling MFA)
  * so rescans find both new and resolved findings.

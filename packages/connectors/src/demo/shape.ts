@@ -14,6 +14,7 @@ import {
 // the items themselves are generated on demand from (seed, index).
 
 export const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 
 export type TDemoShape = {
   words: TSeedWords;
@@ -99,7 +100,9 @@ export function shapeOf(opts: TShapeInput): TDemoShape {
     longTailAppCount: Math.max(6, Math.round(Math.sqrt(userCount))),
     grantCount: Math.max(40, Math.round(userCount * 1.5)),
     revision,
-    nowMs: (opts.now ?? new Date()).getTime(),
+    // The tenant as of the hour: every timestamp is anchored here, so rescans within the hour read
+    // an unchanged workspace (as a real one mostly is), not every file and user shifted by seconds.
+    nowMs: Math.floor((opts.now ?? new Date()).getTime() / HOUR_MS) * HOUR_MS,
     scripted: {
       enablesMfa: a,
       reactivated: a + 1,

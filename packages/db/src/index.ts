@@ -5,3 +5,4 @@ export { resolveDataDir, workspaceRoot } from "./paths";
 export { prepared } from "./prepared";
 export { fromExcluded, unnestRows, type TArrayColumn } from "./upsert";
 export { lockOrg } from "./locks";
+export { createWritePipeline, type TWritePipeline } from "./pipeline";

@@ -1,7 +1,6 @@
-import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { idColumn } from "./columns";
 import { connectors } from "./connectors";
-import { organizations } from "./organizations";
 
 export type TDriveMember = { email: string; role: string; external: boolean };
 
@@ -10,9 +9,8 @@ export const workspaceDrives = pgTable(
   "workspace_drives",
   {
     id: idColumn("wsd"),
-    orgId: text("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    // Denormalised from the connector (whose foreign key cascades): no per-row check on bulk loads.
+    orgId: text("org_id").notNull(),
     connectorId: text("connector_id")
       .notNull()
       .references(() => connectors.id, { onDelete: "cascade" }),
@@ -27,7 +25,7 @@ export const workspaceDrives = pgTable(
     fileCount: integer("file_count").notNull(),
   },
   (t) => [
-    uniqueIndex("workspace_drives_connector_external_key").on(t.connectorId, t.externalId),
+    index("workspace_drives_connector_idx").on(t.connectorId),
     index("workspace_drives_org_idx").on(t.orgId),
   ],
 );

@@ -1,7 +1,6 @@
-import { bigint, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { idColumn, tsColumn } from "./columns";
 import { connectors } from "./connectors";
-import { organizations } from "./organizations";
 
 /** Sensitivity from the file's name and labels: `high` (payroll, passwords, health…) down to `low`. */
 export const SENSITIVITIES = ["high", "medium", "low"] as const;
@@ -15,9 +14,8 @@ export const workspaceFiles = pgTable(
   "workspace_files",
   {
     id: idColumn("wsf"),
-    orgId: text("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    // Denormalised from the connector (whose foreign key cascades): no per-row check on bulk loads.
+    orgId: text("org_id").notNull(),
     connectorId: text("connector_id")
       .notNull()
       .references(() => connectors.id, { onDelete: "cascade" }),
@@ -35,7 +33,7 @@ export const workspaceFiles = pgTable(
     modifiedAt: tsColumn("modified_at").notNull(),
   },
   (t) => [
-    uniqueIndex("workspace_files_connector_external_key").on(t.connectorId, t.externalId),
+    index("workspace_files_connector_idx").on(t.connectorId),
     index("workspace_files_org_exposure_idx").on(t.orgId, t.exposure),
     index("workspace_files_org_owner_idx").on(t.orgId, t.ownerEmail),
     index("workspace_files_org_order_idx").on(t.orgId, t.modifiedAt, t.id),

@@ -1,7 +1,6 @@
 import { index, pgTable, text } from "drizzle-orm/pg-core";
 import { idColumn } from "./columns";
 import { connectors } from "./connectors";
-import { organizations } from "./organizations";
 
 /**
  * How a permission reaches outside the owner: a public link, one external person, a whole
@@ -15,9 +14,8 @@ export const workspacePermissions = pgTable(
   "workspace_permissions",
   {
     id: idColumn("wsp"),
-    orgId: text("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    // Denormalised from the connector (whose foreign key cascades): no per-row check on bulk loads.
+    orgId: text("org_id").notNull(),
     connectorId: text("connector_id")
       .notNull()
       .references(() => connectors.id, { onDelete: "cascade" }),

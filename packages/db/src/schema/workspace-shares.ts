@@ -3,7 +3,6 @@ import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { tsColumn } from "./columns";
 import { connectors } from "./connectors";
 import { SEVERITIES } from "../severity";
-import { organizations } from "./organizations";
 
 export const SHARE_TYPES = ["public", "external_user", "external_domain"] as const;
 export type TShareType = (typeof SHARE_TYPES)[number];
@@ -17,9 +16,8 @@ export const workspaceShares = pgTable(
   "workspace_shares",
   {
     id: text("id").primaryKey(),
-    orgId: text("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    // Denormalised from the connector (whose foreign key cascades): no per-row check on bulk loads.
+    orgId: text("org_id").notNull(),
     connectorId: text("connector_id")
       .notNull()
       .references(() => connectors.id, { onDelete: "cascade" }),

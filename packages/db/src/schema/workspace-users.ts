@@ -1,7 +1,6 @@
-import { boolean, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { idColumn, tsColumn } from "./columns";
 import { connectors } from "./connectors";
-import { organizations } from "./organizations";
 
 // The resource store: the workspace a connector's latest completed scan read. Each scan replaces
 // its connector's snapshot in one transaction, so readers never see half of one. Row ids are
@@ -13,9 +12,8 @@ export const workspaceUsers = pgTable(
   "workspace_users",
   {
     id: idColumn("wsu"),
-    orgId: text("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    // Denormalised from the connector (whose foreign key cascades): no per-row check on bulk loads.
+    orgId: text("org_id").notNull(),
     connectorId: text("connector_id")
       .notNull()
       .references(() => connectors.id, { onDelete: "cascade" }),
@@ -35,8 +33,7 @@ export const workspaceUsers = pgTable(
     externalSharesOwned: integer("external_shares_owned").notNull().default(0),
   },
   (t) => [
-    uniqueIndex("workspace_users_connector_external_key").on(t.connectorId, t.externalId),
-    index("workspace_users_org_email_idx").on(t.orgId, t.email),
+    index("workspace_users_connector_idx").on(t.connectorId),
     index("workspace_users_org_order_idx").on(t.orgId, t.email, t.id),
   ],
 );

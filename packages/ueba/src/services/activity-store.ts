@@ -2,6 +2,7 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import {
   activityEvents,
   allowLongStatements,
+  createWritePipeline,
   JOB_STATEMENT_TIMEOUT_MS,
   queryRows,
   unnestRows,
@@ -80,10 +81,9 @@ export async function storeActivity(
   let batch = empty();
   let inserted = 0;
   let earliest: number | null = null;
-  const flush = async () => {
-    if (batch.externalId.length === 0) return;
-    const b = batch;
-    batch = empty();
+  // The next batch is read and built while the database stores this one.
+  const pipeline = createWritePipeline();
+  const write = async (b: TColumns) => {
     const [row] = await queryRows<{ n: number; earliest: Date | string | null }>(
       db,
       sql`WITH ins AS (
@@ -100,6 +100,12 @@ export async function storeActivity(
       if (earliest === null || t < earliest) earliest = t;
     }
   };
+  const flush = async () => {
+    if (batch.externalId.length === 0) return;
+    const b = batch;
+    batch = empty();
+    await pipeline.send(() => write(b));
+  };
   for await (const e of input.events) {
     const at = new Date(e.at);
     if (Number.isNaN(at.getTime()) || !e.actorEmail) continue;
@@ -112,6 +118,7 @@ export async function storeActivity(
     if (batch.externalId.length >= BATCH) await flush();
   }
   await flush();
+  await pipeline.drain();
   return { inserted, earliest: earliest === null ? null : new Date(earliest) };
 }
 

@@ -8,10 +8,11 @@ export type TBulkOptions = {
   /** Columns computed from the unnested row `u` (inputs named `_…` are not stored themselves). */
   computed?: ReadonlyArray<readonly [name: string, expression: string]>;
   /**
-   * Upsert on `id`: a row that exists is rewritten only when a stored column differs, so an
-   * unchanged row costs an index probe and no write (no new tuple, no lock, no WAL, no index churn).
+   * Upsert on `id`. `changed`: a row that exists is rewritten only when a stored column differs,
+   * so an unchanged row costs an index probe and no write (no new tuple, no lock, no WAL, no index
+   * churn). `all`: no probe, for loads where (almost) nothing exists yet.
    */
-  upsert?: boolean;
+  upsert?: "changed" | "all";
 };
 
 /**
@@ -58,11 +59,14 @@ export async function bulkInsert(
       .map((n) => `u."${n}" AS "${n}"`),
     ...computed.map(([n, e]) => `${e} AS "${n}"`),
   ].join(", ");
+  const probe =
+    opts.upsert === "changed"
+      ? sql`WHERE NOT EXISTS (SELECT 1 FROM ${sql.raw(`"${table}"`)} x WHERE x.id = v.id AND (${sql.raw(cols("x"))}) IS NOT DISTINCT FROM (${sql.raw(cols("v"))}))`
+      : sql``;
   const result = await db.execute(sql`
     WITH v AS (SELECT ${sql.raw(aliased)} FROM ${unnest})
     INSERT INTO ${sql.raw(`"${table}"`)} AS t (${sql.raw(names)})
-    SELECT ${sql.raw(stored.map((n) => `v."${n}"`).join(", "))} FROM v
-    WHERE NOT EXISTS (SELECT 1 FROM ${sql.raw(`"${table}"`)} x WHERE x.id = v.id AND (${sql.raw(cols("x"))}) IS NOT DISTINCT FROM (${sql.raw(cols("v"))}))
+    SELECT ${sql.raw(stored.map((n) => `v."${n}"`).join(", "))} FROM v ${probe}
     ON CONFLICT (id) DO UPDATE SET ${sql.raw(set)}`);
   return affected(result);
 }

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { TAppGrant, TSharedDrive, TSourceFile, TSourceUser, TWorkspace } from "@posture/connectors";
-import type { Db, TExposure, TShareType } from "@posture/db";
+import { createWritePipeline, type Db, type TExposure, type TShareType } from "@posture/db";
 import { domainIn, emailDomain } from "@posture/platform";
 import { affected, bulkInsert } from "./bulk-insert";
 import {
@@ -32,6 +32,11 @@ export type TWorkspaceSink = {
   file: (file: TSourceFile) => Promise<void>;
   drive: (drive: TSharedDrive) => Promise<void>;
   grant: (grant: TAppGrant) => Promise<void>;
+  /**
+   * Runs a statement of the caller's in the snapshot's transaction, in turn with the snapshot's
+   * own writes: it becomes visible with the snapshot, or is rolled back with it.
+   */
+  write: (statement: (tx: Db) => Promise<void>) => Promise<void>;
   commit: () => Promise<TSnapshotCounts>;
   abort: () => Promise<void>;
 };
@@ -68,13 +73,18 @@ export async function openWorkspaceSnapshot(
   const open = openTransaction(db);
   const tx = await open.tx;
   const { orgId, connectorId, now } = scope;
+  let fresh = false;
   try {
     // Two scans of one connector take turns; the second then brings the first's snapshot up to date.
     await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`workspace:${connectorId}`}))`);
+    fresh = await isEmpty(tx, connectorId);
     // The ids this snapshot wrote, per table: whatever else the connector had is gone at the source.
-    await tx.execute(
-      sql`CREATE TEMP TABLE snapshot_seen (tbl text NOT NULL, id text NOT NULL) ON COMMIT DROP`,
-    );
+    // A first snapshot has nothing to prune, so it keeps no list.
+    if (!fresh) {
+      await tx.execute(
+        sql`CREATE TEMP TABLE snapshot_seen (tbl text NOT NULL, id text NOT NULL) ON COMMIT DROP`,
+      );
+    }
   } catch (err) {
     await open.rollback();
     throw err;
@@ -113,15 +123,23 @@ export async function openWorkspaceSnapshot(
   const grants: TAppGrant[] = [];
 
   let changed = 0;
+  // The next batch is built while the database writes this one.
+  const pipeline = createWritePipeline();
   const flush = async (b: TBuffer) => {
     // A resource read twice (a page re-read) is written once: an upsert may not touch a row twice.
     const rows = [...new Map(b.rows.map((r) => [r[0] as string, r])).values()];
     b.rows = [];
     if (rows.length === 0) return;
-    changed += await bulkInsert(tx, b.table, b.columns, rows, { computed: b.computed, upsert: true });
-    await tx.execute(
-      sql`INSERT INTO snapshot_seen (tbl, id) SELECT ${b.table}, unnest(${sql.param(rows.map((r) => r[0] as string))}::text[])`,
-    );
+    await pipeline.send(async () => {
+      changed += await bulkInsert(tx, b.table, b.columns, rows, {
+        computed: b.computed,
+        upsert: fresh ? "all" : "changed",
+      });
+      if (fresh) return;
+      await tx.execute(
+        sql`INSERT INTO snapshot_seen (tbl, id) SELECT ${b.table}, unnest(${sql.param(rows.map((r) => r[0] as string))}::text[])`,
+      );
+    });
   };
   const push = async (b: TBuffer, row: unknown[]) => {
     b.rows.push(row);
@@ -271,10 +289,12 @@ export async function openWorkspaceSnapshot(
       counts.grants++;
       grants.push(g);
     },
+    write: (statement) => pipeline.send(() => statement(tx)),
     commit: async () => {
       try {
         for (const b of Object.values(buffers)) await flush(b);
-        changed += await pruneUnseen(tx, connectorId);
+        await pipeline.drain();
+        if (!fresh) changed += await pruneUnseen(tx, connectorId);
         return await open.commit((t) =>
           finishSnapshot(t, { ...scope, counts, metrics, externalByOwner, grants, changed }),
         );
@@ -285,6 +305,17 @@ export async function openWorkspaceSnapshot(
     },
     abort: () => open.rollback(),
   };
+}
+
+/** Whether the connector has no stored rows yet (its first snapshot, or one after a disconnect). */
+async function isEmpty(tx: Db, connectorId: string): Promise<boolean> {
+  const probes = SNAPSHOT_TABLES.map(
+    (table) => sql`EXISTS (SELECT 1 FROM ${sql.raw(table)} WHERE connector_id = ${connectorId})`,
+  );
+  const rows = rowsOf<{ stored: boolean }>(
+    await tx.execute(sql`SELECT (${sql.join(probes, sql` OR `)}) AS stored`),
+  );
+  return rows[0]?.stored === false;
 }
 
 /** Deletes the connector's rows this snapshot did not write; returns how many. */

@@ -1,11 +1,9 @@
 import { eq } from "drizzle-orm";
 import { connectors, createDb, scans, workspaceUsers } from "@posture/db";
 import { getFlowGraph } from "@posture/flow-guard";
-import { createInProcessQueue } from "@posture/jobs";
-import { createLogger, parseEncryptionKey } from "@posture/platform";
 import { runScanJob } from "@posture/posture";
 import { getInventory, listSharingItems } from "@posture/workspace";
-import { randomBytes } from "node:crypto";
+import { benchScanDeps } from "../lib/scan-deps";
 
 // Own process: the first scan of a BENCH_FILES-file demo workspace with the full resource store
 // (peak RSS is the scan's), then the exposure reads on the stored organization over ONE
@@ -15,16 +13,7 @@ const db = createDb({ databaseUrl: url, poolSize: 2 });
 const orgId = process.env.BENCH_ORG_ID ?? "";
 const fileCount = Number(process.env.BENCH_FILES ?? "1000000");
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? "200");
-const deps = {
-  db: db.db,
-  jobs: createInProcessQueue({}),
-  runtime: {
-    encryptionKey: parseEncryptionKey(randomBytes(32).toString("hex")),
-    publicUrl: "http://localhost",
-    webhookAllowPrivateTargets: false,
-  },
-  log: createLogger("warn"),
-};
+const deps = benchScanDeps(db.db);
 
 const [connector] = await db.db
   .insert(connectors)

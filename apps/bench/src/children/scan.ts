@@ -1,10 +1,8 @@
 import { eq } from "drizzle-orm";
 import { connectors, createDb, scans } from "@posture/db";
-import { createInProcessQueue } from "@posture/jobs";
-import { createLogger, parseEncryptionKey } from "@posture/platform";
 import { runScanJob } from "@posture/posture";
-import { randomBytes } from "node:crypto";
 import { getHeapStatistics } from "node:v8";
+import { benchScanDeps } from "../lib/scan-deps";
 
 // Runs in its own process so its peak RSS is the scan's own: a demo workspace of
 // BENCH_FILES files scanned twice (the second time unchanged), through the real scan job and
@@ -12,17 +10,7 @@ import { getHeapStatistics } from "node:v8";
 const db = createDb({ databaseUrl: process.env.BENCH_DATABASE_URL ?? "", poolSize: 2 });
 const orgId = process.env.BENCH_ORG_ID ?? "";
 const fileCount = Number(process.env.BENCH_FILES ?? "100000");
-const log = createLogger("warn");
-const deps = {
-  db: db.db,
-  jobs: createInProcessQueue({}),
-  runtime: {
-    encryptionKey: parseEncryptionKey(randomBytes(32).toString("hex")),
-    publicUrl: "http://localhost",
-    webhookAllowPrivateTargets: false,
-  },
-  log,
-};
+const deps = benchScanDeps(db.db);
 
 const [connector] = await db.db
   .insert(connectors)

@@ -139,11 +139,24 @@ export function runChildReport<T>(
     child.stderr.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
     child.on("exit", (code) => {
       if (code !== 0) return reject(new Error(`${name} child exited ${code}: ${err}`));
-      try {
-        resolve(JSON.parse(out.trim().split("\n").pop() ?? "") as T);
-      } catch {
-        reject(new Error(`${name} child printed no report: ${out}${err}`));
-      }
+      // The report is the last JSON line that is not a log record (BENCH_LOG_LEVEL=info interleaves them).
+      const report = out
+        .trim()
+        .split("\n")
+        .reverse()
+        .map(parseJson)
+        .find((v) => v !== null && !("level" in v && "msg" in v));
+      if (report) resolve(report as T);
+      else reject(new Error(`${name} child printed no report: ${out.slice(-2000)}${err}`));
     });
   });
+}
+
+function parseJson(line: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(line);
+    return typeof v === "object" && v !== null ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { connectors, findings, queryRows, scans } from "@posture/db";
+import { connectors, findings, queryRows, scanDetections, scans } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
 import { createBullQueue, type TJobRegistry } from "@posture/jobs";
 import { dropPrefix, TEST_REDIS_URL, uniquePrefix } from "@posture/jobs/testing";
@@ -51,16 +51,22 @@ const scanRow = async (id: string) => {
   return row;
 };
 
-/** A scan's transaction has started writing findings (uncommitted, so invisible to other sessions). */
+/**
+ * The scan is staging its findings (in its snapshot's transaction, uncommitted, so invisible to
+ * other sessions) or writing them.
+ */
 async function writingFindings(): Promise<boolean> {
   const rows = await queryRows<{ n: number }>(
     testDb.db,
     sql`SELECT count(*)::int AS n FROM pg_stat_activity
         WHERE datname = current_database() AND xact_start IS NOT NULL AND pid <> pg_backend_pid()
-          AND query ILIKE 'insert into "findings"%'`,
+          AND (query ILIKE '%INSERT INTO scan_detections%' OR query ILIKE '%INSERT INTO findings%')`,
   );
   return (rows[0]?.n ?? 0) > 0;
 }
+
+const stagedRows = async (scanId: string) =>
+  (await testDb.db.select().from(scanDetections).where(eq(scanDetections.scanId, scanId))).length;
 
 describe("a scan worker killed mid-scan", () => {
   it("leaves nothing half-written, and another worker completes the scan exactly once", async () => {
@@ -90,7 +96,7 @@ describe("a scan worker killed mid-scan", () => {
         (s) => s.status === "RUNNING",
         20_000,
       );
-      // The scan first streams the workspace into the resource store, then writes its findings.
+      // The scan streams the workspace into the resource store and stages its findings beside it.
       await waitUntil("the scan to write findings", writingFindings, (w) => w, 60_000, 10);
       await doomed.kill();
 
@@ -98,6 +104,7 @@ describe("a scan worker killed mid-scan", () => {
       const afterKill = await testDb.db.select().from(findings).where(eq(findings.connectorId, connector.id));
       expect(afterKill).toHaveLength(0);
       expect(await scanRow(scan.id)).toMatchObject({ status: "RUNNING", findingsTotal: 0 });
+      expect(await stagedRows(scan.id)).toBe(0);
 
       // Once the dead worker's lock lapses, the survivor takes the job over and runs it again.
       const survivor = startWorker(env);
@@ -125,6 +132,8 @@ describe("a scan worker killed mid-scan", () => {
         new Set([done.completedAt?.getTime()]),
       );
       expect(con).toMatchObject({ findingCount: rows.length, resourceCount: done.resources });
+      // The staged detections went with the findings' commit.
+      expect(await stagedRows(scan.id)).toBe(0);
       expect(con?.lastScanAt?.getTime()).toBe(done.completedAt?.getTime());
       const connectorScans = await testDb.db.select().from(scans).where(eq(scans.connectorId, connector.id));
       expect(connectorScans.map((s) => [s.id, s.status])).toEqual([[scan.id, "COMPLETE"]]);

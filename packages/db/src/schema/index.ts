@@ -37,3 +37,4 @@ export * from "./flow-summaries";
 export * from "./activity-weekly";
 export * from "./behavior-baselines";
 export * from "./anomalies";
+export * from "./scan-detections";

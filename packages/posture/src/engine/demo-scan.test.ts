@@ -1,7 +1,7 @@
 import { createDemoAdapter, describeDemoWorkspace, type TDemoOptions } from "@posture/connectors";
 import { describe, expect, it } from "vitest";
-import { createRuleEngine } from "./rule-engine";
 import { scorePosture, type TScoredFinding } from "./score-posture";
+import { collectingEngine } from "./test-fixtures";
 import { FINDING_CATEGORIES, type TDetectedFinding } from "./types";
 
 const NOW = new Date("2025-06-01T12:00:00.000Z");
@@ -9,7 +9,7 @@ const NOW = new Date("2025-06-01T12:00:00.000Z");
 async function scan(opts: TDemoOptions): Promise<TDetectedFinding[]> {
   const workspace = describeDemoWorkspace(opts);
   const adapter = createDemoAdapter(opts);
-  const engine = createRuleEngine({
+  const engine = collectingEngine({
     internalDomains: workspace.internalDomains,
     trustedDomains: workspace.trustedPartnerDomains,
     now: NOW,

@@ -1,5 +1,6 @@
 import type { TAppGrant, TPermission, TSharedDrive, TSourceFile, TSourceUser } from "@posture/connectors";
 import { createRuleEngine } from "./rule-engine";
+import { SEVERITY_RANK, type TDetectedFinding } from "./types";
 
 // Small builders for crafted rule fixtures (tests only).
 
@@ -9,7 +10,30 @@ export const INTERNAL = ["acme.com"];
 export const TRUSTED = ["partner.com"];
 
 export function engine(trustedDomains: readonly string[] = TRUSTED) {
-  return createRuleEngine({ internalDomains: INTERNAL, trustedDomains, now: NOW });
+  return collectingEngine({ internalDomains: INTERNAL, trustedDomains, now: NOW });
+}
+
+/**
+ * The engine with its findings kept in memory, one per fingerprint (the most severe), as the scan's
+ * staging keeps them in the database: what a test of the rules wants to look at.
+ */
+export function collectingEngine(opts: Parameters<typeof createRuleEngine>[0]) {
+  const e = createRuleEngine(opts);
+  const found = new Map<string, TDetectedFinding>();
+  const keep = (findings: TDetectedFinding[]) => {
+    for (const f of findings) {
+      const previous = found.get(f.fingerprint);
+      if (!previous || SEVERITY_RANK[f.severity] > SEVERITY_RANK[previous.severity])
+        found.set(f.fingerprint, f);
+    }
+  };
+  return {
+    addUser: (u: TSourceUser) => keep(e.addUser(u)),
+    addFile: (f: TSourceFile) => keep(e.addFile(f)),
+    addSharedDrive: (d: TSharedDrive) => keep(e.addSharedDrive(d)),
+    addAppGrant: (g: TAppGrant) => e.addAppGrant(g),
+    findings: () => [...found.values(), ...e.finish()],
+  };
 }
 
 export function file(

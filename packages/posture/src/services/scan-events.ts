@@ -19,6 +19,9 @@ export type TScanEventInput = {
   publicUrl: string;
 };
 
+/** The events built from the findings a scan opened: only they need those findings read. */
+const NEEDS_NEW = ["finding.new", "policy.violation", "prevention.triggered", "alert.grouped"] as const;
+
 const findingLink = (base: string, id: string) => `${base}/findings/${id}`;
 
 /** Event types someone in the organization subscribes to: nothing is built for nobody. */
@@ -62,12 +65,14 @@ export async function recordScanEvents(db: Db, input: TScanEventInput): Promise<
       connectorName: input.connector.displayName,
       score: result.postureScore,
       findingsTotal: result.findingsTotal,
-      findingsNew: result.newFindings.length,
+      findingsNew: result.newCount,
       link: `${base}/connectors/${input.connector.id}/scans/${input.scanId}`,
     });
   }
+  const newFindings =
+    result.newCount > 0 && NEEDS_NEW.some((t) => types.has(t)) ? await result.newFindings() : [];
   if (types.has("finding.new")) {
-    for (const f of result.newFindings) {
+    for (const f of newFindings) {
       await emit("finding.new", {
         findingId: f.id,
         severity: f.severity,
@@ -77,16 +82,16 @@ export async function recordScanEvents(db: Db, input: TScanEventInput): Promise<
       });
     }
   }
-  if (types.has("finding.resolved")) {
-    for (const f of result.resolvedFindings) {
+  if (types.has("finding.resolved") && result.resolvedCount > 0) {
+    for (const f of await result.resolvedFindings()) {
       await emit("finding.resolved", { findingId: f.id, title: f.title, link: findingLink(base, f.id) });
     }
   }
-  if (result.newFindings.length === 0) return deliveryIds;
+  if (newFindings.length === 0) return deliveryIds;
 
   const matched = <R extends { match: Parameters<typeof matches>[0] }>(rules: R[]) =>
     rules.flatMap((r) => {
-      const hits = result.newFindings.filter((f) => matches(r.match, f));
+      const hits = newFindings.filter((f) => matches(r.match, f));
       return hits.length > 0 ? [{ rule: r, hits }] : [];
     });
   if (types.has("policy.violation")) {
@@ -113,7 +118,7 @@ export async function recordScanEvents(db: Db, input: TScanEventInput): Promise<
     }
   }
   if (types.has("alert.grouped")) {
-    for (const [category, hits] of groupBy(result.newFindings, (f) => f.category)) {
+    for (const [category, hits] of groupBy(newFindings, (f) => f.category)) {
       await emit("alert.grouped", {
         category,
         severity: severityOf(hits),

@@ -1,4 +1,4 @@
-import { and, eq, inArray, notInArray } from "drizzle-orm";
+import { and, eq, notInArray, sql, type SQL } from "drizzle-orm";
 import {
   allowLongStatements,
   connectors,
@@ -6,19 +6,17 @@ import {
   fromExcluded,
   JOB_STATEMENT_TIMEOUT_MS,
   oauthGrants,
+  queryRows,
   scans,
-  SEVERITY_RANK,
   type Db,
   type TSeverity,
 } from "@posture/db";
 import type { TAppGrant } from "@posture/connectors";
-import type { TDetectedFinding } from "../engine";
 import { lockOrg } from "./locks";
 import { computeOrgPosture } from "./posture";
+import { dropDetections } from "./scan-detections";
 
-const CHUNK = 1_000;
-
-function* chunks<T>(items: T[], size = CHUNK): Generator<T[]> {
+function* chunks<T>(items: T[], size: number): Generator<T[]> {
   for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
 }
 
@@ -26,7 +24,8 @@ export type TPersistInput = {
   scanId: string;
   orgId: string;
   connector: { id: string; type: string; displayName: string };
-  detected: TDetectedFinding[];
+  /** The run whose detections were staged (scan_detections.run_id). */
+  runId: string;
   grants: TAppGrant[];
   resourceCount: number;
   now: Date;
@@ -44,174 +43,138 @@ export type TFindingRef = {
 };
 
 export type TPersistResult = {
-  newFindings: TFindingRef[];
-  resolvedFindings: TFindingRef[];
+  newCount: number;
+  resolvedCount: number;
+  /**
+   * The findings this scan opened (new or reopened) and resolved, read on demand from the scan's
+   * transaction: a first scan of a large tenant opens hundreds of thousands, which only a
+   * subscriber to their events needs to see.
+   */
+  newFindings: () => Promise<TFindingRef[]>;
+  resolvedFindings: () => Promise<TFindingRef[]>;
   findingsTotal: number;
   postureScore: number;
 };
 
+const REF_COLUMNS = sql`id, rule_id AS "ruleId", category, severity, title, resource_name AS "resourceName"`;
+
 /**
- * Applies one scan's detections to the stored findings in a single transaction: new fingerprints
- * are inserted (or reopened), missing ones resolved, changed ones updated; unchanged rows are not
- * written, so an unchanged rescan costs one read. A retried job re-runs this against the same state
- * and, once the scan row is COMPLETE, is skipped altogether.
+ * Applies one scan's staged detections to the stored findings in a single transaction, in
+ * set-based statements (nothing the size of the workspace passes through this process): new
+ * fingerprints are inserted, resolved ones that are back reopened, changed ones updated, open ones
+ * no longer detected resolved. Unchanged rows are not written, so an unchanged rescan writes no
+ * finding. A retried job re-runs this against the same state and, once the scan row is COMPLETE,
+ * is skipped altogether. The staged detections are deleted either way.
  */
 export async function persistScan(db: Db, input: TPersistInput): Promise<TPersistResult | null> {
+  const { scanId, orgId, now } = input;
+  const connectorId = input.connector.id;
   return db.transaction(async (tx) => {
     // A large tenant's scan writes tens of thousands of rows: past the per-request statement bound.
     await tx.execute(allowLongStatements(JOB_STATEMENT_TIMEOUT_MS));
-    await tx.execute(lockOrg(input.orgId, "findings"));
+    await tx.execute(lockOrg(orgId, "findings"));
     // Another attempt of the same job may have finished while this one read the source.
-    const [current] = await tx.select({ status: scans.status }).from(scans).where(eq(scans.id, input.scanId));
-    if (!current || current.status === "COMPLETE" || current.status === "FAILED") return null;
-    const existing = await tx
-      .select({
-        id: findings.id,
-        fingerprint: findings.fingerprint,
-        status: findings.status,
-        severity: findings.severity,
-        title: findings.title,
-        ruleId: findings.ruleId,
-        category: findings.category,
-        resourceName: findings.resourceName,
-      })
-      .from(findings)
-      .where(eq(findings.connectorId, input.connector.id));
-    const byFingerprint = new Map(existing.map((f) => [f.fingerprint, f]));
-    const seen = new Set<string>();
-    const toInsert: Array<typeof findings.$inferInsert> = [];
-    const reopened: string[] = [];
-    const changed: Array<{ id: string; d: TDetectedFinding }> = [];
-    const newFindings: TFindingRef[] = [];
-    // New rows go out a batch at a time as the detections are walked: a first scan of a large
-    // workspace never holds all its new rows at once beside the detections.
-    const insertBatch = async () => {
-      const batch = toInsert.splice(0);
-      if (batch.length === 0) return;
-      const rows = await tx
-        .insert(findings)
-        .values(batch)
-        .returning({ id: findings.id, fingerprint: findings.fingerprint });
-      const byFp = new Map(batch.map((b) => [b.fingerprint, b]));
-      for (const r of rows) {
-        const b = byFp.get(r.fingerprint);
-        if (b) newFindings.push(refOf(r.id, b));
-      }
-    };
-
-    for (const d of input.detected) {
-      if (seen.has(d.fingerprint)) continue;
-      seen.add(d.fingerprint);
-      const prev = byFingerprint.get(d.fingerprint);
-      if (!prev) {
-        const row = {
-          orgId: input.orgId,
-          connectorId: input.connector.id,
-          connectorType: input.connector.type,
-          fingerprint: d.fingerprint,
-          ruleId: d.ruleId,
-          category: d.category,
-          severity: d.severity,
-          severityRank: SEVERITY_RANK[d.severity],
-          title: d.title,
-          resourceId: d.resourceId,
-          resourceName: d.resourceName,
-          resourceType: d.resourceType,
-          details: d.details,
-          detectedAt: input.now,
-          lastSeenScanId: input.scanId,
-        };
-        toInsert.push(row);
-        if (toInsert.length >= CHUNK) await insertBatch();
-        continue;
-      }
-      if (prev.status === "RESOLVED") {
-        reopened.push(prev.id);
-        newFindings.push(refOf(prev.id, d));
-      }
-      if (prev.severity !== d.severity || prev.title !== d.title) changed.push({ id: prev.id, d });
+    const [current] = await tx.select({ status: scans.status }).from(scans).where(eq(scans.id, scanId));
+    if (!current || current.status === "COMPLETE" || current.status === "FAILED") {
+      await dropDetections(tx as unknown as Db, scanId);
+      return null;
     }
 
-    await insertBatch();
-    for (const batch of chunks(reopened)) {
-      await tx
-        .update(findings)
-        .set({ status: "OPEN", resolvedAt: null, detectedAt: input.now, lastSeenScanId: input.scanId })
-        .where(inArray(findings.id, batch));
-    }
-    for (const { id, d } of changed) {
-      await tx
-        .update(findings)
-        .set({
-          severity: d.severity,
-          severityRank: SEVERITY_RANK[d.severity],
-          title: d.title,
-          details: d.details,
-        })
-        .where(eq(findings.id, id));
-    }
-    const resolved = existing.filter((f) => f.status === "OPEN" && !seen.has(f.fingerprint));
-    for (const batch of chunks(resolved)) {
-      await tx
-        .update(findings)
-        .set({ status: "RESOLVED", resolvedAt: input.now })
-        .where(
-          inArray(
-            findings.id,
-            batch.map((f) => f.id),
-          ),
-        );
-    }
+    // One row per fingerprint, the most severe (a resource read twice was detected twice).
+    await tx.execute(sql`
+      CREATE TEMP TABLE scan_detected ON COMMIT DROP AS
+      SELECT DISTINCT ON (fingerprint) * FROM scan_detections WHERE run_id = ${input.runId}
+      ORDER BY fingerprint, severity_rank DESC`);
+    await tx.execute(sql`CREATE UNIQUE INDEX ON scan_detected (fingerprint)`);
+    await tx.execute(sql`ANALYZE scan_detected`);
+    // Every run's staged rows go when this transaction commits (this run's are copied above).
+    await dropDetections(tx as unknown as Db, scanId);
+    const count = async (statement: SQL) => (await queryRows<{ n: number }>(tx, statement))[0]?.n ?? 0;
+
+    const inserted = await count(sql`
+      WITH ins AS (
+        INSERT INTO findings (id, org_id, connector_id, connector_type, fingerprint, rule_id, category, severity,
+          severity_rank, title, resource_id, resource_name, resource_type, details, detected_at, last_seen_scan_id)
+        SELECT d.finding_id, ${orgId}, ${connectorId}, ${input.connector.type}, d.fingerprint, d.rule_id, d.category,
+          d.severity, d.severity_rank, d.title, d.resource_id, d.resource_name, d.resource_type, d.details,
+          ${now.toISOString()}::timestamptz, ${scanId}
+        FROM scan_detected d
+        WHERE NOT EXISTS (SELECT 1 FROM findings f WHERE f.connector_id = ${connectorId} AND f.fingerprint = d.fingerprint)
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM ins`);
+    const reopened = await count(sql`
+      WITH upd AS (
+        UPDATE findings f SET status = 'OPEN', resolved_at = NULL, detected_at = ${now.toISOString()}::timestamptz,
+          last_seen_scan_id = ${scanId}
+        FROM scan_detected d
+        WHERE f.connector_id = ${connectorId} AND f.fingerprint = d.fingerprint AND f.status = 'RESOLVED'
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM upd`);
+    await tx.execute(sql`
+      UPDATE findings f SET severity = d.severity, severity_rank = d.severity_rank, title = d.title, details = d.details
+      FROM scan_detected d
+      WHERE f.connector_id = ${connectorId} AND f.fingerprint = d.fingerprint
+        AND (f.severity <> d.severity OR f.title <> d.title)`);
+    const resolvedCount = await count(sql`
+      WITH upd AS (
+        UPDATE findings f SET status = 'RESOLVED', resolved_at = ${now.toISOString()}::timestamptz
+        WHERE f.connector_id = ${connectorId} AND f.status = 'OPEN'
+          AND NOT EXISTS (SELECT 1 FROM scan_detected d WHERE d.fingerprint = f.fingerprint)
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM upd`);
+    const findingsTotal = await count(sql`SELECT count(*)::int AS n FROM scan_detected`);
 
     await replaceGrants(tx as unknown as Db, input);
-    const findingsTotal = seen.size;
     await tx
       .update(connectors)
       .set({
         resourceCount: input.resourceCount,
         findingCount: findingsTotal,
-        lastScanAt: input.now,
+        lastScanAt: now,
         healthStatus: "healthy",
         healthDetail: null,
       })
-      .where(eq(connectors.id, input.connector.id));
+      .where(eq(connectors.id, connectorId));
 
-    const posture = await computeOrgPosture(tx as unknown as Db, { orgId: input.orgId });
+    const posture = await computeOrgPosture(tx as unknown as Db, { orgId });
+    const newCount = inserted + reopened;
     await tx
       .update(scans)
       .set({
         status: "COMPLETE",
         resources: input.resourceCount,
-        findingsNew: newFindings.length,
-        findingsResolved: resolved.length,
+        findingsNew: newCount,
+        findingsResolved: resolvedCount,
         findingsTotal,
         postureScore: posture.score,
         breakdown: posture as unknown as Record<string, unknown>,
-        completedAt: input.now,
+        completedAt: now,
       })
-      .where(eq(scans.id, input.scanId));
+      .where(eq(scans.id, scanId));
 
+    // Inserted and reopened rows, and only those, carry this scan's id; resolved ones its time
+    // (the findings lock keeps every other writer out of this connector's rows meanwhile).
     const result: TPersistResult = {
-      newFindings,
-      resolvedFindings: resolved.map((f) => refOf(f.id, f)),
+      newCount,
+      resolvedCount,
+      newFindings: () =>
+        queryRows<TFindingRef>(
+          tx,
+          sql`SELECT ${REF_COLUMNS} FROM findings WHERE connector_id = ${connectorId} AND last_seen_scan_id = ${scanId}
+                AND status = 'OPEN' AND detected_at = ${now.toISOString()}::timestamptz ORDER BY id`,
+        ),
+      resolvedFindings: () =>
+        queryRows<TFindingRef>(
+          tx,
+          sql`SELECT ${REF_COLUMNS} FROM findings WHERE connector_id = ${connectorId} AND status = 'RESOLVED'
+                AND resolved_at = ${now.toISOString()}::timestamptz ORDER BY id`,
+        ),
       findingsTotal,
       postureScore: posture.score,
     };
     await input.withinTransaction?.(tx, result);
     return result;
   });
-}
-
-/** What events need of a finding, from a detection, an inserted row or a stored one alike. */
-function refOf(id: string, d: Omit<TFindingRef, "id">): TFindingRef {
-  return {
-    id,
-    ruleId: d.ruleId,
-    category: d.category,
-    severity: d.severity,
-    title: d.title,
-    resourceName: d.resourceName,
-  };
 }
 
 /** The connector's apps and agents as of this scan (used by the timeline and agent views). */

@@ -1,0 +1,164 @@
+import {
+  connectors,
+  findings,
+  newId,
+  organizations,
+  scanDetections,
+  scans,
+  type TSeverity,
+} from "@posture/db";
+import { createTestDb, type TestDb } from "@posture/db/testing";
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeFinding } from "../engine/finding";
+import { RULE_IDS } from "../engine/rule-ids";
+import type { TDetectedFinding } from "../engine/types";
+import { stageDetections } from "./scan-detections";
+import { persistScan } from "./scan-persist";
+
+// The findings diff is set-based over the staged detections: these cases pin down what the
+// in-memory diff it replaced did, plus what staging adds (duplicates, clean-up, idempotency).
+
+let db: TestDb;
+let orgId: string;
+let connectorId: string;
+
+beforeAll(async () => {
+  db = await createTestDb();
+  const [org] = await db.db.insert(organizations).values({ name: "Diff Co", plan: "business" }).returning();
+  orgId = org?.id ?? "";
+  const [c] = await db.db
+    .insert(connectors)
+    .values({ orgId, type: "google_workspace", displayName: "Drive", mode: "demo" })
+    .returning();
+  connectorId = c?.id ?? "";
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const detection = (resourceId: string, severity: TSeverity, title = "Shared by public link") =>
+  makeFinding({
+    ruleId: RULE_IDS.publicLink,
+    severity,
+    title,
+    resourceId,
+    resourceName: `${resourceId}.docx`,
+    resourceType: "file",
+    details: { resourceId },
+  });
+
+/** One scan: its detections staged (as the read does, in batches), then the diff. */
+async function scanWith(detected: TDetectedFinding[], now = new Date()) {
+  const [scan] = await db.db
+    .insert(scans)
+    .values({ orgId, connectorId, connectorName: "Drive", trigger: "manual", status: "RUNNING" })
+    .returning();
+  if (!scan) throw new Error("no scan");
+  const runId = newId("run");
+  const stage = stageDetections((statement) => statement(db.db), { scanId: scan.id, runId });
+  await stage.add(detected);
+  await stage.flush();
+  const result = await persistScan(db.db, {
+    scanId: scan.id,
+    orgId,
+    connector: { id: connectorId, type: "google_workspace", displayName: "Drive" },
+    runId,
+    grants: [],
+    resourceCount: detected.length,
+    now,
+  });
+  return { scanId: scan.id, runId, now, result };
+}
+
+const stored = async () => {
+  const rows = await db.db.select().from(findings).where(eq(findings.connectorId, connectorId));
+  return new Map(rows.map((r) => [r.resourceId, r]));
+};
+
+describe("persisting a scan from its staged detections", () => {
+  it("diffs new, duplicate, changed, resolved, reopened and accepted findings as the scan saw them", async () => {
+    // First scan: a resource read twice keeps its most severe detection.
+    const first = await scanWith([
+      detection("a", "MEDIUM"),
+      detection("b", "LOW"),
+      detection("b", "CRITICAL"),
+      detection("c", "HIGH"),
+      detection("d", "HIGH"),
+    ]);
+    expect(first.result).toMatchObject({ newCount: 4, resolvedCount: 0, findingsTotal: 4 });
+    const opened = (await first.result?.newFindings()) ?? [];
+    expect(opened.map((f) => f.resourceName).sort()).toEqual(["a.docx", "b.docx", "c.docx", "d.docx"]);
+    let rows = await stored();
+    expect(rows.get("b")).toMatchObject({ severity: "CRITICAL", severityRank: 4, status: "OPEN" });
+    expect(rows.get("a")).toMatchObject({ lastSeenScanId: first.scanId, detectedAt: first.now });
+    // The new findings carry the ids staged for them.
+    const staged = new Set(opened.map((f) => f.id));
+    expect([...rows.values()].every((r) => staged.has(r.id))).toBe(true);
+    await db.db
+      .update(findings)
+      .set({ status: "ACCEPTED" })
+      .where(eq(findings.id, rows.get("d")?.id ?? ""));
+
+    // Second scan: a changes severity and title, b and d are gone (d stays accepted), c unchanged.
+    const second = await scanWith([detection("a", "HIGH", "Editable public link"), detection("c", "HIGH")]);
+    expect(second.result).toMatchObject({ newCount: 0, resolvedCount: 1, findingsTotal: 2 });
+    expect((await second.result?.resolvedFindings())?.map((f) => f.resourceName)).toEqual(["b.docx"]);
+    rows = await stored();
+    expect(rows.get("a")).toMatchObject({
+      severity: "HIGH",
+      severityRank: 3,
+      title: "Editable public link",
+      status: "OPEN",
+      lastSeenScanId: first.scanId,
+    });
+    expect(rows.get("b")).toMatchObject({ status: "RESOLVED", resolvedAt: second.now });
+    expect(rows.get("c")).toMatchObject({ status: "OPEN", lastSeenScanId: first.scanId });
+    expect(rows.get("d")?.status).toBe("ACCEPTED");
+
+    // Third scan: b is back, reopened under its old id and counted as new.
+    const third = await scanWith([
+      detection("a", "HIGH", "Editable public link"),
+      detection("b", "CRITICAL"),
+    ]);
+    expect(third.result).toMatchObject({ newCount: 1, resolvedCount: 1, findingsTotal: 2 });
+    expect((await third.result?.newFindings())?.map((f) => [f.id, f.resourceName])).toEqual([
+      [rows.get("b")?.id, "b.docx"],
+    ]);
+    rows = await stored();
+    expect(rows.get("b")).toMatchObject({ status: "OPEN", resolvedAt: null, lastSeenScanId: third.scanId });
+    expect(rows.get("c")?.status).toBe("RESOLVED");
+    const [scan] = await db.db.select().from(scans).where(eq(scans.id, third.scanId));
+    expect(scan).toMatchObject({ status: "COMPLETE", findingsNew: 1, findingsResolved: 1, findingsTotal: 2 });
+
+    // Nothing staged outlives its scan.
+    expect(await db.db.select().from(scanDetections)).toEqual([]);
+  });
+
+  it("skips a scan another attempt already completed, and drops what this attempt staged", async () => {
+    const done = await scanWith([detection("x", "LOW")]);
+    expect(done.result).not.toBeNull();
+    const runId = newId("run");
+    const stage = stageDetections((statement) => statement(db.db), { scanId: done.scanId, runId });
+    await stage.add([detection("y", "HIGH")]);
+    await stage.flush();
+    const again = await persistScan(db.db, {
+      scanId: done.scanId,
+      orgId,
+      connector: { id: connectorId, type: "google_workspace", displayName: "Drive" },
+      runId,
+      grants: [],
+      resourceCount: 1,
+      now: new Date(),
+    });
+    expect(again).toBeNull();
+    expect(await db.db.select().from(scanDetections).where(eq(scanDetections.scanId, done.scanId))).toEqual(
+      [],
+    );
+    const y = await db.db
+      .select()
+      .from(findings)
+      .where(and(eq(findings.connectorId, connectorId), eq(findings.resourceId, "y")));
+    expect(y).toEqual([]);
+  });
+});

@@ -25,9 +25,32 @@ export type TArrayColumn = readonly [name: string, type: "text" | "int" | "bool"
  */
 export function unnestRows(columns: readonly TArrayColumn[], arrays: readonly unknown[][]): SQL {
   const params = sql.join(
-    columns.map(([, type], i) => sql`${sql.param(arrays[i])}::${sql.raw(type)}[]`),
+    columns.map(([, type], i) => sql`${arrayLiteral(arrays[i] ?? [])}::${sql.raw(type)}[]`),
     sql`, `,
   );
   const aliases = columns.map(([n]) => `"${n}"`).join(", ");
   return sql`unnest(${params}) AS u(${sql.raw(aliases)})`;
+}
+
+const NEEDS_ESCAPE = /[\\"]/;
+
+/**
+ * A PostgreSQL array literal of the values, every element quoted, in one pass: the drivers' own
+ * serialisers run two regular expressions over every element (and type checks around them), which
+ * was the largest client cost of a bulk statement. Dates are sent as ISO strings, everything else
+ * as its string form; null and undefined as NULL.
+ */
+export function arrayLiteral(values: readonly unknown[]): string {
+  let out = "{";
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) out += ",";
+    const v = values[i];
+    if (v === null || v === undefined) {
+      out += "NULL";
+      continue;
+    }
+    const s = typeof v === "string" ? v : v instanceof Date ? v.toISOString() : String(v);
+    out += NEEDS_ESCAPE.test(s) ? `"${s.replace(/[\\"]/g, "\\$&")}"` : `"${s}"`;
+  }
+  return `${out}}`;
 }

@@ -1,5 +1,12 @@
 import { eq } from "drizzle-orm";
-import { connectors, createDb, scans, workspaceUsers } from "@posture/db";
+import {
+  allowLongStatements,
+  connectors,
+  createDb,
+  JOB_STATEMENT_TIMEOUT_MS,
+  scans,
+  workspaceUsers,
+} from "@posture/db";
 import { getFlowGraph } from "@posture/flow-guard";
 import { runScanJob } from "@posture/posture";
 import { getInventory, listSharingItems } from "@posture/workspace";
@@ -36,7 +43,12 @@ const result = await runScanJob(deps, scan.id, 1);
 const scanMs = Math.round(performance.now() - started);
 if (result.status !== "COMPLETE") throw new Error(`scan ended ${result.status}`);
 const scanMaxRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
-await db.db.execute("analyze");
+// Fresh statistics, as autovacuum would soon give them; ANALYZE of million-row tables may take
+// longer than the request bound on a busy machine.
+await db.db.transaction(async (tx) => {
+  await tx.execute(allowLongStatements(JOB_STATEMENT_TIMEOUT_MS));
+  await tx.execute("analyze");
+});
 
 const one = createDb({ databaseUrl: url, poolSize: 1 });
 const users = await one.db

@@ -48,19 +48,14 @@ const detection = (resourceId: string, severity: TSeverity, title = "Shared by p
     details: { resourceId },
   });
 
-/** One scan: its detections staged (as the read does, in batches), then the diff. */
-async function scanWith(detected: TDetectedFinding[], now = new Date()) {
-  const [scan] = await db.db
-    .insert(scans)
-    .values({ orgId, connectorId, connectorName: "Drive", trigger: "manual", status: "RUNNING" })
-    .returning();
-  if (!scan) throw new Error("no scan");
+/** Stages detections under a run of the scan (as the read does, in batches), then diffs them. */
+async function stageAndPersist(scanId: string, detected: TDetectedFinding[], now = new Date()) {
   const runId = newId("run");
-  const stage = stageDetections((statement) => statement(db.db), { scanId: scan.id, runId });
+  const stage = stageDetections((statement) => statement(db.db), { scanId, runId });
   await stage.add(detected);
   await stage.flush();
-  const result = await persistScan(db.db, {
-    scanId: scan.id,
+  return persistScan(db.db, {
+    scanId,
     orgId,
     connector: { id: connectorId, type: "google_workspace", displayName: "Drive" },
     runId,
@@ -68,7 +63,16 @@ async function scanWith(detected: TDetectedFinding[], now = new Date()) {
     resourceCount: detected.length,
     now,
   });
-  return { scanId: scan.id, runId, now, result };
+}
+
+/** One scan of its own. */
+async function scanWith(detected: TDetectedFinding[], now = new Date()) {
+  const [scan] = await db.db
+    .insert(scans)
+    .values({ orgId, connectorId, connectorName: "Drive", trigger: "manual", status: "RUNNING" })
+    .returning();
+  if (!scan) throw new Error("no scan");
+  return { scanId: scan.id, now, result: await stageAndPersist(scan.id, detected, now) };
 }
 
 const stored = async () => {
@@ -138,19 +142,7 @@ describe("persisting a scan from its staged detections", () => {
   it("skips a scan another attempt already completed, and drops what this attempt staged", async () => {
     const done = await scanWith([detection("x", "LOW")]);
     expect(done.result).not.toBeNull();
-    const runId = newId("run");
-    const stage = stageDetections((statement) => statement(db.db), { scanId: done.scanId, runId });
-    await stage.add([detection("y", "HIGH")]);
-    await stage.flush();
-    const again = await persistScan(db.db, {
-      scanId: done.scanId,
-      orgId,
-      connector: { id: connectorId, type: "google_workspace", displayName: "Drive" },
-      runId,
-      grants: [],
-      resourceCount: 1,
-      now: new Date(),
-    });
+    const again = await stageAndPersist(done.scanId, [detection("y", "HIGH")]);
     expect(again).toBeNull();
     expect(await db.db.select().from(scanDetections).where(eq(scanDetections.scanId, done.scanId))).toEqual(
       [],

@@ -2,7 +2,6 @@ import { and, eq, notInArray, sql, type SQL } from "drizzle-orm";
 import {
   allowLongStatements,
   connectors,
-  findings,
   fromExcluded,
   JOB_STATEMENT_TIMEOUT_MS,
   oauthGrants,

@@ -9,7 +9,7 @@ import {
 } from "@posture/connectors";
 import { AppError, decryptSecret, type TJobQueue, type TLogger, type TRuntime } from "@posture/platform";
 import { openWorkspaceSnapshot, type TWorkspaceSink } from "@posture/workspace";
-import { ingestScanActivity } from "@posture/ueba";
+import { ingestScanActivity, queueBehaviourRefresh } from "@posture/ueba";
 import { createRuleEngine } from "../engine";
 import { ensureDefaultRules } from "./policies";
 import { dispatchDeliveries } from "@posture/webhooks";
@@ -176,9 +176,19 @@ export async function runScanJob(deps: TScanDeps, scanId: string, attempt: numbe
 
   const phase = performance.now();
   let read: TReadOutcome;
-  let adapter: TSourceAdapter;
+  let activity: Promise<Date | null> = Promise.resolve(now);
+  let activityMs = 0;
   try {
-    adapter = (deps.adapterFor ?? defaultAdapterFor)(connector, deps.runtime);
+    const adapter = (deps.adapterFor ?? defaultAdapterFor)(connector, deps.runtime);
+    // Behaviour analytics: the source's activity since the last scan, stored while the inventory
+    // is read (on a connection of its own, so the database works on both at once).
+    activity = ingestScanActivity(deps, {
+      orgId: connector.orgId,
+      connectorId: connector.id,
+      scanId,
+      activity: (since) => adapter.activity(since),
+      now,
+    }).finally(() => (activityMs = Math.round(performance.now() - phase)));
     read = await readSource(adapter, { scanId, trusted, now }, (workspace) =>
       openWorkspaceSnapshot(db, {
         orgId: connector.orgId,
@@ -189,6 +199,7 @@ export async function runScanJob(deps: TScanDeps, scanId: string, attempt: numbe
       }),
     );
   } catch (err) {
+    await activity;
     const message = err instanceof Error ? err.message : String(err);
     const authFailure =
       err instanceof SourceAuthError || (err instanceof AppError && err.code === "invalid_input");
@@ -226,28 +237,24 @@ export async function runScanJob(deps: TScanDeps, scanId: string, attempt: numbe
     },
   });
   const persistMs = Math.round(performance.now() - phase) - readMs;
+  const changedSince = await activity;
   if (persisted) {
     // …and are dispatched after the commit; what a crash here leaves undispatched, the webhook sweep sends.
     await dispatchDeliveries(deps.jobs, outbox);
-    // Behaviour analytics: the source's activity since the last scan, then a recomputation.
-    await ingestScanActivity(deps, {
-      orgId: connector.orgId,
-      connectorId: connector.id,
-      scanId,
-      activity: (since) => adapter.activity(since),
-      now,
-    });
+    await queueBehaviourRefresh(deps, { orgId: connector.orgId, scanId, changedSince });
   }
   const [done] = await db.select().from(scans).where(eq(scans.id, scanId));
   if (!done) throw new Error("scan vanished");
-  // Where a scan's time went: reading the source into the store, the findings diff, the activity.
+  // Where a scan's time went: reading the source into the store, the findings diff; the activity
+  // ran beside them, from the start.
   deps.log.info(
     {
       scanId,
       resources: done.resources,
       readMs,
       persistMs,
-      activityMs: Math.round(performance.now() - phase) - readMs - persistMs,
+      activityMs,
+      totalMs: Math.round(performance.now() - phase),
     },
     "scan finished",
   );

@@ -4,12 +4,14 @@ import { BEHAVIOUR_REFRESH_JOB } from "../jobs";
 import { ingestSince, storeActivity, type TActivityInput } from "./activity-store";
 
 /**
- * The scan pipeline's one call into behaviour analytics: stores the source's activity since the
- * last ingestion, then queues the organization's recomputation. Never fails the scan: activity is
- * best effort (a source without the reports scope simply has none).
+ * The scan pipeline's first call into behaviour analytics: stores the source's activity since the
+ * last ingestion. Never fails the scan: activity is best effort (a source without the reports
+ * scope simply has none). Returns where the recomputation must start: the earliest new event,
+ * `now` (only the current week moves on) without any, null (the whole horizon) after a failure,
+ * since some batches may have landed.
  */
 export async function ingestScanActivity(
-  deps: { db: Db; jobs: TJobQueue; log: TLogger },
+  deps: { db: Db; log: TLogger },
   input: {
     orgId: string;
     connectorId: string;
@@ -17,9 +19,7 @@ export async function ingestScanActivity(
     activity: (since: Date) => AsyncIterable<TActivityInput>;
     now: Date;
   },
-): Promise<void> {
-  // Without new events only the current week is re-summed; the model still re-runs (weeks move on).
-  let changedSince: Date | null = input.now;
+): Promise<Date | null> {
   try {
     const since = await ingestSince(deps.db, {
       orgId: input.orgId,
@@ -31,17 +31,26 @@ export async function ingestScanActivity(
       connectorId: input.connectorId,
       events: input.activity(since),
     });
-    if (stored.earliest) changedSince = stored.earliest;
     deps.log.info({ scanId: input.scanId, inserted: stored.inserted }, "activity ingested");
+    return stored.earliest ?? input.now;
   } catch (err) {
-    // Some batches may have landed: re-sum the whole horizon.
-    changedSince = null;
     deps.log.warn({ err, scanId: input.scanId }, "activity ingestion failed; behaviour uses what is stored");
+    return null;
   }
+}
+
+/** The second call, once the scan has committed: queues the organization's recomputation. */
+export async function queueBehaviourRefresh(
+  deps: { jobs: TJobQueue; log: TLogger },
+  input: { orgId: string; scanId: string; changedSince: Date | null },
+): Promise<void> {
   try {
     await deps.jobs.enqueue(
       BEHAVIOUR_REFRESH_JOB,
-      { orgId: input.orgId, ...(changedSince ? { changedSince: changedSince.toISOString() } : {}) },
+      {
+        orgId: input.orgId,
+        ...(input.changedSince ? { changedSince: input.changedSince.toISOString() } : {}),
+      },
       { jobId: `behavior-refresh-${input.scanId}` },
     );
   } catch (err) {

@@ -30,6 +30,9 @@ const db = createDb({
   databaseUrl: env.DATABASE_URL,
   statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
   migrationDatabaseUrl: env.MIGRATION_DATABASE_URL,
+  // A scan holds two connections (its snapshot transaction and its activity ingestion): every job
+  // running at once may be one, and the others still need theirs.
+  poolSize: Math.max(10, 2 * env.SCHEDULER_CONCURRENCY + 2),
 });
 await db.migrate();
 setAuditKey(deriveAuditKey(parseEncryptionKey(env.ENCRYPTION_KEY), env.AUDIT_HMAC_KEY));

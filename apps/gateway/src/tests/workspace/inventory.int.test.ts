@@ -115,6 +115,19 @@ describe("GET /api/inventory", () => {
     );
     expect(byName.rows.map((r) => r.name)).toContain(name);
 
+    // A searched page's total counts every match, on a short page and past the last one alike.
+    const term = encodeURIComponent(name.slice(0, 3).toLowerCase());
+    const all = body<TPage>(await org.c.get(`/api/inventory?type=files&limit=200&search=${term}`));
+    expect(all.total).toBeGreaterThan(2);
+    expect(all.rows.length).toBe(Math.min(200, all.total));
+    const short = body<TPage>(await org.c.get(`/api/inventory?type=files&limit=2&offset=1&search=${term}`));
+    expect(short.total).toBe(all.total);
+    expect(short.rows.map((r) => r.id)).toEqual(all.rows.slice(1, 3).map((r) => r.id));
+    const past = body<TPage>(
+      await org.c.get(`/api/inventory?type=files&limit=2&offset=${all.total}&search=${term}`),
+    );
+    expect(past).toMatchObject({ rows: [], total: all.total });
+
     // Pattern characters are literal, and a miss is an empty page.
     const none = body<TPage>(await org.c.get("/api/inventory?type=files&search=%25%25_nothing_"));
     expect(none).toMatchObject({ rows: [], total: 0 });

@@ -32,11 +32,16 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
       eq(workspaceUsers.orgId, q.orgId),
       term ? sql`lower(${workspaceUsers.email} || ' ' || ${workspaceUsers.name}) LIKE ${term}` : undefined,
     );
-    const { rows, total } = await pageOf(db, workspaceUsers, q, {
-      where,
-      orderBy: [asc(workspaceUsers.email), asc(workspaceUsers.id)],
-      total: term ? null : totals.users,
-    });
+    const [rows, total] = await Promise.all([
+      db
+        .select()
+        .from(workspaceUsers)
+        .where(where)
+        .orderBy(asc(workspaceUsers.email), asc(workspaceUsers.id))
+        .limit(q.limit)
+        .offset(q.offset),
+      term ? countWhere(db, workspaceUsers, where) : totals.users,
+    ]);
     const m = totals.metrics;
     return {
       type: q.type,
@@ -72,11 +77,16 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
         ? sql`lower(${workspaceFiles.name} || ' ' || ${workspaceFiles.ownerEmail}) LIKE ${term}`
         : undefined,
     );
-    const { rows, total } = await pageOf(db, workspaceFiles, q, {
-      where,
-      orderBy: [desc(workspaceFiles.modifiedAt), desc(workspaceFiles.id)],
-      total: term ? null : totals.files,
-    });
+    const [rows, total] = await Promise.all([
+      db
+        .select()
+        .from(workspaceFiles)
+        .where(where)
+        .orderBy(desc(workspaceFiles.modifiedAt), desc(workspaceFiles.id))
+        .limit(q.limit)
+        .offset(q.offset),
+      term ? countWhere(db, workspaceFiles, where) : totals.files,
+    ]);
     const m = totals.metrics;
     return {
       type: q.type,
@@ -111,11 +121,16 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
     eq(workspaceDrives.orgId, q.orgId),
     term ? sql`lower(${workspaceDrives.name}) LIKE ${term}` : undefined,
   );
-  const { rows, total } = await pageOf(db, workspaceDrives, q, {
-    where,
-    orderBy: [desc(workspaceDrives.externalMemberCount), asc(workspaceDrives.name), asc(workspaceDrives.id)],
-    total: term ? null : totals.drives,
-  });
+  const [rows, total] = await Promise.all([
+    db
+      .select()
+      .from(workspaceDrives)
+      .where(where)
+      .orderBy(desc(workspaceDrives.externalMemberCount), asc(workspaceDrives.name), asc(workspaceDrives.id))
+      .limit(q.limit)
+      .offset(q.offset),
+    term ? countWhere(db, workspaceDrives, where) : totals.drives,
+  ]);
   return {
     type: q.type,
     rows: rows.map((d) => ({
@@ -152,41 +167,11 @@ export function securityStatus(d: TDriveFlags): "at_risk" | "review" | "ok" {
   return d.externalMemberCount > 0 || restrictionStatus(d) === "open" ? "review" : "ok";
 }
 
-type TInventoryTable = typeof workspaceUsers | typeof workspaceFiles | typeof workspaceDrives;
-
-/**
- * One page in the given order, and the total: the snapshot's tally when there is one (no search),
- * else from the page's own statement (`count(*) OVER ()`), so a search's trigram scan runs once
- * rather than once for the page and again for a count. A page past the last match has no row to
- * carry the total; the matches are then counted on their own.
- */
-async function pageOf<T extends TInventoryTable>(
+async function countWhere(
   db: Db,
-  table: T,
-  q: { limit: number; offset: number },
-  o: { where: SQL | undefined; orderBy: SQL[]; total: number | null },
-): Promise<{ rows: Array<T["$inferSelect"]>; total: number }> {
-  const source = table as TInventoryTable;
-  if (o.total !== null) {
-    const rows = await db
-      .select()
-      .from(source)
-      .where(o.where)
-      .orderBy(...o.orderBy)
-      .limit(q.limit)
-      .offset(q.offset);
-    return { rows: rows as Array<T["$inferSelect"]>, total: o.total };
-  }
-  const found = await db
-    .select({ row: source, total: sql<number>`count(*) OVER ()`.mapWith(Number) })
-    .from(source)
-    .where(o.where)
-    .orderBy(...o.orderBy)
-    .limit(q.limit)
-    .offset(q.offset);
-  const first = found[0];
-  if (first) return { rows: found.map((f) => f.row as T["$inferSelect"]), total: first.total };
-  if (q.offset === 0) return { rows: [], total: 0 };
-  const [counted] = await db.select({ n: count() }).from(source).where(o.where);
-  return { rows: [], total: counted?.n ?? 0 };
+  table: typeof workspaceUsers | typeof workspaceFiles | typeof workspaceDrives,
+  where: SQL | undefined,
+): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(table).where(where);
+  return row?.n ?? 0;
 }

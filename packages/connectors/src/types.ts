@@ -24,6 +24,18 @@ export type TSourceUser = {
 
 export type TPermissionRole = "owner" | "organizer" | "writer" | "commenter" | "reader";
 
+/** How much a role may do: higher can do everything lower can. */
+export const PERMISSION_ROLE_RANK: Record<TPermissionRole, number> = {
+  reader: 1,
+  commenter: 2,
+  writer: 3,
+  organizer: 4,
+  owner: 5,
+};
+
+/** The roles that can change a file's content. */
+export const EDITING_ROLES: ReadonlySet<string> = new Set(["writer", "organizer", "owner"]);
+
 /**
  * One grant on a file. `anyone` is a public link (Google "anyone with the link", Microsoft
  * anonymous sharing link); `domain` is everyone in a domain; `user`/`group` a principal.

@@ -45,9 +45,9 @@ describe("array literals for bulk statements", () => {
           ["at", "timestamptz"],
         ],
         [
-          [1, -2, undefined],
-          [true, false, null],
-          [at, at.toISOString(), null],
+          [1, true, at],
+          [-2, false, at.toISOString()],
+          [undefined, null, null],
         ],
       )}`,
     );

@@ -11,6 +11,11 @@ export function maxSeverity(a: TSeverity, b: TSeverity): TSeverity {
   return SEVERITY_RANK[a] >= SEVERITY_RANK[b] ? a : b;
 }
 
+/** One level less severe, never below LOW: what a trusted destination earns. */
+export function lowerSeverity(severity: TSeverity): TSeverity {
+  return severity === "CRITICAL" ? "HIGH" : severity === "HIGH" ? "MEDIUM" : "LOW";
+}
+
 /** The most severe of `values`; LOW when there are none. */
 export function mostSevere(values: Iterable<TSeverity>): TSeverity {
   let best: TSeverity = "LOW";

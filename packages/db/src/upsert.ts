@@ -21,11 +21,12 @@ export type TArrayColumn = readonly [name: string, type: "text" | "int" | "bool"
 /**
  * `unnest($1::text[], $2::int[], …) AS u("a", "b", …)`: many rows as one array parameter per
  * column, so a bulk statement's text and bind cost do not grow with the number of rows (unlike a
- * VALUES list with a parameter per cell). `arrays[i]` holds column i's values, row by row.
+ * VALUES list with a parameter per cell). `rows[r][i]` is row r's value of column i; a missing
+ * value is NULL.
  */
-export function unnestRows(columns: readonly TArrayColumn[], arrays: readonly unknown[][]): SQL {
+export function unnestRows(columns: readonly TArrayColumn[], rows: readonly (readonly unknown[])[]): SQL {
   const params = sql.join(
-    columns.map(([, type], i) => sql`${arrayLiteral(arrays[i] ?? [])}::${sql.raw(type)}[]`),
+    columns.map(([, type], i) => sql`${arrayLiteral(rows.map((r) => r[i]))}::${sql.raw(type)}[]`),
     sql`, `,
   );
   const aliases = columns.map(([n]) => `"${n}"`).join(", ");

@@ -1,4 +1,10 @@
-import type { TPermission, TPermissionRole, TSourceFile } from "@posture/connectors";
+import {
+  EDITING_ROLES,
+  PERMISSION_ROLE_RANK,
+  type TPermission,
+  type TPermissionRole,
+  type TSourceFile,
+} from "@posture/connectors";
 import type { TRuleContext } from "./context";
 import { emailDomain } from "./domains";
 import { makeFinding } from "./finding";
@@ -6,14 +12,6 @@ import { RULE_IDS } from "./rule-ids";
 import { sensitiveTermIn } from "./sensitive-names";
 import { lowerSeverity, maxSeverity, type TDetectedFinding, type TSeverity } from "./types";
 
-const ROLE_RANK: Record<TPermissionRole, number> = {
-  reader: 1,
-  commenter: 2,
-  writer: 3,
-  organizer: 4,
-  owner: 5,
-};
-const EDITING_ROLES: ReadonlySet<TPermissionRole> = new Set(["writer", "organizer", "owner"]);
 /** Bounds the details of a file shared with hundreds of outsiders. */
 const MAX_LISTED_TARGETS = 25;
 
@@ -47,7 +45,7 @@ export function evaluateFile(ctx: TRuleContext, file: TSourceFile): TDetectedFin
   for (const permission of file.permissions) {
     if (permission.type === "anyone") {
       publicPermissionIds.push(permission.id);
-      if (publicRole === null || ROLE_RANK[permission.role] > ROLE_RANK[publicRole])
+      if (publicRole === null || PERMISSION_ROLE_RANK[permission.role] > PERMISSION_ROLE_RANK[publicRole])
         publicRole = permission.role;
       continue;
     }

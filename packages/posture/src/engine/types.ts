@@ -1,7 +1,7 @@
 import type { TSeverity } from "@posture/db";
 
 // The severity vocabulary is @posture/db's (one list for the table, the engine and the API).
-export { maxSeverity, SEVERITIES, SEVERITY_RANK, type TSeverity } from "@posture/db";
+export { lowerSeverity, maxSeverity, SEVERITIES, SEVERITY_RANK, type TSeverity } from "@posture/db";
 
 export const FINDING_CATEGORIES = [
   "public_exposure",
@@ -26,8 +26,3 @@ export type TDetectedFinding = {
   resourceType: TResourceType;
   details: Record<string, unknown>;
 };
-
-/** One level less severe, never below LOW: what a trusted destination earns. */
-export function lowerSeverity(severity: TSeverity): TSeverity {
-  return severity === "CRITICAL" ? "HIGH" : severity === "HIGH" ? "MEDIUM" : "LOW";
-}

@@ -38,14 +38,13 @@ export function stageDetections(write: TStageWrite, ids: { scanId: string; runId
     if (batch.length === 0) return;
     const rows = batch;
     batch = [];
-    const arrays = COLUMNS.map((_, i) => rows.map((r) => r[i]));
     await write(async (tx) => {
       await tx.execute(sql`
         INSERT INTO scan_detections (scan_id, run_id, finding_id, fingerprint, rule_id, category, severity,
           severity_rank, title, resource_id, resource_name, resource_type, details)
         SELECT ${ids.scanId}, ${ids.runId}, u.finding_id, u.fingerprint, u.rule_id, u.category, u.severity,
           u.severity_rank, u.title, u.resource_id, u.resource_name, u.resource_type, u.details::jsonb
-        FROM ${unnestRows(COLUMNS, arrays)}`);
+        FROM ${unnestRows(COLUMNS, rows)}`);
     });
   };
   return {

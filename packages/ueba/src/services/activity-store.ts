@@ -62,34 +62,18 @@ export async function storeActivity(
   db: Db,
   input: { orgId: string; connectorId: string; events: AsyncIterable<TActivityInput> },
 ): Promise<{ inserted: number; earliest: Date | null }> {
-  type TColumns = {
-    externalId: string[];
-    principal: string[];
-    kind: string[];
-    at: string[];
-    resourceId: Array<string | null>;
-    target: Array<string | null>;
-  };
-  const empty = (): TColumns => ({
-    externalId: [],
-    principal: [],
-    kind: [],
-    at: [],
-    resourceId: [],
-    target: [],
-  });
-  let batch = empty();
+  let batch: unknown[][] = [];
   let inserted = 0;
   let earliest: number | null = null;
   // The next batch is read and built while the database stores this one.
   const pipeline = createWritePipeline();
-  const write = async (b: TColumns) => {
+  const write = async (rows: unknown[][]) => {
     const [row] = await queryRows<{ n: number; earliest: Date | string | null }>(
       db,
       sql`WITH ins AS (
           INSERT INTO activity_events (org_id, connector_id, external_id, principal, kind, at, resource_id, target, count)
           SELECT ${input.orgId}, ${input.connectorId}, u.external_id, u.principal, u.kind, u.at, u.resource_id, u.target, 1
-          FROM ${unnestRows(EVENT_COLUMNS, [b.externalId, b.principal, b.kind, b.at, b.resourceId, b.target])}
+          FROM ${unnestRows(EVENT_COLUMNS, rows)}
           ON CONFLICT (connector_id, external_id) DO NOTHING
           RETURNING at)
         SELECT count(*)::int AS n, min(at) AS earliest FROM ins`,
@@ -101,21 +85,17 @@ export async function storeActivity(
     }
   };
   const flush = async () => {
-    if (batch.externalId.length === 0) return;
-    const b = batch;
-    batch = empty();
-    await pipeline.send(() => write(b));
+    if (batch.length === 0) return;
+    const rows = batch;
+    batch = [];
+    await pipeline.send(() => write(rows));
   };
   for await (const e of input.events) {
     const at = new Date(e.at);
     if (Number.isNaN(at.getTime()) || !e.actorEmail) continue;
-    batch.externalId.push(e.id);
-    batch.principal.push(e.actorEmail.toLowerCase());
-    batch.kind.push(e.type);
-    batch.at.push(at.toISOString());
-    batch.resourceId.push(e.resourceId ?? null);
-    batch.target.push(e.target ?? null);
-    if (batch.externalId.length >= BATCH) await flush();
+    // In EVENT_COLUMNS' order.
+    batch.push([e.id, e.actorEmail.toLowerCase(), e.type, at.toISOString(), e.resourceId, e.target]);
+    if (batch.length >= BATCH) await flush();
   }
   await flush();
   await pipeline.drain();

@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, sql, type SQL } from "drizzle-orm";
 import {
   anomalies,
+  arrayLiteral,
   behaviorBaselines,
   queryRows,
   type Db,
@@ -63,7 +64,6 @@ export async function listAnomalies(
  */
 export async function heatmap(db: Db, q: { orgId: string; weeks: number; limit: number; now?: Date }) {
   const now = q.now ?? new Date();
-  // ISO week labels (`2026-W47`): safe inside an array literal, passed as one parameter.
   const periods = recentWeeks(now, q.weeks).map(labelOfKey);
   const since = new Date(now.getTime() - LEARN_WEEKS * WEEK_MS);
   const rows = await queryRows<{ principal: string; cells: number[] }>(
@@ -80,7 +80,7 @@ export async function heatmap(db: Db, q: { orgId: string; weeks: number; limit: 
           ORDER BY b.risk_total DESC, b.principal LIMIT ${q.limit}))
       SELECT r.principal,
         (SELECT array_agg(coalesce(w.risk, 0) ORDER BY p.i)
-          FROM unnest(${`{${periods.join(",")}}`}::text[]) WITH ORDINALITY AS p(week, i)
+          FROM unnest(${arrayLiteral(periods)}::text[]) WITH ORDINALITY AS p(week, i)
           LEFT JOIN behavior_weekly_risk w ON w.org_id = ${q.orgId} AND w.principal = r.principal AND w.week = p.week
         ) AS cells
       FROM ranked r ORDER BY r.worst DESC, r.heat DESC, r.principal LIMIT ${q.limit}`,

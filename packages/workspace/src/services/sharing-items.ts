@@ -1,6 +1,5 @@
 import { and, asc, count, desc, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
-import { workspaceShares, type Db, type TSeverity, type TShareType } from "@posture/db";
-import { SEVERITY_RANK } from "../store/classify";
+import { SEVERITY_RANK, workspaceShares, type Db, type TSeverity, type TShareType } from "@posture/db";
 import { orgTotals } from "./snapshots";
 
 export const SHARE_SORTS = ["riskRank", "severity", "resourceName", "ownerEmail", "target"] as const;

@@ -30,7 +30,6 @@ export async function bulkInsert(
 ): Promise<number> {
   if (rows.length === 0) return 0;
   const computed = opts.computed ?? [];
-  const arrays = columns.map((_, i) => rows.map((r) => r[i] ?? null));
   const stored = [...columns.map(([n]) => n).filter((n) => !n.startsWith("_")), ...computed.map(([n]) => n)];
   const names = stored.map((n) => `"${n}"`).join(", ");
   const selects = [
@@ -40,7 +39,7 @@ export async function bulkInsert(
       .map((n) => `u."${n}"`),
     ...computed.map(([, e]) => e),
   ].join(", ");
-  const unnest = unnestRows(columns, arrays);
+  const unnest = unnestRows(columns, rows);
   if (!opts.upsert) {
     const result = await db.execute(
       sql`INSERT INTO ${sql.raw(`"${table}"`)} (${sql.raw(names)}) SELECT ${sql.raw(selects)} FROM ${unnest}`,

@@ -1,18 +1,23 @@
 import { createHash } from "node:crypto";
-import type { TPermission, TPermissionRole } from "@posture/connectors";
-import type { TExposure, TSensitivity, TSeverity, TSharingType, TShareType } from "@posture/db";
+import {
+  EDITING_ROLES,
+  PERMISSION_ROLE_RANK,
+  type TPermission,
+  type TPermissionRole,
+} from "@posture/connectors";
+import {
+  lowerSeverity,
+  SEVERITY_RANK,
+  type TExposure,
+  type TSensitivity,
+  type TSeverity,
+  type TSharingType,
+  type TShareType,
+} from "@posture/db";
 import { domainIn, emailDomain } from "@posture/platform";
 
 // How the resource store rates what it stores. Pure functions: the snapshot writer and the
 // re-rating after a trusted-domain change must agree, and they are unit-tested here.
-
-export const SEVERITY_RANK: Record<TSeverity, number> = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1 };
-export const SEVERITY_OF_RANK: Record<number, TSeverity> = {
-  4: "CRITICAL",
-  3: "HIGH",
-  2: "MEDIUM",
-  1: "LOW",
-};
 
 /** A row id derived from (connector, external id): the same resource keeps its id across rescans. */
 export function stableId(prefix: string, connectorId: string, externalId: string): string {
@@ -95,21 +100,10 @@ export function classifyPermission(p: TPermission, internal: ReadonlySet<string>
   return { sharingType: "external_user", target: email || domain, domain };
 }
 
-const ROLE_RANK: Record<TPermissionRole, number> = {
-  reader: 1,
-  commenter: 2,
-  writer: 3,
-  organizer: 4,
-  owner: 5,
-};
-export const EDITING_ROLES: ReadonlySet<string> = new Set(["writer", "organizer", "owner"]);
-
 export function widerRole(a: string, b: string): string {
-  return (ROLE_RANK[b as TPermissionRole] ?? 0) > (ROLE_RANK[a as TPermissionRole] ?? 0) ? b : a;
-}
-
-export function lowerSeverity(s: TSeverity): TSeverity {
-  return s === "CRITICAL" ? "HIGH" : s === "HIGH" ? "MEDIUM" : "LOW";
+  return (PERMISSION_ROLE_RANK[b as TPermissionRole] ?? 0) > (PERMISSION_ROLE_RANK[a as TPermissionRole] ?? 0)
+    ? b
+    : a;
 }
 
 /**

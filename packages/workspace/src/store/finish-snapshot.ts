@@ -1,10 +1,16 @@
 import { sql } from "drizzle-orm";
 import type { TAppGrant } from "@posture/connectors";
-import { newId, type Db } from "@posture/db";
+import { newId, unnestRows, type Db, type TArrayColumn } from "@posture/db";
 import { bulkInsert } from "./bulk-insert";
 import { rebuildFlowGraph } from "./flow-graph";
 import type { TSnapshotMetrics } from "./metrics";
 import { rowsOf } from "./rows";
+
+/** Each owner's count of externally shared files, as (email, n) rows. */
+const OWNER_COLUMNS: readonly TArrayColumn[] = [
+  ["email", "text"],
+  ["n", "int"],
+];
 
 export type TSnapshotCounts = {
   users: number;
@@ -32,11 +38,11 @@ type TFinishInput = {
 export async function finishSnapshot(tx: Db, input: TFinishInput): Promise<TSnapshotCounts> {
   const { orgId, connectorId } = input;
   await tx.execute(sql`
-    UPDATE workspace_users w SET external_shares_owned = coalesce(x.n, 0)
+    UPDATE workspace_users w SET external_shares_owned = coalesce(u.n, 0)
     FROM workspace_users w2
-      LEFT JOIN unnest(${sql.param([...input.externalByOwner.keys()])}::text[], ${sql.param([...input.externalByOwner.values()])}::int[]) AS x(email, n)
-      ON x.email = w2.email
-    WHERE w.id = w2.id AND w2.connector_id = ${connectorId} AND w.external_shares_owned <> coalesce(x.n, 0)`);
+      LEFT JOIN ${unnestRows(OWNER_COLUMNS, [...input.externalByOwner])}
+      ON u.email = w2.email
+    WHERE w.id = w2.id AND w2.connector_id = ${connectorId} AND w.external_shares_owned <> coalesce(u.n, 0)`);
   // Approvals outlive snapshots: item ids are stable, so active ones carry over to the new rows.
   await tx.execute(sql`
     UPDATE workspace_shares s SET approved_until = a.until
@@ -79,51 +85,44 @@ async function recordGrantChanges(tx: Db, input: TFinishInput): Promise<void> {
   const before = new Map(previous.map((p) => [p.external_id, p]));
   const at = input.now.toISOString();
   const events: unknown[][] = [];
+  // One row of oauth_grant_events, in the column order below.
+  const record = (
+    grant: { clientId: string; externalId: string; userEmail: string },
+    kind: "granted" | "scopes_changed" | "revoked",
+    scopes: readonly string[],
+    previousScopes: readonly string[],
+    when: string,
+  ) =>
+    events.push([
+      newId("gev"),
+      input.orgId,
+      input.connectorId,
+      grant.clientId,
+      grant.externalId,
+      grant.userEmail,
+      kind,
+      scopes.join(" "),
+      previousScopes.join(" "),
+      when,
+    ]);
   const seen = new Set<string>();
   for (const g of input.grants) {
     seen.add(g.id);
     const prev = before.get(g.id);
-    if (!prev)
-      events.push([
-        newId("gev"),
-        input.orgId,
-        input.connectorId,
-        g.clientId,
-        g.id,
-        g.userEmail,
-        "granted",
-        g.scopes.join(" "),
-        "",
-        g.grantedAt,
-      ]);
-    else if (!sameScopes(prev.scopes, g.scopes))
-      events.push([
-        newId("gev"),
-        input.orgId,
-        input.connectorId,
-        g.clientId,
-        g.id,
-        g.userEmail,
-        "scopes_changed",
-        g.scopes.join(" "),
-        prev.scopes.join(" "),
-        at,
-      ]);
+    const grant = { clientId: g.clientId, externalId: g.id, userEmail: g.userEmail };
+    if (!prev) record(grant, "granted", g.scopes, [], g.grantedAt);
+    else if (!sameScopes(prev.scopes, g.scopes)) record(grant, "scopes_changed", g.scopes, prev.scopes, at);
   }
   for (const p of previous) {
-    if (!seen.has(p.external_id))
-      events.push([
-        newId("gev"),
-        input.orgId,
-        input.connectorId,
-        p.client_id,
-        p.external_id,
-        p.user_email,
+    if (!seen.has(p.external_id)) {
+      record(
+        { clientId: p.client_id, externalId: p.external_id, userEmail: p.user_email },
         "revoked",
-        "",
-        p.scopes.join(" "),
+        [],
+        p.scopes,
         at,
-      ]);
+      );
+    }
   }
   const split = (col: string) =>
     `CASE WHEN u."${col}" = '' THEN '{}'::text[] ELSE string_to_array(u."${col}", ' ') END`;

@@ -1,6 +1,13 @@
 import { sql } from "drizzle-orm";
 import type { TAppGrant, TSharedDrive, TSourceFile, TSourceUser, TWorkspace } from "@posture/connectors";
-import { createWritePipeline, type Db, type TExposure, type TShareType } from "@posture/db";
+import {
+  arrayLiteral,
+  createWritePipeline,
+  SEVERITY_RANK,
+  type Db,
+  type TExposure,
+  type TShareType,
+} from "@posture/db";
 import { domainIn, emailDomain } from "@posture/platform";
 import { affected, bulkInsert } from "./bulk-insert";
 import {
@@ -10,7 +17,6 @@ import {
   ratedSeverity,
   riskRank,
   sensitivityOf,
-  SEVERITY_RANK,
   stableId,
   widerExposure,
   widerRole,
@@ -137,7 +143,7 @@ export async function openWorkspaceSnapshot(
       });
       if (fresh) return;
       await tx.execute(
-        sql`INSERT INTO snapshot_seen (tbl, id) SELECT ${b.table}, unnest(${sql.param(rows.map((r) => r[0] as string))}::text[])`,
+        sql`INSERT INTO snapshot_seen (tbl, id) SELECT ${b.table}, unnest(${arrayLiteral(rows.map((r) => r[0]))}::text[])`,
       );
     });
   };

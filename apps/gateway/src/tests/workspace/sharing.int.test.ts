@@ -47,6 +47,15 @@ async function allItems(query = "") {
   return body<TItems>(res);
 }
 
+/** The organization's open outside-share findings, straight from the table. */
+const openShareFindings = () =>
+  gw.db.db
+    .select()
+    .from(findings)
+    .where(
+      and(eq(findings.orgId, org.orgId), eq(findings.ruleId, "external_share"), eq(findings.status, "OPEN")),
+    );
+
 const SEV: Record<string, number> = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1 };
 
 describe("sharing overview and items", () => {
@@ -141,16 +150,7 @@ describe("trusted domains", () => {
     const before = (await allItems()).rows.filter(
       (r) => r.sharingType !== "public" && !r.target.includes(" +") && domainOf(r.target) === domain,
     );
-    const findingBefore = await gw.db.db
-      .select()
-      .from(findings)
-      .where(
-        and(
-          eq(findings.orgId, org.orgId),
-          eq(findings.ruleId, "external_share"),
-          eq(findings.status, "OPEN"),
-        ),
-      );
+    const findingBefore = await openShareFindings();
 
     const added = await org.c.post("/api/sharing/trusted-domains", {
       domain: domain.toUpperCase(),
@@ -178,16 +178,7 @@ describe("trusted domains", () => {
       expect(a.trustedDomain).toBe(true);
       expect(a.riskRank % 1000).toBe(b.riskRank % 1000);
     }
-    const findingAfter = await gw.db.db
-      .select()
-      .from(findings)
-      .where(
-        and(
-          eq(findings.orgId, org.orgId),
-          eq(findings.ruleId, "external_share"),
-          eq(findings.status, "OPEN"),
-        ),
-      );
+    const findingAfter = await openShareFindings();
     const lowered = findingAfter.filter((f) => {
       const prev = findingBefore.find((p) => p.id === f.id);
       return prev && f.severityRank < prev.severityRank;
@@ -214,16 +205,7 @@ describe("trusted domains", () => {
     );
     const restored = new Map((await allItems()).rows.map((r) => [r.id, r]));
     for (const b of before) if (restored.get(b.id)) expect(restored.get(b.id)?.severity).toBe(b.severity);
-    const findingRestored = await gw.db.db
-      .select()
-      .from(findings)
-      .where(
-        and(
-          eq(findings.orgId, org.orgId),
-          eq(findings.ruleId, "external_share"),
-          eq(findings.status, "OPEN"),
-        ),
-      );
+    const findingRestored = await openShareFindings();
     expect(findingRestored.map((f) => [f.id, f.severity, f.title]).sort()).toEqual(
       findingBefore.map((f) => [f.id, f.severity, f.title]).sort(),
     );

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 // Every generated item gets its own small PRNG, seeded from (workspace seed, stream, index):
 // item i can be produced without producing items 0..i-1, which is what lets a 100,000-file
@@ -30,7 +30,7 @@ export const STREAMS = {
 } as const;
 
 export function seedWords(seed: string): TSeedWords {
-  const digest = createHash("sha256").update(seed).digest();
+  const digest = hash("sha256", seed, "buffer");
   return [digest.readUInt32LE(0), digest.readUInt32LE(4), digest.readUInt32LE(8), digest.readUInt32LE(12)];
 }
 
@@ -125,24 +125,33 @@ const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 const HEX = "0123456789abcdef";
 
+const CODES = {
+  base64url: [...BASE64URL].map((c) => c.charCodeAt(0)),
+  base32: [...BASE32].map((c) => c.charCodeAt(0)),
+  hex: [...HEX].map((c) => c.charCodeAt(0)),
+};
+const BITS = { base64url: 6, base32: 5, hex: 4 };
+// Reused character-code scratch: one string per call instead of one per character.
+const scratch: number[] = [];
+
 /** `length` characters of `alphabet` (a power-of-two size up to 64) drawn from the rng. */
 export function randomString(rng: TRng, length: number, alphabet: "base64url" | "base32" | "hex"): string {
-  const chars = alphabet === "base64url" ? BASE64URL : alphabet === "base32" ? BASE32 : HEX;
-  const bits = alphabet === "base64url" ? 6 : alphabet === "base32" ? 5 : 4;
+  const codes = CODES[alphabet];
+  const bits = BITS[alphabet];
   const mask = (1 << bits) - 1;
-  let out = "";
   let w = 0;
   let left = 0;
+  scratch.length = length;
   for (let i = 0; i < length; i++) {
     if (left < bits) {
       w = rng.word();
       left = 32;
     }
-    out += chars.charAt(w & mask);
+    scratch[i] = codes[w & mask] ?? 0;
     w >>>= bits;
     left -= bits;
   }
-  return out;
+  return String.fromCharCode(...scratch);
 }
 
 export function guid(rng: TRng): string {

@@ -34,8 +34,6 @@ export const workspaceFiles = pgTable(
   },
   (t) => [
     index("workspace_files_connector_idx").on(t.connectorId),
-    index("workspace_files_org_exposure_idx").on(t.orgId, t.exposure),
-    index("workspace_files_org_owner_idx").on(t.orgId, t.ownerEmail),
     index("workspace_files_org_order_idx").on(t.orgId, t.modifiedAt, t.id),
   ],
 );

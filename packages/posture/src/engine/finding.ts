@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { RULE_CATEGORY, type TRuleId } from "./rule-ids";
 import type { TDetectedFinding } from "./types";
 
 export function fingerprintOf(ruleId: string, resourceId: string): string {
-  return createHash("sha256").update(`${ruleId}:${resourceId}`).digest("hex");
+  return hash("sha256", `${ruleId}:${resourceId}`, "hex");
 }
 
 export function makeFinding(

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import {
   EDITING_ROLES,
   PERMISSION_ROLE_RANK,
@@ -21,7 +21,8 @@ import { domainIn, emailDomain } from "@posture/platform";
 
 /** A row id derived from (connector, external id): the same resource keeps its id across rescans. */
 export function stableId(prefix: string, connectorId: string, externalId: string): string {
-  const digest = createHash("sha256").update(connectorId).update("\0").update(externalId).digest("base64url");
+  // One-shot hash(): no Hash object per row (a rescan hashes every stored row's id).
+  const digest = hash("sha256", `${connectorId}\0${externalId}`, "base64url");
   return `${prefix}_${digest.slice(0, 27)}`;
 }
 

@@ -96,7 +96,9 @@ export async function postureReportData(
       .groupBy(findings.severity),
     evaluateOrg(db, { orgId: o.orgId, days: o.days, now: to }),
   ]);
-  const improvementIds = (breakdown.topImprovements ?? []).slice(0, 8).map((i) => i.findingId);
+  // A fix worth no points (its category already at its cap) is not an improvement to list.
+  const worthPoints = (breakdown.topImprovements ?? []).filter((i) => i.scoreDelta > 0).slice(0, 8);
+  const improvementIds = worthPoints.map((i) => i.findingId);
   const titles = improvementIds.length
     ? await db
         .select({ id: findings.id, title: findings.title })
@@ -118,8 +120,7 @@ export async function postureReportData(
     categories: breakdown.categories ?? [],
     openBySeverity,
     topFindings: top.map((f) => ({ ...f, detectedAt: f.detectedAt.toISOString() })),
-    improvements: (breakdown.topImprovements ?? [])
-      .slice(0, 8)
+    improvements: worthPoints
       .map((i) => ({
         findingId: i.findingId,
         scoreDelta: i.scoreDelta,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedWorkspace, TYPICAL_FINDINGS } from "@posture/compliance/testing";
-import { partnerSettings } from "@posture/db";
+import { eq, sql } from "drizzle-orm";
+import { findings, partnerSettings, scans } from "@posture/db";
 import { startTestGateway, type TTestGateway } from "../../testing";
 import { fetchBytes, readPdf } from "./helpers";
 import { tinyPng } from "./png";
@@ -47,6 +48,34 @@ describe("GET /api/reports/compliance", () => {
       expect(text).toContain(s);
     }
     expect(text).not.toContain("Prepared by");
+  });
+
+  it("lists as improvements only the fixes that raise the score", async () => {
+    const a = await gw.createActor({ plan: "business", role: "ADMIN" });
+    await seedWorkspace(gw.db.db, { orgId: a.orgId, users: 5, files: 20, findings: TYPICAL_FINDINGS });
+    const [worth, worthless] = await gw.db.db
+      .select({ id: findings.id, title: findings.title })
+      .from(findings)
+      .where(eq(findings.orgId, a.orgId))
+      .orderBy(findings.id)
+      .limit(2);
+    if (!worth || !worthless) throw new Error("seeded findings missing");
+    // A category at its cap: fixing one of its findings changes nothing (scoreDelta 0).
+    const topImprovements = [
+      { findingId: worth.id, scoreDelta: 3 },
+      { findingId: worthless.id, scoreDelta: 0 },
+    ];
+    await gw.db.db
+      .update(scans)
+      .set({
+        breakdown: sql`coalesce(${scans.breakdown}, '{}'::jsonb) || ${JSON.stringify({ topImprovements })}::jsonb`,
+      })
+      .where(eq(scans.orgId, a.orgId));
+    const res = await fetchBytes(gw, "/api/reports/compliance?period=30", { cookie: a.cookie });
+    expect(res.status).toBe(200);
+    const { text } = readPdf(res.bytes);
+    expect(text).toContain(`${worth.title}: +3 points when fixed.`);
+    expect(text).not.toContain("+0 points");
   });
 
   it("allows 5 per hour per organization, then 429 with Retry-After; other organizations are unaffected", async () => {

@@ -159,3 +159,9 @@ export const JOB_STATEMENT_TIMEOUT_MS = 120_000;
 export function allowLongStatements(ms: number): SQL {
   return sql.raw(`set local statement_timeout = ${Math.max(0, Math.floor(ms))}`);
 }
+
+/** A unique violation (SQLSTATE 23505), as node-postgres or PGlite raises it, or Drizzle wraps it. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; cause?: { code?: string } } | null;
+  return e?.code === "23505" || e?.cause?.code === "23505";
+}

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { ticketingIntegrations, tickets, type Db } from "@posture/db";
+import { isUniqueViolation, ticketingIntegrations, tickets, type Db } from "@posture/db";
 import {
   AppError,
   audit,
@@ -44,12 +44,6 @@ async function claimTicket(db: Db, orgId: string, findingId: string): Promise<st
 
 async function releaseClaim(db: Db, id: string): Promise<void> {
   await db.delete(tickets).where(and(eq(tickets.id, id), eq(tickets.status, CLAIM_STATUS)));
-}
-
-/** Postgres unique violation: two concurrent requests raced for the same finding's ticket. */
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; cause?: { code?: string } };
-  return e.code === "23505" || e.cause?.code === "23505";
 }
 
 export type TTicketDeps = { runtime: TRuntime; fetch?: typeof fetch };

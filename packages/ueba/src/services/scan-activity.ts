@@ -21,7 +21,7 @@ export async function ingestScanActivity(
   },
 ): Promise<Date | null> {
   try {
-    const since = await ingestSince(deps.db, {
+    const { since, first } = await ingestSince(deps.db, {
       orgId: input.orgId,
       connectorId: input.connectorId,
       now: input.now,
@@ -30,6 +30,7 @@ export async function ingestScanActivity(
       orgId: input.orgId,
       connectorId: input.connectorId,
       events: input.activity(since),
+      first,
     });
     deps.log.info({ scanId: input.scanId, inserted: stored.inserted }, "activity ingested");
     return stored.earliest ?? input.now;

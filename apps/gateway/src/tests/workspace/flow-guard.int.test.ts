@@ -76,6 +76,13 @@ describe("GET /api/flow-guard/graph", () => {
       expect(e.scope).toBe("public");
       expect(e.source.slice("file:".length)).toBe(e.target.slice("public_link:".length));
     }
+    // A page has every edge between its nodes, no more: the whole graph's, restricted to the page.
+    expect(all.nodes.length).toBe(total);
+    const page = await graph("?limit=37&offset=11");
+    const onPage = new Set(page.nodes.map((n) => n.id));
+    const within = all.edges.filter((e) => onPage.has(e.source) && onPage.has(e.target));
+    expect(within.length).toBeGreaterThan(0);
+    expect(page.edges).toEqual(within);
   });
 
   it("filters by outside domain and by user", async () => {

@@ -1,7 +1,7 @@
 import { and, desc, eq, or, sql, type SQL } from "drizzle-orm";
 import {
   arrayLiteral,
-  flowEdges,
+  type flowEdges,
   flowNodes,
   flowSummaries,
   queryRows,

@@ -139,13 +139,15 @@ export function runChildReport<T>(
     child.stderr.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
     child.on("exit", (code) => {
       if (code !== 0) return reject(new Error(`${name} child exited ${code}: ${err}`));
-      // The report is the last JSON line that is not a log record (BENCH_LOG_LEVEL=info interleaves them).
-      const report = out
-        .trim()
-        .split("\n")
+      // The report is the last JSON line that is not a log record; the log records
+      // (BENCH_LOG_LEVEL=info: each scan's phases) go to stderr, so the figures stay readable.
+      const lines = out.trim().split("\n");
+      const isLog = (v: Record<string, unknown> | null) => v !== null && "level" in v && "msg" in v;
+      for (const line of lines) if (isLog(parseJson(line))) process.stderr.write(`${line}\n`);
+      const report = lines
         .reverse()
         .map(parseJson)
-        .find((v) => v !== null && !("level" in v && "msg" in v));
+        .find((v) => v !== null && !isLog(v));
       if (report) resolve(report as T);
       else reject(new Error(`${name} child printed no report: ${out.slice(-2000)}${err}`));
     });

@@ -142,12 +142,11 @@ export function runChildReport<T>(
       // The report is the last JSON line that is not a log record; the log records
       // (BENCH_LOG_LEVEL=info: each scan's phases) go to stderr, so the figures stay readable.
       const lines = out.trim().split("\n");
+      const parsed = lines.map(parseJson);
       const isLog = (v: Record<string, unknown> | null) => v !== null && "level" in v && "msg" in v;
-      for (const line of lines) if (isLog(parseJson(line))) process.stderr.write(`${line}\n`);
-      const report = lines
-        .reverse()
-        .map(parseJson)
-        .find((v) => v !== null && !isLog(v));
+      for (const [i, line] of lines.entries())
+        if (isLog(parsed[i] ?? null)) process.stderr.write(`${line}\n`);
+      const report = parsed.reverse().find((v) => v !== null && !isLog(v));
       if (report) resolve(report as T);
       else reject(new Error(`${name} child printed no report: ${out.slice(-2000)}${err}`));
     });

@@ -1,6 +1,8 @@
+import { randomBytes } from "node:crypto";
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { TEST_POSTGRES_URL } from "@posture/db/testing";
+import { deriveAuditKey, setAuditKey } from "@posture/platform";
 import { scenarios } from "./scenarios";
 import type { TBenchSettings, TMeasurement, TScenarioOutcome } from "./types";
 
@@ -24,6 +26,10 @@ if (values.help || values.list) {
   for (const s of scenarios) console.log(`  ${s.name.padEnd(20)} ${s.title}`);
   process.exit(0);
 }
+
+// Every process sets its audit key at start; scenarios that run in this one (the posture PDF
+// verifies the audit chain) need it too. The bench's databases are throwaway, so a random key.
+setAuditKey(deriveAuditKey(randomBytes(32)));
 
 const settings: TBenchSettings = {
   durationSec: Number(values.duration),

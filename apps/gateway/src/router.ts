@@ -1,29 +1,31 @@
 import { accountRouter } from "@posture/account";
-import { complianceRouter } from "@posture/compliance";
-import { partnerRouter } from "@posture/partner";
 import { agentGuardRouter } from "@posture/agent-guard";
-import { flowGuardRouter } from "@posture/flow-guard";
-import { router } from "@posture/platform";
-import { postureRouter } from "@posture/posture";
 import { awarenessRouter } from "@posture/awareness";
+import { complianceRouter } from "@posture/compliance";
+import { flowGuardRouter } from "@posture/flow-guard";
 import { incidentsRouter } from "@posture/incidents";
+import { partnerRouter } from "@posture/partner";
+import { mergeRouters } from "@posture/platform";
+import { postureRouter } from "@posture/posture";
 import { behaviourRouter } from "@posture/ueba";
 import { webhooksRouter } from "@posture/webhooks";
 import { workspaceRouter } from "@posture/workspace";
 
-// The whole API: REST paths come from each procedure's OpenAPI meta, tRPC paths from these keys.
-export const appRouter = router({
-  account: accountRouter,
-  posture: postureRouter,
-  webhooks: webhooksRouter,
-  compliance: complianceRouter,
-  partner: partnerRouter,
-  workspace: workspaceRouter,
-  flowGuard: flowGuardRouter,
-  agentGuard: agentGuardRouter,
-  behavior: behaviourRouter,
-  incidents: incidentsRouter,
-  awareness: awarenessRouter,
-});
+// The whole API. Every package's router is keyed by its REST paths' first segments, so the tRPC key
+// of a procedure mirrors its path (`GET /api/findings` is `findings.list`; docs/architecture.md,
+// "Procedure keys"); the merge throws at start-up if two packages claim one segment.
+export const appRouter = mergeRouters(
+  accountRouter,
+  postureRouter,
+  webhooksRouter,
+  complianceRouter,
+  partnerRouter,
+  workspaceRouter,
+  flowGuardRouter,
+  agentGuardRouter,
+  behaviourRouter,
+  incidentsRouter,
+  awarenessRouter,
+);
 
 export type AppRouter = typeof appRouter;

@@ -10,15 +10,11 @@ import { revokeKey } from "./procedures/revoke-key";
 import { signIn } from "./procedures/sign-in";
 import { signOut } from "./procedures/sign-out";
 
+// Keys mirror the REST paths (docs/architecture.md, "Procedure keys").
 export const accountRouter = router({
-  health: getHealth,
-  liveness: getLiveness,
-  signIn,
-  signOut,
-  getSession,
-  listKeys,
-  createKey,
-  revokeKey,
-  getUsage,
-  listAudit,
+  health: router({ get: getHealth, live: router({ get: getLiveness }) }),
+  auth: router({ signIn, signOut, session: router({ get: getSession }) }),
+  keys: router({ list: listKeys, create: createKey, delete: revokeKey }),
+  usage: router({ get: getUsage }),
+  audit: router({ list: listAudit }),
 });

@@ -3,4 +3,10 @@ import { getAgentInventory } from "./procedures/get-agent-inventory";
 import { getAgentTimeline } from "./procedures/get-agent-timeline";
 import { getRiskMatrix } from "./procedures/get-risk-matrix";
 
-export const agentGuardRouter = router({ getAgentInventory, getRiskMatrix, getAgentTimeline });
+export const agentGuardRouter = router({
+  agentGuard: router({
+    inventory: router({ list: getAgentInventory }),
+    riskMatrix: router({ get: getRiskMatrix }),
+    timeline: router({ get: getAgentTimeline }),
+  }),
+});

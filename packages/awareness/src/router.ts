@@ -2,4 +2,6 @@ import { router } from "@posture/platform";
 import { getMyScore } from "./procedures/get-my-score";
 import { listScores } from "./procedures/list-scores";
 
-export const awarenessRouter = router({ scores: listScores, me: getMyScore });
+export const awarenessRouter = router({
+  awareness: router({ scores: router({ list: listScores }), me: router({ get: getMyScore }) }),
+});

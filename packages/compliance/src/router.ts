@@ -8,11 +8,11 @@ import { getPostureReport } from "./procedures/get-posture-report";
 import { getReport } from "./procedures/get-report";
 
 export const complianceRouter = router({
-  createReport,
-  getReport,
-  getDashboard,
-  getGapReport,
-  generateEvidence,
-  getEvidence,
-  getPostureReport,
+  compliance: router({
+    reports: router({ create: createReport, get: getReport }),
+    dashboard: router({ get: getDashboard }),
+    gapReport: router({ get: getGapReport }),
+    evidence: router({ generate: generateEvidence, get: getEvidence }),
+  }),
+  reports: router({ compliance: router({ get: getPostureReport }) }),
 });

@@ -8,10 +8,12 @@ import { updateIncident } from "./procedures/update-incident";
 
 // `suggestions` is declared before `get` so that /incidents/suggestions is never read as an id.
 export const incidentsRouter = router({
-  suggestions: listSuggestions,
-  list: listIncidents,
-  get: getIncident,
-  create: createIncident,
-  update: updateIncident,
-  exportReport: exportIncidentReport,
+  incidents: router({
+    suggestions: router({ list: listSuggestions }),
+    list: listIncidents,
+    get: getIncident,
+    create: createIncident,
+    update: updateIncident,
+    export: exportIncidentReport,
+  }),
 });

@@ -5,10 +5,15 @@ import { getReport } from "./procedures/get-report";
 import { listReports } from "./procedures/list-reports";
 import { updateSettings } from "./procedures/update-settings";
 
+// The literal report paths are declared before `get` so that /partner/reports/portfolio is no id.
 export const partnerRouter = router({
-  updateSettings,
-  getPortfolio,
-  getClientReport,
-  listReports,
-  getReport,
+  partner: router({
+    settings: router({ update: updateSettings }),
+    reports: router({
+      portfolio: router({ get: getPortfolio }),
+      client: router({ get: getClientReport }),
+      list: listReports,
+      get: getReport,
+    }),
+  }),
 });

@@ -48,6 +48,8 @@ const t = initTRPC
   });
 
 export const router = t.router;
+/** Joins routers' top-level keys into one (the gateway's appRouter); a key defined twice throws. */
+export const mergeRouters = t.mergeRouters;
 
 const CREDENTIAL_MESSAGES = {
   malformed: "Malformed credential",

@@ -4,7 +4,9 @@ import { getHeatmap } from "./procedures/get-heatmap";
 import { listAnomalies } from "./procedures/list-anomalies";
 
 export const behaviourRouter = router({
-  anomalies: router({ list: listAnomalies }),
-  heatmap: router({ get: getHeatmap }),
-  baseline: router({ get: getBaseline }),
+  behavior: router({
+    anomalies: router({ list: listAnomalies }),
+    heatmap: router({ get: getHeatmap }),
+    baseline: router({ get: getBaseline }),
+  }),
 });

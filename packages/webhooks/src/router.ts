@@ -6,9 +6,10 @@ import { listWebhooks } from "./procedures/list-webhooks";
 import { redeliverWebhook } from "./procedures/redeliver-webhook";
 
 export const webhooksRouter = router({
-  list: listWebhooks,
-  create: createWebhook,
-  delete: deleteWebhook,
-  deliveries: listWebhookDeliveries,
-  redeliver: redeliverWebhook,
+  webhooks: router({
+    list: listWebhooks,
+    create: createWebhook,
+    delete: deleteWebhook,
+    deliveries: router({ list: listWebhookDeliveries, redeliver: redeliverWebhook }),
+  }),
 });

@@ -9,12 +9,15 @@ import { removeTrustedDomain } from "./procedures/remove-trusted-domain";
 import { withdrawApproval } from "./procedures/withdraw-approval";
 
 export const workspaceRouter = router({
-  getInventory,
-  getSharingOverview,
-  listSharingItems,
-  listTrustedDomains,
-  addTrustedDomain,
-  removeTrustedDomain,
-  approveShare,
-  withdrawApproval,
+  inventory: router({ list: getInventory }),
+  sharing: router({
+    overview: router({ get: getSharingOverview }),
+    items: router({ list: listSharingItems }),
+    trustedDomains: router({
+      list: listTrustedDomains,
+      create: addTrustedDomain,
+      delete: removeTrustedDomain,
+    }),
+    approvals: router({ create: approveShare, delete: withdrawApproval }),
+  }),
 });

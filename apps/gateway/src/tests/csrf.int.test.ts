@@ -82,7 +82,7 @@ describe("CSRF guard on cookie-authenticated writes", () => {
   });
 
   it("guards the tRPC endpoint too", async () => {
-    const res = await gw.request("POST", "/trpc/account.health", {
+    const res = await gw.request("POST", "/trpc/health.get", {
       cookie: actor.cookie,
       ip: freshIp(),
       body: {},

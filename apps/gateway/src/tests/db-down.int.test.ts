@@ -163,7 +163,7 @@ const calls = () => [
   timed("GET", "/api/connectors", { cookie }),
   timed("POST", "/api/keys", { cookie }, { name: "during the outage" }),
   timed("GET", "/api/timeline", { authorization: `Bearer ${key}` }),
-  timed("GET", "/trpc/account.getUsage", { authorization: `Bearer ${key}` }),
+  timed("GET", "/trpc/usage.get", { authorization: `Bearer ${key}` }),
 ];
 
 async function expectOutage() {

@@ -76,10 +76,10 @@ describe("a known path with another method", () => {
   });
 
   it("tRPC: a query called with POST, or a mutation with GET, is 405 with Allow", async () => {
-    const query = await send("POST", "/trpc/account.getUsage", { key: owner.key, body: {} });
+    const query = await send("POST", "/trpc/usage.get", { key: owner.key, body: {} });
     expect(query.status).toBe(405);
     expect(query.headers.get("allow")).toBe("GET");
-    const mutation = await send("GET", "/trpc/account.createKey", { key: owner.key });
+    const mutation = await send("GET", "/trpc/keys.create", { key: owner.key });
     expect(mutation.status).toBe(405);
     expect(mutation.headers.get("allow")).toBe("POST");
   });

@@ -37,7 +37,7 @@ function ruleRouter(kind: "policy" | "prevention", path: "/policies" | "/prevent
       .mutation(({ ctx, input: { id, ...patch } }) =>
         updateRule(ctx.db, { ...scopeOf(ctx.principal), kind, id, patch }),
       ),
-    remove: admin()
+    delete: admin()
       .meta({ openapi: { method: "DELETE", path: `${path}/{id}`, tags, summary: `Delete a ${noun}` } })
       .input(ZRuleIdInput)
       .output(z.object({ deleted: z.literal(true) }))

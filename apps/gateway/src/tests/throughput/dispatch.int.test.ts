@@ -17,9 +17,9 @@ describe("the precompiled GET dispatch", () => {
 
   it("matches as trpc-to-openapi does: literal paths, parameters, trailing slash, any case", () => {
     expect(routes).not.toBeNull();
-    expect(routes?.match("/usage")?.route.name).toBe("account.getUsage");
-    expect(routes?.match("/usage/")?.route.name).toBe("account.getUsage");
-    expect(routes?.match("/USAGE")?.route.name).toBe("account.getUsage");
+    expect(routes?.match("/usage")?.route.name).toBe("usage.get");
+    expect(routes?.match("/usage/")?.route.name).toBe("usage.get");
+    expect(routes?.match("/USAGE")?.route.name).toBe("usage.get");
     expect(routes?.match("/nothing-here")).toBeUndefined();
     // Escapes and dot segments are left to the library's URL parsing.
     expect(routes?.match("/usage/../usage")).toBeUndefined();

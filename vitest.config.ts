@@ -8,7 +8,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["{apps,packages}/*/src/**/*.test.ts"],
+          include: ["{apps,packages}/*/src/**/*.test.ts", "tooling/*/**/*.test.mjs"],
           exclude: ["**/*.int.test.ts", "**/node_modules/**"],
         },
       },
@@ -17,6 +17,8 @@ export default defineConfig({
           name: "integration",
           include: ["{apps,packages}/*/src/**/*.int.test.ts"],
           exclude: ["**/node_modules/**"],
+          // Checks PostgreSQL, Redis and the PDF tools once, and says what is missing.
+          globalSetup: ["tooling/test/prerequisites.mjs"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

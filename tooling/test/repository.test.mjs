@@ -1,0 +1,24 @@
+import { execFileSync } from "node:child_process";
+import { openSync, readSync, closeSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+
+const root = new URL("../../", import.meta.url).pathname;
+
+/** The first bytes of a tracked file (enough to recognise a format by its header). */
+function head(path) {
+  const fd = openSync(`${root}${path}`, "r");
+  try {
+    const buf = Buffer.alloc(64);
+    return buf.subarray(0, readSync(fd, buf, 0, 64, 0)).toString("latin1");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+describe("the repository", () => {
+  it("tracks no cookie jar (a session token)", () => {
+    const tracked = execFileSync("git", ["ls-files", "-z"], { cwd: root, encoding: "utf8" }).split("\0");
+    const jars = tracked.filter((path) => path !== "" && /^# (Netscape )?HTTP Cookie File/.test(head(path)));
+    expect(jars).toEqual([]);
+  });
+});

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll } from "vitest";
 import { apiKeys, memberships, organizations, sessions, users, type TPlanId, type TRole } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
 import { hashPassword } from "@posture/account";
@@ -198,3 +199,29 @@ export async function startTestGateway(opts: TTestGatewayOptions = {}) {
 }
 
 export type TTestGateway = Awaited<ReturnType<typeof startTestGateway>>;
+
+/**
+ * A test file's gateway: started in a `beforeAll` and closed in an `afterAll` registered where this
+ * is called, so `const gw = useTestGateway()` at the top of a file replaces the usual `let` and two
+ * hooks. Options given as a function are read when the gateway starts. Touching the gateway before
+ * its `beforeAll` has run (at a file's top level) throws.
+ */
+export function useTestGateway(
+  options: TTestGatewayOptions | (() => TTestGatewayOptions | Promise<TTestGatewayOptions>) = {},
+): TTestGateway {
+  let started: TTestGateway | undefined;
+  beforeAll(async () => {
+    started = await startTestGateway(typeof options === "function" ? await options() : options);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  return new Proxy({} as TTestGateway, {
+    get(_, prop) {
+      if (!started)
+        throw new Error("useTestGateway: the gateway starts in beforeAll; use it in tests and hooks");
+      const value: unknown = Reflect.get(started, prop);
+      return typeof value === "function" ? value.bind(started) : value;
+    },
+  });
+}

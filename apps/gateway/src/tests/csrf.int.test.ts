@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TTestGateway, type TTestResponse } from "../testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type TTestGateway, useTestGateway, type TTestResponse } from "../testing";
 import { errorCode, freshIp } from "./helpers";
 
 const FOREIGN = "https://evil.example";
 const ALLOWED = "https://app.example.test";
 
-let gw: TTestGateway;
+const gw = useTestGateway({ env: { ALLOWED_ORIGINS: ALLOWED } });
 let actor: Awaited<ReturnType<TTestGateway["createActor"]>>;
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { ALLOWED_ORIGINS: ALLOWED } });
   actor = await gw.createActor({ plan: "business", role: "OWNER" });
-});
-afterAll(async () => {
-  await gw?.close();
 });
 
 // Every request from its own address: this file is about CSRF, not rate limits.

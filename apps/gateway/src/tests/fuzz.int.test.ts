@@ -1,8 +1,8 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS, type TAccess, type TMeta } from "@posture/platform";
 import { appRouter } from "../router";
-import { startTestGateway, type TTestGateway } from "../testing";
+import { type TTestGateway, useTestGateway } from "../testing";
 import { freshIp } from "./helpers";
 
 /**
@@ -245,16 +245,12 @@ const credential = fc.constantFrom<TCredential>("none", "apiKey", "session", "se
 
 // --- harness ---------------------------------------------------------------------------------
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 let owner: Awaited<ReturnType<TTestGateway["createActor"]>>;
 let partner: Awaited<ReturnType<TTestGateway["createActor"]>>;
 beforeAll(async () => {
-  gw = await startTestGateway();
   owner = await gw.createActor({ plan: "enterprise", role: "OWNER" });
   partner = await gw.createActor({ plan: "enterprise", role: "OWNER", isPartner: true });
-});
-afterAll(async () => {
-  await gw?.close();
 });
 
 /** What the response must look like: below 500, and an error body we know. */

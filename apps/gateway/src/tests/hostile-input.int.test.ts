@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TTestGateway, type TTestResponse } from "../testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type TTestGateway, useTestGateway, type TTestResponse } from "../testing";
 import { freshIp } from "./helpers";
 
 // The hostile inputs that used to reach a 500, each sent the way a client would send it. Every
 // one must be a 4xx with the contract's body; the fuzz test (fuzz.int.test.ts) generalises them.
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 let owner: Awaited<ReturnType<TTestGateway["createActor"]>>;
 beforeAll(async () => {
-  gw = await startTestGateway();
   owner = await gw.createActor({ plan: "enterprise", role: "OWNER" });
-});
-afterAll(async () => {
-  await gw?.close();
 });
 
 const send = (method: string, path: string, o: Parameters<TTestGateway["request"]>[2] = {}) =>

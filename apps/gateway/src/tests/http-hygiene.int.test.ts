@@ -1,9 +1,9 @@
 import { Writable } from "node:stream";
 import { sql } from "drizzle-orm";
 import pino from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { LOG_REDACT } from "@posture/platform";
-import { startTestGateway, type TTestGateway } from "../testing";
+import { type TTestGateway, useTestGateway } from "../testing";
 import { errorCode, freshIp } from "./helpers";
 
 // Everything the gateway logs, as production would write it (same redaction), kept for inspection.
@@ -16,14 +16,10 @@ const sink = new Writable({
 });
 const log = pino({ level: "trace", redact: { paths: LOG_REDACT, censor: "[redacted]" } }, sink);
 
-let gw: TTestGateway;
+const gw = useTestGateway({ log });
 let actor: Awaited<ReturnType<TTestGateway["createActor"]>>;
 beforeAll(async () => {
-  gw = await startTestGateway({ log });
   actor = await gw.createActor({ plan: "business", role: "OWNER" });
-});
-afterAll(async () => {
-  await gw?.close();
 });
 
 const req = (method: string, path: string, o: Parameters<TTestGateway["request"]>[2] = {}) =>

@@ -1,20 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { apiKeys, idempotencyKeys, sessions } from "@posture/db";
 import { requestFingerprint } from "../middleware/idempotency";
-import { startTestGateway, type TTestGateway } from "../testing";
+import { type TTestGateway, useTestGateway } from "../testing";
 import { errorCode, freshIp } from "./helpers";
 
 // POST /api/keys is a real write with a visible effect (a row in api_keys): a replay must not add one.
-let gw: TTestGateway;
+const gw = useTestGateway();
 let actor: Awaited<ReturnType<TTestGateway["createActor"]>>;
 beforeAll(async () => {
-  gw = await startTestGateway();
   actor = await gw.createActor({ plan: "business", role: "OWNER" });
-});
-afterAll(async () => {
-  await gw?.close();
 });
 
 const newKey = () => `idem-${randomBytes(8).toString("hex")}`;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { TRole } from "@posture/db";
 import {
   PLAN_IDS,
@@ -10,7 +10,7 @@ import {
   type TPlanId,
 } from "@posture/platform";
 import { appRouter } from "../router";
-import { startTestGateway, type TTestGateway, type TTestResponse } from "../testing";
+import { type TTestGateway, useTestGateway, type TTestResponse } from "../testing";
 import { freshIp } from "./helpers";
 
 /**
@@ -54,7 +54,7 @@ type TRow = {
   check?: (body: unknown) => string | null;
 };
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 const actors = new Map<string, Promise<TActor>>();
 // Organizations are made once per (plan, role, partner) and shared by every route.
 const actor = (plan: TPlanId, role: TRole, isPartner: boolean) => {
@@ -70,7 +70,6 @@ const top = (r: TRoute) => actor("enterprise", "OWNER", r.access.auth === "partn
 
 let badKeys: { revoked: string; expired: string };
 beforeAll(async () => {
-  gw = await startTestGateway();
   const owner = await actor("enterprise", "OWNER", false);
   badKeys = {
     revoked: (await gw.createApiKey(owner.orgId, owner.user.id, { revokedAt: new Date(Date.now() - 1000) }))
@@ -78,9 +77,6 @@ beforeAll(async () => {
     expired: (await gw.createApiKey(owner.orgId, owner.user.id, { expiresAt: new Date(Date.now() - 1000) }))
       .key,
   };
-});
-afterAll(async () => {
-  await gw?.close();
 });
 
 function call(route: TRoute, c: TCall): Promise<TTestResponse> {

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { TMeta } from "@posture/platform";
 import { appRouter } from "../router";
-import { startTestGateway, type TTestGateway } from "../testing";
+import { type TTestGateway, useTestGateway } from "../testing";
 import { freshIp } from "./helpers";
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 let owner: Awaited<ReturnType<TTestGateway["createActor"]>>;
 beforeAll(async () => {
-  gw = await startTestGateway();
   owner = await gw.createActor({ plan: "enterprise", role: "OWNER" });
-});
-afterAll(async () => {
-  await gw?.close();
 });
 
 const send = (method: string, path: string, o: Parameters<TTestGateway["request"]>[2] = {}) =>

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS, type TErrorCode, type TMeta } from "@posture/platform";
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES } from "@posture/webhooks";
 import { appRouter } from "../router";
-import { startTestGateway, type TTestGateway } from "../testing";
+import { useTestGateway } from "../testing";
 import { freshIp } from "./helpers";
 
 type TOp = {
@@ -34,12 +34,11 @@ const procedures = Object.values(
   .map((p) => p._def.meta)
   .filter((m): m is TMeta & { openapi: NonNullable<TMeta["openapi"]> } => Boolean(m?.openapi));
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 let doc: TDoc;
 let html: string;
 let docsCsp: string | null;
 beforeAll(async () => {
-  gw = await startTestGateway();
   const res = await gw.request("GET", "/api/openapi.json", { ip: freshIp() });
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toMatch(/^application\/json/);
@@ -49,9 +48,6 @@ beforeAll(async () => {
   expect(page.headers.get("content-type")).toMatch(/^text\/html/);
   html = page.text;
   docsCsp = page.headers.get("content-security-policy");
-});
-afterAll(async () => {
-  await gw?.close();
 });
 
 function operations(): Array<[string, string, TOp]> {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TTestGateway, type TTestResponse } from "../testing";
+import { describe, expect, it } from "vitest";
+import { startTestGateway, useTestGateway, type TTestResponse } from "../testing";
 import { errorCode, freshIp, times } from "./helpers";
 
 // GET /api/openapi.json goes through the limiter like any API path and needs no data.
@@ -17,13 +17,7 @@ function expectLimited(res: TTestResponse, policy: string, quota: number) {
   expect(res.headers.get("ratelimit")).toBe(`"${policy}";r=0;t=${retryAfter}`);
 }
 
-let gw: TTestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw?.close();
-});
+const gw = useTestGateway();
 
 describe("per-IP rate limits", () => {
   it("allows 20 anonymous requests a minute per IP, then 429 with Retry-After", async () => {

@@ -2,10 +2,10 @@ import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { sql } from "drizzle-orm";
 import pino from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "@posture/db";
 import { LOG_REDACT } from "@posture/platform";
-import { startTestGateway, type TTestGateway } from "../testing";
+import { type TTestGateway, useTestGateway } from "../testing";
 import { freshIp } from "./helpers";
 
 // Everything the gateway logs, with production's redaction, kept for inspection.
@@ -18,14 +18,10 @@ const sink = new Writable({
 });
 const log = pino({ level: "trace", redact: { paths: LOG_REDACT, censor: "[redacted]" } }, sink);
 
-let gw: TTestGateway;
+const gw = useTestGateway({ log, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } });
 let actor: Awaited<ReturnType<TTestGateway["createActor"]>>;
 beforeAll(async () => {
-  gw = await startTestGateway({ log, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } });
   actor = await gw.createActor({ plan: "business", role: "OWNER" });
-});
-afterAll(async () => {
-  await gw?.close();
 });
 
 const post = (path: string, body: unknown, idemKey: string) =>

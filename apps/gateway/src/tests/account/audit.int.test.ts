@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestGateway } from "../../testing";
 import { requester, sessionCookie } from "./helpers";
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 let req: ReturnType<typeof requester>;
 beforeAll(async () => {
-  gw = await startTestGateway();
   req = requester(gw);
-});
-afterAll(async () => {
-  await gw.close();
 });
 
 type TEntry = { id: string; action: string; target: string; userEmail: string; createdAt: string };

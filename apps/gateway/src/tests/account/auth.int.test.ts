@@ -2,18 +2,14 @@ import { legacyScryptHash } from "@posture/account";
 import { auditLog, memberships, sessions, users } from "@posture/db";
 import { sha256Hex, SESSION_COOKIE, SESSION_IDLE_MS } from "@posture/platform";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestGateway } from "../../testing";
 import { freshIp, requester, sessionCookie, sessionSetCookie, tokenOf } from "./helpers";
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 let req: ReturnType<typeof requester>;
 beforeAll(async () => {
-  gw = await startTestGateway();
   req = requester(gw);
-});
-afterAll(async () => {
-  await gw.close();
 });
 
 async function account(plan: "business" | "team" = "business") {

@@ -1,18 +1,14 @@
 import { apiKeys } from "@posture/db";
 import { API_KEY_PATTERN } from "@posture/platform";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestGateway } from "../../testing";
 import { requester } from "./helpers";
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 let req: ReturnType<typeof requester>;
 beforeAll(async () => {
-  gw = await startTestGateway();
   req = requester(gw);
-});
-afterAll(async () => {
-  await gw.close();
 });
 
 type TCreated = {

@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { describe, expect, it } from "vitest";
+import { useTestGateway } from "../../testing";
 import { freshIp } from "./helpers";
 
-let gw: TTestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = useTestGateway();
 
 type TDoc = {
   paths: Record<string, Record<string, { security?: unknown[]; "x-access"?: Record<string, string> }>>;

@@ -2,18 +2,14 @@ import { connectors, organizations, scans } from "@posture/db";
 import { PLANS } from "@posture/platform";
 import { setOrganizationPlan } from "@posture/account";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestGateway } from "../../testing";
 import { requester } from "./helpers";
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 let req: ReturnType<typeof requester>;
 beforeAll(async () => {
-  gw = await startTestGateway();
   req = requester(gw);
-});
-afterAll(async () => {
-  await gw.close();
 });
 
 async function addConnector(orgId: string) {

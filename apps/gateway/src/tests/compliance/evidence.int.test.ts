@@ -1,20 +1,19 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { seedWorkspace, TYPICAL_FINDINGS } from "@posture/compliance/testing";
 import { evidenceChunks, evidenceJobs } from "@posture/db";
 import { eq } from "drizzle-orm";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { type TTestGateway, useTestGateway } from "../../testing";
 import { errorCode, freshIp } from "../helpers";
 import { fetchBytes, tmpFile } from "./helpers";
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 type TActor = Awaited<ReturnType<TTestGateway["createActor"]>>;
 let acme: TActor;
 let globex: TActor;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
   acme = await gw.createActor({ plan: "business" });
   globex = await gw.createActor({ plan: "enterprise" });
   await seedWorkspace(gw.db.db, {
@@ -43,9 +42,6 @@ beforeAll(async () => {
     ],
     auditEntries: 2,
   });
-});
-afterAll(async () => {
-  await gw.close();
 });
 
 async function generate(a: TActor, framework: string) {

@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestGateway } from "../../testing";
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 type TOp = {
   responses: Record<string, { content?: Record<string, unknown> }>;
   "x-access"?: Record<string, unknown>;
 };
 let paths: Record<string, Record<string, TOp>>;
 beforeAll(async () => {
-  gw = await startTestGateway();
   paths = ((await gw.request("GET", "/api/openapi.json")).body as { paths: typeof paths }).paths;
-});
-afterAll(async () => {
-  await gw.close();
 });
 
 const op = (path: string, method: string): TOp => {

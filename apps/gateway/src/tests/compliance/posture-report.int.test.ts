@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { seedWorkspace, TYPICAL_FINDINGS } from "@posture/compliance/testing";
 import { eq, sql } from "drizzle-orm";
 import { findings, partnerSettings, scans } from "@posture/db";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { useTestGateway } from "../../testing";
 import { fetchBytes, readPdf } from "./helpers";
 import { tinyPng } from "./png";
 
-let gw: TTestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = useTestGateway();
 
 const scores = Array.from({ length: 40 }, (_, i) => 50 + Math.round(i / 2));
 

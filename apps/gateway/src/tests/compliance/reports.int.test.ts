@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { seedWorkspace, TYPICAL_FINDINGS } from "@posture/compliance/testing";
 import { complianceRuns } from "@posture/db";
 import { eq, sql } from "drizzle-orm";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { type TTestGateway, useTestGateway } from "../../testing";
 import { errorCode, freshIp } from "../helpers";
 import { fetchBytes, readPdf } from "./helpers";
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 let acme: Awaited<ReturnType<TTestGateway["createActor"]>>;
 beforeAll(async () => {
-  gw = await startTestGateway();
   acme = await gw.createActor({ plan: "business" });
   await seedWorkspace(gw.db.db, {
     orgId: acme.orgId,
@@ -22,9 +21,6 @@ beforeAll(async () => {
     activity: 50,
     auditEntries: 3,
   });
-});
-afterAll(async () => {
-  await gw.close();
 });
 
 type TReport = {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { anomalies, findings } from "@posture/db";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { type TTestGateway, useTestGateway } from "../../testing";
 import { errorCode, freshIp } from "../helpers";
 import { demoConnector, seedWorkspace } from "./seed";
 
@@ -13,13 +13,7 @@ type TMe = {
   badges: string[];
 };
 
-let gw: TTestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = useTestGateway();
 const call: TTestGateway["request"] = (method, path, o = {}) =>
   gw.request(method, path, { ip: freshIp(), ...o });
 

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eq, and } from "drizzle-orm";
 import { anomalies, behaviorBaselines, events } from "@posture/db";
 import { refreshBehaviour } from "@posture/ueba";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { useTestGateway } from "../../testing";
 import { errorCode } from "../helpers";
 import { burst, demoConnector, insertEvents, seedWorkspace, steadyPopulation } from "./seed";
 
@@ -17,13 +17,7 @@ type TAnomaly = {
   periodsLearned: number;
 };
 
-let gw: TTestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = useTestGateway();
 
 async function anomaliesOf(key: string, qs = ""): Promise<TAnomaly[]> {
   const res = await gw.request("GET", `/api/behavior/anomalies${qs}`, { key });

@@ -2,11 +2,11 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { anomalies, auditLog, events, findings, INCIDENT_STATUSES, type TIncidentStatus } from "@posture/db";
 import { INCIDENT_MOVES } from "@posture/incidents";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { type TTestGateway, useTestGateway } from "../../testing";
 import { errorCode, freshIp } from "../helpers";
 import { demoConnector } from "./seed";
 
@@ -21,13 +21,7 @@ type TDetail = {
   postMortem: unknown;
 };
 
-let gw: TTestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = useTestGateway();
 
 async function seedFindings(
   orgId: string,

@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { seedWorkspace } from "@posture/compliance/testing";
 import { connectors, events, partnerReports, scans } from "@posture/db";
 import { and, eq } from "drizzle-orm";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { type TTestGateway, useTestGateway } from "../../testing";
 import { errorCode, freshIp } from "../helpers";
 import { fetchBytes, readPdf } from "../compliance/helpers";
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 type TActor = Awaited<ReturnType<TTestGateway["createActor"]>>;
 let msp: TActor;
 let rival: TActor;
@@ -14,7 +14,6 @@ const clients: Array<{ id: string; name: string }> = [];
 let foreignClient = "";
 
 beforeAll(async () => {
-  gw = await startTestGateway();
   msp = await gw.createActor({ plan: "enterprise", isPartner: true });
   rival = await gw.createActor({ plan: "enterprise", isPartner: true });
   const specs = [
@@ -45,9 +44,6 @@ beforeAll(async () => {
     scores: [10],
     findings: [{ ruleId: "public_link", category: "public_exposure", severity: "CRITICAL" }],
   });
-});
-afterAll(async () => {
-  await gw.close();
 });
 
 const get = (a: TActor, path: string) => gw.request("GET", path, { key: a.key, ip: freshIp() });

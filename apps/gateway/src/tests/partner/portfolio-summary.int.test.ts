@@ -1,8 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { connectors, findings, queryRows, workspaceShares } from "@posture/db";
 import { postureSummaryMismatches } from "@posture/db/testing";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { type TTestGateway, useTestGateway } from "../../testing";
 import { freshIp } from "../helpers";
 import { body, client } from "../workspace/harness";
 
@@ -18,7 +18,7 @@ type TPortfolio = {
 };
 type TClient = { orgId: string; owner: TActor; c: ReturnType<typeof client>; connectorId: string };
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 let msp: TActor;
 let rival: TActor;
 let alpha: TClient;
@@ -136,16 +136,12 @@ const criticalsOf = async (p: TActor, t: TClient) =>
   (await portfolio(p)).clients.find((c) => c.orgId === t.orgId)?.openCritical;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
   msp = await gw.createActor({ plan: "enterprise", isPartner: true });
   rival = await gw.createActor({ plan: "enterprise", isPartner: true });
   alpha = await managedClient(msp, "Alpha Ltd", 500);
   beta = await managedClient(msp, "Beta GmbH", BETA_FILES);
   await managedClient(msp, "Gamma Inc", null);
   foreign = await managedClient(rival, "Rival Client", 400);
-});
-afterAll(async () => {
-  await gw.close();
 });
 
 describe("portfolio from the posture summary", () => {

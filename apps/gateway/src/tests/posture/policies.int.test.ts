@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { describe, expect, it } from "vitest";
+import { useTestGateway } from "../../testing";
 
 type TRule = { id: string; name: string; enabled: boolean; match: Record<string, unknown>; action?: string };
 
-let gw: TTestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = useTestGateway();
 
 describe("security policies and prevention rules", () => {
   it("start from a default set that ADMINs manage, and deletions survive later scans", async () => {

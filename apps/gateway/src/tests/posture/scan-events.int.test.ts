@@ -11,7 +11,7 @@ import {
   waitFor,
   type TReceiver,
 } from "@posture/webhooks/testing";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { useTestGateway } from "../../testing";
 
 type TDelivered = { event: string; data: Record<string, unknown>; id: string; createdAt: string };
 type TScan = { findingsNew: number; findingsResolved: number; postureScore: number };
@@ -25,14 +25,12 @@ const ALL_EVENTS = [
   "alert.grouped",
 ];
 
-let gw: TTestGateway;
+const gw = useTestGateway({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } });
 let receiver: TReceiver;
 beforeAll(async () => {
   receiver = await startReceiver();
-  gw = await startTestGateway({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } });
 });
 afterAll(async () => {
-  await gw.close();
   await receiver.close();
 });
 

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connectors, findings, scans, SEVERITY_RANK, trustedDomains, type TSeverity } from "@posture/db";
 import { sweepDueScans } from "@posture/posture";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { useTestGateway } from "../../testing";
 
 type TScan = {
   scanId: string;
@@ -22,13 +22,7 @@ type TFindingRow = {
   ruleId: string;
 };
 
-let gw: TTestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = useTestGateway();
 
 async function connectDemo(cookie: string, fileCount = 400, displayName = "Demo Drive") {
   const res = await gw.request("POST", "/api/connectors", {

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tickets } from "@posture/db";
 import type { TResolver } from "@posture/platform";
 import { startFakeGithub, type TFakeGithub } from "@posture/ticketing/testing";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { useTestGateway } from "../../testing";
 import { seedFinding } from "./seed-finding";
 
 // A gateway as deployed: private targets refused. Only DNS is stubbed (through the runtime's
 // resolver); connections are real.
-let gw: TTestGateway;
+const gw = useTestGateway();
 let fake: TFakeGithub;
 let answers: string[] = [];
 let lookups = 0;
@@ -17,13 +17,11 @@ const resolver: TResolver = async () => {
   return [{ address, family: 4 }];
 };
 beforeAll(async () => {
-  gw = await startTestGateway();
   gw.gateway.deps.runtime.outboundResolver = resolver;
   fake = await startFakeGithub();
 });
 afterAll(async () => {
   await fake.close();
-  await gw.close();
 });
 
 describe("issue trackers behind the outbound guard", () => {

@@ -1,21 +1,15 @@
 import { eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { tickets } from "@posture/db";
 import { startFakeGithub, startFakeJira, type TFakeGithub, type TFakeJira } from "@posture/ticketing/testing";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { useTestGateway } from "../../testing";
 import { seedFinding } from "./seed-finding";
 
-let gw: TTestGateway;
+// Trackers here listen on loopback, which the outbound guard refuses unless allowed.
+const gw = useTestGateway({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } });
 const fakes: Array<{ close: () => Promise<void> }> = [];
-beforeAll(async () => {
-  // Trackers here listen on loopback, which the outbound guard refuses unless allowed.
-  gw = await startTestGateway({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } });
-});
 afterEach(async () => {
   await Promise.all(fakes.splice(0).map((f) => f.close()));
-});
-afterAll(async () => {
-  await gw.close();
 });
 
 async function configureGithub(cookie: string): Promise<TFakeGithub> {

@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { auditLog, connectors, findings, oauthGrants } from "@posture/db";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { useTestGateway } from "../../testing";
 
 type TItem = { id: string; kind: string; severity: string; title: string; at: string };
 type TPage = { items: TItem[]; nextCursor: string | null };
 
-let gw: TTestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = useTestGateway();
 
 async function walk(key: string, limit: number, extra = ""): Promise<TItem[]> {
   const seen: TItem[] = [];

@@ -1,16 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { describe, expect, it } from "vitest";
+import { useTestGateway } from "../../testing";
 import { errorCode, freshIp, times } from "../helpers";
 import { credentialChecks } from "./helpers";
 
-let gw: TTestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw?.close();
-});
+const gw = useTestGateway();
 
 const madeUpKey = () => `svc_ak_${randomBytes(20).toString("hex")}`;
 /** A /64 of its own, and addresses inside it. */

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { describe, expect, it } from "vitest";
+import { useTestGateway } from "../../testing";
 import { compileGetRoutes } from "../../rest-dispatch";
 import { appRouter } from "../../router";
 import { freshIp } from "../helpers";
 
-let gw: TTestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw?.close();
-});
+const gw = useTestGateway();
 
 describe("the precompiled GET dispatch", () => {
   const routes = compileGetRoutes(appRouter);

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { activityEvents, connectors, oauthGrantEvents, oauthGrants } from "@posture/db";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { useTestGateway } from "../../testing";
 import { freshIp } from "../helpers";
 import { body, client, code, scannedOrg } from "./harness";
 
@@ -31,14 +31,10 @@ type TTimeline = {
   events: Array<{ kind: string; at: string; principal: string }>;
 };
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 let org: Awaited<ReturnType<typeof scannedOrg>>;
 beforeAll(async () => {
-  gw = await startTestGateway();
   org = await scannedOrg(gw, { plan: "team", fileCount: 400 });
-});
-afterAll(async () => {
-  await gw.close();
 });
 
 describe("agent guard", () => {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestGateway } from "../../testing";
 import { freshIp } from "../helpers";
 import { body, client, code, scannedOrg } from "./harness";
 
@@ -12,14 +12,10 @@ type TGraph = {
   metadata: { limit: number; offset: number; totalNodes: number; nextOffset: number | null };
 };
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 let org: Awaited<ReturnType<typeof scannedOrg>>;
 beforeAll(async () => {
-  gw = await startTestGateway();
   org = await scannedOrg(gw, { fileCount: 500 });
-});
-afterAll(async () => {
-  await gw.close();
 });
 
 const graph = async (q = "") => {

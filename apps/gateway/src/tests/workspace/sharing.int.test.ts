@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, findings, sharingApprovals, workspaceShares } from "@posture/db";
 import { lapseExpiredApprovals } from "@posture/workspace";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { useTestGateway } from "../../testing";
 import { freshIp } from "../helpers";
 import { body, client, code, scannedOrg } from "./harness";
 
@@ -31,14 +31,10 @@ type TOverview = {
   activeApprovals: Array<{ id: string; itemId: string; reason: string; expiresAt: string }>;
 };
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 let org: Awaited<ReturnType<typeof scannedOrg>>;
 beforeAll(async () => {
-  gw = await startTestGateway();
   org = await scannedOrg(gw, { fileCount: 600 });
-});
-afterAll(async () => {
-  await gw.close();
 });
 
 async function allItems(query = "") {

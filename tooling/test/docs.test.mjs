@@ -1,0 +1,42 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = new URL("../../", import.meta.url).pathname;
+const read = (path) => readFileSync(join(root, path), "utf8");
+const dirs = (parent) =>
+  readdirSync(join(root, parent), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => `${parent}/${d.name}`);
+
+const DOCS = ["README.md", ...readdirSync(join(root, "docs")).map((f) => `docs/${f}`)];
+// Short paths in the docs are relative to the doc, the repository (or the shared/ folder beside it),
+// a package, or a package's src folder. Build outputs (dist/) are not in the repository.
+const PACKAGES = [...dirs("apps"), ...dirs("packages")];
+const BASES = [root, join(root, ".."), ...PACKAGES.flatMap((d) => [join(root, d), join(root, d, "src")])];
+
+/** The repository files a doc cites in backticks (`apps/gateway/src/app.ts`, `middleware/csrf.ts`). */
+function citedPaths(text) {
+  const paths = [];
+  for (const [, token] of text.matchAll(/`([\w.@-]+(?:\/[\w.@-]+)+)`/g))
+    if (/\.(ts|mjs|js|json|md|ya?ml|sql)$/.test(token) && !token.startsWith("/api/")) paths.push(token);
+  return paths;
+}
+
+describe("the docs", () => {
+  it("cite only files that exist", () => {
+    const missing = DOCS.flatMap((doc) =>
+      citedPaths(read(doc))
+        .filter((p) => !p.includes("dist/"))
+        .filter((p) => ![join(root, dirname(doc)), ...BASES].some((base) => existsSync(join(base, p))))
+        .map((p) => `${doc}: ${p}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it("README's layout names every app and package", () => {
+    const layout = read("README.md").split("## Layout")[1]?.split("\n## ")[0] ?? "";
+    const unnamed = PACKAGES.filter((d) => !new RegExp(`^${d}\\s`, "m").test(layout));
+    expect(unnamed).toEqual([]);
+  });
+});

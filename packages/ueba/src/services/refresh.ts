@@ -70,7 +70,7 @@ async function announce(emit: TEmit, orgId: string, fresh: TNewAnomaly[], public
         severity: a.severity,
         confidence: a.confidence,
         at: a.at.toISOString(),
-        link: `${base}/api/behavior/anomalies?type=${a.type}`,
+        link: `${base}/api/behavior/anomalies/${a.id}`,
       },
     });
   }

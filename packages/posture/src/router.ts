@@ -3,8 +3,10 @@ import { configureTicketing } from "./procedures/configure-ticketing";
 import { createConnector } from "./procedures/create-connector";
 import { createTicket } from "./procedures/create-ticket";
 import { deleteConnector } from "./procedures/delete-connector";
+import { getFinding } from "./procedures/get-finding";
 import { getPostureBreakdown } from "./procedures/get-posture-breakdown";
 import { getPostureHistory } from "./procedures/get-posture-history";
+import { getScan } from "./procedures/get-scan";
 import { listConnectors } from "./procedures/list-connectors";
 import { listFindings } from "./procedures/list-findings";
 import { listTimeline } from "./procedures/list-timeline";
@@ -17,8 +19,9 @@ export const postureRouter = router({
     create: createConnector,
     delete: deleteConnector,
     sync: syncConnector,
+    scans: router({ get: getScan }),
   }),
-  findings: router({ list: listFindings, ticket: router({ create: createTicket }) }),
+  findings: router({ list: listFindings, get: getFinding, ticket: router({ create: createTicket }) }),
   integrations: router({ ticketing: router({ set: configureTicketing }) }),
   posture: router({
     history: router({ list: getPostureHistory }),

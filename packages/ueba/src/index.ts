@@ -7,5 +7,11 @@ export {
   refreshWeeklyAggregates,
   type TActivityInput,
 } from "./services/activity-store";
-export { refreshBehaviour, HORIZON_WEEKS, type TRefreshResult, type TNewAnomaly } from "./services/refresh";
+export {
+  refreshBehaviour,
+  HORIZON_WEEKS,
+  type TRefreshDeps,
+  type TRefreshResult,
+  type TNewAnomaly,
+} from "./services/refresh";
 export { isoWeekLabel, weekKey, recentWeeks } from "./services/weeks";

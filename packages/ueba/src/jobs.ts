@@ -1,7 +1,6 @@
 import type { TJobModule } from "@posture/jobs";
 import type { Db } from "@posture/db";
 import type { TJobQueue, TLogger, TRuntime } from "@posture/platform";
-import { announceAnomalies } from "./services/announce";
 import { refreshBehaviour } from "./services/refresh";
 
 export const BEHAVIOUR_REFRESH_JOB = "behavior.refresh";
@@ -18,12 +17,12 @@ const payloadOf = (data: unknown): { orgId: string; changedSince?: Date } => {
     : { orgId: d.orgId };
 };
 
-/** Recomputes an organization's baselines and anomalies, then announces the new ones. */
+/** Recomputes an organization's baselines and anomalies; the new ones are announced with them. */
 export async function runBehaviourRefresh(deps: TBehaviourDeps, orgId: string, changedSince?: Date) {
-  const result = await refreshBehaviour(deps.db, { orgId, ...(changedSince ? { changedSince } : {}) });
-  await announceAnomalies(
-    { db: deps.db, jobs: deps.jobs, log: deps.log, publicUrl: deps.runtime.publicUrl },
-    { orgId, anomalies: result.newAnomalies },
+  const result = await refreshBehaviour(
+    deps.db,
+    { orgId, ...(changedSince ? { changedSince } : {}) },
+    { jobs: deps.jobs, publicUrl: deps.runtime.publicUrl },
   );
   deps.log.info(
     { orgId, principals: result.principals, anomalies: result.anomalies, new: result.newAnomalies.length },

@@ -18,10 +18,11 @@ export {
   type TEventData,
 } from "./event-types";
 export {
-  emitEvent,
   recordEvent,
   dispatchDeliveries,
+  withEvents,
   DELIVER_JOB,
+  type TEmit,
   type TEmitInput,
 } from "./services/emit-event";
 export { webhookJobDefinitions, webhookJobs, ZDeliverJob } from "./jobs/definitions";

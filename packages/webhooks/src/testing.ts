@@ -2,6 +2,10 @@ import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import { verify as octokitVerify } from "@octokit/webhooks-methods";
 import { startFakeHttp } from "@posture/platform/testing";
 import { Webhook } from "standardwebhooks";
+import type { Db } from "@posture/db";
+import type { TJobQueue } from "@posture/platform";
+import type { TEventType } from "./event-types";
+import { withEvents, type TEmitInput } from "./services/emit-event";
 
 // Test helpers: a webhook receiver on the platform's fake HTTP server, and verification by
 // independent libraries.
@@ -54,4 +58,16 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error("waitFor: timed out");
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * An event on its own, for tests of delivery: production code announces a change only through
+ * `withEvents`, in the change's own transaction.
+ */
+export async function emitEvent<T extends TEventType>(
+  db: Db,
+  jobs: TJobQueue,
+  input: TEmitInput<T>,
+): Promise<{ eventId: string; deliveryIds: string[] }> {
+  return withEvents(db, jobs, (_tx, emit) => emit(input));
 }

@@ -10,6 +10,7 @@ import {
 } from "@posture/db";
 import { createTestDb } from "@posture/db/testing";
 import { incidentReport } from "@posture/incidents";
+import { createInProcessQueue } from "@posture/jobs";
 import { refreshBehaviour } from "@posture/ueba";
 import { endpointVsBare } from "../lib/endpoint-vs-bare";
 import { seedOwnerWithKey } from "../lib/seed";
@@ -69,9 +70,11 @@ export const behaviour: TScenario = {
 
       const refreshMs: number[] = [];
       let last = { principals: 0, anomalies: 0 };
+      // No webhook subscriptions: the refresh announces nothing to deliver.
+      const announce = { jobs: createInProcessQueue({}), publicUrl: "http://localhost" };
       for (let i = 0; i < 3; i++) {
         const t = performance.now();
-        last = await refreshBehaviour(db.db, { orgId: owner.orgId });
+        last = await refreshBehaviour(db.db, { orgId: owner.orgId }, announce);
         refreshMs.push(performance.now() - t);
       }
 

@@ -1,5 +1,4 @@
 import { procedure, scopeOf } from "@posture/platform";
-import { announceIncident } from "../services/announce";
 import { createIncident as create, toDetail } from "../services/incidents";
 import { createIncidentMeta, ZCreateIncidentInput } from "./create-incident.types";
 import { ZIncidentDetail } from "./incidents.types";
@@ -9,16 +8,17 @@ export const createIncident = procedure({ auth: "apiKey", plan: "business", role
   .input(ZCreateIncidentInput)
   .output(ZIncidentDetail)
   .mutation(async ({ ctx, input }) => {
-    const row = await create(ctx.db, scopeOf(ctx.principal), {
-      title: input.title,
-      priority: input.priority,
-      findingIds: input.findingIds,
-      ...(input.assignee !== undefined ? { assignee: input.assignee } : {}),
-      ...(input.summary !== undefined ? { summary: input.summary } : {}),
-    });
-    await announceIncident(
-      { db: ctx.db, jobs: ctx.jobs, log: ctx.log, publicUrl: ctx.runtime.publicUrl },
-      { kind: "created", row },
+    const row = await create(
+      ctx.db,
+      scopeOf(ctx.principal),
+      {
+        title: input.title,
+        priority: input.priority,
+        findingIds: input.findingIds,
+        ...(input.assignee !== undefined ? { assignee: input.assignee } : {}),
+        ...(input.summary !== undefined ? { summary: input.summary } : {}),
+      },
+      { jobs: ctx.jobs, publicUrl: ctx.runtime.publicUrl },
     );
     return toDetail(row);
   });

@@ -1,5 +1,4 @@
 import { procedure, scopeOf } from "@posture/platform";
-import { announceIncident } from "../services/announce";
 import { toDetail, updateIncident as update, type TIncidentChange } from "../services/incidents";
 import { ZIncidentDetail } from "./incidents.types";
 import { updateIncidentMeta, ZUpdateIncidentInput } from "./update-incident.types";
@@ -13,10 +12,11 @@ export const updateIncident = procedure({ auth: "apiKey", plan: "business", role
     const change = Object.fromEntries(
       Object.entries(rest).filter(([, v]) => v !== undefined),
     ) as TIncidentChange;
-    const result = await update(ctx.db, scopeOf(ctx.principal), { id, ...change });
-    await announceIncident(
-      { db: ctx.db, jobs: ctx.jobs, log: ctx.log, publicUrl: ctx.runtime.publicUrl },
-      { kind: "updated", row: result.row, changes: result.changes, previousStatus: result.previousStatus },
+    const result = await update(
+      ctx.db,
+      scopeOf(ctx.principal),
+      { id, ...change },
+      { jobs: ctx.jobs, publicUrl: ctx.runtime.publicUrl },
     );
     return toDetail(result.row);
   });

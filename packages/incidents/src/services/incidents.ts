@@ -9,11 +9,24 @@ import {
   type TIncidentStatus,
   type TPostMortem,
 } from "@posture/db";
-import { AppError, audit, firstOr404, iso, type TActor } from "@posture/platform";
+import { AppError, audit, firstOr404, iso, type TActor, type TJobQueue } from "@posture/platform";
+import { withEvents } from "@posture/webhooks";
 import { canMove } from "./transitions";
 
 type TScope = { orgId: string; actor: TActor };
 type TIncidentRow = typeof incidents.$inferSelect;
+/** What announcing a change needs: the queue its deliveries go to once committed, the links' base. */
+export type TIncidentDeps = { jobs: TJobQueue; publicUrl: string };
+
+const linkOf = (publicUrl: string, id: string) => `${publicUrl.replace(/\/$/, "")}/api/incidents/${id}`;
+const eventFields = (r: TIncidentRow, publicUrl: string) => ({
+  incidentId: r.id,
+  title: r.title,
+  status: r.status,
+  priority: r.priority,
+  assignee: r.assignee,
+  link: linkOf(publicUrl, r.id),
+});
 
 export function toSummary(r: TIncidentRow) {
   return {
@@ -104,11 +117,13 @@ export async function createIncident(
     assignee?: string;
     summary?: string;
   },
+  deps: TIncidentDeps,
 ) {
   const ids = [...new Set(input.findingIds)];
   await assertOwnFindings(db, scope.orgId, ids);
   const now = new Date();
-  return db.transaction(async (tx) => {
+  // incident.created commits with the incident (the transactional outbox).
+  return withEvents(db, deps.jobs, async (tx, emit) => {
     const [row] = await tx
       .insert(incidents)
       .values({
@@ -136,6 +151,11 @@ export async function createIncident(
       target: row.id,
       metadata: { title: row.title, priority: row.priority, linkedFindings: ids.length },
     });
+    await emit({
+      orgId: row.orgId,
+      type: "incident.created",
+      data: { ...eventFields(row, deps.publicUrl), linkedFindingCount: row.linkedFindingIds.length },
+    });
     return row;
   });
 }
@@ -154,9 +174,15 @@ export type TIncidentChange = {
  * nothing is written), then priority, assignee, linked findings, post-mortem and a free note;
  * every change is one log line, and the whole is audited in the same transaction.
  */
-export async function updateIncident(db: Db, scope: TScope, input: { id: string } & TIncidentChange) {
+export async function updateIncident(
+  db: Db,
+  scope: TScope,
+  input: { id: string } & TIncidentChange,
+  deps: TIncidentDeps,
+) {
   if (input.findingIds) await assertOwnFindings(db, scope.orgId, [...new Set(input.findingIds)]);
-  return db.transaction(async (tx) => {
+  // incident.updated commits with the change (the transactional outbox).
+  return withEvents(db, deps.jobs, async (tx, emit) => {
     const [current] = await tx
       .select()
       .from(incidents)
@@ -227,7 +253,13 @@ export async function updateIncident(db: Db, scope: TScope, input: { id: string 
       target: row.id,
       metadata: { changes, ...(set.status ? { from: current.status, to: set.status } : {}) },
     });
-    return { row, changes, previousStatus: set.status ? current.status : null };
+    const previousStatus = set.status ? current.status : null;
+    await emit({
+      orgId: row.orgId,
+      type: "incident.updated",
+      data: { ...eventFields(row, deps.publicUrl), changes, previousStatus },
+    });
+    return { row, changes, previousStatus };
   });
 }
 

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { partnerClientHealth, queryRows } from "@posture/db";
-import { emitEvent } from "@posture/webhooks";
+import { withEvents } from "@posture/webhooks";
 import type { TReportDeps } from "./scheduled-reports";
 
 /** A drop of this many points or more between two checks is announced. */
@@ -44,36 +44,42 @@ export async function sweepClientHealth(deps: TReportDeps): Promise<number> {
     const unhealthy = r.unhealthy ?? [];
     const score = r.score === null ? null : Number(r.score);
     const last = r.last_score === null ? null : Number(r.last_score);
-    if (r.seen) {
-      const before = new Set(r.previous_unhealthy ?? []);
-      const turned = unhealthy.filter((s) => !before.has(s.connectorId));
-      const base = { orgId: r.org_id, name: r.name, score, previousScore: last, link: link(r.org_id) };
-      if (turned.length > 0) {
-        await emitEvent(db, deps.jobs, {
-          orgId: r.partner_id,
-          type: "client.unhealthy",
-          data: { ...base, reason: "source_unhealthy", sources: turned },
-        });
-        sent++;
+    // The events and the state they were judged against commit together (the transactional
+    // outbox): a crash cannot lose an announcement, nor announce one change twice.
+    sent += await withEvents(db, deps.jobs, async (tx, emit) => {
+      let n = 0;
+      if (r.seen) {
+        const before = new Set(r.previous_unhealthy ?? []);
+        const turned = unhealthy.filter((s) => !before.has(s.connectorId));
+        const base = { orgId: r.org_id, name: r.name, score, previousScore: last, link: link(r.org_id) };
+        if (turned.length > 0) {
+          await emit({
+            orgId: r.partner_id,
+            type: "client.unhealthy",
+            data: { ...base, reason: "source_unhealthy", sources: turned },
+          });
+          n++;
+        }
+        if (score !== null && last !== null && last - score >= SCORE_DROP_POINTS) {
+          await emit({
+            orgId: r.partner_id,
+            type: "client.unhealthy",
+            data: { ...base, reason: "score_drop", sources: unhealthy },
+          });
+          n++;
+        }
       }
-      if (score !== null && last !== null && last - score >= SCORE_DROP_POINTS) {
-        await emitEvent(db, deps.jobs, {
-          orgId: r.partner_id,
-          type: "client.unhealthy",
-          data: { ...base, reason: "score_drop", sources: unhealthy },
-        });
-        sent++;
-      }
-    }
-    const state = {
-      lastScore: score,
-      unhealthySources: unhealthy.map((s) => s.connectorId),
-      checkedAt: new Date(),
-    };
-    await db
-      .insert(partnerClientHealth)
-      .values({ orgId: r.org_id, ...state })
-      .onConflictDoUpdate({ target: partnerClientHealth.orgId, set: state });
+      const state = {
+        lastScore: score,
+        unhealthySources: unhealthy.map((s) => s.connectorId),
+        checkedAt: new Date(),
+      };
+      await tx
+        .insert(partnerClientHealth)
+        .values({ orgId: r.org_id, ...state })
+        .onConflictDoUpdate({ target: partnerClientHealth.orgId, set: state });
+      return n;
+    });
   }
   return sent;
 }

@@ -12,7 +12,7 @@ import {
   type TLogger,
   type TRuntime,
 } from "@posture/platform";
-import { emitEvent } from "@posture/webhooks";
+import { withEvents } from "@posture/webhooks";
 import { portfolioForPeriod, renderPortfolioPdf } from "./portfolio-pdf";
 import { partnerTheme } from "./theme";
 
@@ -60,32 +60,37 @@ export async function buildScheduledReport(
     partnerTheme(db, o.partnerOrgId),
   ]);
   const pdf = await renderPortfolioPdf({ partnerName: name, clients, period, theme, now: o.now });
-  const [row] = await db
-    .insert(partnerReports)
-    .values({
-      partnerOrgId: o.partnerOrgId,
-      schedule: o.schedule,
-      periodStart: period.start,
-      periodEnd: period.end,
-      clientCount: clients.length,
-      sizeBytes: pdf.length,
-      pdf,
-    })
-    .onConflictDoNothing()
-    .returning({ id: partnerReports.id });
-  if (!row) return null; // another worker built it first
-  await emitEvent(db, deps.jobs, {
-    orgId: o.partnerOrgId,
-    type: "partner.report.ready",
-    data: {
-      reportId: row.id,
-      schedule: o.schedule,
-      periodStart: period.start.toISOString(),
-      periodEnd: period.end.toISOString(),
-      clients: clients.length,
-      link: `${deps.runtime.publicUrl.replace(/\/$/, "")}/api/partner/reports/${row.id}`,
-    },
+  // partner.report.ready commits with the report (the transactional outbox).
+  const row = await withEvents(db, deps.jobs, async (tx, emit) => {
+    const [inserted] = await tx
+      .insert(partnerReports)
+      .values({
+        partnerOrgId: o.partnerOrgId,
+        schedule: o.schedule,
+        periodStart: period.start,
+        periodEnd: period.end,
+        clientCount: clients.length,
+        sizeBytes: pdf.length,
+        pdf,
+      })
+      .onConflictDoNothing()
+      .returning({ id: partnerReports.id });
+    if (!inserted) return null; // another worker built it first
+    await emit({
+      orgId: o.partnerOrgId,
+      type: "partner.report.ready",
+      data: {
+        reportId: inserted.id,
+        schedule: o.schedule,
+        periodStart: period.start.toISOString(),
+        periodEnd: period.end.toISOString(),
+        clients: clients.length,
+        link: `${deps.runtime.publicUrl.replace(/\/$/, "")}/api/partner/reports/${inserted.id}`,
+      },
+    });
+    return inserted;
   });
+  if (!row) return null;
   return row.id;
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ZSeverity } from "./shared.types";
+import { ZFindingCategory, ZSeverity } from "./shared.types";
 import { offsetInput, ZOffsetMeta, ZTimestamp, type TMeta } from "@posture/platform";
 
 export const ZFinding = z.object({
@@ -23,12 +23,13 @@ export const listFindingsMeta = {
     tags: ["findings"],
     summary: "List findings, most severe first, then newest",
     description:
-      "Open findings by default (`status=all` or `RESOLVED` to widen). Offset-paginated: limit default 50, max 500; `total` counts every match, nextOffset is null on the last page.",
+      "Open findings by default (`status=all` or `RESOLVED` to widen); `severity` and `category` narrow (`category` is the link of alert.grouped). Offset-paginated: limit default 50, max 500; `total` counts every match, nextOffset is null on the last page.",
   },
 } satisfies TMeta;
 export const ZListFindingsInput = offsetInput(50, 500).extend({
   status: z.enum(["OPEN", "RESOLVED", "ACCEPTED", "all"]).default("OPEN"),
   severity: ZSeverity.optional(),
+  category: ZFindingCategory.optional(),
 });
 export const ZListFindingsOutput = ZOffsetMeta.extend({ findings: z.array(ZFinding) });
 

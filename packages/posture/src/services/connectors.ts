@@ -1,7 +1,8 @@
 import { and, count, eq } from "drizzle-orm";
-import { connectors, type Db } from "@posture/db";
+import { connectors, scans, type Db } from "@posture/db";
 import { createSourceAdapter } from "@posture/connectors";
 import { lockOrg } from "./locks";
+import { toScanResult, type TScanResult } from "./scan-runner";
 import {
   AppError,
   audit,
@@ -64,6 +65,28 @@ export async function getConnector(db: Db, input: { orgId: string; id: string })
       .limit(1),
     "Connector",
   );
+}
+
+/** One scan of one of the organization's sources (the link of scan.completed). */
+export async function getScan(
+  db: Db,
+  input: { orgId: string; connectorId: string; scanId: string },
+): Promise<TScanResult> {
+  const row = firstOr404(
+    await db
+      .select()
+      .from(scans)
+      .where(
+        and(
+          eq(scans.orgId, input.orgId),
+          eq(scans.connectorId, input.connectorId),
+          eq(scans.id, input.scanId),
+        ),
+      )
+      .limit(1),
+    "Scan",
+  );
+  return toScanResult(row);
 }
 
 export type TCreateConnector = {

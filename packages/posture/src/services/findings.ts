@@ -42,6 +42,7 @@ export type TListFindings = {
   orgId: string;
   status: "OPEN" | "RESOLVED" | "ACCEPTED" | "all";
   severity?: TSeverity | undefined;
+  category?: string | undefined;
   limit: number;
   offset: number;
 };
@@ -50,18 +51,20 @@ const p = {
   orgId: sql.placeholder("orgId"),
   status: sql.placeholder("status"),
   rank: sql.placeholder("rank"),
+  category: sql.placeholder("category"),
   limit: sql.placeholder("limit"),
   offset: sql.placeholder("offset"),
 };
 
 // One prepared shape per filter combination: this is the hottest list of the API.
-function listQueries(db: Db, byStatus: boolean, byRank: boolean) {
-  const name = `findings_list_${byStatus ? "s" : ""}${byRank ? "r" : ""}`;
+function listQueries(db: Db, byStatus: boolean, byRank: boolean, byCategory: boolean) {
+  const name = `findings_list_${byStatus ? "s" : ""}${byRank ? "r" : ""}${byCategory ? "c" : ""}`;
   return prepared(db, name, (d) => {
     const conditions: SQL[] = [eq(findings.orgId, p.orgId)];
     if (byStatus) conditions.push(eq(findings.status, p.status));
     // By rank, not by name: the ordering index covers severity_rank.
     if (byRank) conditions.push(eq(findings.severityRank, p.rank));
+    if (byCategory) conditions.push(eq(findings.category, p.category));
     const where = and(...conditions);
     return {
       page: d
@@ -111,21 +114,36 @@ async function openTotal(db: Db, orgId: string, rank: number): Promise<number> {
  * all-descending so it is one backward scan of findings_org_order_idx.
  */
 export async function listFindings(db: Db, q: TListFindings) {
-  const queries = listQueries(db, q.status !== "all", q.severity !== undefined);
+  const queries = listQueries(db, q.status !== "all", q.severity !== undefined, q.category !== undefined);
   const params = {
     orgId: q.orgId,
     status: q.status,
     rank: q.severity ? SEVERITY_RANK[q.severity] : 0,
+    category: q.category ?? "",
     limit: q.limit,
     offset: q.offset,
   };
   const [rows, total] = await Promise.all([
     queries.page.execute(params),
-    q.status === "OPEN"
+    // The posture summary counts by severity only: a category is counted from the rows.
+    q.status === "OPEN" && q.category === undefined
       ? openTotal(db, q.orgId, params.rank)
       : queries.total.execute(params).then(([r]) => r?.n ?? 0),
   ]);
   return offsetPage(rows.map(toView), { total, limit: q.limit, offset: q.offset }, "findings");
+}
+
+/** One finding in the list's shape; another organization's id is a 404, as a missing one. */
+export async function getFindingView(db: Db, input: { orgId: string; id: string }): Promise<TFindingView> {
+  const row = firstOr404(
+    await db
+      .select(columns)
+      .from(findings)
+      .where(and(eq(findings.orgId, input.orgId), eq(findings.id, input.id)))
+      .limit(1),
+    "Finding",
+  );
+  return toView(row);
 }
 
 export async function getFinding(db: Db, input: { orgId: string; id: string }) {

@@ -22,7 +22,7 @@ export type TScanEventInput = {
 /** The events built from the findings a scan opened: only they need those findings read. */
 const NEEDS_NEW = ["finding.new", "policy.violation", "prevention.triggered", "alert.grouped"] as const;
 
-const findingLink = (base: string, id: string) => `${base}/findings/${id}`;
+const findingLink = (base: string, id: string) => `${base}/api/findings/${id}`;
 
 /** Event types someone in the organization subscribes to: nothing is built for nobody. */
 async function subscribedTypes(db: Db, orgId: string): Promise<Set<string>> {
@@ -66,7 +66,7 @@ export async function recordScanEvents(db: Db, input: TScanEventInput): Promise<
       score: result.postureScore,
       findingsTotal: result.findingsTotal,
       findingsNew: result.newCount,
-      link: `${base}/connectors/${input.connector.id}/scans/${input.scanId}`,
+      link: `${base}/api/connectors/${input.connector.id}/scans/${input.scanId}`,
     });
   }
   const newFindings =
@@ -124,7 +124,7 @@ export async function recordScanEvents(db: Db, input: TScanEventInput): Promise<
         severity: severityOf(hits),
         count: hits.length,
         title: `${hits.length} new ${category.replace(/_/g, " ")} finding${hits.length === 1 ? "" : "s"} on ${input.connector.displayName}`,
-        link: `${base}/findings?category=${encodeURIComponent(category)}`,
+        link: `${base}/api/findings?category=${encodeURIComponent(category)}`,
       });
     }
   }

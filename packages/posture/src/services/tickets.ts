@@ -94,7 +94,7 @@ export async function createTicketForFinding(
         resourceName: finding.resourceName,
         connectorType: finding.connectorType,
         detectedAt: iso(finding.detectedAt),
-        link: `${runtime.publicUrl.replace(/\/$/, "")}/findings/${finding.id}`,
+        link: `${runtime.publicUrl.replace(/\/$/, "")}/api/findings/${finding.id}`,
         details: finding.details,
       },
       { fetch: deps.fetch ?? guardedFetch },

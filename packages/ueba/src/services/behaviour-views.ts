@@ -40,18 +40,33 @@ export async function listAnomalies(
     .where(and(...where))
     .orderBy(desc(anomalies.at), desc(anomalies.id))
     .limit(q.limit);
-  return rows.map((r) => ({
-    id: r.id,
-    principal: r.principal,
-    type: r.type,
-    severity: r.severity,
-    confidence: r.confidence,
-    at: iso(r.at),
-    window: r.window,
-    observed: r.observed,
-    expected: r.expected,
-    periodsLearned: r.periodsLearned,
-  }));
+  return rows.map(toAnomalyView);
+}
+
+const toAnomalyView = (r: typeof anomalies.$inferSelect): TAnomalyView => ({
+  id: r.id,
+  principal: r.principal,
+  type: r.type,
+  severity: r.severity,
+  confidence: r.confidence,
+  at: iso(r.at),
+  window: r.window,
+  observed: r.observed,
+  expected: r.expected,
+  periodsLearned: r.periodsLearned,
+});
+
+/** One anomaly (the link of anomaly.detected); another organization's id is a 404. */
+export async function getAnomaly(db: Db, q: { orgId: string; id: string }): Promise<TAnomalyView> {
+  const row = firstOr404(
+    await db
+      .select()
+      .from(anomalies)
+      .where(and(eq(anomalies.orgId, q.orgId), eq(anomalies.id, q.id)))
+      .limit(1),
+    "Anomaly",
+  );
+  return toAnomalyView(row);
 }
 
 /**

@@ -11,6 +11,8 @@ import {
   type TAnomalyType,
   type TSeverity,
 } from "@posture/db";
+import type { TJobQueue } from "@posture/platform";
+import { withEvents, type TEmit } from "@posture/webhooks";
 import { refreshWeeklyAggregates } from "./activity-store";
 import { findDormantReturns } from "./dormant";
 import {
@@ -51,6 +53,28 @@ export type TNewAnomaly = {
 };
 
 export type TRefreshResult = { principals: number; anomalies: number; newAnomalies: TNewAnomaly[] };
+/** What announcing new anomalies needs: the queue their deliveries go to once committed, the links' base. */
+export type TRefreshDeps = { jobs: TJobQueue; publicUrl: string };
+
+/** One `anomaly.detected` per anomaly new to this refresh, in the refresh's own transaction. */
+async function announce(emit: TEmit, orgId: string, fresh: TNewAnomaly[], publicUrl: string) {
+  const base = publicUrl.replace(/\/$/, "");
+  for (const a of fresh) {
+    await emit({
+      orgId,
+      type: "anomaly.detected",
+      data: {
+        anomalyId: a.id,
+        principal: a.principal,
+        type: a.type,
+        severity: a.severity,
+        confidence: a.confidence,
+        at: a.at.toISOString(),
+        link: `${base}/api/behavior/anomalies/${a.id}`,
+      },
+    });
+  }
+}
 
 async function loadSeries(db: Db, orgId: string, weeks: string[]): Promise<Map<string, TPrincipalSeries>> {
   const index = new Map(weeks.map((w, i) => [w, i]));
@@ -109,12 +133,13 @@ type TAnomalyRow = typeof anomalies.$inferInsert;
 /**
  * Recomputes an organization's behaviour: weekly aggregates, each principal's baseline, the
  * heatmap cells and the anomalies of the last two weeks. Idempotent: anomalies are keyed by
- * (principal, type, window) and updated in place; only those new to this run are returned, for
- * announcing after commit.
+ * (principal, type, window) and updated in place; only those new to this run are announced
+ * (`anomaly.detected`, committed with them: the transactional outbox) and returned.
  */
 export async function refreshBehaviour(
   db: Db,
   q: { orgId: string; now?: Date; changedSince?: Date },
+  deps: TRefreshDeps,
 ): Promise<TRefreshResult> {
   const now = q.now ?? new Date();
   const weeks = recentWeeks(now, HORIZON_WEEKS);
@@ -218,7 +243,7 @@ export async function refreshBehaviour(
     (cells.get(principal) ?? []).slice(-LEARN_WEEKS).reduce((s, v) => s + v, 0);
   for (const b of baselineRows) b.riskTotal = riskTotal(b.principal);
 
-  const newAnomalies = await db.transaction(async (tx) => {
+  const newAnomalies = await withEvents(db, deps.jobs, async (tx, emit) => {
     // Thousands of baselines and heatmap rows for a large tenant: past the per-request bound.
     await tx.execute(allowLongStatements(JOB_STATEMENT_TIMEOUT_MS));
     const fresh: TNewAnomaly[] = [];
@@ -281,6 +306,7 @@ export async function refreshBehaviour(
       });
     for (let i = 0; i < riskRows.length; i += CHUNK * 5)
       await tx.insert(behaviorWeeklyRisk).values(riskRows.slice(i, i + CHUNK * 5));
+    await announce(emit, q.orgId, fresh, deps.publicUrl);
     return fresh;
   });
   return { principals: all.size, anomalies: found.length, newAnomalies };

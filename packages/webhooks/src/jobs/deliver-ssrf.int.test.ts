@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TResolver, TRuntime } from "@posture/platform";
-import { emitEvent } from "../services/emit-event";
+import { emitEvent } from "../testing";
 import { deliverWebhook } from "./deliver";
 import { silent, useDeliveryFixtures, violation } from "./delivery-fixtures";
 

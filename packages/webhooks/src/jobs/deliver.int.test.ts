@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { webhookDeliveries, webhookSubscriptions } from "@posture/db";
-import { emitEvent } from "../services/emit-event";
+import { emitEvent } from "../testing";
 import { verifyServiceSignature, verifyStandardWebhook } from "../testing";
 import { deliverWebhook, type TDeliverDeps } from "./deliver";
 import { silent, useDeliveryFixtures, violation } from "./delivery-fixtures";

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { webhookSubscriptions } from "@posture/db";
 import { useDeliveryFixtures, violation } from "../jobs/delivery-fixtures";
-import { emitEvent } from "./emit-event";
+import { emitEvent } from "../testing";
 
 const { db, receiver, org, recordingQueue, subscribe, delivery } = useDeliveryFixtures();
 

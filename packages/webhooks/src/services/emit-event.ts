@@ -63,13 +63,29 @@ export async function dispatchDeliveries(jobs: TJobQueue, deliveryIds: string[])
   );
 }
 
-/** Records an event in a transaction of its own and dispatches its deliveries once committed. */
-export async function emitEvent<T extends TEventType>(
+export type TEmit = <T extends TEventType>(
+  input: TEmitInput<T>,
+) => Promise<{ eventId: string; deliveryIds: string[] }>;
+
+/**
+ * The one way a change announces itself: runs `work` in one transaction and hands it `emit`,
+ * which records each event (and its pending deliveries, the outbox) in that same transaction, so
+ * the change and its events commit together or not at all. Once committed, the deliveries are
+ * queued; what a crash leaves undispatched, the webhook sweep (the outbox relay) sends.
+ */
+export async function withEvents<R>(
   db: Db,
   jobs: TJobQueue,
-  input: TEmitInput<T>,
-): Promise<{ eventId: string; deliveryIds: string[] }> {
-  const recorded = await db.transaction((tx) => recordEvent(tx, input));
-  await dispatchDeliveries(jobs, recorded.deliveryIds);
-  return recorded;
+  work: (tx: Db, emit: TEmit) => Promise<R>,
+): Promise<R> {
+  const deliveryIds: string[] = [];
+  const result = await db.transaction((tx) =>
+    work(tx, async (input) => {
+      const recorded = await recordEvent(tx, input);
+      deliveryIds.push(...recorded.deliveryIds);
+      return recorded;
+    }),
+  );
+  await dispatchDeliveries(jobs, deliveryIds);
+  return result;
 }

@@ -66,8 +66,13 @@ export const ZListSharingItemsOutput = z.object({
       resourceName: z.string(),
       ownerEmail: z.string(),
       sharingType: z.enum(SHARE_TYPES),
-      target: z.string(),
-      targetCount: z.number().int(),
+      target: z
+        .string()
+        .describe("One outside address or domain (`anyone` for a public link): the first of `targets`"),
+      targets: z
+        .array(z.string())
+        .describe("Every outside address or domain the file is shared with this way, sorted"),
+      targetCount: z.number().int().describe("The number of `targets`"),
       permission: z.string(),
       severity: z.enum(SEVERITIES),
       riskRank: z.number().int(),

@@ -1,5 +1,12 @@
-import { and, asc, count, desc, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
-import { SEVERITY_RANK, workspaceShares, type Db, type TSeverity, type TShareType } from "@posture/db";
+import { and, asc, count, desc, eq, gt, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import {
+  SEVERITY_RANK,
+  workspacePermissions,
+  workspaceShares,
+  type Db,
+  type TSeverity,
+  type TShareType,
+} from "@posture/db";
 import { orgTotals } from "./snapshots";
 
 export const SHARE_SORTS = ["riskRank", "severity", "resourceName", "ownerEmail", "target"] as const;
@@ -51,6 +58,7 @@ export async function listSharingItems(db: Db, q: TItemsQuery) {
       .offset(q.offset),
     q.severity ? countItems(db, where) : totalWithoutSeverity(db, q.orgId, q.type),
   ]);
+  const targets = await targetsOf(db, q.orgId, rows);
   return {
     rows: rows.map((s) => ({
       id: s.id,
@@ -58,6 +66,7 @@ export async function listSharingItems(db: Db, q: TItemsQuery) {
       ownerEmail: s.ownerEmail,
       sharingType: s.sharingType,
       target: s.target,
+      targets: targets.get(`${s.fileId}|${s.sharingType}`) ?? [s.target],
       targetCount: s.targetCount,
       permission: s.permission,
       severity: s.severity,
@@ -72,6 +81,40 @@ export async function listSharingItems(db: Db, q: TItemsQuery) {
     sort: q.sort,
     order,
   };
+}
+
+/**
+ * Every outside address or domain of each item of a page, sorted: the permissions of the item's
+ * file with the item's sharing type (one indexed read for the page).
+ */
+async function targetsOf(
+  db: Db,
+  orgId: string,
+  items: Array<{ fileId: string }>,
+): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (items.length === 0) return out;
+  const rows = await db
+    .selectDistinct({
+      fileId: workspacePermissions.fileId,
+      sharingType: workspacePermissions.sharingType,
+      target: workspacePermissions.target,
+    })
+    .from(workspacePermissions)
+    .where(
+      and(
+        eq(workspacePermissions.orgId, orgId),
+        inArray(workspacePermissions.fileId, [...new Set(items.map((i) => i.fileId))]),
+      ),
+    )
+    .orderBy(workspacePermissions.fileId, workspacePermissions.sharingType, workspacePermissions.target);
+  for (const r of rows) {
+    const key = `${r.fileId}|${r.sharingType}`;
+    const list = out.get(key);
+    if (list) list.push(r.target);
+    else out.set(key, [r.target]);
+  }
+  return out;
 }
 
 async function countItems(db: Db, where: ReturnType<typeof and>): Promise<number> {

@@ -225,9 +225,10 @@ export async function openWorkspaceSnapshot(
         const domains = [...item.domains].sort();
         const base = baseSeverity(type, item.role, sensitivity);
         const severity = ratedSeverity(base, domains, trusted);
-        const targets = [...new Set(item.targets)];
-        const target =
-          targets.length === 1 ? (targets[0] ?? "") : `${targets[0] ?? ""} +${targets.length - 1} more`;
+        // One address or domain (the first of the sorted outside targets); the list itself is
+        // read from the permissions when the items are (`targets[]` of GET /sharing/items).
+        const targets = [...new Set(item.targets)].sort();
+        const target = targets[0] ?? "";
         await push(buffers.shares as TBuffer, [
           `${fileId}|${type}`,
           orgId,

@@ -19,6 +19,8 @@ type TAnomaly = {
 
 const gw = useTestGateway();
 
+const announce = () => ({ jobs: gw.gateway.deps.jobs, publicUrl: gw.gateway.deps.runtime.publicUrl });
+
 async function anomaliesOf(key: string, qs = ""): Promise<TAnomaly[]> {
   const res = await gw.request("GET", `/api/behavior/anomalies${qs}`, { key });
   expect(res.status).toBe(200);
@@ -85,7 +87,7 @@ describe("behaviour analytics on a demo source", { timeout: 180_000 }, () => {
     expect(await announced()).toHaveLength(4);
     expect((await gw.request("POST", `/api/connectors/${id}/sync`, { cookie: a.cookie })).status).toBe(200);
     await new Promise((r) => setTimeout(r, 1_500));
-    await refreshBehaviour(gw.db.db, { orgId: a.orgId });
+    await refreshBehaviour(gw.db.db, { orgId: a.orgId }, announce());
     expect(await anomaliesOf(a.key)).toHaveLength(4);
     expect(await announced()).toHaveLength(4);
 
@@ -163,7 +165,7 @@ describe("baselines and anomalies on a synthetic population", { timeout: 180_000
       gw.db.db,
       steadyPopulation({ orgId: a.orgId, connectorId: c.id, principals, days: 98, now, seed: 7 }),
     );
-    const steady = await refreshBehaviour(gw.db.db, { orgId: a.orgId, now });
+    const steady = await refreshBehaviour(gw.db.db, { orgId: a.orgId, now }, announce());
     expect(steady.principals).toBe(principals);
     // 300 people × 3 rate metrics × 2 evaluated weeks + 300 dormancy checks: 2,100 chances, 0 flagged.
     expect(steady.anomalies).toBe(0);
@@ -188,7 +190,7 @@ describe("baselines and anomalies on a synthetic population", { timeout: 180_000
     // A new hire with no history at all: compared with the organization, never "dormant".
     await ins("newhire@steady.test", "file_access", 20, "newhire", new Date(now.getTime() - 2 * 86_400_000));
 
-    const planted = await refreshBehaviour(gw.db.db, { orgId: a.orgId, now });
+    const planted = await refreshBehaviour(gw.db.db, { orgId: a.orgId, now }, announce());
     const got = await anomaliesOf(a.key);
     expect(got.map((x) => `${x.principal}:${x.type}`).sort()).toEqual([
       "person1@steady.test:sharing_spike",
@@ -207,7 +209,7 @@ describe("baselines and anomalies on a synthetic population", { timeout: 180_000
     expect((newhire.body as { periodsLearned: number }).periodsLearned).toBe(0);
 
     // Recomputing changes nothing and announces nothing new.
-    const again = await refreshBehaviour(gw.db.db, { orgId: a.orgId, now });
+    const again = await refreshBehaviour(gw.db.db, { orgId: a.orgId, now }, announce());
     expect(again.newAnomalies).toEqual([]);
     expect(await anomaliesOf(a.key)).toHaveLength(4);
   });
@@ -254,7 +256,7 @@ describe("baselines and anomalies on a synthetic population", { timeout: 180_000
       connectorId: c.id,
       users: [{ email: "fresh@steady.test" }],
     });
-    await refreshBehaviour(gw.db.db, { orgId: a.orgId, now });
+    await refreshBehaviour(gw.db.db, { orgId: a.orgId, now }, announce());
     const got = await anomaliesOf(a.key, "?type=sharing_spike");
     const veteran = got.find((x) => x.principal === "person5@steady.test");
     const fresh = got.find((x) => x.principal === "fresh@steady.test");

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emitEvent } from "@posture/webhooks";
-import { verifyServiceSignature, verifyStandardWebhook, waitFor } from "@posture/webhooks/testing";
+import { emitEvent, verifyServiceSignature, verifyStandardWebhook, waitFor } from "@posture/webhooks/testing";
 import { errorCode } from "../helpers";
 import { useWebhookGateway, violation, type TWebhookBody } from "./harness";
 

@@ -1,8 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, webhookDeliveries } from "@posture/db";
-import { emitEvent } from "@posture/webhooks";
-import { waitFor } from "@posture/webhooks/testing";
+import { emitEvent, waitFor } from "@posture/webhooks/testing";
 import { errorCode } from "../helpers";
 import { useWebhookGateway, violation, type TDeliveryBody } from "./harness";
 

@@ -12,6 +12,8 @@ type TItem = {
   ownerEmail: string;
   sharingType: string;
   target: string;
+  targets: string[];
+  targetCount: number;
   permission: string;
   severity: string;
   riskRank: number;
@@ -87,6 +89,21 @@ describe("sharing overview and items", () => {
     expect([...ranks].sort((a, b) => b - a)).toEqual(ranks);
   });
 
+  it("names one outside address or domain in target, all of them in targets[]", async () => {
+    const rows = (await allItems()).rows;
+    const multi = rows.filter((r) => r.targetCount > 1);
+    expect(multi.length).toBeGreaterThan(0);
+    const outside = /^([^@\s]+@)?[a-z0-9.-]+\.[a-z]{2,}$/i;
+    for (const r of rows) {
+      expect(r.targets).toHaveLength(r.targetCount);
+      expect([...r.targets].sort()).toEqual(r.targets);
+      expect(new Set(r.targets).size).toBe(r.targets.length);
+      expect(r.target).toBe(r.targets[0]);
+      if (r.sharingType === "public") expect(r.targets).toEqual(["anyone"]);
+      else for (const t of r.targets) expect(t).toMatch(outside);
+    }
+  });
+
   it("filters by type and severity", async () => {
     const pub = await allItems("&type=public");
     expect(pub.total).toBeGreaterThan(0);
@@ -138,13 +155,13 @@ describe("sharing overview and items", () => {
 describe("trusted domains", () => {
   it("re-rates the affected shares and open findings at once, audited, and restores them on removal", async () => {
     const external = (await allItems("&type=external_user")).rows;
-    const domainOf = (t: string) => t.split("@")[1]?.split(" ")[0] ?? t;
+    const domainOf = (t: string) => t.split("@")[1] ?? t;
     // A domain reached by single-target items, so the whole item turns trusted.
-    const target = external.find((r) => !r.target.includes(" +"));
+    const target = external.find((r) => r.targetCount === 1);
     expect(target).toBeDefined();
     const domain = domainOf(target?.target ?? "");
     const before = (await allItems()).rows.filter(
-      (r) => r.sharingType !== "public" && !r.target.includes(" +") && domainOf(r.target) === domain,
+      (r) => r.sharingType !== "public" && r.targetCount === 1 && domainOf(r.target) === domain,
     );
     const findingBefore = await openShareFindings();
 

@@ -1,0 +1,242 @@
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedWorkspace } from "@posture/compliance/testing";
+import { connectors, events } from "@posture/db";
+import { buildScheduledReport, sweepClientHealth } from "@posture/partner";
+import { runBehaviourRefresh } from "@posture/ueba";
+import { EVENT_DATA_SCHEMAS, EVENT_TYPES } from "@posture/webhooks";
+import { startReceiver, type TReceiver } from "@posture/webhooks/testing";
+import { startTestGateway, type TTestGateway } from "../../testing";
+import { burst, demoConnector, insertEvents, steadyPopulation } from "../detection/seed";
+import { errorCode, freshIp } from "../helpers";
+
+// Every event that carries a `link`: the link, fetched with the organization's own API key,
+// answers 200 with the very thing the event names.
+
+type TActor = Awaited<ReturnType<TTestGateway["createActor"]>>;
+type TData = Record<string, unknown>;
+type TFinding = { id: string; title: string; status: string; category: string };
+
+let gw: TTestGateway;
+let rx: TReceiver;
+beforeAll(async () => {
+  rx = await startReceiver();
+  gw = await startTestGateway({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } });
+});
+afterAll(async () => {
+  await gw.close();
+  await rx.close();
+});
+
+async function recorded(orgId: string, type: string): Promise<TData[]> {
+  const rows = await gw.db.db
+    .select()
+    .from(events)
+    .where(and(eq(events.orgId, orgId), eq(events.type, type)));
+  return rows.map((r) => JSON.parse(r.data) as TData);
+}
+
+/** GETs an event's link as the organization's integrator would: its path and query, with the key. */
+async function follow(a: TActor, data: TData) {
+  const link = new URL(String(data.link));
+  expect(link.pathname.startsWith("/api/")).toBe(true);
+  return gw.request("GET", `${link.pathname}${link.search}`, { key: a.key, ip: freshIp() });
+}
+
+const linked = new Set<string>();
+const covered = (type: string) => linked.add(type);
+
+describe("event links resolve to what they name", { timeout: 180_000 }, () => {
+  it("scan.completed, finding.new, finding.resolved, alert.grouped", async () => {
+    const a = await gw.createActor({ plan: "business" });
+    const all = ["scan.completed", "finding.new", "finding.resolved", "alert.grouped"];
+    expect(
+      (await gw.request("POST", "/api/webhooks", { cookie: a.cookie, body: { url: rx.url, events: all } }))
+        .status,
+    ).toBe(201);
+    const created = await gw.request("POST", "/api/connectors", {
+      cookie: a.cookie,
+      body: { type: "google_workspace", displayName: "Links", mode: "demo", config: { fileCount: 300 } },
+    });
+    const connectorId = (created.body as { id: string }).id;
+    const scan = await gw.request("POST", `/api/connectors/${connectorId}/sync`, { cookie: a.cookie });
+    expect(scan.status).toBe(200);
+
+    const [completed] = await recorded(a.orgId, "scan.completed");
+    const res = await follow(a, completed ?? {});
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual(scan.body);
+    covered("scan.completed");
+
+    const news = await recorded(a.orgId, "finding.new");
+    expect(news.length).toBeGreaterThan(0);
+    for (const n of news.slice(0, 5)) {
+      const r = await follow(a, n);
+      expect(r.status, r.text).toBe(200);
+      expect(r.body).toMatchObject({ id: n.findingId, title: n.title, status: "OPEN" });
+    }
+    covered("finding.new");
+
+    const grouped = await recorded(a.orgId, "alert.grouped");
+    expect(grouped.length).toBeGreaterThan(1);
+    for (const g of grouped) {
+      const r = await follow(a, g);
+      expect(r.status, r.text).toBe(200);
+      const page = r.body as { findings: TFinding[]; total: number };
+      // The first scan's findings are all new: the category's open findings are exactly the alert's.
+      expect(page.total).toBe(g.count);
+      expect(page.findings.length).toBeGreaterThan(0);
+      expect(page.findings.every((f) => f.category === g.category)).toBe(true);
+    }
+    covered("alert.grouped");
+
+    await gw.db.db
+      .update(connectors)
+      .set({ config: { fileCount: 300, revision: 1 } })
+      .where(eq(connectors.id, connectorId));
+    expect(
+      (await gw.request("POST", `/api/connectors/${connectorId}/sync`, { cookie: a.cookie })).status,
+    ).toBe(200);
+    const resolved = await recorded(a.orgId, "finding.resolved");
+    expect(resolved.length).toBeGreaterThan(0);
+    for (const f of resolved.slice(0, 5)) {
+      const r = await follow(a, f);
+      expect(r.status, r.text).toBe(200);
+      expect(r.body).toMatchObject({ id: f.findingId, title: f.title, status: "RESOLVED" });
+    }
+    covered("finding.resolved");
+
+    // Another organization's key cannot read them: 404, as for an unknown id.
+    const other = await gw.createActor({ plan: "business" });
+    const foreign = await follow(other, news[0] ?? {});
+    expect(foreign.status).toBe(404);
+    expect(errorCode(foreign)).toBe("not_found");
+    expect((await follow(other, completed ?? {})).status).toBe(404);
+    const bad = await gw.request("GET", "/api/findings?category=nonsense", { key: a.key, ip: freshIp() });
+    expect(bad.status).toBe(400);
+    expect(errorCode(bad)).toBe("invalid_input");
+  });
+
+  it("incident.created, incident.updated", async () => {
+    const a = await gw.createActor({ plan: "business" });
+    expect(
+      (
+        await gw.request("POST", "/api/webhooks", {
+          cookie: a.cookie,
+          body: { url: rx.url, events: ["incident.created", "incident.updated"] },
+        })
+      ).status,
+    ).toBe(201);
+    const inc = await gw.request("POST", "/api/incidents", {
+      key: a.key,
+      body: { title: "Linked", priority: "P3", findingIds: [] },
+    });
+    expect(inc.status, inc.text).toBe(201);
+    const id = (inc.body as { id: string }).id;
+    const upd = await gw.request("PATCH", `/api/incidents/${id}`, {
+      key: a.key,
+      body: { status: "INVESTIGATING" },
+    });
+    expect(upd.status).toBe(200);
+    for (const type of ["incident.created", "incident.updated"]) {
+      const [e] = await recorded(a.orgId, type);
+      const r = await follow(a, e ?? {});
+      expect(r.status, r.text).toBe(200);
+      expect(r.body).toMatchObject({ id, title: "Linked" });
+      covered(type);
+    }
+  });
+
+  it("anomaly.detected", async () => {
+    const a = await gw.createActor({ plan: "business" });
+    expect(
+      (
+        await gw.request("POST", "/api/webhooks", {
+          cookie: a.cookie,
+          body: { url: rx.url, events: ["anomaly.detected"] },
+        })
+      ).status,
+    ).toBe(201);
+    const c = await demoConnector(gw.db.db, a.orgId);
+    const now = new Date();
+    await insertEvents(
+      gw.db.db,
+      steadyPopulation({ orgId: a.orgId, connectorId: c.id, principals: 40, days: 98, now, seed: 3 }),
+    );
+    await insertEvents(
+      gw.db.db,
+      burst({
+        orgId: a.orgId,
+        connectorId: c.id,
+        principal: "person7@steady.test",
+        kind: "share_external",
+        n: 40,
+        at: new Date(now.getTime() - 6 * 3_600_000),
+        tag: "spike",
+      }),
+    );
+    const { jobs, runtime, log } = gw.gateway.deps;
+    await runBehaviourRefresh({ db: gw.db.db, jobs, runtime, log }, a.orgId);
+    const announced = await recorded(a.orgId, "anomaly.detected");
+    expect(announced.length).toBeGreaterThan(0);
+    for (const e of announced) {
+      const r = await follow(a, e);
+      expect(r.status, r.text).toBe(200);
+      expect(r.body).toMatchObject({ id: e.anomalyId, principal: e.principal, type: e.type });
+    }
+    covered("anomaly.detected");
+  });
+
+  it("partner.report.ready, client.unhealthy", async () => {
+    const p = await gw.createActor({ plan: "enterprise", isPartner: true });
+    expect(
+      (
+        await gw.request("POST", "/api/webhooks", {
+          cookie: p.cookie,
+          body: { url: rx.url, events: ["partner.report.ready", "client.unhealthy"] },
+        })
+      ).status,
+    ).toBe(201);
+    const client = await gw.createOrg({ plan: "business", name: "Linked Client", managedByOrgId: p.orgId });
+    const { connectorId } = await seedWorkspace(gw.db.db, { orgId: client.id, scores: [70, 75] });
+    const { jobs, runtime, log } = gw.gateway.deps;
+    const deps = { db: gw.db.db, jobs, runtime, log };
+    const reportId = await buildScheduledReport(deps, {
+      partnerOrgId: p.orgId,
+      schedule: "WEEKLY",
+      now: new Date(),
+    });
+    const [ready] = await recorded(p.orgId, "partner.report.ready");
+    expect(ready?.reportId).toBe(reportId);
+    const pdf = await follow(p, ready ?? {});
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get("content-type")).toBe("application/pdf");
+    expect(pdf.headers.get("content-disposition")).toContain("portfolio-weekly");
+    covered("partner.report.ready");
+
+    expect(
+      (
+        await gw.request("PATCH", "/api/partner/settings", {
+          cookie: p.cookie,
+          body: { notifyUnhealthy: true },
+        })
+      ).status,
+    ).toBe(200);
+    await sweepClientHealth(deps);
+    await gw.db.db
+      .update(connectors)
+      .set({ healthStatus: "auth_failed" })
+      .where(eq(connectors.id, connectorId));
+    await sweepClientHealth(deps);
+    const [unhealthy] = await recorded(p.orgId, "client.unhealthy");
+    const r = await follow(p, unhealthy ?? {});
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({ orgId: client.id, name: "Linked Client" });
+    covered("client.unhealthy");
+  });
+
+  it("covers every event type whose data has a link", () => {
+    const withLink = EVENT_TYPES.filter((t) => "link" in EVENT_DATA_SCHEMAS[t].shape);
+    expect([...linked].sort()).toEqual([...withLink].sort());
+  });
+});

@@ -9,6 +9,7 @@ import { listKeys } from "./procedures/list-keys";
 import { revokeKey } from "./procedures/revoke-key";
 import { signIn } from "./procedures/sign-in";
 import { signOut } from "./procedures/sign-out";
+import { verifyAudit } from "./procedures/verify-audit";
 
 export const accountRouter = router({
   health: getHealth,
@@ -21,4 +22,6 @@ export const accountRouter = router({
   revokeKey,
   getUsage,
   listAudit,
+  // GET /api/audit/verify; the naming scheme's key (docs/architecture.md).
+  audit: router({ verify: verifyAudit }),
 });

@@ -455,3 +455,38 @@ describe("pnpm cli beside a server holding DATA_DIR", { timeout: 180_000 }, () =
     }
   });
 });
+
+describe("pnpm cli as the application's database role", { timeout: 180_000 }, () => {
+  const role = `posture_cli_${randomBytes(4).toString("hex")}`;
+  afterAll(async () => {
+    await db.db.execute(sql.raw(`drop role if exists ${role}`));
+  });
+
+  it("migrates as MIGRATION_DATABASE_URL's owner and writes as a member of posture_app", async () => {
+    // What docker-compose.yml runs: a login role in posture_app, the owner only for migrations.
+    await db.db.execute(sql.raw(`create role ${role} login in role posture_app`));
+    const app = new URL(db.url);
+    app.username = role;
+    const e = { DATABASE_URL: app.toString(), MIGRATION_DATABASE_URL: db.url, ENCRYPTION_KEY };
+    const org = await ok(["org:create", "--name", "App Role", "--plan", "team"], e);
+    const user = await ok(
+      [
+        "user:create",
+        "--org",
+        String(org.id),
+        "--email",
+        "a@approle.test",
+        "--password",
+        "password1",
+        "--role",
+        "OWNER",
+      ],
+      e,
+    );
+    await ok(["key:create", "--org", String(org.id), "--user", String(user.id), "--name", "k"], e);
+    expect(await ok(["audit:verify", "--org", String(org.id)], e)).toMatchObject({
+      ok: true,
+      organizations: [{ id: org.id, entries: 1 }],
+    });
+  });
+});

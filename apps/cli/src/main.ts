@@ -91,7 +91,9 @@ async function main(argv: string[]): Promise<number> {
     // Embedded: refused at once (DataDirInUseError) while a server holds DATA_DIR; what the CLI
     // wrote beside it would be overwritten when the server closes the database.
     const handle = await openDb(
-      env.databaseUrl ? { databaseUrl: env.databaseUrl, poolSize: 2 } : { dataDir: join(env.dataDir, "pg") },
+      env.databaseUrl
+        ? { databaseUrl: env.databaseUrl, migrationDatabaseUrl: env.migrationDatabaseUrl, poolSize: 2 }
+        : { dataDir: join(env.dataDir, "pg") },
     );
     try {
       await handle.migrate();

@@ -1,7 +1,8 @@
-import { execFile, spawnSync } from "node:child_process";
+import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createApiKeyFor, createOrganization, createUser } from "@posture/account";
@@ -20,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const TSX = fileURLToPath(new URL("../node_modules/.bin/tsx", import.meta.url));
 const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
+const GATEWAY_DIR = fileURLToPath(new URL("../../gateway", import.meta.url));
 
 type TRun = { code: number; stdout: string; stderr: string };
 
@@ -488,5 +490,59 @@ describe("pnpm cli as the application's database role", { timeout: 180_000 }, ()
       ok: true,
       organizations: [{ id: org.id, entries: 1 }],
     });
+  });
+});
+
+describe("pnpm cli beside the real gateway in embedded mode", { timeout: 240_000 }, () => {
+  let gateway: ChildProcess | undefined;
+  afterAll(() => {
+    gateway?.kill("SIGKILL");
+  });
+
+  it("is refused while `pnpm start` runs on DATA_DIR, and works once the gateway has stopped", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "posture-cli-gateway-"));
+    try {
+      const { DATABASE_URL: _db, REDIS_URL: _redis, ENCRYPTION_KEY: _key, ...inherited } = process.env;
+      const proc = spawn(process.execPath, ["--import", "tsx", join(GATEWAY_DIR, "src/main.ts")], {
+        cwd: GATEWAY_DIR,
+        env: { ...inherited, DATA_DIR: dir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" },
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      gateway = proc;
+      // Started and seeded: the demo banner is its last word.
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("gateway did not seed in time")), 180_000);
+        createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+          if (line.includes("API key for")) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        proc.on("exit", (code) => reject(new Error(`gateway exited early with ${code}`)));
+      });
+
+      const refused = await fails(["org:create", "--name", "Lost", "--plan", "team"], { DATA_DIR: dir });
+      expect(refused).toMatchObject({
+        code: 1,
+        error: { error: "data_dir_in_use", message: expect.stringContaining(`process ${proc.pid}`) },
+      });
+
+      const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
+      proc.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      gateway = undefined;
+      expect(existsSync(lockFileOf(join(dir, "pg")))).toBe(false);
+
+      const kept = await ok(["org:create", "--name", "Kept", "--plan", "team"], { DATA_DIR: dir });
+      const verified = await ok(["audit:verify"], { DATA_DIR: dir });
+      const names = (verified.organizations as { name: string; ok: boolean }[]).map((o) => o.name);
+      expect(names).toContain("Kept");
+      expect(names).toContain("Acme Corp"); // the gateway's demo seed, its audit rows keyed alike
+      expect(names).not.toContain("Lost");
+      expect(verified.ok).toBe(true);
+      expect(kept).toMatchObject({ name: "Kept" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

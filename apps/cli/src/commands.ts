@@ -4,24 +4,31 @@ import {
   createUser,
   seedDemoIfEmpty,
   setOrganizationPlan,
+  verifyAudit,
 } from "@posture/account";
 import { PLAN_IDS, ROLES, type Db } from "@posture/db";
 import { AppError } from "@posture/platform";
 import { z } from "zod";
 
-type TCommand<S extends z.ZodType> = {
+type TResult = Record<string, unknown>;
+/** What a check found wrong: its result is still printed, and the CLI exits 3. */
+type TFault = { code: string; message: string };
+
+type TCommand<S extends z.ZodType, R extends TResult> = {
   usage: string;
   options: S;
-  run: (db: Db, opts: z.infer<S>) => Promise<Record<string, unknown>>;
+  run: (db: Db, opts: z.infer<S>) => Promise<R>;
+  fault?: (result: R) => TFault | null;
 };
 
 /** Validates the options first, so a bad command line never opens the database. */
-const command = <S extends z.ZodType>(c: TCommand<S>) => ({
+const command = <S extends z.ZodType, R extends TResult>(c: TCommand<S, R>) => ({
   usage: c.usage,
   prepare: (raw: Record<string, unknown>) => {
     const options = c.options.parse(raw);
     return (db: Db) => c.run(db, options);
   },
+  fault: (result: TResult) => c.fault?.(result as R) ?? null,
 });
 
 const id = z.string().trim().min(1);
@@ -88,6 +95,34 @@ export const COMMANDS = {
           "The database already holds organizations; demo data is only seeded into an empty one",
         );
       return seed;
+    },
+  }),
+  "audit:verify": command({
+    usage: "audit:verify [--org ID]",
+    options: z.strictObject({ org: id.optional() }),
+    run: async (db, o) => {
+      const orgs = await db.query.organizations.findMany({
+        columns: { id: true, name: true },
+        where: o.org === undefined ? undefined : (org, { eq }) => eq(org.id, o.org ?? ""),
+        orderBy: (org, { asc }) => [asc(org.createdAt), asc(org.id)],
+      });
+      if (o.org !== undefined && orgs.length === 0) throw new AppError("not_found", "Organization not found");
+      const results = [];
+      for (const org of orgs) {
+        const { verifiedAt: _at, ...check } = await verifyAudit(db, { orgId: org.id });
+        results.push({ id: org.id, name: org.name, ...check });
+      }
+      return {
+        ok: results.every((r) => r.ok),
+        organizations: results,
+        verifiedAt: new Date().toISOString(),
+      };
+    },
+    fault: (r) => {
+      const broken = r.organizations.filter((o) => !o.ok);
+      if (broken.length === 0) return null;
+      const named = broken.map((o) => `${o.id} at entry ${o.brokenAt?.seq} (${o.brokenAt?.reason})`);
+      return { code: "audit_chain_broken", message: `Audit chain broken: ${named.join("; ")}` };
     },
   }),
 };

@@ -1,14 +1,27 @@
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createApiKeyFor, createOrganization, createUser } from "@posture/account";
+import { createEmbeddedDb, lockFileOf, queryRows } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
-import { API_KEY_PATTERN, resolveApiKey } from "@posture/platform";
+import {
+  API_KEY_PATTERN,
+  deriveAuditKey,
+  parseEncryptionKey,
+  resolveApiKey,
+  setAuditKey,
+  verifyAuditChain,
+} from "@posture/platform";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const TSX = fileURLToPath(new URL("../node_modules/.bin/tsx", import.meta.url));
 const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
+const GATEWAY_DIR = fileURLToPath(new URL("../../gateway", import.meta.url));
 
 type TRun = { code: number; stdout: string; stderr: string };
 
@@ -42,11 +55,26 @@ async function fails(args: string[], env: Record<string, string>) {
   return { ...run, error: JSON.parse(run.stderr.trim()) as { error: string; message: string } };
 }
 
+// The server's key: the CLI must key its audit rows with it, as the gateway and scheduler do.
+const ENCRYPTION_KEY = randomBytes(32).toString("hex");
+const AUDIT_KEY = deriveAuditKey(parseEncryptionKey(ENCRYPTION_KEY));
+
+/** Every organization's chain, verified as the evidence package does, with the server's key. */
+async function chainsOf(t: TestDb) {
+  const orgs = await t.db.query.organizations.findMany({ columns: { id: true } });
+  return Promise.all(
+    orgs.map(async ({ id }) => {
+      const check = await verifyAuditChain(t.db, id, AUDIT_KEY, { requireKeyedTail: true });
+      return { ok: check.ok, keyed: check.rows > check.unkeyedRows, ...(check.ok ? {} : { id, check }) };
+    }),
+  );
+}
+
 let db: TestDb;
 let env: Record<string, string>;
 beforeAll(async () => {
   db = await createTestDb();
-  env = { DATABASE_URL: db.url };
+  env = { DATABASE_URL: db.url, ENCRYPTION_KEY };
 });
 afterAll(async () => {
   await db.drop();
@@ -202,7 +230,7 @@ describe("pnpm cli demo:seed", { timeout: 120_000 }, () => {
   it("seeds an empty database once and prints what it made", async () => {
     const fresh = await createTestDb();
     try {
-      const seed = await ok(["demo:seed"], { DATABASE_URL: fresh.url });
+      const seed = await ok(["demo:seed"], { DATABASE_URL: fresh.url, ENCRYPTION_KEY });
       expect(seed).toMatchObject({
         organizations: expect.arrayContaining([
           expect.objectContaining({ name: "Acme Corp", plan: "business" }),
@@ -212,7 +240,10 @@ describe("pnpm cli demo:seed", { timeout: 120_000 }, () => {
         users: expect.arrayContaining([expect.objectContaining({ orgName: "Acme Corp", role: "OWNER" })]),
         apiKey: { key: expect.stringMatching(API_KEY_PATTERN), orgName: "Acme Corp" },
       });
-      expect(await fails(["demo:seed"], { DATABASE_URL: fresh.url })).toMatchObject({
+      // The seed's audit rows (its API key) are keyed with the server's key.
+      expect(await chainsOf(fresh)).toEqual(expect.arrayContaining([{ ok: true, keyed: true }]));
+      expect((await chainsOf(fresh)).every((c) => c.ok)).toBe(true);
+      expect(await fails(["demo:seed"], { DATABASE_URL: fresh.url, ENCRYPTION_KEY })).toMatchObject({
         error: { error: "conflict" },
       });
     } finally {
@@ -234,4 +265,284 @@ describe("pnpm cli in embedded mode", { timeout: 120_000 }, () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);
+});
+
+describe("pnpm cli and the audit chain", { timeout: 180_000 }, () => {
+  it("keys every audit row it writes: each command leaves every organization's chain intact", async () => {
+    // An organization the server has been writing to: its chain is keyed already.
+    setAuditKey(AUDIT_KEY);
+    const existing = await createOrganization(db.db, { name: "Served Co", plan: "business" });
+    const owner = await createUser(db.db, {
+      orgId: existing.id,
+      email: "owner@served.test",
+      password: "password1",
+      role: "OWNER",
+    });
+    await createApiKeyFor(db.db, { orgId: existing.id, userId: owner.id, name: "server-made" });
+    setAuditKey(null);
+
+    const org = await ok(["org:create", "--name", "Chained", "--plan", "business"], env);
+    const user = await ok(
+      [
+        "user:create",
+        "--org",
+        String(org.id),
+        "--email",
+        "c@chained.test",
+        "--password",
+        "password1",
+        "--role",
+        "ADMIN",
+      ],
+      env,
+    );
+    await ok(["key:create", "--org", String(org.id), "--user", String(user.id), "--name", "one"], env);
+    await ok(["key:create", "--org", String(org.id), "--user", String(user.id), "--name", "two"], env);
+    await ok(["org:set-plan", "--org", String(org.id), "--plan", "team"], env);
+    // The case of the report: a key issued by the CLI on an organization the server writes to.
+    await ok(["key:create", "--org", existing.id, "--user", owner.id, "--name", "cli-made"], env);
+
+    const chains = await chainsOf(db);
+    expect(chains.filter((c) => !c.ok)).toEqual([]);
+    const existingCheck = await verifyAuditChain(db.db, existing.id, AUDIT_KEY, { requireKeyedTail: true });
+    expect(existingCheck).toMatchObject({ ok: true, rows: 2, unkeyedRows: 0 });
+    const cliCheck = await verifyAuditChain(db.db, String(org.id), AUDIT_KEY, { requireKeyedTail: true });
+    expect(cliCheck).toMatchObject({ ok: true, rows: 2, unkeyedRows: 0 });
+
+    // And the CLI's own verifier agrees.
+    const verified = await ok(["audit:verify"], env);
+    expect(verified).toMatchObject({ ok: true });
+    expect(verified.organizations).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: existing.id, ok: true, entries: 2, brokenAt: null }),
+        expect.objectContaining({ id: org.id, ok: true, entries: 2, brokenAt: null }),
+      ]),
+    );
+  });
+
+  it("refuses to write with another key than the chain's, or with none, and writes nothing", async () => {
+    setAuditKey(AUDIT_KEY);
+    const org = await createOrganization(db.db, { name: "Keyed Elsewhere", plan: "business" });
+    const owner = await createUser(db.db, {
+      orgId: org.id,
+      email: "owner@elsewhere.test",
+      password: "password1",
+      role: "OWNER",
+    });
+    await createApiKeyFor(db.db, { orgId: org.id, userId: owner.id, name: "server-made" });
+    setAuditKey(null);
+
+    const args = ["key:create", "--org", org.id, "--user", owner.id, "--name", "wrong-key"];
+    const [wrongKey, noKey] = await Promise.all([
+      fails(args, { DATABASE_URL: db.url, ENCRYPTION_KEY: randomBytes(32).toString("hex") }),
+      fails(args, { DATABASE_URL: db.url }),
+    ]);
+    expect(wrongKey).toMatchObject({ code: 1, error: { error: "audit_key_mismatch" } });
+    expect(noKey).toMatchObject({ code: 1, error: { message: expect.stringContaining("ENCRYPTION_KEY") } });
+    const keys = await db.db.query.apiKeys.findMany({ where: (k, { eq }) => eq(k.orgId, org.id) });
+    expect(keys.map((k) => k.name)).toEqual(["server-made"]);
+    expect((await verifyAuditChain(db.db, org.id, AUDIT_KEY, { requireKeyedTail: true })).ok).toBe(true);
+  });
+});
+
+describe("pnpm cli audit:verify", { timeout: 180_000 }, () => {
+  it("reports each organization's chain, and exits 3 naming the first broken entry", async () => {
+    const fresh = await createTestDb();
+    try {
+      const e = { DATABASE_URL: fresh.url, ENCRYPTION_KEY };
+      await ok(["demo:seed"], e);
+      const org = await ok(["org:create", "--name", "Tampered", "--plan", "business"], e);
+      const orgId = String(org.id);
+      const user = await ok(
+        [
+          "user:create",
+          "--org",
+          orgId,
+          "--email",
+          "t@tampered.test",
+          "--password",
+          "password1",
+          "--role",
+          "OWNER",
+        ],
+        e,
+      );
+      for (const name of ["a", "b", "c"]) {
+        await ok(["key:create", "--org", orgId, "--user", String(user.id), "--name", name], e);
+      }
+      const intact = await ok(["audit:verify", "--org", orgId], e);
+      expect(intact).toEqual({
+        ok: true,
+        organizations: [
+          { id: orgId, name: "Tampered", ok: true, entries: 3, unkeyedEntries: 0, brokenAt: null },
+        ],
+        verifiedAt: expect.any(String),
+      });
+
+      // The database's owner rewrites the second entry around the append-only triggers.
+      await fresh.db.execute(sql`alter table audit_log disable trigger user`);
+      await fresh.db.execute(sql`update audit_log set target = 'forged' where org_id = ${orgId} and seq = 2`);
+      await fresh.db.execute(sql`alter table audit_log enable trigger user`);
+      const [second] = await queryRows<{ id: string; created_at: Date | string }>(
+        fresh.db,
+        sql`select id, created_at from audit_log where org_id = ${orgId} and seq = 2`,
+      );
+
+      const run = await cli(["audit:verify", "--json"], e);
+      expect(run.code, run.stderr).toBe(3);
+      const report = JSON.parse(run.stdout) as {
+        ok: boolean;
+        organizations: { id: string; ok: boolean; brokenAt: unknown }[];
+      };
+      expect(report.ok).toBe(false);
+      expect(report.organizations.find((o) => o.id === orgId)).toMatchObject({
+        ok: false,
+        entries: 3,
+        brokenAt: {
+          seq: 2,
+          id: second?.id,
+          createdAt: new Date(second?.created_at ?? 0).toISOString(),
+          reason: "MAC does not match",
+        },
+      });
+      // The demo organizations stay intact beside it.
+      expect(report.organizations.filter((o) => o.id !== orgId).every((o) => o.ok)).toBe(true);
+      expect(JSON.parse(run.stderr.trim())).toMatchObject({
+        error: "audit_chain_broken",
+        message: expect.stringContaining(orgId),
+      });
+      expect((await fails(["audit:verify", "--org", "org_missing"], e)).error).toMatchObject({
+        error: "not_found",
+      });
+    } finally {
+      await fresh.drop();
+    }
+  });
+});
+
+describe("pnpm cli beside a server holding DATA_DIR", { timeout: 180_000 }, () => {
+  it("refuses at once, naming the holding process, and writes nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "posture-cli-held-"));
+    // The server's way of opening the embedded database: it takes DATA_DIR's lock.
+    const server = await createEmbeddedDb(join(dir, "pg"));
+    try {
+      await server.migrate();
+      const started = Date.now();
+      const refused = await fails(["org:create", "--name", "Lost", "--plan", "team"], { DATA_DIR: dir });
+      expect(refused).toMatchObject({
+        code: 1,
+        error: { error: "data_dir_in_use", message: expect.stringContaining(`process ${process.pid}`) },
+      });
+      expect(Date.now() - started).toBeLessThan(30_000);
+      // The server's database holds no such organization, and the server's lock is still its own.
+      const orgs = await server.db.query.organizations.findMany();
+      expect(orgs).toEqual([]);
+      expect(existsSync(lockFileOf(join(dir, "pg")))).toBe(true);
+    } finally {
+      await server.close();
+    }
+    try {
+      // Released on close; a lock left by a process that died is stale and taken over.
+      expect(existsSync(lockFileOf(join(dir, "pg")))).toBe(false);
+      const dead = spawnSync("true").pid;
+      writeFileSync(
+        lockFileOf(join(dir, "pg")),
+        JSON.stringify({ pid: dead, hostname: "h", startedAt: "", command: "gateway", token: "x" }),
+      );
+      const org = await ok(["org:create", "--name", "After", "--plan", "team"], { DATA_DIR: dir });
+      expect(org).toMatchObject({ name: "After" });
+      expect(existsSync(lockFileOf(join(dir, "pg")))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("pnpm cli as the application's database role", { timeout: 180_000 }, () => {
+  const role = `posture_cli_${randomBytes(4).toString("hex")}`;
+  afterAll(async () => {
+    await db.db.execute(sql.raw(`drop role if exists ${role}`));
+  });
+
+  it("migrates as MIGRATION_DATABASE_URL's owner and writes as a member of posture_app", async () => {
+    // What docker-compose.yml runs: a login role in posture_app, the owner only for migrations.
+    await db.db.execute(sql.raw(`create role ${role} login in role posture_app`));
+    const app = new URL(db.url);
+    app.username = role;
+    const e = { DATABASE_URL: app.toString(), MIGRATION_DATABASE_URL: db.url, ENCRYPTION_KEY };
+    const org = await ok(["org:create", "--name", "App Role", "--plan", "team"], e);
+    const user = await ok(
+      [
+        "user:create",
+        "--org",
+        String(org.id),
+        "--email",
+        "a@approle.test",
+        "--password",
+        "password1",
+        "--role",
+        "OWNER",
+      ],
+      e,
+    );
+    await ok(["key:create", "--org", String(org.id), "--user", String(user.id), "--name", "k"], e);
+    expect(await ok(["audit:verify", "--org", String(org.id)], e)).toMatchObject({
+      ok: true,
+      organizations: [{ id: org.id, entries: 1 }],
+    });
+  });
+});
+
+describe("pnpm cli beside the real gateway in embedded mode", { timeout: 240_000 }, () => {
+  let gateway: ChildProcess | undefined;
+  afterAll(() => {
+    gateway?.kill("SIGKILL");
+  });
+
+  it("is refused while `pnpm start` runs on DATA_DIR, and works once the gateway has stopped", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "posture-cli-gateway-"));
+    try {
+      const { DATABASE_URL: _db, REDIS_URL: _redis, ENCRYPTION_KEY: _key, ...inherited } = process.env;
+      const proc = spawn(process.execPath, ["--import", "tsx", join(GATEWAY_DIR, "src/main.ts")], {
+        cwd: GATEWAY_DIR,
+        env: { ...inherited, DATA_DIR: dir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" },
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      gateway = proc;
+      // Started and seeded: the demo banner is its last word.
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("gateway did not seed in time")), 180_000);
+        createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+          if (line.includes("API key for")) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        proc.on("exit", (code) => reject(new Error(`gateway exited early with ${code}`)));
+      });
+
+      const refused = await fails(["org:create", "--name", "Lost", "--plan", "team"], { DATA_DIR: dir });
+      expect(refused).toMatchObject({
+        code: 1,
+        error: { error: "data_dir_in_use", message: expect.stringContaining(`process ${proc.pid}`) },
+      });
+
+      const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
+      proc.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      gateway = undefined;
+      expect(existsSync(lockFileOf(join(dir, "pg")))).toBe(false);
+
+      const kept = await ok(["org:create", "--name", "Kept", "--plan", "team"], { DATA_DIR: dir });
+      const verified = await ok(["audit:verify"], { DATA_DIR: dir });
+      const names = (verified.organizations as { name: string; ok: boolean }[]).map((o) => o.name);
+      expect(names).toContain("Kept");
+      expect(names).toContain("Acme Corp"); // the gateway's demo seed, its audit rows keyed alike
+      expect(names).not.toContain("Lost");
+      expect(verified.ok).toBe(true);
+      expect(kept).toMatchObject({ name: "Kept" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

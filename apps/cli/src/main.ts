@@ -1,14 +1,24 @@
-import { openDb } from "@posture/db";
-import { isAppError } from "@posture/platform";
+import { DataDirInUseError, openDb } from "@posture/db";
+import { auditKeyMatches, isAppError, setAuditKey } from "@posture/platform";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { loadAuditKey } from "./audit-key";
 import { COMMANDS, isCommandName } from "./commands";
 import { readCliEnv } from "./env";
 
-// Usage errors exit 2, failures of a well-formed command 1.
+// Usage errors exit 2, failures of a well-formed command 1, a check that found a fault 3.
 class UsageError extends Error {}
+/** A well-formed command that cannot run here: the audit key or the database is not the server's. */
+class RefusedError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 function usage(): string {
   return [
@@ -56,6 +66,8 @@ function describe(err: unknown): { code: string; message: string; exitCode: numb
     return { code: "invalid_input", message, exitCode: 2 };
   }
   if (isAppError(err)) return { code: err.code, message: err.message, exitCode: 1 };
+  if (err instanceof DataDirInUseError || err instanceof RefusedError)
+    return { code: err.code, message: err.message, exitCode: 1 };
   return { code: "internal_error", message: err instanceof Error ? err.message : String(err), exitCode: 1 };
 }
 
@@ -73,14 +85,37 @@ async function main(argv: string[]): Promise<number> {
     const run = COMMANDS[name].prepare(args.options);
 
     const env = readCliEnv();
+    // Every audit row the CLI writes joins the organization's keyed chain, with the server's key.
+    const auditKey = loadAuditKey(env);
     if (!env.databaseUrl) mkdirSync(env.dataDir, { recursive: true });
+    // Embedded: refused at once (DataDirInUseError) while a server holds DATA_DIR; what the CLI
+    // wrote beside it would be overwritten when the server closes the database.
     const handle = await openDb(
-      env.databaseUrl ? { databaseUrl: env.databaseUrl, poolSize: 2 } : { dataDir: join(env.dataDir, "pg") },
+      env.databaseUrl
+        ? { databaseUrl: env.databaseUrl, migrationDatabaseUrl: env.migrationDatabaseUrl, poolSize: 2 }
+        : { dataDir: join(env.dataDir, "pg") },
     );
     try {
       await handle.migrate();
+      if (!(await auditKeyMatches(handle.db, auditKey))) {
+        throw new RefusedError(
+          "audit_key_mismatch",
+          "The audit key (ENCRYPTION_KEY / AUDIT_HMAC_KEY) is not the one the audit log was written with: " +
+            "run the CLI with the server's keys. Nothing was written.",
+        );
+      }
+      setAuditKey(auditKey);
       const result = await run(handle.db);
       console.log(args.json ? JSON.stringify(result) : JSON.stringify(result, null, 2));
+      const fault = COMMANDS[name].fault?.(result);
+      if (fault) {
+        console.error(
+          wantsJson
+            ? JSON.stringify({ error: fault.code, message: fault.message })
+            : `error: ${fault.message}`,
+        );
+        return 3;
+      }
       return 0;
     } finally {
       await handle.close();

@@ -4,3 +4,4 @@ export { createOrganization, setOrganizationPlan } from "./services/organization
 export { createUser } from "./services/users";
 export { createApiKeyFor } from "./services/api-keys";
 export { seedDemoIfEmpty, type TDemoSeed } from "./services/demo";
+export { verifyAudit, type TAuditVerifyResult, type TAuditBreak } from "./services/verify-audit";

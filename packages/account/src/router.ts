@@ -9,6 +9,7 @@ import { listKeys } from "./procedures/list-keys";
 import { revokeKey } from "./procedures/revoke-key";
 import { signIn } from "./procedures/sign-in";
 import { signOut } from "./procedures/sign-out";
+import { verifyAudit } from "./procedures/verify-audit";
 
 // Keys mirror the REST paths (docs/architecture.md, "Procedure keys").
 export const accountRouter = router({
@@ -16,5 +17,5 @@ export const accountRouter = router({
   auth: router({ signIn, signOut, session: router({ get: getSession }) }),
   keys: router({ list: listKeys, create: createKey, delete: revokeKey }),
   usage: router({ get: getUsage }),
-  audit: router({ list: listAudit }),
+  audit: router({ list: listAudit, verify: verifyAudit }),
 });

@@ -5,6 +5,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { acquireDataDirLock } from "./data-dir-lock";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -100,9 +101,21 @@ export function createDb(opts: {
 
 /**
  * The embedded default: PGlite in `dataDir` (in memory without one). Loaded on demand, so a
- * server deployment never pays for the WebAssembly PostgreSQL it does not use.
+ * server deployment never pays for the WebAssembly PostgreSQL it does not use. A folder is held
+ * by one process at a time (data-dir-lock.ts): a second opener gets DataDirInUseError.
  */
 export async function createEmbeddedDb(dataDir = "memory://"): Promise<DbHandle> {
+  // Refused at once, before loading PGlite, when another process holds the folder.
+  const lock = dataDir.includes("://") ? null : acquireDataDirLock(dataDir);
+  try {
+    return await openPglite(dataDir, () => lock?.release());
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+}
+
+async function openPglite(dataDir: string, release: () => void): Promise<DbHandle> {
   const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }, { pg_trgm }] = await Promise.all(
     [
       import("@electric-sql/pglite"),
@@ -122,7 +135,13 @@ export async function createEmbeddedDb(dataDir = "memory://"): Promise<DbHandle>
     ping: async () => {
       await client.query("select 1");
     },
-    close: () => client.close(),
+    close: async () => {
+      try {
+        await client.close();
+      } finally {
+        release();
+      }
+    },
   };
 }
 

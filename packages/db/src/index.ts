@@ -1,6 +1,7 @@
 export * from "./schema";
 export * from "./severity";
 export * from "./client";
+export { acquireDataDirLock, DataDirInUseError, lockFileOf, type TDataDirHolder } from "./data-dir-lock";
 export { resolveDataDir, workspaceRoot } from "./paths";
 export { prepared } from "./prepared";
 export { arrayLiteral, fromExcluded, unnestRows, type TArrayColumn } from "./upsert";

@@ -4,7 +4,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createDb, organizations, queryRows } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
 import { recordAudit } from "./audit";
-import { deriveAuditKey, sealUnkeyedAuditChains, setAuditKey, verifyAuditChain } from "./audit-chain";
+import {
+  auditKeyMatches,
+  deriveAuditKey,
+  sealUnkeyedAuditChains,
+  setAuditKey,
+  verifyAuditChain,
+} from "./audit-chain";
 
 let db: TestDb;
 const key = deriveAuditKey(randomBytes(32));
@@ -145,6 +151,31 @@ describe("keyed audit chain", () => {
       firstBadSeq: 3,
       reason: "broken link to the previous row",
     });
+  });
+});
+
+describe("a process without the key", () => {
+  it("cannot append to a keyed chain: the write fails and the chain stays intact", async () => {
+    setAuditKey(key);
+    const orgId = await newOrg();
+    await record(orgId, "keyed");
+    setAuditKey(null);
+    await expect(record(orgId, "unkeyed")).rejects.toThrow(/audit key not set/);
+    expect(await verifyAuditChain(db.db, orgId, key, { requireKeyedTail: true })).toMatchObject({
+      ok: true,
+      rows: 1,
+    });
+    // A chain that was never keyed still takes plain rows (rows from before the keyed chain).
+    const plainOrg = await newOrg();
+    await record(plainOrg, "plain");
+    expect(await verifyAuditChain(db.db, plainOrg, key)).toMatchObject({ ok: true, unkeyedRows: 1 });
+  });
+
+  it("finds out that its key is not the chains' before writing", async () => {
+    setAuditKey(key);
+    await record(await newOrg(), "latest");
+    expect(await auditKeyMatches(db.db, key)).toBe(true);
+    expect(await auditKeyMatches(db.db, deriveAuditKey(randomBytes(32)))).toBe(false);
   });
 });
 

@@ -164,6 +164,22 @@ export async function verifyAuditChain(
 }
 
 /**
+ * Whether `key` is the one the chains are written with: the newest keyed row (any organization)
+ * must verify with it; true while no keyed row exists. A process about to write audit rows
+ * checks this first, so that a wrong or missing ENCRYPTION_KEY / AUDIT_HMAC_KEY is refused
+ * instead of silently breaking every chain it appends to.
+ */
+export async function auditKeyMatches(db: Db, key: TAuditKey): Promise<boolean> {
+  const [last] = await db
+    .select()
+    .from(auditLog)
+    .where(eq(auditLog.chain, "hmac"))
+    .orderBy(desc(auditLog.createdAt), desc(auditLog.seq))
+    .limit(1);
+  return !last || safeEqualHex(auditRowMac(key, last), last.hash);
+}
+
+/**
  * Closes every organization's unkeyed chain with a keyed row (action AUDIT_CHAIN_KEYED), so the
  * rows from before the keyed chain are covered by a MAC and a chain that later ends unkeyed is
  * evidence of tampering. Run at start; a no-op for chains that already end keyed.

@@ -1,6 +1,7 @@
 import { auditLog, type Db } from "@posture/db";
 import type { TActor } from "./actor";
-import { appendKeyedAudit, auditKey } from "./audit-chain";
+import { desc, eq } from "drizzle-orm";
+import { appendKeyedAudit, auditKey, lockAuditChain } from "./audit-chain";
 
 export const AUDIT_ACTIONS = [
   "SIGN_IN",
@@ -42,8 +43,9 @@ export type TAuditEntry = {
 
 /**
  * Appends to the organization's chain. With the process's audit key set (every server process
- * sets it at start) the row is linked and MACed here (audit-chain.ts); without one, the database
- * trigger chains it with the plain hash, and the verifier reports it as unkeyed.
+ * sets it at start: gateway, scheduler, CLI) the row is linked and MACed here (audit-chain.ts);
+ * without one, the database trigger chains it with the plain hash, and the verifier reports it as
+ * unkeyed — refused once the organization's chain holds a keyed row.
  */
 export async function recordAudit(db: Db, entry: TAuditEntry): Promise<void> {
   const key = auditKey();
@@ -60,13 +62,30 @@ export async function recordAudit(db: Db, entry: TAuditEntry): Promise<void> {
     await db.transaction((tx) => appendKeyedAudit(tx, key, row));
     return;
   }
-  await db.insert(auditLog).values({
-    orgId: entry.orgId,
-    action: entry.action,
-    target: entry.target,
-    userId: entry.userId ?? null,
-    userEmail: entry.userEmail,
-    metadata: entry.metadata ?? {},
+  // Without a key the database trigger chains the row with the plain hash: acceptable only for a
+  // chain that was never keyed (tests, rows from before 0006). After a keyed row it would break
+  // the chain for good, so it is refused and the caller's transaction rolls back.
+  await db.transaction(async (tx) => {
+    await tx.execute(lockAuditChain(entry.orgId));
+    const [last] = await tx
+      .select({ chain: auditLog.chain })
+      .from(auditLog)
+      .where(eq(auditLog.orgId, entry.orgId))
+      .orderBy(desc(auditLog.seq))
+      .limit(1);
+    if (last?.chain === "hmac") {
+      throw new Error(
+        "audit key not set: this organization's audit chain is keyed, and an unkeyed row would break it (every process calls setAuditKey at start)",
+      );
+    }
+    await tx.insert(auditLog).values({
+      orgId: entry.orgId,
+      action: entry.action,
+      target: entry.target,
+      userId: entry.userId ?? null,
+      userEmail: entry.userEmail,
+      metadata: entry.metadata ?? {},
+    });
   });
 }
 

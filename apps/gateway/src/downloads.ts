@@ -1,13 +1,19 @@
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Router, type NextFunction, type Request, type Response } from "express";
-import { isDownload, type TDownload, type TMeta } from "@posture/platform";
+import {
+  compileQueryParser,
+  isDownload,
+  requireObjectBody,
+  type TDownload,
+  type TMeta,
+} from "@posture/platform";
 import type { TGatewayDeps } from "./deps";
 import { literalPathOfOtherMethods } from "./rest-dispatch";
 import { appRouter } from "./router";
 import { contextFactory } from "./trpc-handlers";
 
-type TProcedureMap = Record<string, { _def: { meta?: TMeta; type?: string } }>;
+type TProcedureMap = Record<string, { _def: { meta?: TMeta; type?: string; inputs?: unknown[] } }>;
 type TCallable = (input: unknown) => Promise<unknown>;
 
 /** `/compliance/evidence/{jobId}` → `/compliance/evidence/:jobId` */
@@ -66,6 +72,7 @@ export function downloadRoutes(deps: TGatewayDeps): Router {
     const negotiate = meta.download.negotiate === true;
     const types = [...meta.download.contentTypes, "application/json"];
     const method = openapi.method.toLowerCase() as "get" | "post";
+    const parseQuery = compileQueryParser(proc._def.inputs?.[0]);
     r[method](expressPath(openapi.path), async (req: Request, res: Response, next: NextFunction) => {
       if (
         literal.has(`${openapi.method} ${req.baseUrl}${req.path}`) ||
@@ -76,14 +83,15 @@ export function downloadRoutes(deps: TGatewayDeps): Router {
       }
       try {
         const ctx = makeContext({ req });
-        const input: Record<string, unknown> = { ...(req.query as object), ...req.params };
+        if (method !== "get") requireObjectBody(req.body);
+        const input: Record<string, unknown> = {
+          ...parseQuery(req.query as Record<string, unknown>),
+          ...req.params,
+        };
         if (negotiate && input.format === undefined && req.accepts(types) === "application/json") {
           input.format = "json";
         }
-        const out = await callerAt(
-          ctx,
-          path,
-        )(method === "get" ? input : { ...input, ...(req.body as object) });
+        const out = await callerAt(ctx, path)(method === "get" ? input : { ...input, ...req.body });
         for (const [k, v] of Object.entries(ctx.response.headers)) res.setHeader(k, v);
         if (isDownload(out)) {
           await send(res, out);

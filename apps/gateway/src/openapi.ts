@@ -45,7 +45,12 @@ const ERROR_SCHEMA = {
       properties: { feature: { type: "string" }, requiredPlan: { type: "string" } },
       required: ["requiredPlan"],
     },
-    retryAfter: { type: "integer", description: "rate_limited: seconds until a retry may succeed" },
+    retryAfter: {
+      type: "integer",
+      minimum: 0,
+      example: 30,
+      description: "rate_limited: seconds until a retry may succeed",
+    },
   },
   required: ["error", "message"],
 };
@@ -67,10 +72,22 @@ const errorResponse = (codes: TErrorCode[], extra: Partial<TResponseObject> = {}
 });
 
 const RATE_LIMIT_HEADERS = {
-  "Retry-After": { description: "Whole seconds to wait", schema: { type: "integer" } },
-  RateLimit: { description: "IETF RateLimit header", schema: { type: "string" } },
-  "RateLimit-Policy": { description: "IETF RateLimit-Policy header", schema: { type: "string" } },
+  RateLimit: {
+    description:
+      'IETF RateLimit header (draft-ietf-httpapi-ratelimit-headers): the policy\'s remaining quota `r` and seconds to its reset `t`, e.g. `"authenticated";r=57;t=42`. Sent on every response of a rate-limited operation.',
+    schema: { type: "string", example: '"authenticated";r=57;t=42' },
+  },
+  "RateLimit-Policy": {
+    description:
+      'IETF RateLimit-Policy header: the quota `q` per window of `w` seconds that applies to this request, e.g. `"authenticated";q=60;w=60`. Sent on every response of a rate-limited operation.',
+    schema: { type: "string", example: '"authenticated";q=60;w=60' },
+  },
+  "Retry-After": {
+    description: "Whole seconds to wait before retrying",
+    schema: { type: "integer", minimum: 0, example: 30 },
+  },
 };
+const headerRef = (name: keyof typeof RATE_LIMIT_HEADERS) => ({ $ref: `#/components/headers/${name}` });
 
 const PROBES = new Set(["/health", "/health/live"]);
 
@@ -122,12 +139,30 @@ function contractResponses(path: string, method: string, op: TOperation, access:
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   for (const [status, codes] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
-    responses[String(status)] = errorResponse(codes, status === 429 ? { headers: RATE_LIMIT_HEADERS } : {});
+    responses[String(status)] = errorResponse(codes);
   }
   // Readiness answers 503 with its own body, naming the dependency that is down.
   const ok = responses["200"];
   if (path === "/health" && ok) responses["503"] = { ...ok, description: "Not ready: a dependency is down" };
   op.responses = responses;
+}
+
+/**
+ * The limiter answers every request of a limited operation with `RateLimit-Policy` and
+ * `RateLimit` (middleware/access.ts), successes and errors alike; a refusal (429) and an
+ * unreachable dependency (503) add `Retry-After`.
+ */
+function documentLimitHeaders(path: string, op: TOperation): void {
+  const limited = !PROBES.has(path);
+  for (const [status, response] of Object.entries(op.responses ?? {})) {
+    const headers: Record<string, unknown> = { ...(response.headers as Record<string, unknown> | undefined) };
+    if (limited) {
+      headers.RateLimit = headerRef("RateLimit");
+      headers["RateLimit-Policy"] = headerRef("RateLimit-Policy");
+    }
+    if (status === "429" || (status === "503" && limited)) headers["Retry-After"] = headerRef("Retry-After");
+    if (Object.keys(headers).length > 0) response.headers = headers;
+  }
 }
 
 const IDEMPOTENCY_PARAMETER = {
@@ -200,6 +235,7 @@ function annotateAccess(doc: OpenAPIObject): OpenAPIObject {
     contractResponses(openapi.path, method, op, access, meta);
     documentDownload(op, meta);
     moveSuccessStatus(op, meta);
+    documentLimitHeaders(openapi.path, op);
   }
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas)) if (name.startsWith("error.")) delete schemas[name];
@@ -223,6 +259,7 @@ function platformPaths(): Record<string, Record<string, TOperation & Record<stri
       responses: { "200": { description: "OK", content: { [type]: { schema } } } },
     };
     contractResponses("/openapi.json", "get", o, PUBLIC_ACCESS, {});
+    documentLimitHeaders("/openapi.json", o);
     return o;
   };
   return {
@@ -247,17 +284,76 @@ function platformPaths(): Record<string, Record<string, TOperation & Record<stri
   };
 }
 
+const CORS_AND_BROWSERS =
+  "**Browsers and CORS.** The API sends no CORS headers (`Access-Control-Allow-Origin` and the rest) " +
+  "and answers a preflight `OPTIONS` with 405 `method_not_allowed`; responses carry " +
+  "`Cross-Origin-Resource-Policy: same-origin`. A page on another origin therefore cannot read its " +
+  "responses: call it from a server, or from pages served by the service's own origin. A " +
+  "cookie-authenticated POST, PATCH, PUT or DELETE whose `Origin` (or, without one, `Sec-Fetch-Site`) " +
+  "names another site is refused with 403 `csrf_rejected`, except from the origins the operator lists " +
+  "in `ALLOWED_ORIGINS` (which does not enable CORS); API-key requests are not subject to that check.";
+
+const RATE_LIMITS =
+  "**Rate limits.** Requests are limited per client IP: 60/min signed in or with an API key, 20/min " +
+  "anonymous; sign-in 10/min per IP and per e-mail; compliance report exports 5/hour per organization. " +
+  "Every response of a limited operation carries the IETF `RateLimit-Policy` and `RateLimit` headers; a " +
+  "refusal is 429 `rate_limited` with `Retry-After` in whole seconds. The health probes are not limited.";
+
+const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Walks the document once: zod writes ±2^53−1 as the bounds of every `.int()`, which renderers
+ * then show as example values (`-9007199254740991` for a count); a bound that only restates the
+ * safe-integer range says nothing and goes.
+ */
+function dropSafeIntegerBounds(node: unknown): void {
+  const stack: unknown[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop();
+    if (Array.isArray(n)) stack.push(...n);
+    else if (n !== null && typeof n === "object") {
+      const o = n as Record<string, unknown>;
+      for (const k of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"])
+        if (typeof o[k] === "number" && Math.abs(o[k]) >= SAFE_INTEGER) delete o[k];
+      stack.push(...Object.values(o));
+    }
+  }
+}
+
+/**
+ * Requests stay as declared; what the service sends (responses, webhook payloads) stays open:
+ * fields are added without notice (spec: clients ignore unknown fields), so no schema of it may
+ * say `additionalProperties: false`, or a client that validates responses breaks on the first
+ * new field. The runtime output validation is unchanged (it strips, it never leaks).
+ */
+function openSchemas(node: unknown): void {
+  const stack: unknown[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop();
+    if (Array.isArray(n)) stack.push(...n);
+    else if (n !== null && typeof n === "object") {
+      const o = n as Record<string, unknown>;
+      if (o.additionalProperties === false) delete o.additionalProperties;
+      stack.push(...Object.values(o));
+    }
+  }
+}
+
 export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
   const doc = generateOpenApiDocument(appRouter, {
     title: "Security Posture Developer API",
     version: "1",
-    description:
+    description: [
       "One API over an organization's SaaS security posture. Errors are `{error, message}` (the `Error` schema); " +
-      "each operation lists the codes it can return. A known path called with another method answers 405 " +
-      "`method_not_allowed` with an `Allow` header. Requests are limited per IP (60/min signed in or with an " +
-      "API key, 20/min anonymous); bodies are JSON of at most 100 kB, nested at most 32 levels, with no NUL " +
-      "characters or unpaired surrogates in any string. The events sent to webhook subscriptions, with their " +
-      "data fields and signature headers, are listed under `webhooks`.",
+        "each operation lists the codes it can return. A known path called with another method answers 405 " +
+        "`method_not_allowed` with an `Allow` header. Bodies are JSON objects of at most 100 kB, nested at most " +
+        "32 levels, with no NUL characters or unpaired surrogates in any string; values are never coerced (a " +
+        "boolean is `true` or `false`, in a query string too). Responses may gain fields at any time: ignore " +
+        "the ones you do not use. The events sent to webhook subscriptions, with their data fields and " +
+        "signature headers, are listed under `webhooks`.",
+      RATE_LIMITS,
+      CORS_AND_BROWSERS,
+    ].join("\n\n"),
     baseUrl: `${publicUrl.replace(/\/$/, "")}/api`,
     securitySchemes: {
       apiKey: { type: "http", scheme: "bearer", description: "`Authorization: Bearer svc_ak_…`" },
@@ -271,8 +367,26 @@ export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
   });
   const annotated = annotateAccess(doc);
   annotated.paths = { ...annotated.paths, ...(platformPaths() as OpenAPIObject["paths"]) };
+  annotated.components = { ...annotated.components, headers: RATE_LIMIT_HEADERS as never };
   // What the service POSTs to subscribers: one entry per event type (OpenAPI 3.1 `webhooks`).
-  return { ...annotated, webhooks: webhookDocuments() as OpenAPIObject["webhooks"] };
+  // The receiver authenticates a delivery by its signature header, not by a credential of ours.
+  const webhooks = webhookDocuments() as Record<string, Record<string, Record<string, unknown>>>;
+  for (const item of Object.values(webhooks)) for (const op of Object.values(item)) op.security = [];
+  const full: OpenAPIObject = { ...annotated, webhooks: webhooks as OpenAPIObject["webhooks"] };
+  for (const item of Object.values(full.paths ?? {}))
+    for (const op of Object.values(item ?? {}) as TOperation[]) openSchemas(op.responses);
+  openSchemas(full.webhooks);
+  dropSafeIntegerBounds(full);
+  full.tags = [
+    ...new Set(
+      [...Object.values(full.paths ?? {}), ...Object.values(full.webhooks ?? {})].flatMap((item) =>
+        Object.values(item ?? {}).flatMap((op) => (op as { tags?: string[] }).tags ?? []),
+      ),
+    ),
+  ]
+    .sort()
+    .map((name) => ({ name }));
+  return full;
 }
 
 const METHODS = ["get", "put", "post", "delete", "patch", "options", "head", "trace"];

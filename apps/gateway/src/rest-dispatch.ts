@@ -1,5 +1,13 @@
 import type { Request, Response } from "express";
-import { toWireError, type TContext, type TLogger, type TMeta, type TWireError } from "@posture/platform";
+import {
+  compileQueryParser,
+  toWireError,
+  type TContext,
+  type TLogger,
+  type TMeta,
+  type TQueryParser,
+  type TWireError,
+} from "@posture/platform";
 import { logFault } from "./middleware/errors";
 import type { AppRouter } from "./router";
 
@@ -18,7 +26,7 @@ type TRoute = {
   procedure: TProcedure;
   pattern: RegExp;
   /** undefined: the procedure takes no input. */
-  input: { arrayKeys: Set<string> } | undefined;
+  input: { arrayKeys: Set<string>; parse: TQueryParser } | undefined;
   /** false: an input shape this dispatcher does not replicate; trpc-to-openapi serves it. */
   fast: boolean;
 };
@@ -41,21 +49,12 @@ function unwrap(t: TZod): TZod {
   }
 }
 
-// The same coercion trpc-to-openapi applies on every request (numbers, booleans… from strings).
-function coerce(shape: Record<string, TZod>): void {
-  for (const field of Object.values(shape)) {
-    const inner = unwrap(field);
-    const t = kind(inner);
-    if (t === "number" || t === "boolean" || t === "bigint" || t === "date") inner._def.coerce = true;
-    else if (t === "object") coerce((inner as unknown as { shape: Record<string, TZod> }).shape);
-  }
-}
-
 /**
  * The REST GET routes compiled once from the procedures' OpenAPI meta: the route lookup, the
- * query coercion and the procedure itself are resolved at start-up instead of per request (what
+ * query conversion and the procedure itself are resolved at start-up instead of per request (what
  * trpc-to-openapi's handler does on every call: URL parsing, a scan of every route's regular
- * expression, schema coercion and a caller proxy). Matching is trpc-to-openapi's exactly — first
+ * expression and a caller proxy). Query values are converted to the field types strictly
+ * (`compileQueryParser`), never by schema coercion. Matching is trpc-to-openapi's exactly — first
  * route in registration order, case-insensitive — and anything unusual (another method, a path
  * with dots or escapes, a procedure with several inputs) is left to trpc-to-openapi.
  */
@@ -81,7 +80,7 @@ export function compileGetRoutes(router: AppRouter) {
     const schema = procedure._def.inputs[0];
     const unwrapped = schema ? unwrap(schema) : undefined;
     const t = kind(unwrapped);
-    let input: TRoute["input"] = { arrayKeys: new Set() };
+    let input: TRoute["input"] = { arrayKeys: new Set(), parse: compileQueryParser(schema) };
     let fast = true;
     if (t === "void" || t === "undefined" || t === "never") input = undefined;
     else if (t !== "object" || !unwrapped) fast = false;
@@ -91,7 +90,6 @@ export function compileGetRoutes(router: AppRouter) {
         const inner = kind(field) === "optional" ? (field._zod.def.innerType as TZod) : field;
         if (kind(inner) === "array") input.arrayKeys.add(key);
       }
-      coerce(shape);
     }
     ordered.push({ name, procedure, pattern, input, fast });
   }
@@ -113,6 +111,35 @@ export function compileGetRoutes(router: AppRouter) {
       if (!route?.fast) return undefined;
       return { route, params: { ...route.pattern.exec(path)?.groups } };
     },
+  };
+}
+
+/**
+ * Every REST route as trpc-to-openapi matches it (per method, first pattern in registration order,
+ * case-insensitive, on the undecoded path without its trailing slash), with what the gateway
+ * checks before the library spreads the input together: a body must be an object, a query
+ * string's values are converted to the field types strictly.
+ */
+export function compileRouteInputs(router: AppRouter) {
+  const byMethod = new Map<string, Array<{ pattern: RegExp; parse: TQueryParser }>>();
+  for (const procedure of Object.values(router._def.procedures as unknown as Record<string, TProcedure>)) {
+    const openapi = procedure._def.meta?.openapi;
+    if (!openapi || openapi.enabled === false || procedure._def.type === "subscription") continue;
+    const path = `/${openapi.path.replace(/^\/|\/$/g, "")}`;
+    const pattern = new RegExp(
+      `^${path.replace(/\{(.+?)\}/g, (_, key: string) => `(?<${key}>[^/]+)`)}$`,
+      "i",
+    );
+    const routes = byMethod.get(openapi.method) ?? [];
+    routes.push({ pattern, parse: compileQueryParser(procedure._def.inputs[0]) });
+    byMethod.set(openapi.method, routes);
+  }
+  return (method: string, url: string) => {
+    const routes = byMethod.get(method);
+    if (!routes) return undefined;
+    const pathname = new URL(url.startsWith("/") ? `http://127.0.0.1${url}` : url).pathname;
+    const path = `/${pathname.replace(/^\/|\/$/g, "")}`;
+    return routes.find((r) => r.pattern.test(path));
   };
 }
 
@@ -169,6 +196,7 @@ export async function dispatchGet(
       const single = Array.isArray(value) && value.length === 1 ? value[0] : value;
       input[key] = route.input.arrayKeys.has(key) && !Array.isArray(single) ? [single] : single;
     }
+    input = route.input.parse(input);
     Object.assign(input, params);
   }
   const ctx = d.createContext({ req });

@@ -2,6 +2,8 @@ import type { Request, Response } from "express";
 import { createExpressMiddleware } from "@trpc/server/adapters/express";
 import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
 import {
+  forbidCoercion,
+  requireObjectBody,
   ResponseControl,
   toWireError,
   type TContext,
@@ -11,7 +13,12 @@ import {
 import type { TGatewayDeps } from "./deps";
 import { logFault } from "./middleware/errors";
 import { MAX_TRPC_BATCH } from "./middleware/access";
-import { compileGetRoutes, dispatchGet, literalPathOfOtherMethods } from "./rest-dispatch";
+import {
+  compileGetRoutes,
+  compileRouteInputs,
+  dispatchGet,
+  literalPathOfOtherMethods,
+} from "./rest-dispatch";
 import type { AppRouter } from "./router";
 
 /**
@@ -89,6 +96,13 @@ function onErrorFactory(deps: TGatewayDeps) {
 
 /** The public REST API: every path generated from the routers' OpenAPI meta, written once. */
 export function restHandler(deps: TGatewayDeps, router: AppRouter) {
+  // trpc-to-openapi turns on coercion of every number and boolean of an input on each request
+  // (bodies included, and /trpc after it, since the schemas are shared): it must not.
+  for (const p of Object.values(
+    router._def.procedures as unknown as Record<string, { _def: { inputs: unknown[] } }>,
+  ))
+    for (const input of p._def.inputs) forbidCoercion(input);
+  const routeInputs = compileRouteInputs(router);
   const handler = createOpenApiNodeHttpHandler({
     router,
     createContext: contextFactory(deps),
@@ -110,6 +124,21 @@ export function restHandler(deps: TGatewayDeps, router: AppRouter) {
       const q = req.url.indexOf("?");
       const hit = getRoutes.match(q < 0 ? req.url : req.url.slice(0, q));
       if (hit) return dispatchGet(dispatch, req, res, hit);
+    }
+    const route = routeInputs(req.method, req.url);
+    if (route && req.method !== "GET" && req.method !== "DELETE") requireObjectBody(req.body);
+    else if (route) {
+      // The library reads req.query and drops falsy values: a converted 0 or false travels as a
+      // one-element array, which it unwraps.
+      const query = route.parse(req.query as Record<string, unknown>);
+      for (const [k, v] of Object.entries(query))
+        if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint") query[k] = [v];
+      Object.defineProperty(req, "query", {
+        value: query,
+        configurable: true,
+        enumerable: true,
+        writable: true,
+      });
     }
     // trpc-to-openapi writes its own error envelope; the contract's body replaces it, built
     // from the original error object in onError rather than by re-parsing JSON.

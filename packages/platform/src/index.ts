@@ -27,3 +27,4 @@ export * from "./outbound";
 export * from "./metrics";
 export * from "./download";
 export * from "./domains";
+export * from "./rest-input";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AppError } from "./errors";
 
 const int = (min: number, max?: number) => {
-  const base = z.coerce.number().int().min(min);
+  const base = z.number().int().min(min);
   return max === undefined ? base : base.max(max);
 };
 
@@ -16,10 +16,10 @@ export const cursorInput = (defaultLimit: number, maxLimit: number) =>
   z.object({ limit: int(1, maxLimit).default(defaultLimit), before: z.string().min(1).max(512).optional() });
 
 export const ZPageMeta = z.object({
-  page: z.number().int(),
-  limit: z.number().int(),
-  total: z.number().int(),
-  totalPages: z.number().int(),
+  page: z.number().int().nonnegative(),
+  limit: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  totalPages: z.number().int().nonnegative(),
 });
 
 export function pageMeta(total: number, page: number, limit: number): z.infer<typeof ZPageMeta> {
@@ -94,10 +94,10 @@ export function decodeCursor(raw: string): TCursor {
 // `nextOffset`, null on the last page); cursor pages: `{items, nextCursor}`.
 
 export const ZOffsetMeta = z.object({
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
-  nextOffset: z.number().int().nullable(),
+  total: z.number().int().nonnegative(),
+  limit: z.number().int().nonnegative(),
+  offset: z.number().int().nonnegative(),
+  nextOffset: z.number().int().nonnegative().nullable(),
 });
 
 export type TOffsetMeta = z.infer<typeof ZOffsetMeta>;

@@ -9,7 +9,7 @@ const ZLink = z.url();
 export const ZScanCompletedData = z.strictObject({
   connectorId: z.string().min(1),
   connectorName: z.string(),
-  score: z.number().int(),
+  score: z.number().int().min(0).max(100),
   findingsTotal: ZCount,
   findingsNew: ZCount,
   link: ZLink,
@@ -68,8 +68,8 @@ export const ZClientUnhealthyData = z.strictObject({
   name: z.string(),
   reason: z.enum(["source_unhealthy", "score_drop"]),
   sources: z.array(z.strictObject({ connectorId: z.string(), name: z.string(), healthStatus: z.string() })),
-  score: z.number().int().nullable(),
-  previousScore: z.number().int().nullable(),
+  score: z.number().int().min(0).max(100).nullable(),
+  previousScore: z.number().int().min(0).max(100).nullable(),
   link: ZLink,
 });
 

@@ -269,3 +269,142 @@ describe("GET /api/docs", () => {
     expect(init.text).toContain('"withDefaultFonts":false');
   });
 });
+
+/** Every object under `node`, with its JSON pointer. */
+function objects(node: unknown, at = "#"): Array<[string, Record<string, unknown>]> {
+  const out: Array<[string, Record<string, unknown>]> = [];
+  const stack: Array<[unknown, string]> = [[node, at]];
+  while (stack.length > 0) {
+    const [n, p] = stack.pop() as [unknown, string];
+    if (Array.isArray(n)) n.forEach((x, i) => stack.push([x, `${p}/${i}`]));
+    else if (n !== null && typeof n === "object") {
+      out.push([p, n as Record<string, unknown>]);
+      for (const [k, v] of Object.entries(n)) stack.push([v, `${p}/${k}`]);
+    }
+  }
+  return out;
+}
+
+describe("what integrators read in the document", () => {
+  it("keeps responses and webhook payloads open: no additionalProperties: false", () => {
+    const closed = [
+      ...operations().flatMap(([path, method, op]) =>
+        objects(op.responses, `${method} ${path} responses`).filter(
+          ([, o]) => o.additionalProperties === false,
+        ),
+      ),
+      ...objects(doc.webhooks, "webhooks").filter(([, o]) => o.additionalProperties === false),
+    ].map(([at]) => at);
+    expect(closed).toEqual([]);
+    // The responses do describe objects with properties (the check above is not vacuous).
+    const usage = doc.paths["/usage"]?.get?.responses?.["200"]?.content?.["application/json"]?.schema as {
+      properties?: Record<string, unknown>;
+    };
+    expect(Object.keys(usage.properties ?? {})).toContain("plan");
+  });
+
+  it("has no ±9007199254740991 as a bound or example anywhere", () => {
+    const bad = objects(doc)
+      .flatMap(([at, o]) =>
+        ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "example", "default"]
+          .filter((k) => typeof o[k] === "number" && Math.abs(o[k] as number) >= Number.MAX_SAFE_INTEGER)
+          .map((k) => `${at}/${k}`),
+      )
+      .concat(
+        objects(doc)
+          .filter(([, o]) => Array.isArray(o.examples))
+          .flatMap(([at, o]) =>
+            (o.examples as unknown[])
+              .filter((e) => typeof e === "number" && Math.abs(e) >= Number.MAX_SAFE_INTEGER)
+              .map(() => `${at}/examples`),
+          ),
+      );
+    expect(bad).toEqual([]);
+  });
+
+  it("gives every count-like number a minimum of 0 and every score the range 0–100", () => {
+    const COUNT =
+      /(count|total|offset|limit|page|pages|used|usedToday|size\w*|attempts?|durationMs|seconds|findings\w*|resources|clients|controls|satisfied|partial|gap|periodDays|periodsLearned)$/i;
+    const SCORE = /^(score|postureScore|avgScore|previousScore)$/;
+    const problems: string[] = [];
+    for (const [at, o] of objects(doc)) {
+      const props = o.properties as Record<string, Record<string, unknown>> | undefined;
+      if (!props || typeof props !== "object") continue;
+      for (const [name, raw] of Object.entries(props)) {
+        // A nullable number is {anyOf: [{type: integer…}, {type: null}]}.
+        const variants = Array.isArray(raw.anyOf) ? (raw.anyOf as Array<Record<string, unknown>>) : [raw];
+        for (const s of variants) {
+          if (s.type !== "integer" && s.type !== "number") continue;
+          if (SCORE.test(name) && (s.minimum !== 0 || s.maximum !== 100))
+            problems.push(`${at}/${name}: score`);
+          else if (COUNT.test(name) && typeof s.minimum !== "number")
+            problems.push(`${at}/${name}: no minimum`);
+          else if (COUNT.test(name) && (s.minimum as number) < 0) problems.push(`${at}/${name}: negative`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    const findings = doc.paths["/findings"]?.get?.responses?.["200"]?.content?.["application/json"]
+      ?.schema as {
+      properties: Record<string, { minimum?: number }>;
+    };
+    expect(findings.properties.total?.minimum).toBe(0);
+  });
+
+  it("documents RateLimit-Policy and RateLimit on every response of a limited operation", () => {
+    for (const [path, method, op] of operations()) {
+      const probe = path === "/health" || path === "/health/live";
+      for (const [status, r] of Object.entries(op.responses ?? {})) {
+        const headers = Object.keys((r as { headers?: Record<string, unknown> }).headers ?? {});
+        const where = `${method} ${path} ${status}`;
+        if (probe) expect(headers, where).not.toContain("RateLimit");
+        else expect(headers, where).toEqual(expect.arrayContaining(["RateLimit", "RateLimit-Policy"]));
+        if (status === "429") expect(headers, where).toContain("Retry-After");
+      }
+    }
+  });
+
+  it("the RateLimit headers it documents are sent, on a success as on an error", async () => {
+    const ok = await gw.request("GET", "/api/openapi.json", { ip: freshIp() });
+    expect(ok.headers.get("ratelimit-policy")).toMatch(/q=\d+;w=\d+/);
+    expect(ok.headers.get("ratelimit")).toMatch(/r=\d+;t=\d+/);
+    const unauthenticated = await gw.request("GET", "/api/usage", { ip: freshIp() });
+    expect(unauthenticated.status).toBe(401);
+    expect(unauthenticated.headers.get("ratelimit")).toMatch(/r=\d+;t=\d+/);
+  });
+
+  it("gives every webhook entry an explicit security (none: the receiver checks the signature)", () => {
+    for (const [type, item] of Object.entries(doc.webhooks ?? {}))
+      expect(item.post?.security, type).toEqual([]);
+  });
+
+  it("describes CORS as the gateway behaves: no CORS headers, preflight 405, CSRF on cookie writes", async () => {
+    const description = (doc.info as { description?: string }).description ?? "";
+    expect(description).toMatch(/CORS/);
+    expect(description).toMatch(/csrf_rejected/);
+    expect(description).toMatch(/RateLimit-Policy/);
+    const preflight = await gw.request("OPTIONS", "/api/findings", {
+      ip: freshIp(),
+      headers: {
+        origin: "https://elsewhere.example",
+        "access-control-request-method": "GET",
+      },
+    });
+    expect(preflight.status).toBe(405);
+    expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
+    const get = await gw.request("GET", "/api/health/live", {
+      ip: freshIp(),
+      headers: { origin: "https://elsewhere.example" },
+    });
+    expect(get.headers.get("access-control-allow-origin")).toBeNull();
+    expect(get.headers.get("cross-origin-resource-policy")).toBe("same-origin");
+  });
+});
+
+describe("declared errors", () => {
+  it("PATCH /api/incidents/{id} lists 409 invalid_transition", () => {
+    const schema = doc.paths["/incidents/{id}"]?.patch?.responses?.["409"]?.content?.["application/json"]
+      ?.schema as { allOf: Array<{ properties?: { error?: { enum?: string[] } } }> } | undefined;
+    expect(schema?.allOf[1]?.properties?.error?.enum).toContain("invalid_transition");
+  });
+});

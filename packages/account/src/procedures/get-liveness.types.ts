@@ -18,5 +18,5 @@ export const ZLivenessInput = z.void();
 export const ZLiveness = z.object({
   status: z.literal("ok"),
   time: z.string().datetime(),
-  uptimeSeconds: z.number().int(),
+  uptimeSeconds: z.number().int().nonnegative(),
 });

@@ -20,8 +20,11 @@ export const ZUsage = z.object({
   plan: z.enum(PLAN_IDS),
   inGrace: z.boolean(),
   graceEndsAt: ZTimestamp.nullable(),
-  sources: z.object({ used: z.number().int(), max: z.number().int().nullable() }),
-  scans: z.object({ usedToday: z.number().int(), maxPerDay: z.number().int().nullable() }),
+  sources: z.object({ used: z.number().int().nonnegative(), max: z.number().int().nonnegative().nullable() }),
+  scans: z.object({
+    usedToday: z.number().int().nonnegative(),
+    maxPerDay: z.number().int().nonnegative().nullable(),
+  }),
   features: z.object({
     apiAccess: z.boolean(),
     flowGuard: z.boolean(),

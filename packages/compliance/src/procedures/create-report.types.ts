@@ -40,10 +40,10 @@ export const ZCreateReportOutput = z.object({
   runId: z.string(),
   report: z.object({
     framework: ZFramework,
-    periodDays: z.number().int(),
-    satisfied: z.number().int(),
-    partial: z.number().int(),
-    gap: z.number().int(),
+    periodDays: z.number().int().nonnegative(),
+    satisfied: z.number().int().nonnegative(),
+    partial: z.number().int().nonnegative(),
+    gap: z.number().int().nonnegative(),
     controls: z.array(ZControlOut),
   }),
 });

@@ -17,16 +17,16 @@ export const getDashboardMeta = {
 export const ZGetDashboardInput = z.object({});
 
 export const ZGetDashboardOutput = z.object({
-  periodDays: z.number().int(),
+  periodDays: z.number().int().nonnegative(),
   frameworks: z.array(
     z.object({
       id: ZFramework,
       name: z.string(),
-      satisfiedPct: z.number(),
-      satisfied: z.number().int(),
-      partial: z.number().int(),
-      gap: z.number().int(),
-      controls: z.number().int(),
+      satisfiedPct: z.number().min(0).max(100),
+      satisfied: z.number().int().nonnegative(),
+      partial: z.number().int().nonnegative(),
+      gap: z.number().int().nonnegative(),
+      controls: z.number().int().nonnegative(),
     }),
   ),
   crossGaps: z.array(z.object({ theme: z.string(), frameworks: z.array(ZFramework), reason: z.string() })),

@@ -15,13 +15,7 @@ export const getGapReportMeta = {
 } satisfies TMeta;
 
 export const ZGetGapReportInput = z.object({
-  period: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(365)
-    .default(30)
-    .describe("Look-back window in days (default 30)"),
+  period: z.number().int().min(1).max(365).default(30).describe("Look-back window in days (default 30)"),
 });
 
 export const ZGetGapReportOutput = ZDownload;

@@ -15,7 +15,7 @@ export const getPostureReportMeta = {
 } satisfies TMeta;
 
 export const ZGetPostureReportInput = z.object({
-  period: z.coerce
+  period: z
     .number()
     .pipe(z.union([z.literal(30), z.literal(60), z.literal(90)]))
     .default(30)

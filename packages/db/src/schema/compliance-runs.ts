@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, text, foreignKey } from "drizzle-orm/pg-core";
 import { createdAt, idColumn } from "./columns";
 import { organizations } from "./organizations";
 
@@ -11,9 +11,7 @@ export const complianceRuns = pgTable(
   "compliance_runs",
   {
     id: idColumn("crn"),
-    orgId: text("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    orgId: text("org_id").notNull(),
     framework: text("framework", { enum: COMPLIANCE_FRAMEWORKS }).notNull(),
     periodDays: integer("period_days").notNull(),
     satisfied: integer("satisfied").notNull(),
@@ -23,5 +21,12 @@ export const complianceRuns = pgTable(
     requestedByUserId: text("requested_by_user_id"),
     createdAt: createdAt(),
   },
-  (t) => [index("compliance_runs_org_created_idx").on(t.orgId, t.createdAt, t.id)],
+  (t) => [
+    index("compliance_runs_org_created_idx").on(t.orgId, t.createdAt, t.id),
+    foreignKey({
+      name: "compliance_runs_org_id_fkey",
+      columns: [t.orgId],
+      foreignColumns: [organizations.id],
+    }).onDelete("cascade"),
+  ],
 );

@@ -1,4 +1,4 @@
-import { bigint, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { bigint, index, integer, pgTable, primaryKey, text, foreignKey } from "drizzle-orm/pg-core";
 import { bytea } from "./bytea-column";
 import { COMPLIANCE_FRAMEWORKS } from "./compliance-runs";
 import { createdAt, idColumn, tsColumn } from "./columns";
@@ -11,9 +11,7 @@ export const evidenceJobs = pgTable(
   "evidence_jobs",
   {
     id: idColumn("evj"),
-    orgId: text("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    orgId: text("org_id").notNull(),
     framework: text("framework", { enum: COMPLIANCE_FRAMEWORKS }).notNull(),
     periodDays: integer("period_days").notNull(),
     status: text("status", { enum: EVIDENCE_JOB_STATUSES }).notNull().default("PENDING"),
@@ -31,6 +29,11 @@ export const evidenceJobs = pgTable(
   (t) => [
     index("evidence_jobs_org_created_idx").on(t.orgId, t.createdAt),
     index("evidence_jobs_expires_idx").on(t.expiresAt),
+    foreignKey({
+      name: "evidence_jobs_org_id_fkey",
+      columns: [t.orgId],
+      foreignColumns: [organizations.id],
+    }).onDelete("cascade"),
   ],
 );
 
@@ -39,11 +42,16 @@ export const evidenceJobs = pgTable(
 export const evidenceChunks = pgTable(
   "evidence_chunks",
   {
-    jobId: text("job_id")
-      .notNull()
-      .references(() => evidenceJobs.id, { onDelete: "cascade" }),
+    jobId: text("job_id").notNull(),
     seq: integer("seq").notNull(),
     data: bytea("data").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.jobId, t.seq] })],
+  (t) => [
+    primaryKey({ columns: [t.jobId, t.seq] }),
+    foreignKey({
+      name: "evidence_chunks_job_id_fkey",
+      columns: [t.jobId],
+      foreignColumns: [evidenceJobs.id],
+    }).onDelete("cascade"),
+  ],
 );

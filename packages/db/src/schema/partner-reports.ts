@@ -1,4 +1,4 @@
-import { bigint, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, index, integer, pgTable, text, uniqueIndex, foreignKey } from "drizzle-orm/pg-core";
 import { bytea } from "./bytea-column";
 import { createdAt, idColumn, tsColumn } from "./columns";
 import { organizations } from "./organizations";
@@ -8,9 +8,7 @@ export const partnerReports = pgTable(
   "partner_reports",
   {
     id: idColumn("prp"),
-    partnerOrgId: text("partner_org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    partnerOrgId: text("partner_org_id").notNull(),
     schedule: text("schedule", { enum: ["WEEKLY", "MONTHLY"] }).notNull(),
     periodStart: tsColumn("period_start").notNull(),
     periodEnd: tsColumn("period_end").notNull(),
@@ -23,5 +21,10 @@ export const partnerReports = pgTable(
     // The job is idempotent: one report per partner, schedule and period.
     uniqueIndex("partner_reports_period_key").on(t.partnerOrgId, t.schedule, t.periodStart),
     index("partner_reports_partner_created_idx").on(t.partnerOrgId, t.createdAt),
+    foreignKey({
+      name: "partner_reports_partner_org_id_fkey",
+      columns: [t.partnerOrgId],
+      foreignColumns: [organizations.id],
+    }).onDelete("cascade"),
   ],
 );

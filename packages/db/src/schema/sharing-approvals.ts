@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAt, idColumn, tsColumn } from "./columns";
 import { organizations } from "./organizations";
@@ -23,5 +24,11 @@ export const sharingApprovals = pgTable(
     /** Set by the expiry sweep once the findings it hid are open again. */
     lapsedAt: tsColumn("lapsed_at"),
   },
-  (t) => [index("sharing_approvals_org_item_idx").on(t.orgId, t.itemId)],
+  (t) => [
+    index("sharing_approvals_org_item_idx").on(t.orgId, t.itemId),
+    // The expiry sweep's scan of the active approvals (migration 0008).
+    index("sharing_approvals_expiry_idx")
+      .on(t.expiresAt)
+      .where(sql`"withdrawn_at" IS NULL AND "lapsed_at" IS NULL`),
+  ],
 );

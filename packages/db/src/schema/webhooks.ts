@@ -1,4 +1,4 @@
-import { boolean, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, text, uniqueIndex, foreignKey } from "drizzle-orm/pg-core";
 import { createdAt, idColumn, tsColumn } from "./columns";
 import { organizations } from "./organizations";
 
@@ -74,12 +74,8 @@ export const webhookDeliveryAttempts = pgTable(
   "webhook_delivery_attempts",
   {
     id: idColumn("dat"),
-    orgId: text("org_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
-    deliveryId: text("delivery_id")
-      .notNull()
-      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    orgId: text("org_id").notNull(),
+    deliveryId: text("delivery_id").notNull(),
     /** 1 for the first attempt; the delivery's `attempts` counter when this one was claimed. */
     attempt: integer("attempt").notNull(),
     /** Sent by POST /webhooks/{id}/deliveries/{deliveryId}/redeliver rather than by the schedule. */
@@ -89,5 +85,17 @@ export const webhookDeliveryAttempts = pgTable(
     statusCode: integer("status_code"),
     error: text("error"),
   },
-  (t) => [uniqueIndex("webhook_delivery_attempts_delivery_attempt_key").on(t.deliveryId, t.attempt)],
+  (t) => [
+    uniqueIndex("webhook_delivery_attempts_delivery_attempt_key").on(t.deliveryId, t.attempt),
+    foreignKey({
+      name: "webhook_delivery_attempts_org_id_fkey",
+      columns: [t.orgId],
+      foreignColumns: [organizations.id],
+    }).onDelete("cascade"),
+    foreignKey({
+      name: "webhook_delivery_attempts_delivery_id_fkey",
+      columns: [t.deliveryId],
+      foreignColumns: [webhookDeliveries.id],
+    }).onDelete("cascade"),
+  ],
 );

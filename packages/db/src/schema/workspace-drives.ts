@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { idColumn } from "./columns";
 import { connectors } from "./connectors";
@@ -27,5 +28,7 @@ export const workspaceDrives = pgTable(
   (t) => [
     index("workspace_drives_connector_idx").on(t.connectorId),
     index("workspace_drives_org_idx").on(t.orgId),
+    // The inventory search (migration 0008; pg_trgm).
+    index("workspace_drives_search_trgm").using("gin", sql`(lower("name")) gin_trgm_ops`),
   ],
 );

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { bigint, index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { idColumn, tsColumn } from "./columns";
 import { connectors } from "./connectors";
@@ -35,5 +36,10 @@ export const workspaceFiles = pgTable(
   (t) => [
     index("workspace_files_connector_idx").on(t.connectorId),
     index("workspace_files_org_order_idx").on(t.orgId, t.modifiedAt, t.id),
+    // The inventory search (migration 0008; pg_trgm).
+    index("workspace_files_search_trgm").using(
+      "gin",
+      sql`(lower("name" || ' ' || "owner_email")) gin_trgm_ops`,
+    ),
   ],
 );

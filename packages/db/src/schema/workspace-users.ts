@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { idColumn, tsColumn } from "./columns";
 import { connectors } from "./connectors";
@@ -35,5 +36,7 @@ export const workspaceUsers = pgTable(
   (t) => [
     index("workspace_users_connector_idx").on(t.connectorId),
     index("workspace_users_org_order_idx").on(t.orgId, t.email, t.id),
+    // The inventory search (migration 0008; pg_trgm).
+    index("workspace_users_search_trgm").using("gin", sql`(lower("email" || ' ' || "name")) gin_trgm_ops`),
   ],
 );

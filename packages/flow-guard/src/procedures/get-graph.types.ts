@@ -11,11 +11,12 @@ export const getGraphMeta = {
     description:
       "Nodes `user:<email>`, `external:<domain>`, `file:<id>`, `public_link:<file id>`, `shared_drive:<id>` with a 0–100 riskScore, riskiest first; edges (scope internal, external or public) only between nodes of the page. Paginated by node: limit default 200, max 500, offset; `metadata` = {limit, offset, totalNodes, nextOffset}. Optional filters `domain` (an outside domain) or `userId` (a workspace user id or e-mail; 404 if unknown).",
   },
+  errors: ["not_found"],
 } satisfies TMeta;
 
 export const ZGetGraphInput = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(200),
-  offset: z.coerce.number().int().min(0).default(0),
+  limit: z.number().int().min(1).max(500).default(200),
+  offset: z.number().int().min(0).default(0),
   domain: z.string().trim().min(1).max(253).optional(),
   userId: z.string().trim().min(1).max(320).optional(),
 });
@@ -26,7 +27,7 @@ export const ZGetGraphOutput = z.object({
       id: z.string(),
       type: z.enum(FLOW_NODE_TYPES),
       label: z.string(),
-      riskScore: z.number().int(),
+      riskScore: z.number().int().min(0).max(100),
     }),
   ),
   edges: z.array(
@@ -39,15 +40,15 @@ export const ZGetGraphOutput = z.object({
     }),
   ),
   summary: z.object({
-    externalFiles: z.number().int(),
-    publicLinks: z.number().int(),
-    sharedDrivesExposed: z.number().int(),
-    riskScore: z.number().int(),
+    externalFiles: z.number().int().nonnegative(),
+    publicLinks: z.number().int().nonnegative(),
+    sharedDrivesExposed: z.number().int().nonnegative(),
+    riskScore: z.number().int().min(0).max(100),
   }),
   metadata: z.object({
-    limit: z.number().int(),
-    offset: z.number().int(),
-    totalNodes: z.number().int(),
-    nextOffset: z.number().int().nullable(),
+    limit: z.number().int().nonnegative(),
+    offset: z.number().int().nonnegative(),
+    totalNodes: z.number().int().nonnegative(),
+    nextOffset: z.number().int().nonnegative().nullable(),
   }),
 });

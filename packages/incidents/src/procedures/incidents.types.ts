@@ -14,7 +14,7 @@ export const ZIncidentSummary = z.object({
   assignee: z.string(),
   openedAt: z.string(),
   updatedAt: z.string(),
-  linkedFindingCount: z.number().int(),
+  linkedFindingCount: z.number().int().nonnegative(),
 });
 
 export const ZPostMortem = z.object({

@@ -12,6 +12,7 @@ export const updateIncidentMeta = {
       "Any of status, priority, assignee, note, postMortem (null clears it), findingIds (replaces the links). Status moves: OPEN→INVESTIGATING, OPEN→CLOSED, INVESTIGATING→CONTAINED, INVESTIGATING→RESOLVED, CONTAINED→RESOLVED, RESOLVED→CLOSED, RESOLVED→INVESTIGATING (reopen); any other is 409 invalid_transition and nothing is changed or logged. Each change appends a log line; audited (INCIDENT_UPDATED) and announced (incident.updated).",
     protect: true,
   },
+  errors: ["invalid_transition"],
 } satisfies TMeta;
 
 export const ZUpdateIncidentInput = z

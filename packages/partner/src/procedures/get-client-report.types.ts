@@ -18,8 +18,8 @@ const ZCount = z.number().int();
 export const ZGetClientReportOutput = z.object({
   orgId: z.string(),
   name: z.string(),
-  postureScore: z.number().int().nullable(),
+  postureScore: z.number().int().min(0).max(100).nullable(),
   findings: z.object({ CRITICAL: ZCount, HIGH: ZCount, MEDIUM: ZCount, LOW: ZCount }),
-  trend: z.array(z.object({ score: z.number().int(), at: z.iso.date() })),
+  trend: z.array(z.object({ score: z.number().int().min(0).max(100), at: z.iso.date() })),
   sources: z.array(z.object({ connectorId: z.string(), name: z.string(), healthStatus: z.string() })),
 });

@@ -16,16 +16,16 @@ export const getPortfolioMeta = {
 export const ZGetPortfolioInput = z.object({});
 export const ZGetPortfolioOutput = z.object({
   totals: z.object({
-    clients: z.number().int(),
-    openCritical: z.number().int(),
-    avgScore: z.number().int().nullable(),
+    clients: z.number().int().nonnegative(),
+    openCritical: z.number().int().nonnegative(),
+    avgScore: z.number().int().min(0).max(100).nullable(),
   }),
   clients: z.array(
     z.object({
       orgId: z.string(),
       name: z.string(),
-      postureScore: z.number().int().nullable(),
-      openCritical: z.number().int(),
+      postureScore: z.number().int().min(0).max(100).nullable(),
+      openCritical: z.number().int().nonnegative(),
     }),
   ),
 });

@@ -8,8 +8,8 @@ export const ZConnector = z.object({
   mode: z.string(),
   status: z.string(),
   healthStatus: z.string(),
-  resourceCount: z.number().int(),
-  findingCount: z.number().int(),
+  resourceCount: z.number().int().nonnegative(),
+  findingCount: z.number().int().nonnegative(),
   lastScanAt: ZTimestamp.nullable(),
   createdAt: ZTimestamp,
 });
@@ -77,8 +77,8 @@ export const syncConnectorMeta = {
 export const ZScanResult = z.object({
   scanId: z.string(),
   status: z.enum(["QUEUED", "RUNNING", "COMPLETE", "FAILED"]),
-  resources: z.number().int(),
-  findingsNew: z.number().int(),
-  findingsResolved: z.number().int(),
-  postureScore: z.number().int(),
+  resources: z.number().int().nonnegative(),
+  findingsNew: z.number().int().nonnegative(),
+  findingsResolved: z.number().int().nonnegative(),
+  postureScore: z.number().int().min(0).max(100),
 });

@@ -11,7 +11,7 @@ export const getPostureHistoryMeta = {
   },
 } satisfies TMeta;
 export const ZPostureHistoryOutput = z.object({
-  history: z.array(z.object({ score: z.number().int(), at: ZTimestamp })),
+  history: z.array(z.object({ score: z.number().int().min(0).max(100), at: ZTimestamp })),
 });
 
 export const getPostureBreakdownMeta = {
@@ -23,10 +23,14 @@ export const getPostureBreakdownMeta = {
   },
 } satisfies TMeta;
 export const ZPostureBreakdownOutput = z.object({
-  score: z.number().int(),
+  score: z.number().int().min(0).max(100),
   grade: z.string(),
   categories: z.array(
-    z.object({ category: z.string(), deductionPoints: z.number().int(), findingCount: z.number().int() }),
+    z.object({
+      category: z.string(),
+      deductionPoints: z.number().int().nonnegative(),
+      findingCount: z.number().int().nonnegative(),
+    }),
   ),
   topImprovements: z.array(z.object({ findingId: z.string(), scoreDelta: z.number().int() })),
   quickWins: z.array(

@@ -15,17 +15,17 @@ export const getBaselineMeta = {
 export const ZGetBaselineInput = z.object({ userId: z.string().min(1).max(320) });
 
 const ZCounts = z.object({
-  externalShareCount: z.number(),
-  resourceAccessCount: z.number(),
-  oauthGrantCount: z.number(),
+  externalShareCount: z.number().nonnegative(),
+  resourceAccessCount: z.number().nonnegative(),
+  oauthGrantCount: z.number().nonnegative(),
 });
 
 export const ZGetBaselineOutput = z.object({
   userId: z.string(),
-  periodsLearned: z.number().int(),
+  periodsLearned: z.number().int().nonnegative(),
   source: z.enum(["self", "organization"]),
   baseline: ZCounts,
   spread: ZCounts,
-  riskScore: z.number().int(),
+  riskScore: z.number().int().nonnegative(),
   computedAt: z.string(),
 });

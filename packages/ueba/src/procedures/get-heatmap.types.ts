@@ -13,8 +13,8 @@ export const getHeatmapMeta = {
 } satisfies TMeta;
 
 export const ZGetHeatmapInput = z.object({
-  weeks: z.coerce.number().int().min(1).max(HORIZON_WEEKS).default(12),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
+  weeks: z.number().int().min(1).max(HORIZON_WEEKS).default(12),
+  limit: z.number().int().min(1).max(500).default(50),
 });
 
 export const ZGetHeatmapOutput = z.object({

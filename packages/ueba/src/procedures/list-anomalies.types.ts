@@ -17,7 +17,7 @@ export const ZListAnomaliesInput = z.object({
   type: z.enum(ANOMALY_TYPES).optional(),
   severity: z.enum(SEVERITIES).optional(),
   since: z.iso.datetime({ offset: true }).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
+  limit: z.number().int().min(1).max(500).default(50),
 });
 
 export const ZAnomaly = z.object({
@@ -28,9 +28,13 @@ export const ZAnomaly = z.object({
   confidence: z.number().min(0).max(1),
   at: z.string(),
   window: z.string().describe("ISO week, e.g. 2026-W47"),
-  observed: z.number().int().describe("events in the window (days of silence for dormant_reactivation)"),
-  expected: z.number().describe("the baseline's weekly median"),
-  periodsLearned: z.number().int(),
+  observed: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe("events in the window (days of silence for dormant_reactivation)"),
+  expected: z.number().nonnegative().describe("the baseline's weekly median"),
+  periodsLearned: z.number().int().nonnegative(),
 });
 
 export const ZListAnomaliesOutput = z.object({ anomalies: z.array(ZAnomaly) });

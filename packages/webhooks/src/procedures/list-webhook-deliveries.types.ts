@@ -19,11 +19,16 @@ export const listWebhookDeliveriesMeta = {
 export const ZListWebhookDeliveriesInput = ZWebhookIdInput.extend(offsetInput(50, 200).shape);
 
 export const ZDeliveryAttempt = z.object({
-  attempt: z.number().int().describe("1 for the first attempt"),
+  attempt: z.number().int().nonnegative().describe("1 for the first attempt"),
   manual: z.boolean().describe("sent by POST …/redeliver rather than by the retry schedule"),
   at: ZTimestamp.describe("when the attempt started"),
-  durationMs: z.number().int(),
-  statusCode: z.number().int().nullable().describe("the receiver's HTTP status; null when none came back"),
+  durationMs: z.number().int().nonnegative(),
+  statusCode: z
+    .number()
+    .int()
+    .nonnegative()
+    .nullable()
+    .describe("the receiver's HTTP status; null when none came back"),
   error: z.string().nullable().describe("why the attempt failed; null when it succeeded"),
 });
 
@@ -32,8 +37,8 @@ export const ZDelivery = z.object({
   eventId: z.string(),
   event: z.string(),
   status: z.enum(["pending", "delivered", "failed", "abandoned"]),
-  attempts: z.number().int(),
-  lastStatusCode: z.number().int().nullable(),
+  attempts: z.number().int().nonnegative(),
+  lastStatusCode: z.number().int().nonnegative().nullable(),
   lastError: z.string().nullable(),
   nextAttemptAt: ZTimestamp.nullable(),
   deliveredAt: ZTimestamp.nullable(),

@@ -16,6 +16,7 @@ export const approveShareMeta = {
     protect: true,
   },
   successStatus: 201,
+  errors: ["not_found"],
 } satisfies TMeta;
 export const ZApproveShareInput = z.object({
   itemId: z.string().regex(ITEM_ID, "a sharing item id, <resource_id>|<sharing_type>"),

@@ -27,7 +27,7 @@ const ZUserRow = z.object({
   status: z.string(),
   lastSignInAt: z.string().nullable(),
   dormant: z.boolean(),
-  externalSharesOwned: z.number().int(),
+  externalSharesOwned: z.number().int().nonnegative(),
   connectorId: z.string(),
 });
 const ZFileRow = z.object({
@@ -36,20 +36,20 @@ const ZFileRow = z.object({
   ownerEmail: z.string(),
   mimeType: z.string(),
   sharing: z.enum(["public", "external", "internal", "private"]),
-  externalShares: z.number().int(),
+  externalShares: z.number().int().nonnegative(),
   sensitivity: z.enum(["high", "medium", "low"]),
   sharedDriveId: z.string().nullable(),
-  sizeBytes: z.number(),
+  sizeBytes: z.number().nonnegative(),
   modifiedAt: z.string(),
   connectorId: z.string(),
 });
 const ZDriveRow = z.object({
   id: z.string(),
   name: z.string(),
-  memberCount: z.number().int(),
-  externalMemberCount: z.number().int(),
+  memberCount: z.number().int().nonnegative(),
+  externalMemberCount: z.number().int().nonnegative(),
   restrictionStatus: z.string(),
-  filesCount: z.number().int(),
+  filesCount: z.number().int().nonnegative(),
   securityStatus: z.string(),
   connectorId: z.string(),
 });
@@ -57,8 +57,8 @@ const ZDriveRow = z.object({
 export const ZGetInventoryOutput = z.object({
   type: z.enum(INVENTORY_TYPES),
   rows: z.array(z.union([ZUserRow, ZFileRow, ZDriveRow])),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
+  total: z.number().int().nonnegative(),
+  limit: z.number().int().nonnegative(),
+  offset: z.number().int().nonnegative(),
   metrics: z.record(z.string(), z.number()),
 });

@@ -27,18 +27,20 @@ export const getSharingOverviewMeta = {
 } satisfies TMeta;
 export const ZGetSharingOverviewOutput = z.object({
   overview: z.object({
-    totalExternalFiles: z.number().int(),
-    publicLinks: z.number().int(),
-    externalDomains: z.array(z.object({ key: z.string(), count: z.number().int() })),
+    totalExternalFiles: z.number().int().nonnegative(),
+    publicLinks: z.number().int().nonnegative(),
+    externalDomains: z.array(z.object({ key: z.string(), count: z.number().int().nonnegative() })),
     byType: z.object({
-      public: z.number().int(),
-      external_user: z.number().int(),
-      external_domain: z.number().int(),
+      public: z.number().int().nonnegative(),
+      external_user: z.number().int().nonnegative(),
+      external_domain: z.number().int().nonnegative(),
     }),
   }),
   trustedDomains: z.array(z.string()),
-  cards: z.array(z.object({ key: z.string(), label: z.string(), value: z.number().int() })),
-  topSharers: z.array(z.object({ email: z.string(), name: z.string(), externalShares: z.number().int() })),
+  cards: z.array(z.object({ key: z.string(), label: z.string(), value: z.number().int().nonnegative() })),
+  topSharers: z.array(
+    z.object({ email: z.string(), name: z.string(), externalShares: z.number().int().nonnegative() }),
+  ),
   activeApprovals: z.array(ZApproval),
   scannedAt: z.string().nullable(),
 });
@@ -72,18 +74,18 @@ export const ZListSharingItemsOutput = z.object({
       targets: z
         .array(z.string())
         .describe("Every outside address or domain the file is shared with this way, sorted"),
-      targetCount: z.number().int().describe("The number of `targets`"),
+      targetCount: z.number().int().nonnegative().describe("The number of `targets`"),
       permission: z.string(),
       severity: z.enum(SEVERITIES),
-      riskRank: z.number().int(),
+      riskRank: z.number().int().nonnegative(),
       sensitivity: z.string(),
       trustedDomain: z.boolean(),
     }),
   ),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
-  nextOffset: z.number().int().nullable(),
+  total: z.number().int().nonnegative(),
+  limit: z.number().int().nonnegative(),
+  offset: z.number().int().nonnegative(),
+  nextOffset: z.number().int().nonnegative().nullable(),
   sort: z.enum(SHARE_SORTS),
   order: z.enum(["asc", "desc"]),
 });

@@ -10,7 +10,10 @@ export const ZTrustedDomain = z.object({
   note: z.string(),
   createdAt: z.string(),
 });
-const ZRerated = z.object({ items: z.number().int(), findings: z.number().int() });
+const ZRerated = z.object({
+  items: z.number().int().nonnegative(),
+  findings: z.number().int().nonnegative(),
+});
 
 export const listTrustedDomainsMeta = {
   openapi: {

@@ -1,0 +1,232 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TMeta } from "@posture/platform";
+import { appRouter } from "../router";
+import { startTestGateway, type TTestGateway, type TTestResponse } from "../testing";
+import { errorCode, freshIp } from "./helpers";
+
+/**
+ * Nothing is coerced: a REST body is a JSON object, a boolean is a boolean, a number a number.
+ * trpc-to-openapi spreads the body into the input (an array became `{"0": …}`) and switches on zod
+ * coercion of every number and boolean of the input on each request (`"yes"` and `"false"` became
+ * `true`, for /trpc too afterwards). Routes and fields come from the router, so a route added later
+ * is covered the day it lands. FUZZ_RUNS / FUZZ_SEED as in fuzz.int.test.ts.
+ */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 8);
+const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
+const settings = { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: true };
+
+type TDef = { type: string; [k: string]: unknown };
+type TSchema = { _zod: { def: TDef } };
+type TProcedureDef = { _def: { meta?: TMeta; type?: string; inputs: TSchema[] } };
+const procedures = appRouter._def.procedures as unknown as Record<string, TProcedureDef>;
+
+const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "readonly", "nonoptional"]);
+function inner(s: TSchema): TSchema {
+  let t = s;
+  while (WRAPPERS.has(t._zod.def.type)) t = t._zod.def.innerType as TSchema;
+  return t;
+}
+
+/** The paths of the fields of a given zod type, through nested objects. */
+function fieldsOfType(s: TSchema | undefined, type: string, prefix: string[] = []): string[][] {
+  if (!s) return [];
+  const o = inner(s);
+  if (o._zod.def.type !== "object") return [];
+  return Object.entries(o._zod.def.shape as Record<string, TSchema>).flatMap(([key, field]) => {
+    const t = inner(field);
+    if (t._zod.def.type === type) return [[...prefix, key]];
+    return t._zod.def.type === "object" ? fieldsOfType(t, type, [...prefix, key]) : [];
+  });
+}
+
+type TRoute = { label: string; method: string; path: string; input: TSchema | undefined; partner: boolean };
+const rest: TRoute[] = Object.values(procedures).flatMap((p) => {
+  const o = p._def.meta?.openapi;
+  if (!o) return [];
+  return [
+    {
+      label: `${o.method} /api${o.path}`,
+      method: o.method,
+      path: o.path.replace(/\{[^}]+\}/g, "00000000-0000-4000-8000-000000000000"),
+      input: p._def.inputs[0],
+      partner: p._def.meta?.access?.auth === "partner",
+    },
+  ];
+});
+const withBody = rest.filter((r) => r.method !== "GET" && r.method !== "DELETE");
+const queryRoutes = rest.filter((r) => r.method === "GET" || r.method === "DELETE");
+const bodyBooleans = withBody.flatMap((r) => fieldsOfType(r.input, "boolean").map((f) => [r, f] as const));
+const queryNumbers = queryRoutes.flatMap((r) => fieldsOfType(r.input, "number").map((f) => [r, f] as const));
+
+let gw: TTestGateway;
+let owner: Awaited<ReturnType<TTestGateway["createActor"]>>;
+let partner: Awaited<ReturnType<TTestGateway["createActor"]>>;
+beforeAll(async () => {
+  gw = await startTestGateway();
+  owner = await gw.createActor({ plan: "enterprise", role: "OWNER" });
+  partner = await gw.createActor({ plan: "enterprise", role: "OWNER", isPartner: true });
+});
+afterAll(async () => {
+  await gw?.close();
+});
+
+/** As a signed-in OWNER of an enterprise organization (a fresh session: a fuzzed sign-out ends only it). */
+async function call(r: TRoute, o: { rawBody?: string; query?: string }): Promise<TTestResponse> {
+  const who = r.partner ? partner : owner;
+  const cookie = await gw.createSession(who.orgId, who.user.id);
+  return gw.request(r.method, `/api${r.path}${o.query ? `?${o.query}` : ""}`, {
+    ip: freshIp(),
+    headers: { cookie, "content-type": "application/json" },
+    ...(o.rawBody === undefined ? {} : { rawBody: o.rawBody }),
+  });
+}
+
+type TDetails = Array<{ path: string; message: string }>;
+function expectInvalidInput(res: TTestResponse, label: string, path?: string): void {
+  const body = res.body as { error?: unknown; message?: unknown; details?: TDetails };
+  expect({ label, status: res.status, error: body?.error }).toEqual({
+    label,
+    status: 400,
+    error: "invalid_input",
+  });
+  expect(typeof body.message).toBe("string");
+  if (path !== undefined) expect(body.details?.map((d) => d.path)).toContain(path);
+}
+
+const nestedBody = (path: readonly string[], value: unknown): unknown =>
+  path.reduceRight<unknown>((acc, key) => ({ [key]: acc }), value);
+
+describe("what the tests cover", () => {
+  it("finds the body routes, their boolean fields and the numeric query fields", () => {
+    expect(withBody.length).toBeGreaterThanOrEqual(20);
+    const labels = bodyBooleans.map(([r, f]) => `${r.label} ${f.join(".")}`);
+    expect(labels).toContain("PATCH /api/partner/settings notifyUnhealthy");
+    expect(queryNumbers.map(([r, f]) => `${r.label} ${f.join(".")}`)).toContain("GET /api/findings limit");
+  });
+});
+
+describe("the reported cases", () => {
+  it("refuses an array as the body of POST /api/compliance/reports", async () => {
+    const r = withBody.find((x) => x.label === "POST /api/compliance/reports");
+    if (!r) throw new Error("route missing");
+    const res = await call(r, { rawBody: JSON.stringify([{ framework: "soc2" }]) });
+    expectInvalidInput(res, r.label, "");
+  });
+
+  it("refuses an array as the body of PATCH /api/partner/settings", async () => {
+    const r = withBody.find((x) => x.label === "PATCH /api/partner/settings");
+    if (!r) throw new Error("route missing");
+    expectInvalidInput(await call(r, { rawBody: "[]" }), r.label, "");
+    expectInvalidInput(await call(r, { rawBody: '[{"notifyUnhealthy":true}]' }), r.label, "");
+  });
+
+  it('refuses notifyUnhealthy: "yes" and "false", over REST and then over tRPC', async () => {
+    const r = withBody.find((x) => x.label === "PATCH /api/partner/settings");
+    if (!r) throw new Error("route missing");
+    for (const v of ["yes", "false", 1, 0, null])
+      expectInvalidInput(await call(r, { rawBody: JSON.stringify({ notifyUnhealthy: v }) }), r.label);
+    // The REST calls above must not have turned coercion on for the shared schema.
+    const name = Object.entries(procedures).find(
+      ([, p]) => p._def.meta?.openapi?.path === "/partner/settings" && p._def.meta.openapi.method === "PATCH",
+    )?.[0];
+    const trpc = await gw.request("POST", `/trpc/${name}`, {
+      ip: freshIp(),
+      headers: { cookie: await gw.createSession(partner.orgId, partner.user.id) },
+      body: { notifyUnhealthy: "yes" },
+    });
+    expect(trpc.status).toBe(400);
+    const settings = await call(r, { rawBody: JSON.stringify({ notifyUnhealthy: false }) });
+    expect(settings.status).toBe(200);
+    expect((settings.body as { notifyUnhealthy?: unknown }).notifyUnhealthy).toBe(false);
+  });
+
+  it("converts query numbers strictly and takes only true/false for a query boolean", async () => {
+    const findings = queryRoutes.find((x) => x.label === "GET /api/findings");
+    const timeline = queryRoutes.find((x) => x.label === "GET /api/timeline");
+    if (!findings || !timeline) throw new Error("route missing");
+    const ok = await call(findings, { query: "limit=5&offset=0" });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ limit: 5, offset: 0 });
+    for (const bad of ["1e1", "0x10", "%205", "five", "5.5"])
+      expectInvalidInput(await call(findings, { query: `limit=${bad}` }), `limit=${bad}`, "limit");
+    expect((await call(timeline, { query: "significant=true" })).status).toBe(200);
+    expect((await call(timeline, { query: "significant=false" })).status).toBe(200);
+    for (const bad of ["yes", "1", "TRUE", "on"])
+      expectInvalidInput(await call(timeline, { query: `significant=${bad}` }), bad, "significant");
+  });
+});
+
+const notAnObject = fc.oneof(
+  fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 3 }),
+  fc.string({ maxLength: 10 }),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+);
+
+describe.each(withBody.map((r) => [r.label, r] as const))("body of %s", (_label, r) => {
+  it("is a JSON object: an array, string, number, boolean or null is 400 invalid_input", async () => {
+    await fc.assert(
+      fc.asyncProperty(notAnObject, async (body) => {
+        expectInvalidInput(await call(r, { rawBody: JSON.stringify(body) }), r.label);
+      }),
+      settings,
+    );
+  });
+
+  it("never answers 5xx for arbitrary JSON", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), async (body) => {
+        const res = await call(r, { rawBody: JSON.stringify(body) });
+        expect(res.status, `${r.label} ${JSON.stringify(body)?.slice(0, 200)}`).toBeLessThan(500);
+        if (res.status >= 400) expect(typeof errorCode(res)).toBe("string");
+      }),
+      settings,
+    );
+  });
+});
+
+const notABoolean = fc.oneof(
+  fc.constantFrom("true", "false", "yes", "no", "1", "0", "", "on"),
+  fc.string({ maxLength: 8 }),
+  fc.integer(),
+  fc.constant(null),
+  fc.array(fc.boolean(), { maxLength: 2 }),
+  fc.constant({}),
+);
+
+describe.each(bodyBooleans.map(([r, f]) => [`${r.label} ${f.join(".")}`, r, f] as const))(
+  "boolean %s",
+  (_label, r, field) => {
+    it("takes only true or false", async () => {
+      await fc.assert(
+        fc.asyncProperty(notABoolean, async (v) => {
+          const res = await call(r, { rawBody: JSON.stringify(nestedBody(field, v)) });
+          expectInvalidInput(res, `${r.label} ${JSON.stringify(v)}`, field.join("."));
+        }),
+        settings,
+      );
+    });
+  },
+);
+
+describe.each(queryNumbers.map(([r, f]) => [`${r.label} ?${f.join(".")}`, r, f] as const))(
+  "query number %s",
+  (_label, r, field) => {
+    it("takes a decimal number only", async () => {
+      const notANumber = fc.oneof(
+        fc.constantFrom("1e1", "0x1f", " 1", "1 ", "Infinity", "NaN", "true", "1,2", "+1"),
+        fc.string({ maxLength: 6 }).filter((s) => !/^-?(?:0|[1-9]\d*)(?:\.\d+)?$/.test(s) && s !== ""),
+      );
+      await fc.assert(
+        fc.asyncProperty(notANumber, async (v) => {
+          const res = await call(r, { query: `${field.join(".")}=${encodeURIComponent(v)}` });
+          expectInvalidInput(res, `${r.label} ${JSON.stringify(v)}`, field.join("."));
+        }),
+        settings,
+      );
+    });
+  },
+);

@@ -194,7 +194,7 @@ trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 curl() {
   local out meta
   out=$(mktemp)
-  meta=$(command curl -o "$out" -w '%{http_code} %{method} %{url_effective}' "$@")
+  meta=$(command curl --max-time 60 -o "$out" -w '%{http_code} %{method} %{url_effective}' "$@")
   printf '%s\t%s\n' "$meta" "$(tr -d '\n' < "$out")" >> "$WALK_LOG"
   cat "$out"
   rm -f "$out"
@@ -203,12 +203,21 @@ curl() {
 
 let dir: string;
 let service: ChildProcess | undefined;
+let walker: ChildProcess | undefined;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "posture-readme-"));
 }, 60_000);
 afterAll(async () => {
   service?.kill("SIGKILL");
+  // The session's shell leads its own process group, with the receiver it started in the background.
+  if (walker?.pid !== undefined && walker.exitCode === null) {
+    try {
+      process.kill(-walker.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -279,7 +288,9 @@ describe("README's first session", () => {
       cwd: dir,
       env: { ...inherited, WALK_LOG: walkLog },
       stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     });
+    walker = bash;
     let out = "";
     let err = "";
     bash.stdout.on("data", (d: Buffer) => (out += d.toString()));
@@ -318,7 +329,7 @@ describe("README's first session", () => {
     }
     expect(kept.size, "every promise was walked").toBe(PROMISES.length);
 
-    // `cat receiver.log`: the signed deliveries of the scan, then the issue the ticket opened.
+    // `cat receiver.log`: the deliveries of the scan, then the issue request of the ticket.
     const received = await readFile(join(dir, "receiver.log"), "utf8");
     expect(out).toContain(received.trim());
     const lines = received.trim().split("\n");

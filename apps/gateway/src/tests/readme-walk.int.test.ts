@@ -1,0 +1,343 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { bundle } from "@posture/build";
+
+// README's "A first session", run as written: its sh blocks are read from README.md at test time,
+// the service is started the way `pnpm start` starts it (the app's bundle on plain Node, embedded
+// PGlite in a fresh directory, the first-start demo seed and banner), and the session's commands
+// run in bash with the password, key and URL the banner printed. Every curl call must answer 2xx
+// with what the README's comment next to it promises; a call the walk has no promise for fails it.
+
+const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
+const APP_DIR = join(ROOT, "apps", "gateway");
+
+type TJson = Record<string, unknown> & { [k: string]: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** The fenced sh blocks of one README section (up to the next `## ` heading). */
+function shBlocks(readme: string, heading: string): string[] {
+  const start = readme.indexOf(`\n## ${heading}\n`);
+  expect(start, `README has no "## ${heading}" section`).toBeGreaterThanOrEqual(0);
+  const rest = readme.slice(start + heading.length + 5);
+  const end = rest.search(/\n## /);
+  const section = end === -1 ? rest : rest.slice(0, end);
+  return [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? "");
+}
+
+/** Replaces exactly one match: a README that drifts from what the walk substitutes fails loudly. */
+function replaceOnce(text: string, pattern: RegExp, replacement: string): string {
+  const global = new RegExp(
+    pattern.source,
+    pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`,
+  );
+  expect([...text.matchAll(global)].length, `README session: exactly one ${pattern}`).toBe(1);
+  return text.replace(pattern, () => replacement);
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+const SEVERITY_RANK: Record<string, number> = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1 };
+
+type TCall = { status: number; method: string; path: string; search: URLSearchParams; body: TJson };
+
+/**
+ * What each comment in the README promises, by the call it stands next to. A call that matches
+ * none of these fails the walk, so a command added to the README needs its promise here.
+ */
+const PROMISES: Array<{ call: RegExp; check: (c: TCall) => void }> = [
+  {
+    call: /^POST \/api\/auth\/sign-in$/,
+    check: ({ body }) => expect(body.user).toMatchObject({ email: "owner@acme.example", role: "OWNER" }),
+  },
+  {
+    // "The secret is shown once", subscribed to the two events the receiver should log.
+    call: /^POST \/api\/webhooks$/,
+    check: ({ body }) => {
+      expect(body).toMatchObject({ status: "active", events: ["scan.completed", "alert.grouped"] });
+      expect(body.secret).toMatch(/^whsec_/);
+    },
+  },
+  {
+    call: /^POST \/api\/connectors$/,
+    check: ({ body }) => expect(body).toMatchObject({ id: expect.stringMatching(/^con_/), mode: "demo" }),
+  },
+  {
+    // {scanId, status: COMPLETE, findingsNew, postureScore…}
+    call: /^POST \/api\/connectors\/con_\w+\/sync$/,
+    check: ({ body }) => {
+      expect(body).toMatchObject({ scanId: expect.stringMatching(/^scn_/), status: "COMPLETE" });
+      expect(body.findingsNew).toBeGreaterThan(0);
+      expect(body.postureScore).toEqual(expect.any(Number));
+    },
+  },
+  {
+    // most severe first, then newest (also: the first finding, taken for the ticket)
+    call: /^GET \/api\/findings$/,
+    check: ({ body, search }) => {
+      const findings = body.findings as Array<{ severity: string; detectedAt: string }>;
+      expect(findings.length).toBe(Number(search.get("limit")));
+      // Severity rank descending, then detectedAt descending: a key that sorts as the service does.
+      const keys = findings.map((f) => `${SEVERITY_RANK[f.severity] ?? 0}|${f.detectedAt}`);
+      expect(keys).toEqual([...keys].sort().reverse());
+    },
+  },
+  {
+    // score, grade, deductions by category, top improvements
+    call: /^GET \/api\/posture\/breakdown$/,
+    check: ({ body }) => {
+      expect(body).toMatchObject({ score: expect.any(Number), grade: expect.stringMatching(/^[A-F]$/) });
+      expect(body.categories.length).toBeGreaterThan(0);
+      expect(body.categories[0]).toMatchObject({ deductionPoints: expect.any(Number) });
+      expect(body.topImprovements.length).toBeGreaterThan(0);
+    },
+  },
+  {
+    // one point per completed scan: the session ran one
+    call: /^GET \/api\/posture\/history$/,
+    check: ({ body }) => expect(body.history).toHaveLength(1),
+  },
+  {
+    // findings, scans, audit, OAuth grants, newest first
+    call: /^GET \/api\/timeline$/,
+    check: ({ body }) => {
+      const items = body.items as Array<{ kind: string; at: string }>;
+      expect(items.length).toBe(20);
+      expect(items.map((i) => i.at)).toEqual(
+        items
+          .map((i) => i.at)
+          .sort()
+          .reverse(),
+      );
+      for (const i of items) expect(["finding", "scan", "audit", "oauth_grant", "anomaly"]).toContain(i.kind);
+    },
+  },
+  {
+    call: /^GET \/api\/inventory$/,
+    check: ({ body }) => {
+      expect(body.type).toBe("files");
+      expect(body.rows.length).toBeGreaterThan(0);
+      expect(body.rows[0].name).toMatch(/payroll/i);
+    },
+  },
+  {
+    // external shares, riskiest first; and the domain-wide ones the trusted domain is taken from
+    call: /^GET \/api\/sharing\/items$/,
+    check: ({ body, search }) => {
+      const rows = body.rows as Array<{ riskRank: number; sharingType: string; targetCount: number }>;
+      expect(rows.length).toBeGreaterThan(0);
+      const ranks = rows.map((r) => r.riskRank);
+      expect(ranks).toEqual([...ranks].sort((a, b) => b - a));
+      const type = search.get("type");
+      if (type) {
+        for (const r of rows) expect(r.sharingType).toBe(type);
+        expect(rows.some((r) => r.targetCount === 1)).toBe(true);
+      }
+    },
+  },
+  {
+    // re-rated at once: the demo really shares with the domain
+    call: /^POST \/api\/sharing\/trusted-domains$/,
+    check: ({ body }) => {
+      expect(body.domain).toMatch(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/);
+      expect(body.rerated.items).toBeGreaterThan(0);
+    },
+  },
+  {
+    // users → files → outside domains, public links
+    call: /^GET \/api\/flow-guard\/graph$/,
+    check: ({ body }) => {
+      const types = new Set((body.nodes as Array<{ type: string }>).map((n) => n.type));
+      expect(types).toContain("external");
+      expect(body.summary.publicLinks).toBeGreaterThan(0);
+    },
+  },
+  {
+    // AI agents and apps by reach and trust
+    call: /^GET \/api\/agent-guard\/risk-matrix$/,
+    check: ({ body }) => {
+      const kinds = new Set((body.points as Array<{ kind: string }>).map((p) => p.kind));
+      expect(kinds).toContain("ai_agent");
+      expect(kinds).toContain("oauth_app");
+    },
+  },
+  {
+    call: /^PUT \/api\/integrations\/ticketing$/,
+    check: ({ body }) => expect(body).toMatchObject({ provider: "github", configured: true }),
+  },
+  {
+    // {ticket: {externalId: "acme/security#1", url…}}
+    call: /^POST \/api\/findings\/fnd_\w+\/ticket$/,
+    check: ({ body }) =>
+      expect(body.ticket).toMatchObject({
+        provider: "github",
+        externalId: "acme/security#1",
+        status: "open",
+      }),
+  },
+];
+
+// Every curl of the session goes through this function: the response is printed as curl would,
+// and its status, method, URL and body are logged, one line per call, for the checks above.
+const PRELUDE = String.raw`set -euo pipefail
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
+curl() {
+  local out meta
+  out=$(mktemp)
+  meta=$(command curl --max-time 60 -o "$out" -w '%{http_code} %{method} %{url_effective}' "$@")
+  printf '%s\t%s\n' "$meta" "$(tr -d '\n' < "$out")" >> "$WALK_LOG"
+  cat "$out"
+  rm -f "$out"
+}
+`;
+
+let dir: string;
+let service: ChildProcess | undefined;
+let walker: ChildProcess | undefined;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "posture-readme-"));
+}, 60_000);
+afterAll(async () => {
+  service?.kill("SIGKILL");
+  // The session's shell leads its own process group, with the receiver it started in the background.
+  if (walker?.pid !== undefined && walker.exitCode === null) {
+    try {
+      process.kill(-walker.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("README's first session", () => {
+  it("runs as written against a freshly started service", async () => {
+    for (const tool of ["bash", "curl"]) {
+      const found = spawnSync(tool, ["--version"], { stdio: "ignore" }).error === undefined;
+      expect(found, `the README walk runs the session in bash with curl: ${tool} on PATH`).toBe(true);
+    }
+    const readme = await readFile(join(ROOT, "README.md"), "utf8");
+    const blocks = shBlocks(readme, "A first session");
+    expect(blocks, "the section has the start command and the session").toHaveLength(2);
+    const [startBlock = "", session = ""] = blocks;
+
+    // The start command: `pnpm start` with the environment the section asks for.
+    const startLine = /^((?:[A-Z_]+=\S+ )*)pnpm start\n$/.exec(startBlock);
+    expect(startLine, `start block: ${startBlock}`).not.toBeNull();
+    const readmeEnv = Object.fromEntries(
+      (startLine?.[1] ?? "")
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((kv) => kv.split("=") as [string, string]),
+    );
+    expect(readmeEnv).toEqual({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" });
+
+    // What `pnpm start` runs: the root script → the gateway's start:all → `node … dist/main.js …`.
+    const rootPkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as TJson;
+    expect(rootPkg.scripts.start).toBe("pnpm --filter @posture/gateway start:all");
+    const appPkg = JSON.parse(await readFile(join(APP_DIR, "package.json"), "utf8")) as TJson;
+    const nodeArgs = /&& node (.+)$/.exec(appPkg.scripts["start:all"] as string)?.[1]?.split(" ") ?? [];
+    expect(nodeArgs).toContain("dist/main.js");
+    await bundle({ appDir: APP_DIR, entries: ["src/main.ts"], outdir: join(dir, "dist"), quiet: true });
+
+    const { REDIS_URL: _r, DATABASE_URL: _d, NODE_ENV: _n, ...inherited } = process.env;
+    const proc = spawn(process.execPath, nodeArgs, {
+      cwd: dir,
+      env: { ...inherited, PORT: "0", LOG_LEVEL: "info", ...readmeEnv },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    service = proc;
+    const stdout: string[] = [];
+    createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on("line", (l) => stdout.push(l));
+    const banner = await vi.waitFor(
+      () => {
+        const text = stdout.join("\n");
+        const url = /Reference: (http:\/\/localhost:\d+)\/api\/docs/.exec(text)?.[1];
+        const password = /owner@acme\.example\s+\/\s+(\S+)/.exec(text)?.[1];
+        const key = /API key for Acme Corp:\s+(svc_ak_[0-9a-f]{40})/.exec(text)?.[1];
+        if (proc.exitCode !== null) throw new Error(`the service exited:\n${text}`);
+        if (!url || !password || !key) throw new Error(`no demo banner yet:\n${text}`);
+        return { url, password, key };
+      },
+      { timeout: 60_000, interval: 200 },
+    );
+
+    // The session, with what the banner printed in place of the README's placeholders.
+    const receiverPort = await freePort();
+    let script = session;
+    script = replaceOnce(script, /^U=http:\/\/localhost:3000(?= |$)/m, `U=${banner.url}`);
+    script = replaceOnce(script, /^PASSWORD=…(?= |$)/m, `PASSWORD=${banner.password}`);
+    script = replaceOnce(script, /^KEY=svc_ak_…(?= |$)/m, `KEY=${banner.key}`);
+    expect(script).toContain("127.0.0.1:8787");
+    script = script.replaceAll("8787", String(receiverPort));
+
+    const walkLog = join(dir, "walk.log");
+    const bash = spawn("bash", ["-c", PRELUDE + script], {
+      cwd: dir,
+      env: { ...inherited, WALK_LOG: walkLog },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    walker = bash;
+    let out = "";
+    let err = "";
+    bash.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    bash.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => bash.once("exit", resolve));
+    const calls = (await readFile(walkLog, "utf8").catch(() => ""))
+      .split("\n")
+      .filter(Boolean)
+      .map((line): TCall => {
+        const [meta = "", text = ""] = line.split("\t");
+        const [status = "", method = "", href = ""] = meta.split(" ");
+        const url = new URL(href);
+        let body: TJson;
+        try {
+          body = JSON.parse(text) as TJson;
+        } catch {
+          body = { unparsed: text };
+        }
+        return { status: Number(status), method, path: url.pathname, search: url.searchParams, body };
+      });
+    const trace = calls.map(
+      (c) => `${c.status} ${c.method} ${c.path} ${JSON.stringify(c.body).slice(0, 300)}`,
+    );
+    expect(code, `the session failed:\n${err}\n${trace.join("\n")}`).toBe(0);
+
+    expect(calls.length).toBeGreaterThan(PROMISES.length);
+    const kept = new Set<(typeof PROMISES)[number]>();
+    for (const c of calls) {
+      const what = `${c.method} ${c.path}`;
+      expect(c.status, `${what}: ${JSON.stringify(c.body)}`).toBeGreaterThanOrEqual(200);
+      expect(c.status, `${what}: ${JSON.stringify(c.body)}`).toBeLessThan(300);
+      const promise = PROMISES.find((p) => p.call.test(what));
+      if (!promise) throw new Error(`${what} has no promise in this walk`);
+      promise.check(c);
+      kept.add(promise);
+    }
+    expect(kept.size, "every promise was walked").toBe(PROMISES.length);
+
+    // `cat receiver.log`: the deliveries of the scan, then the issue request of the ticket.
+    const received = await readFile(join(dir, "receiver.log"), "utf8");
+    expect(out).toContain(received.trim());
+    const lines = received.trim().split("\n");
+    const hooks = lines.filter((l) => l.startsWith("POST /hooks "));
+    expect(hooks.some((l) => l.includes('"event":"scan.completed"'))).toBe(true);
+    expect(hooks.some((l) => l.includes('"event":"alert.grouped"'))).toBe(true);
+    expect(lines.at(-1)).toMatch(/^POST \/repos\/acme\/security\/issues \{"title":/);
+
+    proc.kill("SIGTERM");
+  }, 120_000);
+});

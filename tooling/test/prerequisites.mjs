@@ -39,6 +39,8 @@ export async function missingPrerequisites(env = process.env) {
       missing.push(
         `${command} on PATH (the PDF tests check documents with it): apt-get install poppler-utils qpdf`,
       );
+  if (!onPath("curl", env))
+    missing.push("curl on PATH (the README walk runs the README's commands): apt-get install curl");
   return missing;
 }
 

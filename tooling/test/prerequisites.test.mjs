@@ -9,7 +9,7 @@ describe("the integration tests' prerequisites", () => {
     const bin = mkdtempSync(join(tmpdir(), "path-"));
     symlinkSync(process.execPath, join(bin, "node"));
     const missing = await missingPrerequisites({ ...process.env, PATH: bin });
-    expect(missing.filter((m) => /^(qpdf|pdftotext) on PATH/.test(m))).toHaveLength(2);
+    expect(missing.filter((m) => /^(qpdf|pdftotext|curl) on PATH/.test(m))).toHaveLength(3);
     expect(missing.join("\n")).toContain("apt-get install poppler-utils qpdf");
   });
 

@@ -338,6 +338,20 @@ describe("pnpm cli and the audit chain", { timeout: 180_000 }, () => {
       fails(args, { DATABASE_URL: db.url }),
     ]);
     expect(wrongKey).toMatchObject({ code: 1, error: { error: "audit_key_mismatch" } });
+    // Verification is read-only: it runs with any key and reports what that key finds.
+    const otherKey = await cli(["audit:verify", "--org", org.id, "--json"], {
+      DATABASE_URL: db.url,
+      ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    });
+    expect(otherKey.code).toBe(3);
+    expect(JSON.parse(otherKey.stdout)).toMatchObject({
+      ok: false,
+      organizations: [{ id: org.id, brokenAt: { seq: 1, reason: "MAC does not match" } }],
+    });
+    expect(JSON.parse(otherKey.stderr)).toMatchObject({
+      error: "audit_chain_broken",
+      message: expect.stringContaining("is the audit key the server's?"),
+    });
     expect(noKey).toMatchObject({ code: 1, error: { message: expect.stringContaining("ENCRYPTION_KEY") } });
     const keys = await db.db.query.apiKeys.findMany({ where: (k, { eq }) => eq(k.orgId, org.id) });
     expect(keys.map((k) => k.name)).toEqual(["server-made"]);

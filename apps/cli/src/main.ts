@@ -97,11 +97,13 @@ async function main(argv: string[]): Promise<number> {
     );
     try {
       await handle.migrate();
-      if (!(await auditKeyMatches(handle.db, auditKey))) {
+      // A writing command checks the key first; audit:verify reports what any key finds.
+      if (!COMMANDS[name].readOnly && !(await auditKeyMatches(handle.db, auditKey))) {
         throw new RefusedError(
           "audit_key_mismatch",
-          "The audit key (ENCRYPTION_KEY / AUDIT_HMAC_KEY) is not the one the audit log was written with: " +
-            "run the CLI with the server's keys. Nothing was written.",
+          "The newest audit entry does not verify with this audit key (ENCRYPTION_KEY / AUDIT_HMAC_KEY, or " +
+            "DATA_DIR/encryption.key): run the CLI with the server's keys (or, if they are, run audit:verify: " +
+            "the entry may have been altered). Nothing was written.",
         );
       }
       setAuditKey(auditKey);

@@ -115,7 +115,6 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
         redisUrl: env.REDIS_URL,
         prefix: env.JOBS_PREFIX,
         registry: registryOf,
-        concurrency: 2,
         log,
       });
     }

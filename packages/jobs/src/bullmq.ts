@@ -208,6 +208,16 @@ export function createBullQueue(opts: TBullQueueOptions): TScheduledJobQueue {
       return found !== undefined && found !== null;
     },
 
+    async retireLegacySchedules() {
+      if (opts.queueName) return 0;
+      const legacy = queueNamed(LEGACY_QUEUE_NAME);
+      const schedulers = await redisCall("legacy schedules", legacy.getJobSchedulers());
+      for (const s of schedulers) {
+        if (s.key) await redisCall("unschedule", legacy.removeJobScheduler(s.key));
+      }
+      return schedulers.length;
+    },
+
     async unschedule(schedulerId) {
       await redisCall(
         "unschedule",

@@ -51,6 +51,10 @@ export async function startPeriodicTasks(
     const schedule = (t: TPeriodicTask) =>
       jobs.scheduleRepeating(t.name, {}, { schedulerId: t.schedulerId, everyMs: t.everyMs });
     for (const t of tasks) await schedule(t);
+    // The single queue of older releases keeps its schedules until removed: they would run twice.
+    await jobs.retireLegacySchedules?.().catch((err: unknown) => {
+      opts.onError?.(err instanceof Error ? err : new Error(String(err)));
+    });
     // Upserting only what is missing: re-upserting a live schedule would move its next run.
     let checking = false;
     const check = async () => {

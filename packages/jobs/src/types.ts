@@ -108,6 +108,11 @@ export type TScheduledJobQueue = TJobQueue & {
   /** Whether Redis holds the schedule with this id for this job (it is gone after Redis restarts empty). */
   hasSchedule: (name: string, schedulerId: string) => Promise<boolean>;
   unschedule: (schedulerId: string) => Promise<void>;
+  /**
+   * Removes the schedules an older release kept on its single queue (each periodic task now lives
+   * on its own kind's queue); without this they would go on firing into the legacy queue.
+   */
+  retireLegacySchedules?: () => Promise<number>;
 };
 
 /** A sweep or housekeeping job the service runs on a schedule, without a request. */

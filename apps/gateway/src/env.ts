@@ -31,6 +31,12 @@ const ZEnv = z.object({
    * one (embedded PGlite belongs to one process, and limits are exact across processes only in Redis).
    */
   GATEWAY_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
+  /**
+   * How long a SIGTERM waits for in-flight requests, a synchronous scan included (it answers
+   * within 120 s). Near the end, requests still waiting on a job are answered (POST /sync: 202 with
+   * the scan id) and the job goes on. The orchestrator's grace period must exceed this.
+   */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(150_000),
   /** Prometheus metrics on their own port (`GET /metrics`); unset: no metrics endpoint. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_HOST: z.string().default("0.0.0.0"),

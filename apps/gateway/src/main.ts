@@ -11,7 +11,7 @@ import {
 import { runPrimary } from "./cluster";
 import { demoBanner } from "./demo-banner";
 import { gatewayWorkers, readEnv } from "./env";
-import { startGateway } from "./server";
+import { handoffAfter, startGateway } from "./server";
 
 const env = readEnv();
 const log = createLogger(env.LOG_LEVEL);
@@ -50,11 +50,17 @@ if (workers > 1 && cluster.isPrimary) {
     process.on(signal, () => {
       if (stopping) return;
       stopping = true;
-      log.info({ signal }, "shutting down: finishing in-flight requests and jobs");
-      const force = setTimeout(() => process.exit(1), 25_000);
+      log.info(
+        { signal, timeoutMs: env.SHUTDOWN_TIMEOUT_MS },
+        "shutting down: finishing in-flight requests and jobs",
+      );
+      const force = setTimeout(() => {
+        log.warn({}, "shutdown timed out");
+        process.exit(1);
+      }, env.SHUTDOWN_TIMEOUT_MS);
       force.unref();
       metricsServer?.close();
-      gateway.close().then(
+      gateway.close({ handoffAfterMs: handoffAfter(env.SHUTDOWN_TIMEOUT_MS) }).then(
         () => process.exit(0),
         (err: unknown) => {
           log.error({ err }, "shutdown failed");

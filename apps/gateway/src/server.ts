@@ -30,8 +30,17 @@ export type TGateway = {
   server: Server;
   url: string;
   deps: TGatewayDeps;
-  close: () => Promise<void>;
+  /**
+   * Stops accepting and waits for in-flight requests. `handoffAfterMs`: past it, requests still
+   * waiting on a job stop waiting and answer (a sync: 202 with the scan id) while the job goes on.
+   */
+  close: (opts?: { handoffAfterMs?: number }) => Promise<void>;
 };
+
+/** When a shutdown bounded by `timeoutMs` hands waiting requests their answer: near its end. */
+export function handoffAfter(timeoutMs: number): number {
+  return timeoutMs - Math.min(5_000, Math.floor(timeoutMs / 4));
+}
 
 /** Embedded mode keeps its generated key beside its data; a server deployment must bring its own. */
 function loadEncryptionKey(env: TEnv): Buffer {
@@ -115,7 +124,6 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
         redisUrl: env.REDIS_URL,
         prefix: env.JOBS_PREFIX,
         registry: registryOf,
-        concurrency: 2,
         log,
       });
     }
@@ -160,11 +168,22 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
   if (!env.PUBLIC_URL) deps.runtime.publicUrl = `http://localhost:${port}`;
 
   let closing: Promise<void> | undefined;
-  const close = () =>
+  const close = (closeOpts: { handoffAfterMs?: number } = {}) =>
     (closing ??= (async () => {
+      // A request waiting on a job (a synchronous scan) is answered before the bound: the job
+      // is in the queue and goes on (in the scheduler with Redis; in this process otherwise).
+      const handoff =
+        closeOpts.handoffAfterMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              log.warn({}, "shutdown: answering requests still waiting on jobs; the jobs go on");
+              jobs.stopWaiting?.();
+            }, closeOpts.handoffAfterMs);
+      handoff?.unref();
       // Stop accepting, let in-flight requests finish (keep-alive clients are told to close),
       // then release pools.
       await connections.drain();
+      clearTimeout(handoff);
       stopPeriodic();
       await deps.access.close();
       await workers?.close();

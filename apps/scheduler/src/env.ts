@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { TQueueLimits, TQueueName } from "@posture/jobs";
 import { parseEnv, ZLogLevel } from "@posture/platform";
 
 // The only place that reads process.env for the scheduler process.
@@ -18,7 +19,20 @@ const ZEnv = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false"),
   /** Redis key prefix of the job queue; the gateway must use the same one. */
   JOBS_PREFIX: z.string().min(1).default("jobs"),
-  SCHEDULER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  /**
+   * Workers per kind of work (each kind has a queue of its own, see docs/operations.md), and how
+   * many of them one organization may hold at once. SCHEDULER_CONCURRENCY is the older name of
+   * JOBS_SCANS_CONCURRENCY, still read when the new one is unset.
+   */
+  SCHEDULER_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+  JOBS_SCANS_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+  JOBS_SCANS_PER_ORG: z.coerce.number().int().min(1).max(256).default(2),
+  JOBS_DELIVERIES_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  JOBS_DELIVERIES_PER_ORG: z.coerce.number().int().min(1).max(256).default(2),
+  JOBS_REPORTS_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(2),
+  JOBS_MAINTENANCE_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(2),
+  /** How often the scheduler checks that Redis still holds every periodic schedule (re-adds lost ones). */
+  JOBS_SCHEDULE_CHECK_MS: z.coerce.number().int().min(100).default(30_000),
   /** How long a shutdown waits for running jobs before leaving them to another worker. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(25_000),
   LOG_LEVEL: ZLogLevel,
@@ -29,6 +43,19 @@ const ZEnv = z.object({
 });
 
 export type TEnv = z.infer<typeof ZEnv>;
+
+/** Each queue's worker limits, from the env. */
+export function queueLimits(env: TEnv): Record<TQueueName, TQueueLimits> {
+  return {
+    scans: {
+      concurrency: env.JOBS_SCANS_CONCURRENCY ?? env.SCHEDULER_CONCURRENCY ?? 4,
+      perOrg: env.JOBS_SCANS_PER_ORG,
+    },
+    deliveries: { concurrency: env.JOBS_DELIVERIES_CONCURRENCY, perOrg: env.JOBS_DELIVERIES_PER_ORG },
+    reports: { concurrency: env.JOBS_REPORTS_CONCURRENCY },
+    maintenance: { concurrency: env.JOBS_MAINTENANCE_CONCURRENCY },
+  };
+}
 
 export function readEnv(source: NodeJS.ProcessEnv = process.env): TEnv {
   return parseEnv(ZEnv, source);

@@ -11,7 +11,7 @@ import {
   setAuditKey,
   startMetricsServer,
 } from "@posture/platform";
-import { readEnv } from "./env";
+import { queueLimits, readEnv } from "./env";
 import { startScheduler } from "./scheduler";
 
 function readEnvOrExit() {
@@ -25,14 +25,16 @@ function readEnvOrExit() {
 
 const env = readEnvOrExit();
 const log = createLogger(env.LOG_LEVEL);
+const queues = queueLimits(env);
+const workerSlots = Object.values(queues).reduce((n, q) => n + q.concurrency, 0);
 
 const db = createDb({
   databaseUrl: env.DATABASE_URL,
   statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
   migrationDatabaseUrl: env.MIGRATION_DATABASE_URL,
-  // A scan holds two connections (its snapshot transaction and its activity ingestion): every job
-  // running at once may be one, and the others still need theirs.
-  poolSize: Math.max(10, 2 * env.SCHEDULER_CONCURRENCY + 2),
+  // A scan holds two connections (its snapshot transaction and its activity ingestion); every
+  // other job running at once may hold one.
+  poolSize: Math.max(10, 2 * queues.scans.concurrency + (workerSlots - queues.scans.concurrency) + 2),
 });
 await db.migrate();
 setAuditKey(deriveAuditKey(parseEncryptionKey(env.ENCRYPTION_KEY), env.AUDIT_HMAC_KEY));
@@ -58,12 +60,17 @@ const scheduler = startScheduler({
   redisUrl: env.REDIS_URL,
   prefix: env.JOBS_PREFIX,
   registry,
-  concurrency: env.SCHEDULER_CONCURRENCY,
+  queues,
   log,
 });
 // Every module's periodic tasks (daily scans coming due, lost webhook deliveries, housekeeping);
-// the schedule lives in Redis, so every replica upserting it at start-up leaves one.
-await startPeriodicJobs(jobs);
+// the schedule lives in Redis, so every replica upserting it at start-up leaves one, and a
+// self-check puts back what a Redis restarted empty lost.
+const stopPeriodic = await startPeriodicJobs(jobs, {
+  checkEveryMs: env.JOBS_SCHEDULE_CHECK_MS,
+  onRestored: (ids) => log.warn({ schedulers: ids }, "periodic schedules were missing from Redis; restored"),
+  onError: (err) => log.warn({ err: err.message }, "periodic schedule check failed; trying again later"),
+});
 log.info({ jobs: Object.keys(registry), prefix: env.JOBS_PREFIX }, "scheduler running");
 
 // Job durations are recorded by the workers; queue depth and the pool are read at scrape time.
@@ -100,6 +107,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     force.unref();
     (async () => {
       metricsServer?.close();
+      stopPeriodic();
       await scheduler.close();
       await jobs.close();
       await db.close();

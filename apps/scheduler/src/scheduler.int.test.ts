@@ -40,7 +40,6 @@ describe("startScheduler", () => {
       redisUrl: TEST_REDIS_URL,
       prefix,
       registry,
-      concurrency: 2,
       log: silent,
     });
     try {

@@ -1,13 +1,16 @@
-import { startWorkers, type TJobRegistrySource } from "@posture/jobs";
+import { startWorkers, type TJobRegistrySource, type TQueueLimits, type TQueueName } from "@posture/jobs";
 import type { TLogger } from "@posture/platform";
 
 export type TSchedulerOptions = {
   redisUrl: string;
   prefix: string;
   registry: TJobRegistrySource;
-  concurrency: number;
+  /** Per kind of work: workers in this process and per organization (the defaults otherwise). */
+  queues?: Partial<Record<TQueueName, TQueueLimits>>;
   log: TLogger;
+  /** One queue only, with `concurrency` workers (tests). */
   queueName?: string;
+  concurrency?: number;
 };
 
 export type TScheduler = {
@@ -16,18 +19,21 @@ export type TScheduler = {
 };
 
 /**
- * The scheduler's work: BullMQ workers running the registry's handlers. Repeating schedules
- * (daily scans and sweeps) are upserted by whoever starts it, through the queue's scheduleRepeating.
+ * The scheduler's work: BullMQ workers running the registry's handlers, one set per kind of work
+ * (scans, deliveries, reports, maintenance) so that none can hold another's workers. Repeating
+ * schedules (daily scans and sweeps) are upserted by whoever starts it, through the queue's
+ * scheduleRepeating.
  */
 export function startScheduler(opts: TSchedulerOptions): TScheduler {
   const workers = startWorkers({
     redisUrl: opts.redisUrl,
     prefix: opts.prefix,
     registry: opts.registry,
-    concurrency: opts.concurrency,
     log: opts.log,
+    ...(opts.queues ? { queues: opts.queues } : {}),
     ...(opts.queueName ? { queueName: opts.queueName } : {}),
+    ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
   });
-  opts.log.info({ concurrency: opts.concurrency }, "job workers started");
+  opts.log.info({ queues: opts.queueName ?? opts.queues ?? "defaults" }, "job workers started");
   return { close: () => workers.close() };
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Db } from "@posture/db";
-import { periodicTasksOf } from "@posture/jobs";
+import { JOB_QUEUES, periodicTasksOf, queueOf } from "@posture/jobs";
 import type { TJobQueue } from "@posture/platform";
 import { describe, expect, it } from "vitest";
 import { buildJobRegistry, JOB_MODULES } from "./index";
@@ -39,5 +39,24 @@ describe("the service's job modules", () => {
     for (const t of tasks) expect(Object.hasOwn(registry, t.name), t.name).toBe(true);
     expect(new Set(tasks.map((t) => t.schedulerId)).size).toBe(tasks.length);
     expect(tasks.every((t) => t.everyMs >= 1_000)).toBe(true);
+  });
+
+  it("put each kind of work on its own queue, capping scans and deliveries per organization", () => {
+    const registry = buildJobRegistry(deps);
+    const queues = Object.fromEntries(Object.entries(registry).map(([name, def]) => [name, queueOf(def)]));
+    for (const q of Object.values(queues)) expect(JOB_QUEUES).toContain(q);
+    expect(queues).toMatchObject({
+      "scan.run": "scans",
+      "webhook.deliver": "deliveries",
+      "webhook.record-attempt": "deliveries",
+      "compliance.evidence.build": "reports",
+      "maintenance.purge": "maintenance",
+      "scan.sweep-due": "maintenance",
+      "webhook.sweep": "maintenance",
+    });
+    expect(registry["scan.run"]?.orgOf).toBeTypeOf("function");
+    expect(registry["webhook.deliver"]?.orgOf).toBeTypeOf("function");
+    // A delivery run has a hard bound: a receiver can never hold a worker indefinitely.
+    expect(registry["webhook.deliver"]?.timeoutMs).toBeLessThanOrEqual(60_000);
   });
 });

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Queue } from "bullmq";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createBullQueue } from "./bullmq";
-import { createJobQueue } from "./index";
+import { createJobQueue, LEGACY_QUEUE_NAME, startPeriodicTasks } from "./index";
 import { dropPrefix, TEST_REDIS_URL, uniquePrefix } from "./testing/redis";
 import { JobTimeoutError, UnknownJobError, type TJobRegistry, type TScheduledJobQueue } from "./types";
 import { startWorkers, type TWorkers } from "./workers";
@@ -249,5 +249,38 @@ describe("BullMQ job queue", () => {
     await expect(down.enqueue("any", {})).rejects.toThrow(/timed out|ECONNREFUSED|closed/);
     expect(Date.now() - started).toBeLessThan(3_000);
     await down.close();
+  });
+
+  it("drains the single queue of older releases and retires its schedules", async () => {
+    const legacyPrefix = `${prefix}-legacy`;
+    cleanups.push(() => dropPrefix(legacyPrefix));
+    const legacy = new Queue(LEGACY_QUEUE_NAME, {
+      prefix: legacyPrefix,
+      connection: { url: TEST_REDIS_URL },
+    });
+    cleanups.push(() => legacy.close());
+    await legacy.add("old.job", { n: 1 }, { jobId: "queued-before-upgrade" });
+    await legacy.upsertJobScheduler("periodic-old", { every: 60_000 }, { name: "old.job", data: {} });
+    const ran = deferred<unknown>();
+    const registry: TJobRegistry = {
+      "old.job": {
+        attempts: 1,
+        backoffMs: 10,
+        handler: async (data) => {
+          if ((data as { n?: number }).n === 1) ran.resolve(data);
+        },
+      },
+    };
+    const queue = createBullQueue({ redisUrl: TEST_REDIS_URL, prefix: legacyPrefix, registry });
+    const w = startWorkers({ redisUrl: TEST_REDIS_URL, prefix: legacyPrefix, registry });
+    cleanups.push(
+      () => queue.close(),
+      () => w.close(),
+    );
+    const stop = await startPeriodicTasks(queue, []);
+    stop();
+    expect(await legacy.getJobSchedulersCount()).toBe(0);
+    // The job an older release queued still runs.
+    await expect(ran.promise).resolves.toEqual({ n: 1 });
   });
 });

@@ -3,15 +3,21 @@ import { encodeJobId } from "./job-id";
 import { withTimeout } from "./timeout";
 import { waitForJob } from "./wait-for-job";
 import {
+  JOB_QUEUES,
   JobTimeoutError,
   lazyRegistry,
+  queueOf,
   UnknownJobError,
   type TJobDefinition,
   type TJobRegistrySource,
   type TScheduledJobQueue,
 } from "./types";
 
-export const DEFAULT_QUEUE_NAME = "posture";
+/**
+ * The one queue every job shared before jobs were split by kind (scans, deliveries, reports,
+ * maintenance). The scheduler still drains it, so jobs queued by an older release are not lost.
+ */
+export const LEGACY_QUEUE_NAME = "posture";
 
 // Finished jobs are kept a while for inspection, then trimmed; failures longer than successes.
 const KEEP_COMPLETED = { age: 24 * 3600, count: 1_000 };
@@ -21,6 +27,7 @@ export type TBullQueueOptions = {
   redisUrl: string;
   /** Redis key prefix; tests use one of their own. */
   prefix: string;
+  /** Every job on this one queue (tests); unset, each job goes to its definition's queue. */
   queueName?: string;
   registry: TJobRegistrySource;
   /** Bound on enqueue / ping / close talking to Redis, so a request never hangs on it. */
@@ -38,35 +45,47 @@ function jobOptions(def: TJobDefinition): JobsOptions {
 }
 
 export function createBullQueue(opts: TBullQueueOptions): TScheduledJobQueue {
-  const queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
   const redisTimeoutMs = opts.redisTimeoutMs ?? 2_000;
   const onError = opts.onError ?? (() => {});
   const definition = lazyRegistry(opts.registry);
 
   // The producer runs on the request path: no offline queue and few retries, so a command fails
   // at once while Redis is away instead of piling up. BullMQ reconnects in the background.
-  const queue = new Queue(queueName, {
-    prefix: opts.prefix,
-    connection: {
-      url: opts.redisUrl,
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
-      connectTimeout: 2_000,
-    },
-  });
-  queue.on("error", onError);
+  // One Queue per kind of work, opened on first use.
+  const queues = new Map<string, Queue>();
+  function queueNamed(name: string): Queue {
+    let queue = queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, {
+        prefix: opts.prefix,
+        connection: {
+          url: opts.redisUrl,
+          maxRetriesPerRequest: 1,
+          enableOfflineQueue: false,
+          connectTimeout: 2_000,
+        },
+      });
+      queue.on("error", onError);
+      queues.set(name, queue);
+    }
+    return queue;
+  }
+  const queueFor = (def: TJobDefinition) => queueNamed(opts.queueName ?? queueOf(def));
+  const allQueueNames = opts.queueName ? [opts.queueName] : [...JOB_QUEUES];
 
   // Only runAndWait needs events, and they hold a blocking connection of their own: opened on first use.
-  let events: QueueEvents | undefined;
-  function queueEvents(): QueueEvents {
-    if (!events) {
-      events = new QueueEvents(queueName, {
+  const events = new Map<string, QueueEvents>();
+  function queueEvents(name: string): QueueEvents {
+    let e = events.get(name);
+    if (!e) {
+      e = new QueueEvents(name, {
         prefix: opts.prefix,
         connection: { url: opts.redisUrl, maxRetriesPerRequest: null, connectTimeout: 2_000 },
       });
-      events.on("error", onError);
+      e.on("error", onError);
+      events.set(name, e);
     }
-    return events;
+    return e;
   }
 
   const redisCall = <T>(what: string, work: Promise<T>) =>
@@ -84,6 +103,7 @@ export function createBullQueue(opts: TBullQueueOptions): TScheduledJobQueue {
    */
   async function add(name: string, data: unknown, jobId: string | undefined, delayMs: number) {
     const def = definitionOf(name);
+    const queue = queueFor(def);
     const id = jobId === undefined ? undefined : encodeJobId(jobId);
     if (id !== undefined) {
       const state = await queue.getJobState(id);
@@ -97,6 +117,7 @@ export function createBullQueue(opts: TBullQueueOptions): TScheduledJobQueue {
   }
 
   let closing: Promise<void> | undefined;
+  const waiters = new Set<() => void>();
 
   return {
     async enqueue(name, data, enqueueOpts = {}) {
@@ -109,14 +130,29 @@ export function createBullQueue(opts: TBullQueueOptions): TScheduledJobQueue {
       waitOpts: { jobId: string; timeoutMs: number },
     ): Promise<R> {
       const { jobId, timeoutMs } = waitOpts;
+      const timeout = () => new JobTimeoutError(jobId, timeoutMs);
       const work = (async () => {
-        const events = queueEvents();
+        const queue = queueFor(definitionOf(name));
+        const events = queueEvents(queue.name);
         // Fails fast, like enqueue, when Redis is away: the caller learns the queue is down
         // rather than waiting out its whole timeout.
         const job = await redisCall("enqueue", add(name, data, jobId, 0));
         return (await waitForJob(queue, events, job, timeoutMs)) as R;
       })();
-      return withTimeout(work, timeoutMs, () => new JobTimeoutError(jobId, timeoutMs));
+      // stopWaiting ends the wait early, as a timeout does; the job carries on in the workers.
+      let stop: () => void = () => {};
+      const stopped = new Promise<never>((_, reject) => (stop = () => reject(timeout())));
+      stopped.catch(() => {});
+      waiters.add(stop);
+      try {
+        return await withTimeout(Promise.race([work, stopped]), timeoutMs, timeout);
+      } finally {
+        waiters.delete(stop);
+      }
+    },
+
+    stopWaiting() {
+      for (const stop of waiters) stop();
     },
 
     async ping() {
@@ -124,6 +160,7 @@ export function createBullQueue(opts: TBullQueueOptions): TScheduledJobQueue {
         "ping",
         (async () => {
           // BullMQ's client abstraction has no PING; any one-key read is the same round trip.
+          const queue = queueNamed(allQueueNames[0] ?? LEGACY_QUEUE_NAME);
           const client = await queue.client;
           await client.hexists(queue.toKey("meta"), "version");
         })(),
@@ -133,7 +170,21 @@ export function createBullQueue(opts: TBullQueueOptions): TScheduledJobQueue {
     async depth() {
       return redisCall(
         "depth",
-        queue.getJobCounts("waiting", "active", "delayed", "prioritized", "failed", "completed"),
+        (async () => {
+          const total: Record<string, number> = {};
+          for (const name of allQueueNames) {
+            const counts = await queueNamed(name).getJobCounts(
+              "waiting",
+              "active",
+              "delayed",
+              "prioritized",
+              "failed",
+              "completed",
+            );
+            for (const [state, n] of Object.entries(counts)) total[state] = (total[state] ?? 0) + n;
+          }
+          return total;
+        })(),
       );
     },
 
@@ -143,7 +194,7 @@ export function createBullQueue(opts: TBullQueueOptions): TScheduledJobQueue {
         "everyMs" in repeat ? { every: repeat.everyMs } : { pattern: repeat.pattern, tz: repeat.tz ?? "UTC" };
       await redisCall(
         "schedule",
-        queue.upsertJobScheduler(encodeJobId(repeat.schedulerId), every, {
+        queueFor(def).upsertJobScheduler(encodeJobId(repeat.schedulerId), every, {
           name,
           data,
           opts: jobOptions(def),
@@ -151,8 +202,27 @@ export function createBullQueue(opts: TBullQueueOptions): TScheduledJobQueue {
       );
     },
 
+    async hasSchedule(name, schedulerId) {
+      const queue = queueFor(definitionOf(name));
+      const found = await redisCall("schedule check", queue.getJobScheduler(encodeJobId(schedulerId)));
+      return found !== undefined && found !== null;
+    },
+
+    async retireLegacySchedules() {
+      if (opts.queueName) return 0;
+      const legacy = queueNamed(LEGACY_QUEUE_NAME);
+      const schedulers = await redisCall("legacy schedules", legacy.getJobSchedulers());
+      for (const s of schedulers) {
+        if (s.key) await redisCall("unschedule", legacy.removeJobScheduler(s.key));
+      }
+      return schedulers.length;
+    },
+
     async unschedule(schedulerId) {
-      await redisCall("unschedule", queue.removeJobScheduler(encodeJobId(schedulerId)));
+      await redisCall(
+        "unschedule",
+        Promise.all(allQueueNames.map((n) => queueNamed(n).removeJobScheduler(encodeJobId(schedulerId)))),
+      );
     },
 
     close() {
@@ -165,7 +235,7 @@ export function createBullQueue(opts: TBullQueueOptions): TScheduledJobQueue {
             ),
           );
         };
-        await Promise.all([closeOne(queue), events ? closeOne(events) : Promise.resolve()]);
+        await Promise.all([...queues.values(), ...events.values()].map(closeOne));
       })();
       return closing;
     },

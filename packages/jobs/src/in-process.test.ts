@@ -139,3 +139,68 @@ describe("in-process queue", () => {
     await queue.close();
   });
 });
+
+describe("in-process queue: kinds of work and organizations", () => {
+  it("runs a scan at once while every delivery slot is held, and caps one organization's deliveries", async () => {
+    const release = deferred();
+    let running = 0;
+    let mostAtOnce = 0;
+    const queue = createInProcessQueue(
+      {
+        deliver: {
+          attempts: 1,
+          backoffMs: 1,
+          queue: "deliveries",
+          orgOf: (data) => (data as { orgId: string }).orgId,
+          handler: async () => {
+            running++;
+            mostAtOnce = Math.max(mostAtOnce, running);
+            await release.promise;
+            running--;
+          },
+        },
+        scan: { attempts: 1, backoffMs: 1, queue: "scans", handler: async () => "scanned" },
+        other: {
+          attempts: 1,
+          backoffMs: 1,
+          queue: "deliveries",
+          orgOf: () => "org-b",
+          handler: async () => "delivered",
+        },
+      },
+      { queues: { deliveries: { concurrency: 3, perOrg: 2 }, scans: { concurrency: 1 } } },
+    );
+    for (let i = 0; i < 6; i++) await queue.enqueue("deliver", { orgId: "org-a" }, { jobId: `a-${i}` });
+    await new Promise((r) => setTimeout(r, 20));
+    // Organization A holds two of the three delivery slots, no more.
+    expect(running).toBe(2);
+    // Another kind of work is not queued behind them, nor is another organization's delivery.
+    await expect(queue.runAndWait("scan", {}, { jobId: "s1", timeoutMs: 500 })).resolves.toBe("scanned");
+    await expect(queue.runAndWait("other", {}, { jobId: "b1", timeoutMs: 500 })).resolves.toBe("delivered");
+    release.resolve();
+    await queue.close();
+    expect(mostAtOnce).toBe(2);
+  });
+
+  it("stopWaiting ends a wait as a timeout would, and the job carries on", async () => {
+    const release = deferred();
+    let finished = false;
+    const queue = createInProcessQueue({
+      slow: {
+        attempts: 1,
+        backoffMs: 1,
+        handler: async () => {
+          await release.promise;
+          finished = true;
+        },
+      },
+    });
+    const waiting = queue.runAndWait("slow", {}, { jobId: "w1", timeoutMs: 60_000 });
+    queue.stopWaiting?.();
+    await expect(waiting).rejects.toBeInstanceOf(JobTimeoutError);
+    expect(finished).toBe(false);
+    release.resolve();
+    await queue.close();
+    expect(finished).toBe(true);
+  });
+});

@@ -1,12 +1,12 @@
 import type { TJobQueue } from "@posture/platform";
 import { createBullQueue } from "./bullmq";
-import { createInProcessQueue } from "./in-process";
+import { createInProcessQueue, type TInProcessOptions } from "./in-process";
 import type { TJobRegistrySource } from "./types";
 
 export * from "./types";
-export { combineJobModules, periodicTasksOf, startPeriodicTasks } from "./modules";
-export { createInProcessQueue } from "./in-process";
-export { createBullQueue, DEFAULT_QUEUE_NAME, type TBullQueueOptions } from "./bullmq";
+export { combineJobModules, periodicTasksOf, startPeriodicTasks, type TPeriodicOptions } from "./modules";
+export { createInProcessQueue, type TInProcessOptions } from "./in-process";
+export { createBullQueue, LEGACY_QUEUE_NAME, type TBullQueueOptions } from "./bullmq";
 export { startWorkers, type TWorkers, type TWorkersOptions } from "./workers";
 
 /** Default Redis key prefix of the job queue; the gateway and the scheduler must agree on it. */
@@ -18,6 +18,8 @@ export type TCreateJobQueueOptions = {
   prefix?: string;
   registry: TJobRegistrySource;
   onError?: (err: Error) => void;
+  /** In-process only: per-queue limits (the scheduler's workers take theirs from its env). */
+  queues?: TInProcessOptions["queues"];
 };
 
 /**
@@ -27,7 +29,7 @@ export type TCreateJobQueueOptions = {
  *   const registry = combineJobModules(JOB_MODULES, { db, jobs, runtime, log });
  */
 export function createJobQueue(opts: TCreateJobQueueOptions): TJobQueue {
-  if (!opts.redisUrl) return createInProcessQueue(opts.registry);
+  if (!opts.redisUrl) return createInProcessQueue(opts.registry, opts.queues ? { queues: opts.queues } : {});
   return createBullQueue({
     redisUrl: opts.redisUrl,
     prefix: opts.prefix ?? DEFAULT_JOBS_PREFIX,

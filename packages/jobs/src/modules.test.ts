@@ -63,9 +63,11 @@ describe("job modules", () => {
     const scheduled: TScheduledJobQueue = {
       ...queue,
       scheduleRepeating: async (name, _data, opts) => void schedules.push({ name, opts }),
+      hasSchedule: async () => true,
       unschedule: async () => {},
     };
-    await startPeriodicTasks(scheduled, periodicTasksOf<TDeps>([alpha, beta]));
+    const stop = await startPeriodicTasks(scheduled, periodicTasksOf<TDeps>([alpha, beta]));
+    stop();
     expect(schedules).toEqual([
       { name: "alpha.run", opts: { schedulerId: "periodic-alpha", everyMs: 60_000 } },
       { name: "beta.sweep", opts: { schedulerId: "periodic-beta", everyMs: 300_000 } },

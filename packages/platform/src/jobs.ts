@@ -10,6 +10,12 @@ export type TJobQueue = {
   enqueue: (name: string, data: unknown, opts?: TEnqueueOptions) => Promise<void>;
   /** Queues a job and waits for its result (rejects with its error, or on timeout). */
   runAndWait: <R>(name: string, data: unknown, opts: { jobId: string; timeoutMs: number }) => Promise<R>;
+  /**
+   * Ends every runAndWait now waiting as its timeout would (JobTimeoutError); the jobs carry on.
+   * A shutting-down gateway calls it so that a request waiting on a long job gets its answer
+   * (POST /sync: 202 with the scan id) before the process exits.
+   */
+  stopWaiting?: () => void;
   ping: () => Promise<void>;
   /** Jobs per state (waiting, active, delayed, failed…), for the metrics endpoint. */
   depth?: () => Promise<Record<string, number>>;

@@ -40,6 +40,7 @@ export const behaviourJobs: TJobModule<TBehaviourDeps> = {
     [BEHAVIOUR_REFRESH_JOB]: {
       attempts: 3,
       backoffMs: 10_000,
+      queue: "reports",
       handler: (data) => {
         const p = payloadOf(data);
         return runBehaviourRefresh(deps, p.orgId, p.changedSince);

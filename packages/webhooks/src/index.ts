@@ -26,7 +26,7 @@ export {
   type TEmitInput,
 } from "./services/emit-event";
 export { webhookJobDefinitions, webhookJobs, ZDeliverJob } from "./jobs/definitions";
-export { deliverWebhook, type TDeliverDeps, type TDeliverOutcome } from "./jobs/deliver";
+export { deliverWebhook, RECORD_JOB, type TDeliverDeps, type TDeliverOutcome } from "./jobs/deliver";
 export { requeueOverdueDeliveries, SWEEP_JOB } from "./jobs/sweep";
 export {
   defaultBackoff,

@@ -5,21 +5,28 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKeyFor, createOrganization, createUser } from "@posture/account";
-import { connectors, sessions } from "@posture/db";
+import { eq } from "drizzle-orm";
+import { connectors, scans, sessions } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
+import { buildJobRegistry } from "@posture/job-modules";
+import { createBullQueue, startWorkers, type TJobRegistry } from "@posture/jobs";
+import { dropPrefix, uniquePrefix } from "@posture/jobs/testing";
 import { generateSessionToken, SESSION_ABSOLUTE_MS, SESSION_COOKIE } from "@posture/platform";
-import { randomClientIp } from "../testing";
+import { SCAN_JOB } from "@posture/posture";
+import { randomClientIp, TEST_REDIS_URL } from "../testing";
 
 // The real entry point in its own process: SIGTERM stops accepting, lets the in-flight request
 // finish, closes pools and exits 0.
 let db: TestDb;
 let child: ChildProcess | undefined;
+const cleanups: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
   db = await createTestDb();
 });
 afterAll(async () => {
   child?.kill("SIGKILL");
+  for (const clean of cleanups.splice(0).reverse()) await clean().catch(() => {});
   await db.drop();
 });
 
@@ -64,7 +71,7 @@ function startGatewayProcess(
   });
 }
 
-async function fixture(name: string) {
+async function fixture(name: string, fileCount = 10_000) {
   const org = await createOrganization(db.db, { name, plan: "business" });
   const user = await createUser(db.db, {
     orgId: org.id,
@@ -87,7 +94,7 @@ async function fixture(name: string) {
       type: "google_workspace",
       displayName: "Big",
       mode: "demo",
-      config: { fileCount: 10_000 },
+      config: { fileCount },
     })
     .returning();
   return { key, cookie: `${SESSION_COOKIE}=${s.token}`, connectorId: connector?.id ?? "" };
@@ -187,4 +194,80 @@ describe("SIGTERM under keep-alive load", () => {
     const lost = [...errors.entries()].filter(([c]) => c !== "ECONNREFUSED");
     expect(lost).toEqual([]);
   }, 60_000);
+});
+
+describe("SIGTERM during a sync longer than the shutdown bound", () => {
+  it("answers the sync 202 with its scan id, exits 0, and the scan completes in the scheduler", async () => {
+    const f = await fixture("Handoff", 200);
+    const prefix = uniquePrefix("shutdown-handoff");
+    const encryptionKey = randomBytes(32).toString("hex");
+    // The scheduler's side, in this process: the service's registry on BullMQ, its scan made to
+    // take 27 s, longer than the 25 s the gateway used to allow a shutdown before exiting 1.
+    const jobs = createBullQueue({ redisUrl: TEST_REDIS_URL, prefix, registry: () => registry });
+    const real: TJobRegistry = buildJobRegistry({
+      db: db.db,
+      jobs,
+      runtime: {
+        encryptionKey: Buffer.from(encryptionKey, "hex"),
+        publicUrl: "http://localhost:3000",
+        webhookAllowPrivateTargets: false,
+      },
+      log: { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} },
+    });
+    const scan = real[SCAN_JOB];
+    if (!scan) throw new Error("no scan job");
+    const registry: TJobRegistry = {
+      ...real,
+      [SCAN_JOB]: {
+        ...scan,
+        handler: async (data, ctx) => {
+          await new Promise((r) => setTimeout(r, 27_000));
+          return scan.handler(data, ctx);
+        },
+      },
+    };
+    const workers = startWorkers({ redisUrl: TEST_REDIS_URL, prefix, registry });
+    cleanups.push(
+      () => dropPrefix(prefix),
+      () => jobs.close(),
+      () => workers.close(),
+    );
+
+    const { url, proc } = await startGatewayProcess({
+      REDIS_URL: TEST_REDIS_URL,
+      JOBS_PREFIX: prefix,
+      ENCRYPTION_KEY: encryptionKey,
+      SHUTDOWN_TIMEOUT_MS: "4000",
+    });
+    const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
+    const sync = fetch(`${url}/api/connectors/${f.connectorId}/sync`, {
+      method: "POST",
+      headers: { cookie: f.cookie },
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    const signalledAt = Date.now();
+    proc.kill("SIGTERM");
+
+    // The client gets its answer before the bound: the scan is running, here is its id.
+    const res = await sync;
+    expect(res.status).toBe(202);
+    const body = (await res.json()) as { scanId: string; status: string };
+    expect(body.scanId).toEqual(expect.any(String));
+    expect(["QUEUED", "RUNNING"]).toContain(body.status);
+    expect(await exited).toBe(0);
+    expect(Date.now() - signalledAt).toBeLessThan(6_000);
+
+    // The scan was never the gateway's to lose: the scheduler's worker completes it.
+    const deadline = Date.now() + 60_000;
+    let status: string | undefined;
+    while (Date.now() < deadline) {
+      [{ status } = { status: undefined }] = await db.db
+        .select({ status: scans.status })
+        .from(scans)
+        .where(eq(scans.id, body.scanId));
+      if (status === "COMPLETE" || status === "FAILED") break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(status).toBe("COMPLETE");
+  }, 90_000);
 });

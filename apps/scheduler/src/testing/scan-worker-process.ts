@@ -39,7 +39,7 @@ startWorkers({
   redisUrl,
   prefix,
   registry,
-  concurrency: 1,
+  queues: { scans: { concurrency: 1 } },
   log,
   lockDurationMs: Number(required("LOCK_DURATION_MS")),
   // The stalled check is throttled queue-wide: every worker of a queue must use the same interval.

@@ -1,5 +1,5 @@
 import { connectors, findings, scans } from "@posture/db";
-import { createBullQueue, DEFAULT_QUEUE_NAME, type TJobRegistry } from "@posture/jobs";
+import { createBullQueue, type TJobRegistry } from "@posture/jobs";
 import { dropPrefix, TEST_REDIS_URL, uniquePrefix } from "@posture/jobs/testing";
 import { sweepDueScans } from "@posture/posture";
 import { eq } from "drizzle-orm";
@@ -43,7 +43,7 @@ beforeAll(async () => {
   gw = await startTestGateway({ jobs });
   deps = { db: gw.db.db, jobs, runtime: gw.gateway.deps.runtime, log: silent };
   registry = buildJobRegistry(deps);
-  scheduler = startScheduler({ redisUrl: TEST_REDIS_URL, prefix, registry, concurrency: 2, log: silent });
+  scheduler = startScheduler({ redisUrl: TEST_REDIS_URL, prefix, registry, log: silent });
 });
 afterAll(async () => {
   redis?.disconnect();
@@ -62,11 +62,11 @@ async function connectDemo(cookie: string, fileCount: number) {
   return res.body as { id: string };
 }
 
-/** The job as BullMQ keeps it in Redis (scan ids need no escaping to be job ids). */
+/** The job as BullMQ keeps it in Redis, on the scans queue (scan ids need no escaping to be job ids). */
 async function bullJob(jobId: string) {
   redis ??= new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
-  const job = await redis.hgetall(`${prefix}:${DEFAULT_QUEUE_NAME}:${jobId}`);
-  const completed = await redis.zscore(`${prefix}:${DEFAULT_QUEUE_NAME}:completed`, jobId);
+  const job = await redis.hgetall(`${prefix}:scans:${jobId}`);
+  const completed = await redis.zscore(`${prefix}:scans:completed`, jobId);
   return {
     name: job.name,
     completed: completed !== null,

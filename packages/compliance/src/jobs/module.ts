@@ -24,6 +24,7 @@ export const complianceJobModule: TJobModule<TComplianceJobDeps> = {
     [EVIDENCE_BUILD_JOB]: {
       attempts: BUILD_ATTEMPTS,
       backoffMs: 5_000,
+      queue: "reports",
       handler: (data, { attempt }) =>
         runEvidenceBuild(deps.db, deps.log, jobIdOf(data), attempt, BUILD_ATTEMPTS),
     },

@@ -8,7 +8,13 @@ export const PARTNER_HEALTH_JOB = "partner.health.sweep";
 /** Scheduled portfolio reports and client health notifications; both sweeps are idempotent. */
 export const partnerJobModule: TJobModule<TReportDeps> = {
   definitions: (deps) => ({
-    [PARTNER_REPORTS_JOB]: { attempts: 1, backoffMs: 0, handler: () => sweepScheduledReports(deps) },
+    // The sweep builds the due portfolio PDFs: report work, not housekeeping.
+    [PARTNER_REPORTS_JOB]: {
+      attempts: 1,
+      backoffMs: 0,
+      queue: "reports",
+      handler: () => sweepScheduledReports(deps),
+    },
     [PARTNER_HEALTH_JOB]: { attempts: 1, backoffMs: 0, handler: () => sweepClientHealth(deps) },
   }),
   periodic: [

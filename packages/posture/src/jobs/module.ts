@@ -1,3 +1,5 @@
+import { eq } from "drizzle-orm";
+import { scans } from "@posture/db";
 import type { TJobModule } from "@posture/jobs";
 import {
   runScanJob,
@@ -25,6 +27,15 @@ export const postureJobs: TJobModule<TScanDeps> = {
     [SCAN_JOB]: {
       attempts: SCAN_ATTEMPTS,
       backoffMs: 5_000,
+      // Scans have workers of their own, and one organization holds at most its share of them.
+      queue: "scans",
+      orgOf: async (data) => {
+        const [row] = await deps.db
+          .select({ orgId: scans.orgId })
+          .from(scans)
+          .where(eq(scans.id, scanIdOf(data)));
+        return row?.orgId ?? null;
+      },
       handler: (data, { attempt }) => runScanJob(deps, scanIdOf(data), attempt),
     },
     [SCAN_SWEEP_JOB]: { attempts: 1, backoffMs: 0, handler: () => sweepDueScans(deps) },

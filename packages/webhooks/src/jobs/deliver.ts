@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import {
@@ -31,7 +32,15 @@ export type TDeliverDeps = {
   backoff?: TBackoff;
   resolve?: TResolver;
   timeoutMs?: number;
+  /**
+   * How long an attempt's outcome is retried against the database (an outage mid-attempt) before
+   * it is handed to a job of its own, retried until the database is back. Default 10 s.
+   */
+  recordBudgetMs?: number;
 };
+
+/** Records an attempt whose outcome could not be written when it was made. */
+export const RECORD_JOB = "webhook.record-attempt";
 
 export type TDeliverOutcome =
   | "missing"
@@ -42,7 +51,8 @@ export type TDeliverOutcome =
   | "delivered"
   | "gone"
   | "retry-scheduled"
-  | "abandoned";
+  | "abandoned"
+  | "record-deferred";
 
 // Due-ness is judged on the database clock, the one clock every gateway and worker shares.
 // A job that fires a little early still counts as due.
@@ -80,6 +90,8 @@ async function loadDelivery(db: Db, deliveryId: string) {
 }
 
 type TDelivery = NonNullable<Awaited<ReturnType<typeof loadDelivery>>>;
+/** What recording an attempt's outcome needs of its delivery. */
+type TDeliveryRef = { id: string; subscriptionId: string };
 
 /** Counts the attempt and takes a short lease, unless another run got there first. */
 async function claimAttempt(db: Db, d: TDelivery, leaseMs: number): Promise<number | null> {
@@ -165,7 +177,7 @@ type TAttemptLog = {
  */
 async function settle(
   db: Db,
-  d: TDelivery,
+  d: TDeliveryRef,
   log: TAttemptLog,
   error: string | null,
   outcome: PgUpdateSetSource<typeof webhookDeliveries>,
@@ -176,13 +188,27 @@ async function settle(
       .set(outcome)
       .where(ours(d, log.attempt))
       .returning({ orgId: webhookDeliveries.orgId });
-    if (!row) return;
-    await tx.insert(webhookDeliveryAttempts).values({ orgId: row.orgId, deliveryId: d.id, ...log, error });
+    // An attempt made is logged even when a later one has claimed the row meanwhile (its outcome
+    // recorded late, after a database outage); only a deleted delivery takes its log with it.
+    const orgId =
+      row?.orgId ??
+      (
+        await tx
+          .select({ orgId: webhookDeliveries.orgId })
+          .from(webhookDeliveries)
+          .where(eq(webhookDeliveries.id, d.id))
+      )[0]?.orgId;
+    if (!orgId) return;
+    // Written once per attempt, however often its recording is retried.
+    await tx
+      .insert(webhookDeliveryAttempts)
+      .values({ orgId, deliveryId: d.id, ...log, error })
+      .onConflictDoNothing();
   });
 }
 
 /** Whether the row is still ours to write: the attempt we claimed, still open. */
-const ours = (d: TDelivery, attempts: number) =>
+const ours = (d: TDeliveryRef, attempts: number) =>
   and(
     eq(webhookDeliveries.id, d.id),
     eq(webhookDeliveries.attempts, attempts),
@@ -227,6 +253,73 @@ export async function deliverWebhook(deps: TDeliverDeps, deliveryId: string): Pr
     durationMs: Date.now() - startedAt.getTime(),
     statusCode: result.statusCode,
   };
+  return recordDurably(deps, { id: d.id, subscriptionId: d.subscriptionId }, log, result);
+}
+
+/**
+ * Records an attempt's outcome. The receiver has had its request: the attempt must be logged even
+ * if the database is away just now. Tried again for `recordBudgetMs`; then handed to a job of its
+ * own (the queue lives in Redis) that retries until the database is back.
+ */
+async function recordDurably(
+  deps: TDeliverDeps,
+  d: TDeliveryRef,
+  log: TAttemptLog,
+  result: TSendResult,
+): Promise<TDeliverOutcome> {
+  const deadline = Date.now() + (deps.recordBudgetMs ?? 10_000);
+  for (let pause = 200; ; pause = Math.min(pause * 2, 2_000)) {
+    try {
+      return await recordOutcome(deps, d, log, result);
+    } catch (err) {
+      if (Date.now() + pause > deadline) {
+        deps.log.warn(
+          { err, deliveryId: d.id, attempt: log.attempt },
+          "webhook attempt not recorded yet; queued its recording",
+        );
+        await deps.jobs.enqueue(RECORD_JOB, toRecordJob(d, log, result), {
+          jobId: `${d.id}-record-${log.attempt}`,
+        });
+        return "record-deferred";
+      }
+      await sleep(pause);
+    }
+  }
+}
+
+export type TRecordJob = {
+  deliveryId: string;
+  subscriptionId: string;
+  log: Omit<TAttemptLog, "startedAt"> & { startedAt: string };
+  result: TSendResult;
+};
+
+const toRecordJob = (d: TDeliveryRef, log: TAttemptLog, result: TSendResult): TRecordJob => ({
+  deliveryId: d.id,
+  subscriptionId: d.subscriptionId,
+  log: { ...log, startedAt: log.startedAt.toISOString() },
+  result,
+});
+
+/** The RECORD_JOB handler: the outcome of an attempt made while the database was away. */
+export function recordDeferredAttempt(deps: TDeliverDeps, job: TRecordJob): Promise<TDeliverOutcome> {
+  return recordOutcome(
+    deps,
+    { id: job.deliveryId, subscriptionId: job.subscriptionId },
+    { ...job.log, startedAt: new Date(job.log.startedAt) },
+    job.result,
+  );
+}
+
+/** Writes the outcome and schedules what follows (the next try, or nothing). Idempotent. */
+async function recordOutcome(
+  deps: TDeliverDeps,
+  d: TDeliveryRef,
+  log: TAttemptLog,
+  result: TSendResult,
+): Promise<TDeliverOutcome> {
+  const { db } = deps;
+  const attempts = log.attempt;
   const now = new Date();
 
   if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {

@@ -43,6 +43,12 @@ export function useDeliveryFixtures() {
     return state.tdb.db;
   };
 
+  /** The connection URL of the file's database (for tests that reach it another way). */
+  const dbUrl = () => {
+    if (!state.tdb) throw new Error("database not ready");
+    return state.tdb.url;
+  };
+
   async function receiver(...args: Parameters<typeof startReceiver>) {
     const r = await startReceiver(...args);
     receivers.push(r);
@@ -114,5 +120,5 @@ export function useDeliveryFixtures() {
   const waitForStatus = (id: string, status: string) =>
     waitFor(async () => ((await delivery(id))?.status === status ? delivery(id) : undefined));
 
-  return { db, runtime, receiver, org, liveQueue, recordingQueue, subscribe, delivery, waitForStatus };
+  return { db, dbUrl, runtime, receiver, org, liveQueue, recordingQueue, subscribe, delivery, waitForStatus };
 }

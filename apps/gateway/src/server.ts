@@ -71,6 +71,7 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
         ? {
             databaseUrl: env.DATABASE_URL,
             statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
+            ...(env.DB_QUERY_TIMEOUT_MS === undefined ? {} : { queryTimeoutMs: env.DB_QUERY_TIMEOUT_MS }),
             migrationDatabaseUrl: env.MIGRATION_DATABASE_URL,
           }
         : { dataDir: join(resolveDataDir(env.DATA_DIR), "pg") },
@@ -124,8 +125,11 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
   const probes: TGatewayDeps["probes"] = { db: db.ping };
   if (redis) probes.redis = async () => void (await redis.ping());
 
-  const limits = new RateLimits(redis, opts.rateLimitPrefix ?? "rl", (err) =>
-    log.warn({ err: err.message }, "rate limit: redis unavailable, counting in memory"),
+  const limits = new RateLimits(
+    redis,
+    opts.rateLimitPrefix ?? "rl",
+    (err) => log.warn({ err: err.message }, "rate limit: redis unavailable, counting in memory"),
+    { redisTimeoutMs: env.RATE_LIMIT_REDIS_TIMEOUT_MS },
   );
   const deps: TGatewayDeps = {
     db,

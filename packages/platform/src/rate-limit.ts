@@ -227,10 +227,18 @@ export class RateLimits {
         if (err) this.onRedisError(err);
         resolve(value);
       };
-      const timer = setTimeout(() => {
-        this.skipRedisUntil = Date.now() + this.cooldownMs;
-        finish(null, new Error(`Redis did not answer within ${this.timeoutMs} ms`));
-      }, this.timeoutMs);
+      // The verdict waits for one more turn of the event loop: when this process itself was busy
+      // (a GC pause, a large response being serialised) the answer may already sit in the socket,
+      // and I/O is read before setImmediate runs. Only a Redis that really did not answer times out.
+      const timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (settled) return;
+            this.skipRedisUntil = Date.now() + this.cooldownMs;
+            finish(null, new Error(`Redis did not answer within ${this.timeoutMs} ms`));
+          }),
+        this.timeoutMs,
+      );
       let pending: Promise<T>;
       try {
         pending = call();

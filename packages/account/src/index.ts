@@ -4,3 +4,5 @@ export { createOrganization, setOrganizationPlan } from "./services/organization
 export { createUser } from "./services/users";
 export { createApiKeyFor } from "./services/api-keys";
 export { seedDemoIfEmpty, type TDemoSeed } from "./services/demo";
+export { drainIdle, drainSignInFailures } from "./services/sign-in-failures";
+export { signIn as signInWithPassword } from "./services/auth";

@@ -68,7 +68,7 @@ type TQueryCallback = (err: Error | null, res?: unknown) => void;
  * client bound with it, to that value plus CLIENT_TIMEOUT_MARGIN_MS, until it commits or rolls
  * back; `statement_timeout = 0` (migrations) lifts it.
  */
-function boundedClientClass(defaultBoundMs: number) {
+function boundedClientClass(defaultBoundMs: number, onStatement?: (text: string) => void) {
   return class BoundedClient extends pg.Client {
     private sessionBoundMs = defaultBoundMs;
     private txBoundMs: number | null = null;
@@ -101,6 +101,7 @@ function boundedClientClass(defaultBoundMs: number) {
       const config = args[0] as string | { text?: string; submit?: unknown } | null | undefined;
       const text = typeof config === "string" ? config : config?.text;
       const bound = this.boundFor(text);
+      if (onStatement && text) onStatement(text);
       const call = (rest: unknown[]) => (super.query as (...a: unknown[]) => unknown).apply(this, rest);
       if (
         bound <= 0 ||
@@ -160,12 +161,14 @@ export function createDb(opts: {
   poolSize?: number;
   statementTimeoutMs?: number;
   queryTimeoutMs?: number;
+  /** Sees the text of every statement sent (begin and commit included): for tests that count them. */
+  onStatement?: (text: string) => void;
 }): DbHandle {
   const statementTimeoutMs = opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const queryTimeoutMs =
     opts.queryTimeoutMs ?? (statementTimeoutMs > 0 ? statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS : 0);
   const pool = new pg.Pool({
-    Client: boundedClientClass(queryTimeoutMs) as unknown as new () => pg.ClientBase,
+    Client: boundedClientClass(queryTimeoutMs, opts.onStatement) as unknown as new () => pg.ClientBase,
     connectionString: opts.databaseUrl,
     max: opts.poolSize ?? 10,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,

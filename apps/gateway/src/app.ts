@@ -19,6 +19,14 @@ import { downloadRoutes } from "./downloads";
 import { appRouter } from "./router";
 import { restHandler, trpcHandler } from "./trpc-handlers";
 
+/** Whether a response may be compressed (see createApp): buffering would hold a stream back. */
+function compressible(req: Request, res: Response): boolean {
+  if (String(res.getHeader("Content-Type") ?? "").startsWith("text/event-stream")) return false;
+  const accept = `${req.get("trpc-accept") ?? ""},${req.get("accept") ?? ""}`;
+  if (/(^|,)\s*application\/jsonl\s*(;|,|$)/i.test(accept)) return false;
+  return compression.filter(req, res);
+}
+
 type THandler = (req: Request, res: Response, next: NextFunction) => unknown;
 
 /** Express 5 forwards rejected promises to the error handler; this keeps the types honest. */
@@ -36,16 +44,10 @@ export function createApp(deps: TGatewayDeps): Express {
   app.use(securityHeaders);
   // gzip or brotli (quality 4) when the client accepts it, for compressible types (JSON, text,
   // HTML, CSV/NDJSON exports) of 1 kB or more; never for ZIP or PDF (not compressible), bodies
-  // already encoded (the reference's precompressed assets), `Cache-Control: no-transform` or
-  // event streams, which must reach the client as each event is written.
-  app.use(
-    compression({
-      threshold: 1024,
-      filter: (req, res) =>
-        !String(res.getHeader("Content-Type") ?? "").startsWith("text/event-stream") &&
-        compression.filter(req, res),
-    }),
-  );
+  // already encoded (the reference's precompressed assets), `Cache-Control: no-transform`, and
+  // never for streams that must reach the client as each part is written: event streams and
+  // tRPC's streamed batches (httpBatchStreamLink asks for application/jsonl).
+  app.use(compression({ threshold: 1024, filter: compressible }));
 
   const rest = restHandler(deps, appRouter);
   // Limits first, then credentials (cached; the database only for a credential not seen before).

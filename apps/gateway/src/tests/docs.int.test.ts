@@ -129,6 +129,15 @@ describe("response compression", () => {
     expect(JSON.parse(gunzipSync(doc.body).toString("utf8"))).toHaveProperty("openapi");
   });
 
+  it("leaves tRPC's streamed batches alone: each call's result must leave as soon as it is ready", async () => {
+    const path = `/trpc/${Array(3).fill("account.health").join(",")}?batch=1`;
+    const headers = { "x-forwarded-for": freshIp(), "accept-encoding": "gzip" };
+    const streamed = await rawGet(path, { ...headers, "trpc-accept": "application/jsonl" });
+    expect(streamed.status).toBe(200);
+    expect(streamed.headers["content-encoding"]).toBeUndefined();
+    expect(streamed.body.toString("utf8")).toContain("status");
+  });
+
   it("leaves a PDF download as it is", async () => {
     const actor = await gw.createActor({ plan: "business" });
     const pdf = await rawGet("/api/compliance/gap-report", {

@@ -185,7 +185,11 @@ describe("Redis that accepts but does not answer", () => {
         timings.push({ status: res.status, ms: Date.now() - started });
       }
       expect(timings.map((t) => t.status)).toEqual([200, SERVED, 200, SERVED, 200, SERVED]);
-      for (const t of timings) expect(t.ms).toBeLessThan(500);
+      // Before: at least the client's 1 s command timeout each (2 s measured). The median keeps a
+      // busy machine's outlier out; no request may come near the command timeout.
+      const sorted = timings.map((t) => t.ms).sort((a, b) => a - b);
+      expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThan(500);
+      expect(sorted.at(-1)).toBeLessThan(1_000);
       // Limits stay enforced meanwhile (in this process's memory).
       const ip = freshIp();
       const burst = await times(20, () => gw.request("GET", PATH, { ip }));

@@ -1,3 +1,4 @@
+import compression from "compression";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { TGatewayDeps } from "./deps";
 import { emptyBodyAsJson, jsonBody } from "./middleware/body";
@@ -10,13 +11,21 @@ import { requestId } from "./middleware/request-context";
 import { requestLog } from "./middleware/request-log";
 import { sanitizeInput } from "./middleware/sanitize";
 import { securityHeaders } from "./middleware/security-headers";
-import { docsRoutes } from "./docs-page";
+import { docsRoutes, openApiCaching } from "./docs-page";
 import { methodNotAllowed } from "./middleware/method-not-allowed";
 import { openApiDocument, openApiRoutes, routeTable } from "./openapi";
 import { compileRoutes } from "./routes";
 import { downloadRoutes } from "./downloads";
 import { appRouter } from "./router";
 import { restHandler, trpcHandler } from "./trpc-handlers";
+
+/** Whether a response may be compressed (see createApp): buffering would hold a stream back. */
+function compressible(req: Request, res: Response): boolean {
+  if (String(res.getHeader("Content-Type") ?? "").startsWith("text/event-stream")) return false;
+  const accept = `${req.get("trpc-accept") ?? ""},${req.get("accept") ?? ""}`;
+  if (/(^|,)\s*application\/jsonl\s*(;|,|$)/i.test(accept)) return false;
+  return compression.filter(req, res);
+}
 
 type THandler = (req: Request, res: Response, next: NextFunction) => unknown;
 
@@ -33,6 +42,12 @@ export function createApp(deps: TGatewayDeps): Express {
   app.use(httpMetrics(compileRoutes(appRouter)));
   app.use(requestLog(deps.log));
   app.use(securityHeaders);
+  // gzip or brotli (quality 4) when the client accepts it, for compressible types (JSON, text,
+  // HTML, CSV/NDJSON exports) of 1 kB or more; never for ZIP or PDF (not compressible), bodies
+  // already encoded (the reference's precompressed assets), `Cache-Control: no-transform`, and
+  // never for streams that must reach the client as each part is written: event streams and
+  // tRPC's streamed batches (httpBatchStreamLink asks for application/jsonl).
+  app.use(compression({ threshold: 1024, filter: compressible }));
 
   const rest = restHandler(deps, appRouter);
   // Limits first, then credentials (cached; the database only for a credential not seen before).
@@ -44,7 +59,7 @@ export function createApp(deps: TGatewayDeps): Express {
   app.use("/api", wrap(idempotency(deps.db.db, deps.log, deps.runtime.encryptionKey)));
 
   const document = openApiDocument(deps);
-  app.use("/api", openApiRoutes(document), docsRoutes());
+  app.use("/api", openApiCaching(document), openApiRoutes(document), docsRoutes());
   // Procedures that answer with a file (PDF, ZIP): same guards, raw streamed body.
   app.use("/api", downloadRoutes(deps));
   app.use("/api", wrap(rest));

@@ -16,7 +16,14 @@ const ZEnv = z.object({
   DATA_DIR: z.string().default(".data"),
   /** Every database statement of a request is cancelled past this (0: never). */
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(5_000),
+  /**
+   * The client-side bound of every query (0: none): a database that does not answer at all is a
+   * 503 after this long. Default: DB_STATEMENT_TIMEOUT_MS + 1000 (the server cancels first).
+   */
+  DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).optional(),
   REDIS_URL: z.string().url().optional(),
+  /** How long a request waits for Redis (rate limits, credential epochs) before counting in memory. */
+  RATE_LIMIT_REDIS_TIMEOUT_MS: z.coerce.number().int().min(1).max(5_000).default(75),
   TRUST_PROXY: z.string().optional(),
   COOKIE_SECURE: z.enum(["true", "false"]).default("true"),
   PUBLIC_URL: z.string().url().optional(),

@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { openDb, resolveDataDir, type DbHandle } from "@posture/db";
+import { drainSignInFailures } from "@posture/account";
 import { buildJobRegistry, startPeriodicJobs } from "@posture/job-modules";
 import { createJobQueue, startWorkers, type TJobRegistry, type TWorkers } from "@posture/jobs";
 import {
@@ -80,6 +81,7 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
         ? {
             databaseUrl: env.DATABASE_URL,
             statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
+            ...(env.DB_QUERY_TIMEOUT_MS === undefined ? {} : { queryTimeoutMs: env.DB_QUERY_TIMEOUT_MS }),
             migrationDatabaseUrl: env.MIGRATION_DATABASE_URL,
           }
         : { dataDir: join(resolveDataDir(env.DATA_DIR), "pg") },
@@ -105,6 +107,10 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
   const auditKey = deriveAuditKey(runtime.encryptionKey, env.AUDIT_HMAC_KEY);
   setAuditKey(auditKey);
   await sealUnkeyedAuditChains(db.db, auditKey);
+  // Failed sign-ins a stopped process recorded but did not yet append to the audit chain.
+  await drainSignInFailures(db.db).catch((err: unknown) =>
+    log.warn({ err: (err as Error).message }, "sign-in failures: audit rows not yet appended"),
+  );
   // Handlers enqueue follow-up jobs, so the registry is resolved lazily, after the queue exists.
   let registry: TJobRegistry | undefined;
   const registryOf = (): TJobRegistry => (registry ??= buildJobRegistry({ db: db.db, jobs, runtime, log }));
@@ -132,8 +138,11 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
   const probes: TGatewayDeps["probes"] = { db: db.ping };
   if (redis) probes.redis = async () => void (await redis.ping());
 
-  const limits = new RateLimits(redis, opts.rateLimitPrefix ?? "rl", (err) =>
-    log.warn({ err: err.message }, "rate limit: redis unavailable, counting in memory"),
+  const limits = new RateLimits(
+    redis,
+    opts.rateLimitPrefix ?? "rl",
+    (err) => log.warn({ err: err.message }, "rate limit: redis unavailable, counting in memory"),
+    { redisTimeoutMs: env.RATE_LIMIT_REDIS_TIMEOUT_MS },
   );
   const deps: TGatewayDeps = {
     db,

@@ -45,8 +45,12 @@ class RequestLogger implements TLogger {
 }
 
 export function contextFactory(deps: TGatewayDeps) {
-  return ({ req: raw }: { req: unknown }): TContext => {
+  return ({ req: raw, res: rawRes }: { req: unknown; res?: unknown }): TContext => {
     const req = raw as Request;
+    const response = new ResponseControl(deps.secureCookies);
+    // 'close' follows 'finish', and also comes when the client goes away first.
+    const res = (rawRes ?? (req as Request).res) as Response | undefined;
+    if (res) res.once("close", () => response.runAfterResponse());
     return {
       db: deps.db.db,
       principal: req.principal ?? null,
@@ -55,7 +59,7 @@ export function contextFactory(deps: TGatewayDeps) {
       ip: req.clientIp ?? req.socket.remoteAddress ?? "unknown",
       requestId: req.requestId,
       userAgent: req.get("user-agent"),
-      response: new ResponseControl(deps.secureCookies),
+      response,
       limits: deps.limits,
       jobs: deps.jobs,
       runtime: deps.runtime,

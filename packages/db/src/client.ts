@@ -35,12 +35,122 @@ export const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
  */
 export const CONNECT_TIMEOUT_MS = 1_500;
 
+/** How much longer than the server's `statement_timeout` the client waits before giving up itself. */
+export const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
+
+/**
+ * A query the client gave up on: PostgreSQL did not answer within the client-side bound (a frozen
+ * server, a half-open connection). Its connection is destroyed, never reused. The message starts
+ * like node-postgres's own `query_timeout` error, so both read the same in logs and in
+ * `toWireError` (503 `service_unavailable`).
+ */
+export class QueryTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`Query read timeout: PostgreSQL did not answer within ${timeoutMs} ms`);
+    this.name = "QueryTimeoutError";
+  }
+}
+
+const SET_TIMEOUT = /^\s*set\s+(local\s+)?statement_timeout\s*(?:=|to)\s*'?(\d+)'?\s*;?\s*$/i;
+const TX_END = /^\s*(commit|rollback|end|abort)\s*;?\s*$/i;
+
+type TQueryCallback = (err: Error | null, res?: unknown) => void;
+
+/**
+ * A pooled client whose every query is bounded on the client side too. `statement_timeout` is
+ * enforced by the server, so it cannot end a wait on a server that does not answer at all (a
+ * SIGSTOPped or swapping PostgreSQL, a connection whose packets vanish): without this a request
+ * would hang for as long as the server is frozen. Past the bound the socket is destroyed — the
+ * connection is in an unknown state (a `begin` may or may not have run), so it must never be
+ * handed out again — and every query queued on it fails with QueryTimeoutError.
+ *
+ * The bound follows the statement bound of the session: a transaction that raises its
+ * `statement_timeout` with `allowLongStatements` (background jobs' known long writes) raises the
+ * client bound with it, to that value plus CLIENT_TIMEOUT_MARGIN_MS, until it commits or rolls
+ * back; `statement_timeout = 0` (migrations) lifts it.
+ */
+function boundedClientClass(defaultBoundMs: number, onStatement?: (text: string) => void) {
+  return class BoundedClient extends pg.Client {
+    private sessionBoundMs = defaultBoundMs;
+    private txBoundMs: number | null = null;
+    private timedOutAfter = 0;
+
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      // A socket that dies while the client is checked out makes node-postgres emit 'error'
+      // (the pool listens only while a client is idle): the queries fail on their own; the
+      // process must not.
+      this.on("error", () => {});
+    }
+
+    private boundFor(text: string | undefined): number {
+      const set = text ? SET_TIMEOUT.exec(text) : null;
+      if (set) {
+        const ms = Number(set[2]);
+        const bound = ms === 0 ? 0 : Math.max(ms + CLIENT_TIMEOUT_MARGIN_MS, defaultBoundMs);
+        if (set[1]) this.txBoundMs = bound;
+        else this.sessionBoundMs = bound;
+      }
+      const bound = this.txBoundMs ?? this.sessionBoundMs;
+      if (text && TX_END.test(text)) this.txBoundMs = null;
+      return bound;
+    }
+
+    // node-postgres's overloads (text or config, values, callback; or a Submittable) all pass
+    // through here; only the completion is observed.
+    override query(...args: unknown[]): never {
+      const config = args[0] as string | { text?: string; submit?: unknown } | null | undefined;
+      const text = typeof config === "string" ? config : config?.text;
+      const bound = this.boundFor(text);
+      if (onStatement && text) onStatement(text);
+      const call = (rest: unknown[]) => (super.query as (...a: unknown[]) => unknown).apply(this, rest);
+      if (
+        bound <= 0 ||
+        (config !== null && typeof config === "object" && typeof config.submit === "function")
+      ) {
+        return call(args) as never;
+      }
+      const timer = setTimeout(() => {
+        this.timedOutAfter = bound;
+        (this as unknown as { connection: { stream: { destroy: () => void } } }).connection.stream.destroy();
+      }, bound);
+      const translate = (err: Error) =>
+        this.timedOutAfter ? new QueryTimeoutError(this.timedOutAfter) : err;
+      const cbIndex = args.findIndex((a, i) => i > 0 && typeof a === "function");
+      if (cbIndex > 0) {
+        const cb = args[cbIndex] as TQueryCallback;
+        const rest = [...args];
+        rest[cbIndex] = (err: Error | null, res?: unknown) => {
+          clearTimeout(timer);
+          cb(err ? translate(err) : null, res);
+        };
+        return call(rest) as never;
+      }
+      return (call(args) as Promise<unknown>).then(
+        (res) => {
+          clearTimeout(timer);
+          return res;
+        },
+        (err: Error) => {
+          clearTimeout(timer);
+          throw translate(err);
+        },
+      ) as never;
+    }
+  };
+}
+
 export type DbOptions = {
   databaseUrl?: string;
   dataDir?: string;
   poolSize?: number;
   /** `statement_timeout` of every pooled session; 0 disables it. */
   statementTimeoutMs?: number;
+  /**
+   * The client-side bound of every query (ms): past it the connection is dropped and the query
+   * fails (503). Default: the statement timeout plus CLIENT_TIMEOUT_MARGIN_MS; 0 disables it.
+   */
+  queryTimeoutMs?: number;
   /** The owner role's URL: migrations run with it, the service with `databaseUrl` (an app role). */
   migrationDatabaseUrl?: string;
 };
@@ -51,15 +161,22 @@ export function createDb(opts: {
   migrationDatabaseUrl?: string | undefined;
   poolSize?: number;
   statementTimeoutMs?: number;
+  queryTimeoutMs?: number;
+  /** Sees the text of every statement sent (begin and commit included): for tests that count them. */
+  onStatement?: (text: string) => void;
 }): DbHandle {
+  const statementTimeoutMs = opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const queryTimeoutMs =
+    opts.queryTimeoutMs ?? (statementTimeoutMs > 0 ? statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS : 0);
   const pool = new pg.Pool({
+    Client: boundedClientClass(queryTimeoutMs, opts.onStatement) as unknown as new () => pg.ClientBase,
     connectionString: opts.databaseUrl,
     max: opts.poolSize ?? 10,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
     // Sent as a startup parameter: it bounds every query, including ones a runaway plan would
     // keep running long after its client gave up.
-    statement_timeout: opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    statement_timeout: statementTimeoutMs,
     // A dead peer (cable cut, host gone) is noticed by TCP keepalive instead of never.
     keepAlive: true,
   });
@@ -154,6 +271,7 @@ export function openDb(opts: DbOptions): Promise<DbHandle> {
         migrationDatabaseUrl: opts.migrationDatabaseUrl,
         poolSize: opts.poolSize,
         statementTimeoutMs: opts.statementTimeoutMs,
+        queryTimeoutMs: opts.queryTimeoutMs,
       }),
     );
   return createEmbeddedDb(opts.dataDir);

@@ -46,10 +46,12 @@ const strip = ({ epoch: _e, ...d }: TGateDecision): TRateDecision => d;
  *    cached principal is used only if the epoch is the one it was read at: any revocation or
  *    membership/plan change increments the epoch in PostgreSQL (triggers) and is published to
  *    Redis before the request that made it is answered, so every replica refuses at once.
- * 3. A credential not in the cache: the anonymous bucket is read first (no increment) and an
- *    exhausted budget is a 429 before any database work, so a flood of made-up credentials costs
- *    at most the anonymous budget in lookups; then PostgreSQL (one lookup per token in flight),
- *    then the bucket the outcome belongs to.
+ * 3. A credential not in the cache: the client's credential-failure bucket is read first (no
+ *    increment) and an exhausted one is a 429 before any database work, so a flood of made-up
+ *    credentials costs at most that budget (20 a minute) in lookups; then PostgreSQL (one lookup
+ *    per token in flight), then the bucket the outcome belongs to: a valid credential the
+ *    authenticated one — whatever the client spent anonymously — and a failed one the anonymous
+ *    one and the failure bucket.
  */
 export class AccessGate {
   private readonly cache: CredentialCache;
@@ -92,10 +94,7 @@ export class AccessGate {
       this.cache.delete(hash);
       metrics.credentialChecks.inc({ source: "cache", outcome: "stale" });
       const fresh = await this.lookup(presented, hash);
-      if (!fresh.ok) {
-        const anon = await limits.hit("anonymous", client, { cost });
-        return { decision: strip(anon), principal: null, failure: fresh.reason, epoch: null };
-      }
+      if (!fresh.ok) return this.failed(client, cost, fresh.reason);
       const published = await limits.hit("authenticated", client, {
         cost: 0,
         epoch: { orgId: fresh.principal.org.id, atLeast: fresh.epoch },
@@ -104,19 +103,34 @@ export class AccessGate {
       return { decision: strip(d), principal: fresh.principal, failure: null, epoch: fresh.epoch };
     }
 
-    const peek = await limits.hit("anonymous", client, { cost: 0 });
+    const peek = await limits.hit("credentialFailures", client, { cost: 0 });
     if (!peek.allowed) return { decision: strip(peek), principal: null, failure: null, epoch: null };
     const found = await this.lookup(presented, hash);
-    if (!found.ok) {
-      const anon = await limits.hit("anonymous", client, { cost });
-      return { decision: strip(anon), principal: null, failure: found.reason, epoch: null };
-    }
+    if (!found.ok) return this.failed(client, cost, found.reason);
     const d = await limits.hit("authenticated", client, {
       cost,
       epoch: { orgId: found.principal.org.id, atLeast: found.epoch },
     });
     this.remember(hash, found, d.epoch, now);
     return { decision: strip(d), principal: found.principal, failure: null, epoch: found.epoch };
+  }
+
+  /**
+   * A request that needs no credential and is counted in a budget of its own (the API
+   * reference): one Redis round trip, no credential resolution.
+   */
+  async checkStatic(client: string): Promise<TGateResult> {
+    const d = await this.o.limits.hit("docs", client);
+    return { decision: strip(d), principal: null, failure: null, epoch: null };
+  }
+
+  /** A credential that failed its lookup: the request is anonymous, and the failure is counted. */
+  private async failed(client: string, cost: number, reason: TCredentialFailure): Promise<TGateResult> {
+    const [anon] = await Promise.all([
+      this.o.limits.hit("anonymous", client, { cost }),
+      this.o.limits.hit("credentialFailures", client, { cost: 1 }),
+    ]);
+    return { decision: strip(anon), principal: null, failure: reason, epoch: null };
   }
 
   /** One database lookup per token at a time: a burst of requests with a new key shares it. */

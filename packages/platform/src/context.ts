@@ -21,7 +21,21 @@ export class ResponseControl {
   status: number | undefined;
   readonly headers: Record<string, string> = {};
   readonly cookies: string[] = [];
+  private readonly finished: Array<() => void> = [];
   constructor(private readonly secureCookies: boolean) {}
+
+  /**
+   * Work to start once the response has been sent (or the client went away), so that it does not
+   * delay the answer nor show in its timing. The gateway runs these; errors are the callback's own.
+   */
+  afterResponse(fn: () => void): void {
+    this.finished.push(fn);
+  }
+
+  /** Called by the gateway when the response is done; each callback runs once. */
+  runAfterResponse(): void {
+    for (const fn of this.finished.splice(0)) fn();
+  }
 
   setCookie(name: string, value: string, opts: TCookieOptions = {}): void {
     const parts = [`${name}=${value}`, "Path=/", "HttpOnly", "SameSite=Lax"];

@@ -10,6 +10,17 @@ export const RATE_POLICIES = {
   anonymous: { name: "anonymous", points: 20, durationSec: 60 },
   signIn: { name: "sign-in", points: 10, durationSec: 60 },
   complianceReport: { name: "compliance-report", points: 5, durationSec: 3600 },
+  /**
+   * Credentials that failed their database lookup (unknown, revoked, expired), per client: once
+   * spent, an unseen credential from that client is refused before any lookup. It bounds the
+   * lookups a flood of made-up keys can cause without touching the budget of valid ones.
+   */
+  credentialFailures: { name: "credential-failures", points: 20, durationSec: 60 },
+  /**
+   * The API reference (`/api/docs`, its scripts, `/api/openapi.json`): static, cacheable, and
+   * not counted against the API budgets; a generous budget of its own keeps a scraper in check.
+   */
+  docs: { name: "docs", points: 300, durationSec: 60 },
 } as const satisfies Record<string, TRatePolicy>;
 
 export type TRatePolicyName = keyof typeof RATE_POLICIES;
@@ -105,22 +116,45 @@ export type TConsumeOptions = {
 /** A decision, plus the published credential epoch when one was asked for (null: unknown). */
 export type TGateDecision = TRateDecision & { epoch: number | null };
 
+export type TRateLimitOptions = {
+  /**
+   * How long a request waits for Redis before it counts in memory instead (ms). Redis answers
+   * in well under a millisecond when healthy; a server that accepts but does not answer (paused,
+   * swapping, a half-open connection) must not hold every request for the client's 1 s command
+   * timeout.
+   */
+  redisTimeoutMs?: number;
+  /** After such a timeout, Redis is not asked again for this long (ms): one slow call, not one per request. */
+  redisCooldownMs?: number;
+};
+
+export const DEFAULT_REDIS_LIMIT_TIMEOUT_MS = 75;
+export const DEFAULT_REDIS_LIMIT_COOLDOWN_MS = 1_000;
+
 /**
  * Counters live in Redis so every gateway replica (and every worker of a clustered gateway)
- * shares them exactly. While Redis is unreachable each process counts in its own memory
- * instead of failing open or failing the request: limits stay enforced per process, requests
- * never wait on Redis (the client has no offline queue), and shared counting resumes by itself.
+ * shares them exactly. While Redis is unreachable — or does not answer within `redisTimeoutMs`
+ * — each process counts in its own memory instead of failing open or failing the request:
+ * limits stay enforced per process, requests never wait on Redis for longer than that bound
+ * (the client has no offline queue), and shared counting resumes by itself.
  */
 export class RateLimits {
   private readonly memory = new MemoryWindows();
   // Embedded mode: the published epochs are this process's own.
   private readonly localEpochs = new Map<string, number>();
+  private readonly timeoutMs: number;
+  private readonly cooldownMs: number;
+  /** Until then Redis is skipped: it did not answer within the bound a moment ago. */
+  private skipRedisUntil = 0;
 
   constructor(
     private readonly redis: Redis | null,
     private readonly keyPrefix = "rl",
     private readonly onRedisError: (err: Error) => void = () => {},
+    options: TRateLimitOptions = {},
   ) {
+    this.timeoutMs = options.redisTimeoutMs ?? DEFAULT_REDIS_LIMIT_TIMEOUT_MS;
+    this.cooldownMs = options.redisCooldownMs ?? DEFAULT_REDIS_LIMIT_COOLDOWN_MS;
     if (redis && !("postureWindow" in redis)) {
       redis.defineCommand("postureWindow", { lua: WINDOW_SCRIPT });
     }
@@ -170,22 +204,53 @@ export class RateLimits {
     epoch: TConsumeOptions["epoch"],
   ): Promise<[number, number, number] | null> {
     const redis = this.redis as TWindowRedis | null;
-    if (!redis) return null;
-    try {
-      return epoch
-        ? await redis.postureWindow(
-            2,
-            counterKey,
-            this.epochKey(epoch.orgId),
-            windowMs,
-            cost,
-            epoch.atLeast ?? -1,
-          )
-        : await redis.postureWindow(1, counterKey, windowMs, cost);
-    } catch (err) {
-      this.onRedisError(err as Error);
-      return null;
-    }
+    if (!redis || Date.now() < this.skipRedisUntil) return null;
+    return this.bounded(() =>
+      epoch
+        ? redis.postureWindow(2, counterKey, this.epochKey(epoch.orgId), windowMs, cost, epoch.atLeast ?? -1)
+        : redis.postureWindow(1, counterKey, windowMs, cost),
+    );
+  }
+
+  /**
+   * The Redis call's answer, or null when it fails or does not come within `timeoutMs` (then
+   * Redis is skipped for `cooldownMs`). A late answer is dropped; the call is not cancelled
+   * (Redis may still apply it: a request may then be counted in both places, never in neither).
+   */
+  private bounded<T>(call: () => Promise<T>): Promise<T | null> {
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (value: T | null, err?: Error) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (err) this.onRedisError(err);
+        resolve(value);
+      };
+      // The verdict waits for one more turn of the event loop: when this process itself was busy
+      // (a GC pause, a large response being serialised) the answer may already sit in the socket,
+      // and I/O is read before setImmediate runs. Only a Redis that really did not answer times out.
+      const timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (settled) return;
+            this.skipRedisUntil = Date.now() + this.cooldownMs;
+            finish(null, new Error(`Redis did not answer within ${this.timeoutMs} ms`));
+          }),
+        this.timeoutMs,
+      );
+      let pending: Promise<T>;
+      try {
+        pending = call();
+      } catch (err) {
+        finish(null, err as Error);
+        return;
+      }
+      pending.then(
+        (value) => finish(value),
+        (err: Error) => finish(null, err),
+      );
+    });
   }
 
   private localEpoch(orgId: string, atLeast = -1): number | null {
@@ -203,24 +268,18 @@ export class RateLimits {
    * are stale. Never lowers a published value.
    */
   async publishEpoch(orgId: string, epoch: number): Promise<void> {
-    if (!this.redis) {
+    const redis = this.redis as TWindowRedis | null;
+    if (!redis) {
       this.localEpoch(orgId, epoch);
       return;
     }
-    try {
-      await (this.redis as TWindowRedis).postureWindow(
-        2,
-        `${this.keyPrefix}:publish`,
-        this.epochKey(orgId),
-        1000,
-        0,
-        epoch,
-      );
-    } catch (err) {
-      // The change is committed; replicas that cannot reach Redis do not cache anyway, and the
-      // next cache miss anywhere publishes the epoch it reads from PostgreSQL.
-      this.onRedisError(err as Error);
-    }
+    // Bounded like every other call (and sent even during a cool-off: a revocation matters more
+    // than the milliseconds). On failure the change is still committed; replicas that cannot
+    // reach Redis do not cache anyway, and the next cache miss anywhere publishes the epoch it
+    // reads from PostgreSQL.
+    await this.bounded(() =>
+      redis.postureWindow(2, `${this.keyPrefix}:publish`, this.epochKey(orgId), 1000, 0, epoch),
+    );
   }
 
   async consume(policyName: TRatePolicyName, key: string): Promise<TRateDecision> {

@@ -10,6 +10,15 @@ describe("toWireError: dependencies down are 503, never 500", () => {
     ["ECONNRESET", withCode("ECONNRESET")],
     ["pool connect timeout", new Error("timeout exceeded when trying to connect")],
     ["connection terminated", new Error("Connection terminated unexpectedly")],
+    ["node-postgres query_timeout", new Error("Query read timeout")],
+    [
+      "the bounded pool's client-side timeout, wrapped by drizzle",
+      Object.assign(new Error("Failed query: select 1"), {
+        cause: Object.assign(new Error("Query read timeout: PostgreSQL did not answer within 2000 ms"), {
+          name: "QueryTimeoutError",
+        }),
+      }),
+    ],
     ["57P01 admin_shutdown", withCode("57P01")],
     ["57014 statement timeout", withCode("57014", "canceling statement due to statement timeout")],
     ["08006 connection failure", withCode("08006")],

@@ -40,8 +40,8 @@ function make(
   return { status: ERROR_STATUS[code], body: { error: code, message, ...extra }, headers };
 }
 
-// Node socket errors and node-postgres's own messages when the server cannot be reached or the
-// connection dies; PostgreSQL SQLSTATEs for a server that is shutting down, starting, refusing
+// Node socket errors and node-postgres's own messages when the server cannot be reached, does not
+// answer, or the connection dies; PostgreSQL SQLSTATEs for a server that is shutting down, starting, refusing
 // connections, or that cancelled a statement past statement_timeout.
 const UNAVAILABLE_ERRNO = new Set([
   "ECONNREFUSED",
@@ -53,8 +53,10 @@ const UNAVAILABLE_ERRNO = new Set([
   "ENOTFOUND",
   "EAI_AGAIN",
 ]);
+// "Query read timeout": the client gave up on a server that does not answer (node-postgres's
+// query_timeout, or QueryTimeoutError from @posture/db's bounded pool).
 const UNAVAILABLE_MESSAGE =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly)/;
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|Query read timeout)/;
 const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-4]$|53300$|57014$)/;
 // Class 22 (data exception) and 54001 (statement too complex): the input, not the server, is
 // at fault. The input limits stop such values at the edge; this maps whatever still gets through.

@@ -16,7 +16,6 @@ import { readCookie } from "./request-context";
 export const MAX_TRPC_BATCH = 10;
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
-const BATCH_QUERY = /[?&]batch=1(?:&|$)/;
 
 /** The credential a request presents, parsed without I/O. */
 function presented(req: Request): TPresented {
@@ -40,12 +39,22 @@ function presented(req: Request): TPresented {
   return token.length >= 20 && token.length <= 200 ? { kind: "session", token } : { kind: "malformed" };
 }
 
-/** How many procedure calls the request carries: a tRPC batch names them comma-separated. */
+/**
+ * How many procedure calls the request carries, read exactly as the tRPC handler reads them:
+ * the query through URLSearchParams (so `?batch=%31` and `?%62atch=1` are a batch), and the
+ * procedure paths from the last path segment, percent-decoded, then split on commas (so an
+ * encoded comma separates calls too). A path that does not decode is one call: tRPC refuses it.
+ */
 export function callCount(req: Request): number {
   if (req.baseUrl !== "/trpc") return 1;
   const q = req.url.indexOf("?");
-  if (q < 0 || !BATCH_QUERY.test(req.url.slice(q))) return 1;
-  return req.path.split(",").length;
+  if (q < 0 || new URLSearchParams(req.url.slice(q + 1)).get("batch") !== "1") return 1;
+  const segment = req.path.slice(req.path.lastIndexOf("/") + 1);
+  try {
+    return decodeURIComponent(segment).split(",").length;
+  } catch {
+    return 1;
+  }
 }
 
 const isExempt = (req: Request) =>
@@ -53,12 +62,19 @@ const isExempt = (req: Request) =>
   req.method === "GET" &&
   (req.path === "/health" || req.path.startsWith("/health/"));
 
+/** The API reference: the page, its scripts and the OpenAPI document (see docs-page.ts). */
+export const isDocsRequest = (req: Request) =>
+  req.baseUrl === "/api" &&
+  (req.method === "GET" || req.method === "HEAD") &&
+  (req.path === "/docs" || req.path.startsWith("/docs/assets/") || req.path === "/openapi.json");
+
 /**
  * Rate limit and credentials in one step, cheapest first (see AccessGate): the per-client
  * budget is checked before any database work, an authenticated request with a cached
  * credential costs one Redis round trip and no PostgreSQL. Per client means per IPv4 address
  * or IPv6 /64. It never rejects for a bad credential by itself: the procedure decides, so
- * public endpoints keep working with a stale cookie. GET /api/health is never limited.
+ * public endpoints keep working with a stale cookie. GET /api/health is never limited; the API
+ * reference is counted in a generous budget of its own, not the API's.
  */
 export function access(gate: AccessGate) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
@@ -80,7 +96,10 @@ export function access(gate: AccessGate) {
       );
     }
     req.clientIp = req.ip;
-    const result = await gate.check(presented(req), clientBucket(req.clientIp), calls);
+    // The reference is static and public: its own budget, no credential (nothing there uses one).
+    const result = isDocsRequest(req)
+      ? await gate.checkStatic(clientBucket(req.clientIp))
+      : await gate.check(presented(req), clientBucket(req.clientIp), calls);
     const headers = rateLimitHeaders(result.decision);
     res.setHeader("RateLimit-Policy", headers["RateLimit-Policy"] ?? "");
     res.setHeader("RateLimit", headers.RateLimit ?? "");

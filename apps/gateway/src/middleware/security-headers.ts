@@ -11,7 +11,9 @@ export function securityHeaders(req: Request, res: Response, next: NextFunction)
   res.setHeader("Cross-Origin-Resource-Policy", "same-origin");
   res.setHeader("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
   res.setHeader("Content-Security-Policy", API_CSP);
-  // Responses are per caller and organization: nothing may be cached by a shared cache.
+  // Responses are per caller and organization: nothing may be cached by a shared cache. The API
+  // reference (docs-page.ts: the page, its scripts, the OpenAPI document) is the same for
+  // everyone and replaces this with its own public Cache-Control and ETag.
   if (req.path.startsWith("/api") || req.path.startsWith("/trpc")) res.setHeader("Cache-Control", "no-store");
   next();
 }

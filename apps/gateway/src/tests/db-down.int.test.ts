@@ -16,28 +16,50 @@ import { freshIp } from "./helpers";
 /**
  * A TCP relay in front of PostgreSQL that the test cuts and restores, as a network partition or
  * a database failover would: "refuse" closes the port (ECONNREFUSED), "blackhole" accepts
- * connections and never answers (only the pool's connect timeout ends the wait).
+ * connections and never answers (only the pool's connect timeout ends the wait). `freeze()`
+ * is a SIGSTOPped server: open connections stay open and nothing on them is answered, new ones
+ * are accepted and left waiting; `thaw()` lets everything flow again, as SIGCONT would.
  */
 class PgRelay {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  private readonly pairs = new Set<{ client: Socket; upstream: Socket }>();
+  private readonly waiting = new Set<Socket>();
   port = 0;
-  mode: "forward" | "blackhole" = "forward";
+  mode: "forward" | "blackhole" | "frozen" = "forward";
 
   constructor(private readonly target: { host: string; port: number }) {}
+
+  private forward(client: Socket): void {
+    const upstream = connect(this.target.port, this.target.host);
+    this.sockets.add(upstream);
+    const pair = { client, upstream };
+    this.pairs.add(pair);
+    upstream.on("close", () => {
+      this.sockets.delete(upstream);
+      this.pairs.delete(pair);
+      client.destroy();
+    });
+    client.on("close", () => upstream.destroy());
+    upstream.on("error", () => client.destroy());
+    client.on("error", () => upstream.destroy());
+    client.pipe(upstream).pipe(client);
+  }
 
   async start(): Promise<void> {
     this.server = createServer((client) => {
       this.sockets.add(client);
-      client.on("close", () => this.sockets.delete(client));
+      client.on("close", () => {
+        this.sockets.delete(client);
+        this.waiting.delete(client);
+      });
       client.on("error", () => {});
       if (this.mode === "blackhole") return;
-      const upstream = connect(this.target.port, this.target.host);
-      this.sockets.add(upstream);
-      upstream.on("close", () => this.sockets.delete(upstream));
-      upstream.on("error", () => client.destroy());
-      client.on("error", () => upstream.destroy());
-      client.pipe(upstream).pipe(client);
+      if (this.mode === "frozen") {
+        this.waiting.add(client);
+        return;
+      }
+      this.forward(client);
     });
     await new Promise<void>((resolve) => this.server?.listen(this.port, "127.0.0.1", resolve));
     const address = this.server.address();
@@ -54,6 +76,29 @@ class PgRelay {
     }
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.server = undefined;
+  }
+
+  /** Nothing is answered any more; no connection is closed. */
+  freeze(): void {
+    this.mode = "frozen";
+    for (const { client, upstream } of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+  }
+
+  /** Everything held flows again, on the same connections. */
+  thaw(): void {
+    this.mode = "forward";
+    for (const { client, upstream } of this.pairs) {
+      client.pipe(upstream).pipe(client);
+      client.resume();
+      upstream.resume();
+    }
+    for (const client of this.waiting) this.forward(client);
+    this.waiting.clear();
   }
 
   async restore(): Promise<void> {
@@ -92,7 +137,9 @@ beforeAll(async () => {
   await relay.start();
   const relayUrl = new URL(direct.url);
   relayUrl.host = `127.0.0.1:${relay.port}`;
-  relayed = createDb({ databaseUrl: relayUrl.toString(), poolSize: 5 });
+  // A frozen server is noticed by the client-side query bound (1 s here; statement timeout + 1 s
+  // by default), a silent network by the connect timeout (1.5 s).
+  relayed = createDb({ databaseUrl: relayUrl.toString(), poolSize: 5, queryTimeoutMs: 1_000 });
 
   const org = await createOrganization(direct.db, { name: "Faults", plan: "business" });
   const user = await createUser(direct.db, {
@@ -214,6 +261,18 @@ describe("PostgreSQL unreachable", () => {
 
   it("recovers without a restart once the database is back", async () => {
     await relay.restore();
+    await expectRecovery();
+  });
+
+  it("a frozen server (SIGSTOP: open connections never answered): 503 within 2 s, back when it thaws", async () => {
+    // Every pooled connection is open and idle: the freeze catches queries on them mid-flight.
+    for (const res of await Promise.all(calls())) expect(res.status).toBeLessThan(300);
+    relay.freeze();
+    try {
+      await expectOutage();
+    } finally {
+      relay.thaw();
+    }
     await expectRecovery();
   });
 

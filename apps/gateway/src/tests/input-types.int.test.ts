@@ -1,8 +1,8 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { TMeta } from "@posture/platform";
 import { appRouter } from "../router";
-import { startTestGateway, type TTestGateway, type TTestResponse } from "../testing";
+import { type TTestGateway, useTestGateway, type TTestResponse } from "../testing";
 import { errorCode, freshIp } from "./helpers";
 
 /**
@@ -59,16 +59,12 @@ const queryRoutes = rest.filter((r) => r.method === "GET" || r.method === "DELET
 const bodyBooleans = withBody.flatMap((r) => fieldsOfType(r.input, "boolean").map((f) => [r, f] as const));
 const queryNumbers = queryRoutes.flatMap((r) => fieldsOfType(r.input, "number").map((f) => [r, f] as const));
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 let owner: Awaited<ReturnType<TTestGateway["createActor"]>>;
 let partner: Awaited<ReturnType<TTestGateway["createActor"]>>;
 beforeAll(async () => {
-  gw = await startTestGateway();
   owner = await gw.createActor({ plan: "enterprise", role: "OWNER" });
   partner = await gw.createActor({ plan: "enterprise", role: "OWNER", isPartner: true });
-});
-afterAll(async () => {
-  await gw?.close();
 });
 
 /** As a signed-in OWNER of an enterprise organization (a fresh session: a fuzzed sign-out ends only it). */

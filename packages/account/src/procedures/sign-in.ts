@@ -1,5 +1,6 @@
-import { clientBucket, publicProcedure, SESSION_COOKIE } from "@posture/platform";
+import { AppError, clientBucket, publicProcedure, SESSION_COOKIE } from "@posture/platform";
 import { signIn as signInService } from "../services/auth";
+import { drainSoon } from "../services/sign-in-failures";
 import { normalizeEmail } from "../services/users";
 import { signInMeta, ZSessionBody, ZSignInInput } from "./sign-in.types";
 
@@ -15,6 +16,12 @@ export const signIn = publicProcedure
       email: input.email,
       password: input.password,
       previousSessionId: ctx.principal?.kind === "session" ? ctx.principal.credentialId : null,
+    }).catch((err: unknown) => {
+      // The failure is recorded; its audit row is appended once the 401 is on its way.
+      if (err instanceof AppError && err.code === "invalid_credentials") {
+        ctx.response.afterResponse(() => drainSoon(ctx.db, ctx.log));
+      }
+      throw err;
     });
     ctx.response.setCookie(SESSION_COOKIE, result.token, { maxAgeSeconds: result.maxAgeSeconds });
     return result.body;

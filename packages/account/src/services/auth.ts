@@ -11,6 +11,7 @@ import {
 } from "@posture/platform";
 import { and, asc, eq, isNull } from "drizzle-orm";
 import { checkPassword, dummyPasswordHash, hashPassword } from "./passwords";
+import { appendPendingFailuresOf, recordSignInFailure } from "./sign-in-failures";
 import { normalizeEmail } from "./users";
 
 export type TSessionBody = {
@@ -43,23 +44,30 @@ export type TSignIn = {
 };
 
 /**
- * Unknown address and wrong password are one answer, and cost one argon2id verification each, so
- * neither the body nor the timing tells whether an account exists.
+ * Unknown address and wrong password are one answer and the same work — one account lookup, one
+ * argon2id verification, one INSERT of the failure — so neither the body nor the timing tells
+ * whether an account exists. A known account's SIGN_IN_FAILED audit row is appended from that
+ * record after the response (sign-in-failures.ts).
  */
 export async function signIn(db: Db, input: TSignIn, now = new Date()): Promise<TSignInResult> {
-  const account = await findAccount(db, normalizeEmail(input.email));
+  const email = normalizeEmail(input.email);
+  const account = await findAccount(db, email);
   const { valid, needsRehash } = await checkPassword(
     input.password,
     account?.passwordHash ?? (await dummyPasswordHash()),
   );
-  if (!account) throw invalidCredentials();
-  const { role, orgId, orgName, plan } = account;
-  // Who signs in, as the audit trail records it: the user, by their password.
-  const actor: TActor = { kind: "session", userId: account.userId, email: account.userEmail };
-  if (!valid || !role || !orgId || !orgName || !plan) {
-    if (orgId) await audit(db, { orgId, actor }, { action: "SIGN_IN_FAILED", target: account.userEmail });
+  const { role, orgId, orgName, plan } = account ?? {};
+  if (!account || !valid || !role || !orgId || !orgName || !plan) {
+    await recordSignInFailure(db, {
+      email: account?.userEmail ?? email,
+      userId: account?.userId ?? null,
+      orgId: orgId ?? null,
+      attemptedAt: now,
+    });
     throw invalidCredentials();
   }
+  // Who signs in, as the audit trail records it: the user, by their password.
+  const actor: TActor = { kind: "session", userId: account.userId, email: account.userEmail };
 
   // A hash made with older parameters (or scrypt) is replaced now, while the password is at hand.
   const upgradedHash = needsRehash ? await hashPassword(input.password) : null;
@@ -88,6 +96,8 @@ export async function signIn(db: Db, input: TSignIn, now = new Date()): Promise<
         expiresAt: new Date(now.getTime() + SESSION_ABSOLUTE_MS),
       })
       .returning({ id: sessions.id });
+    // Failures not yet in the chain come first, as they happened.
+    await appendPendingFailuresOf(tx, account.userId);
     await audit(
       tx,
       { orgId, actor },

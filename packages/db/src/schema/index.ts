@@ -38,3 +38,4 @@ export * from "./activity-weekly";
 export * from "./behavior-baselines";
 export * from "./anomalies";
 export * from "./scan-detections";
+export * from "./sign-in-failures";

@@ -1,17 +1,13 @@
 import { queryRows } from "@posture/db";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TTestGateway } from "../../testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestGateway } from "../../testing";
 import { requester, sessionCookie } from "./helpers";
 
-let gw: TTestGateway;
+const gw = useTestGateway();
 let req: ReturnType<typeof requester>;
 beforeAll(async () => {
-  gw = await startTestGateway();
   req = requester(gw);
-});
-afterAll(async () => {
-  await gw.close();
 });
 
 type TVerify = {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 
@@ -100,7 +100,7 @@ export function acquireDataDirLock(dataDir: string): TDataDirLock {
         linkSync(tmp, file);
         break;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 10) throw err;
         let current: TDataDirHolder | null;
         try {
           current = readHolder(file);
@@ -114,10 +114,32 @@ export function acquireDataDirLock(dataDir: string): TDataDirLock {
             current ?? { pid: 0, hostname: "", startedAt: "", command: "", token: "" },
           );
         }
+        // Moved aside rather than deleted: if another process took the lock over meanwhile, what
+        // was moved is its live lock, which goes back (link fails only if a third took it).
+        const aside = `${tmp}.stale`;
         try {
-          unlinkSync(file);
+          renameSync(file, aside);
         } catch (e) {
-          if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+          if ((e as NodeJS.ErrnoException).code === "ENOENT") continue;
+          throw e;
+        }
+        let moved: TDataDirHolder | null = null;
+        try {
+          moved = readHolder(aside);
+        } catch {
+          // vanished: nothing to put back
+        }
+        if (moved && moved.token !== current?.token) {
+          try {
+            linkSync(aside, file);
+          } catch {
+            // a third process holds it now; the next attempt reads that one
+          }
+        }
+        try {
+          unlinkSync(aside);
+        } catch {
+          // already gone
         }
       }
     }

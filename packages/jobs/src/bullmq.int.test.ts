@@ -283,4 +283,21 @@ describe("BullMQ job queue", () => {
     // The job an older release queued still runs.
     await expect(ran.promise).resolves.toEqual({ n: 1 });
   });
+
+  it("fails a try that outlives its definition's bound and frees its worker for the next job", async () => {
+    const { queue } = setup(
+      {
+        stuck: { attempts: 1, backoffMs: 10, timeoutMs: 300, handler: () => new Promise(() => {}) },
+        next: { attempts: 1, backoffMs: 10, handler: async () => "ran" },
+      },
+      { concurrency: 1 },
+    );
+    const started = Date.now();
+    await expect(queue.runAndWait("stuck", {}, { jobId: "stuck-1", timeoutMs: 5_000 })).rejects.toThrow(
+      /exceeded its 300 ms bound/,
+    );
+    expect(Date.now() - started).toBeLessThan(3_000);
+    // The one worker slot is free again.
+    await expect(queue.runAndWait("next", {}, { jobId: "next-1", timeoutMs: 5_000 })).resolves.toBe("ran");
+  });
 });

@@ -301,23 +301,30 @@ const RATE_LIMITS =
 
 const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
 
-/**
- * Walks the document once: zod writes ±2^53−1 as the bounds of every `.int()`, which renderers
- * then show as example values (`-9007199254740991` for a count); a bound that only restates the
- * safe-integer range says nothing and goes.
- */
-function dropSafeIntegerBounds(node: unknown): void {
+/** Calls `visit` on every object below `node` (iteratively: documents nest deeply). */
+function eachObject(node: unknown, visit: (o: Record<string, unknown>) => void): void {
   const stack: unknown[] = [node];
   while (stack.length > 0) {
     const n = stack.pop();
     if (Array.isArray(n)) stack.push(...n);
     else if (n !== null && typeof n === "object") {
       const o = n as Record<string, unknown>;
-      for (const k of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"])
-        if (typeof o[k] === "number" && Math.abs(o[k]) >= SAFE_INTEGER) delete o[k];
+      visit(o);
       stack.push(...Object.values(o));
     }
   }
+}
+
+/**
+ * zod writes ±2^53−1 as the bounds of every `.int()`, which renderers then show as example values
+ * (`-9007199254740991` for a count); a bound that only restates the safe-integer range says
+ * nothing and goes.
+ */
+function dropSafeIntegerBounds(node: unknown): void {
+  eachObject(node, (o) => {
+    for (const k of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"])
+      if (typeof o[k] === "number" && Math.abs(o[k]) >= SAFE_INTEGER) delete o[k];
+  });
 }
 
 /**
@@ -327,16 +334,9 @@ function dropSafeIntegerBounds(node: unknown): void {
  * new field. The runtime output validation is unchanged (it strips, it never leaks).
  */
 function openSchemas(node: unknown): void {
-  const stack: unknown[] = [node];
-  while (stack.length > 0) {
-    const n = stack.pop();
-    if (Array.isArray(n)) stack.push(...n);
-    else if (n !== null && typeof n === "object") {
-      const o = n as Record<string, unknown>;
-      if (o.additionalProperties === false) delete o.additionalProperties;
-      stack.push(...Object.values(o));
-    }
-  }
+  eachObject(node, (o) => {
+    if (o.additionalProperties === false) delete o.additionalProperties;
+  });
 }
 
 export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {

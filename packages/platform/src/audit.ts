@@ -49,15 +49,15 @@ export type TAuditEntry = {
  */
 export async function recordAudit(db: Db, entry: TAuditEntry): Promise<void> {
   const key = auditKey();
+  const row = {
+    orgId: entry.orgId,
+    action: entry.action,
+    target: entry.target,
+    userId: entry.userId ?? null,
+    userEmail: entry.userEmail,
+    metadata: entry.metadata ?? {},
+  };
   if (key) {
-    const row = {
-      orgId: entry.orgId,
-      action: entry.action,
-      target: entry.target,
-      userId: entry.userId ?? null,
-      userEmail: entry.userEmail,
-      metadata: entry.metadata ?? {},
-    };
     // A transaction of its own, or a savepoint in the caller's: the chain lock lasts until commit.
     await db.transaction((tx) => appendKeyedAudit(tx, key, row));
     return;
@@ -78,14 +78,7 @@ export async function recordAudit(db: Db, entry: TAuditEntry): Promise<void> {
         "audit key not set: this organization's audit chain is keyed, and an unkeyed row would break it (every process calls setAuditKey at start)",
       );
     }
-    await tx.insert(auditLog).values({
-      orgId: entry.orgId,
-      action: entry.action,
-      target: entry.target,
-      userId: entry.userId ?? null,
-      userEmail: entry.userEmail,
-      metadata: entry.metadata ?? {},
-    });
+    await tx.insert(auditLog).values(row);
   });
 }
 

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { createServer, connect, type Server, type Socket } from "node:net";
 import { Writable } from "node:stream";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKeyFor, createOrganization, createUser } from "@posture/account";
 import { createDb, sessions, type DbHandle } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
+import { TcpRelay } from "@posture/platform/testing";
 import { createRedis, generateSessionToken, SESSION_ABSOLUTE_MS, SESSION_COOKIE } from "@posture/platform";
 import type { Redis } from "ioredis";
 import { readEnv } from "../env";
@@ -13,109 +13,8 @@ import { startGateway, type TGateway } from "../server";
 import { TEST_REDIS_URL } from "../testing";
 import { freshIp } from "./helpers";
 
-/**
- * A TCP relay in front of PostgreSQL that the test cuts and restores, as a network partition or
- * a database failover would: "refuse" closes the port (ECONNREFUSED), "blackhole" accepts
- * connections and never answers (only the pool's connect timeout ends the wait). `freeze()`
- * is a SIGSTOPped server: open connections stay open and nothing on them is answered, new ones
- * are accepted and left waiting; `thaw()` lets everything flow again, as SIGCONT would.
- */
-class PgRelay {
-  private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-  private readonly pairs = new Set<{ client: Socket; upstream: Socket }>();
-  private readonly waiting = new Set<Socket>();
-  port = 0;
-  mode: "forward" | "blackhole" | "frozen" = "forward";
-
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  private forward(client: Socket): void {
-    const upstream = connect(this.target.port, this.target.host);
-    this.sockets.add(upstream);
-    const pair = { client, upstream };
-    this.pairs.add(pair);
-    upstream.on("close", () => {
-      this.sockets.delete(upstream);
-      this.pairs.delete(pair);
-      client.destroy();
-    });
-    client.on("close", () => upstream.destroy());
-    upstream.on("error", () => client.destroy());
-    client.on("error", () => upstream.destroy());
-    client.pipe(upstream).pipe(client);
-  }
-
-  async start(): Promise<void> {
-    this.server = createServer((client) => {
-      this.sockets.add(client);
-      client.on("close", () => {
-        this.sockets.delete(client);
-        this.waiting.delete(client);
-      });
-      client.on("error", () => {});
-      if (this.mode === "blackhole") return;
-      if (this.mode === "frozen") {
-        this.waiting.add(client);
-        return;
-      }
-      this.forward(client);
-    });
-    await new Promise<void>((resolve) => this.server?.listen(this.port, "127.0.0.1", resolve));
-    const address = this.server.address();
-    if (typeof address === "object" && address) this.port = address.port;
-  }
-
-  /** Every open connection dies; with "refuse", new ones are refused too. */
-  async cut(mode: "refuse" | "blackhole"): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    this.sockets.clear();
-    if (mode === "blackhole") {
-      this.mode = "blackhole";
-      return;
-    }
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-    this.server = undefined;
-  }
-
-  /** Nothing is answered any more; no connection is closed. */
-  freeze(): void {
-    this.mode = "frozen";
-    for (const { client, upstream } of this.pairs) {
-      client.unpipe(upstream);
-      upstream.unpipe(client);
-      client.pause();
-      upstream.pause();
-    }
-  }
-
-  /** Everything held flows again, on the same connections. */
-  thaw(): void {
-    this.mode = "forward";
-    for (const { client, upstream } of this.pairs) {
-      client.pipe(upstream).pipe(client);
-      client.resume();
-      upstream.resume();
-    }
-    for (const client of this.waiting) this.forward(client);
-    this.waiting.clear();
-  }
-
-  async restore(): Promise<void> {
-    this.mode = "forward";
-    for (const s of this.sockets) s.destroy();
-    this.sockets.clear();
-    if (!this.server) await this.start();
-  }
-
-  async stop(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-  }
-}
-
 let direct: TestDb;
-let relay: PgRelay;
+let relay: TcpRelay;
 let relayed: DbHandle;
 let redis: Redis;
 let gateway: TGateway;
@@ -132,14 +31,12 @@ const sink = new Writable({
 
 beforeAll(async () => {
   direct = await createTestDb();
-  const target = new URL(direct.url);
-  relay = new PgRelay({ host: target.hostname, port: Number(target.port || 5432) });
+  relay = new TcpRelay(direct.url, 5432);
   await relay.start();
-  const relayUrl = new URL(direct.url);
-  relayUrl.host = `127.0.0.1:${relay.port}`;
+  const relayUrl = relay.through(direct.url);
   // A frozen server is noticed by the client-side query bound (1 s here; statement timeout + 1 s
   // by default), a silent network by the connect timeout (1.5 s).
-  relayed = createDb({ databaseUrl: relayUrl.toString(), poolSize: 5, queryTimeoutMs: 1_000 });
+  relayed = createDb({ databaseUrl: relayUrl, poolSize: 5, queryTimeoutMs: 1_000 });
 
   const org = await createOrganization(direct.db, { name: "Faults", plan: "business" });
   const user = await createUser(direct.db, {
@@ -166,7 +63,7 @@ beforeAll(async () => {
     COOKIE_SECURE: "false",
     ENCRYPTION_KEY: randomBytes(32).toString("hex"),
     LOG_LEVEL: "silent",
-    DATABASE_URL: relayUrl.toString(),
+    DATABASE_URL: relayUrl,
   });
   gateway = await startGateway({
     env,

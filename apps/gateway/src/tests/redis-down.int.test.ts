@@ -1,5 +1,6 @@
-import { createServer, connect, type AddressInfo, type Server, type Socket } from "node:net";
+import { createServer, type AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
+import { TcpRelay } from "@posture/platform/testing";
 import { startTestGateway, TEST_REDIS_URL, type TTestGateway } from "../testing";
 import { errorCode, freshIp, times } from "./helpers";
 
@@ -14,77 +15,6 @@ async function closedPort(): Promise<number> {
   const { port } = s.address() as AddressInfo;
   await new Promise<void>((r) => s.close(() => r()));
   return port;
-}
-
-/** A TCP relay in front of the real Redis that the test can cut and restore, like a network outage. */
-function redisRelay() {
-  const target = new URL(TEST_REDIS_URL);
-  const sockets = new Set<Socket>();
-  let server: Server | undefined;
-  let port = 0;
-  const start = async () => {
-    server = createServer((client) => {
-      const upstream = connect(Number(target.port || 6379), target.hostname);
-      for (const s of [client, upstream]) {
-        sockets.add(s);
-        s.on("close", () => sockets.delete(s));
-        s.on("error", () => s.destroy());
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((r) => server?.listen(port, "127.0.0.1", r));
-    port = (server.address() as AddressInfo).port;
-  };
-  const stop = async () => {
-    const s = server;
-    server = undefined;
-    for (const sock of sockets) sock.destroy();
-    if (s) await new Promise<void>((r) => s.close(() => r()));
-  };
-  return { start, stop, url: () => `redis://127.0.0.1:${port}` };
-}
-
-/**
- * A relay to the real Redis that can stall: connections stay open and accepted, but nothing is
- * forwarded any more in either direction — a paused, swapping or half-partitioned Redis, which
- * the client cannot tell from a slow one.
- */
-function stallingRelay() {
-  const target = new URL(TEST_REDIS_URL);
-  const sockets = new Set<Socket>();
-  let stalled = false;
-  let server: Server | undefined;
-  let port = 0;
-  const start = async () => {
-    server = createServer((client) => {
-      const upstream = connect(Number(target.port || 6379), target.hostname);
-      for (const s of [client, upstream]) {
-        sockets.add(s);
-        s.on("close", () => sockets.delete(s));
-        s.on("error", () => s.destroy());
-      }
-      client.on("data", (chunk: Buffer) => {
-        if (!stalled) upstream.write(chunk);
-      });
-      upstream.on("data", (chunk: Buffer) => {
-        if (!stalled) client.write(chunk);
-      });
-    });
-    await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
-    port = (server.address() as AddressInfo).port;
-  };
-  const stop = async () => {
-    const s = server;
-    server = undefined;
-    for (const sock of sockets) sock.destroy();
-    if (s) await new Promise<void>((r) => s.close(() => r()));
-  };
-  return {
-    start,
-    stop,
-    stall: () => void (stalled = true),
-    url: () => `redis://127.0.0.1:${port}`,
-  };
 }
 
 async function until(fn: () => Promise<boolean>, ms: number): Promise<boolean> {
@@ -132,14 +62,14 @@ describe("Redis unreachable from the start", () => {
 
 describe("Redis lost and regained while running", () => {
   it("keeps serving during the outage and reports healthy again once Redis is back", async () => {
-    const relay = redisRelay();
+    const relay = new TcpRelay(TEST_REDIS_URL, 6379);
     await relay.start();
-    const gw = await startTestGateway({ redisUrl: relay.url() });
+    const gw = await startTestGateway({ redisUrl: relay.through(TEST_REDIS_URL) });
     open.push(gw);
     try {
       expect((await gw.request("GET", "/api/health")).status).toBe(200);
 
-      await relay.stop();
+      await relay.cut("refuse");
       const down = await until(async () => (await gw.request("GET", "/api/health")).status === 503, 5_000);
       expect(down).toBe(true);
       expect((await gw.request("GET", "/api/health")).body).toMatchObject({ checks: { redis: "down" } });
@@ -148,7 +78,7 @@ describe("Redis lost and regained while running", () => {
       const actor = await gw.createActor({ plan: "business" });
       expect((await gw.request("GET", "/api/usage", { key: actor.key, ip: freshIp() })).status).toBe(200);
 
-      await relay.start();
+      await relay.restore();
       const back = await until(async () => (await gw.request("GET", "/api/health")).status === 200, 10_000);
       expect(back).toBe(true);
       expect((await gw.request("GET", "/api/health")).body).toMatchObject({
@@ -163,16 +93,18 @@ describe("Redis lost and regained while running", () => {
 
 describe("Redis that accepts but does not answer", () => {
   it("costs a request tens of milliseconds, not the client's command timeout, and everything is served", async () => {
-    const relay = stallingRelay();
+    // Connections stay open and accepted, but nothing is forwarded any more in either direction:
+    // a paused, swapping or half-partitioned Redis, which the client cannot tell from a slow one.
+    const relay = new TcpRelay(TEST_REDIS_URL, 6379);
     await relay.start();
-    const gw = await startTestGateway({ redisUrl: relay.url() });
+    const gw = await startTestGateway({ redisUrl: relay.through(TEST_REDIS_URL) });
     open.push(gw);
     try {
       const actor = await gw.createActor({ plan: "business" });
       // The key is resolved and cached while Redis answers.
       expect((await gw.request("GET", "/api/usage", { key: actor.key, ip: freshIp() })).status).toBe(200);
 
-      relay.stall();
+      relay.freeze();
       // Sequential, so each one's own wait shows: the limiter and the credential-epoch check give
       // up after RATE_LIMIT_REDIS_TIMEOUT_MS (75 ms) and count in memory, as with Redis down.
       const timings: Array<{ status: number; ms: number }> = [];

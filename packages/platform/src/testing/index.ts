@@ -1,1 +1,2 @@
 export * from "./fake-http";
+export * from "./tcp-relay";

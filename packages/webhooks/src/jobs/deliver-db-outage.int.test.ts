@@ -1,8 +1,8 @@
-import { connect, createServer, type Server, type Socket } from "node:net";
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { createDb, webhookDeliveryAttempts, type DbHandle } from "@posture/db";
-import { emitEvent } from "../services/emit-event";
+import { TcpRelay } from "@posture/platform/testing";
+import { emitEvent } from "../testing";
 import { deliverWebhook, RECORD_JOB, type TDeliverDeps } from "./deliver";
 import { webhookJobDefinitions } from "./definitions";
 import { silent, useDeliveryFixtures, violation } from "./delivery-fixtures";
@@ -12,46 +12,7 @@ import { silent, useDeliveryFixtures, violation } from "./delivery-fixtures";
 
 const { db, dbUrl, runtime, receiver, org, recordingQueue, subscribe, delivery } = useDeliveryFixtures();
 
-/** A TCP relay in front of PostgreSQL: `cut` drops every connection and closes the port. */
-class Relay {
-  private readonly sockets = new Set<Socket>();
-  private server: Server | undefined;
-  private target: URL | undefined;
-  port = 0;
-
-  async start(target: URL) {
-    this.target = target;
-    await this.listen();
-  }
-  private async listen() {
-    const target = this.target;
-    if (!target) throw new Error("relay not started");
-    this.server = createServer((client) => {
-      const upstream = connect(Number(target.port || 5432), target.hostname);
-      upstream.on("error", () => client.destroy());
-      client.on("error", () => upstream.destroy());
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on("close", () => this.sockets.delete(s));
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => this.server?.listen(this.port, "127.0.0.1", resolve));
-    const address = this.server.address();
-    if (typeof address === "object" && address) this.port = address.port;
-  }
-  cut() {
-    this.server?.close();
-    this.server = undefined;
-    for (const s of this.sockets) s.destroy();
-  }
-  async restore() {
-    if (!this.server) await this.listen();
-  }
-}
-
 const handles: DbHandle[] = [];
-const relays: Relay[] = [];
 afterAll(async () => {
   // drizzle does not release a pooled client whose BEGIN fails (the connection died in the cut),
   // so a pool here may never finish ending: it is left to end with the process, relays open.
@@ -60,14 +21,9 @@ afterAll(async () => {
 
 /** The test database, reached through a relay the test can cut. */
 async function dbThroughRelay() {
-  const relay = new Relay();
-  relays.push(relay);
-  const url = new URL(dbUrl());
-  await relay.start(url);
-  const proxied = new URL(url);
-  proxied.hostname = "127.0.0.1";
-  proxied.port = String(relay.port);
-  const handle = createDb({ databaseUrl: proxied.toString(), poolSize: 2 });
+  const relay = new TcpRelay(dbUrl(), 5432);
+  await relay.start();
+  const handle = createDb({ databaseUrl: relay.through(dbUrl()), poolSize: 2 });
   handles.push(handle);
   return { relay, db: handle.db };
 }
@@ -80,7 +36,7 @@ describe("a delivery attempt during a database outage", () => {
     const { relay, db: outageDb } = await dbThroughRelay();
     // The database goes away while the receiver holds the request; it answers 200 after 100 ms.
     const rx = await receiver((_req, _i, res) => {
-      relay.cut();
+      void relay.cut("refuse");
       setTimeout(() => res.writeHead(200).end("ok"), 100);
       return "hang";
     });
@@ -104,7 +60,7 @@ describe("a delivery attempt during a database outage", () => {
     // (The answer waits until the pool has seen its connections die: drizzle leaks a client whose
     // BEGIN fails on a connection that died unnoticed, a race of its own, not this test's.)
     const rx = await receiver((_req, _i, res) => {
-      relay.cut();
+      void relay.cut("refuse");
       setTimeout(() => res.writeHead(503).end("down"), 200);
       return "hang";
     });

@@ -13,6 +13,17 @@ export const getPortfolioMeta = {
   },
 } satisfies TMeta;
 
+/** A client's score: the spec's integer, 0 (with `scanned: false`) until its first completed scan. */
+export const ZClientScore = z.object({
+  postureScore: z
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .describe("0 until the first completed scan (`scanned: false`)"),
+  scanned: z.boolean().describe("false until the client's first completed scan"),
+});
+
 export const ZGetPortfolioInput = z.object({});
 export const ZGetPortfolioOutput = z.object({
   totals: z.object({
@@ -30,13 +41,7 @@ export const ZGetPortfolioOutput = z.object({
     z.object({
       orgId: z.string(),
       name: z.string(),
-      postureScore: z
-        .number()
-        .int()
-        .min(0)
-        .max(100)
-        .describe("0 until the first completed scan (`scanned: false`)"),
-      scanned: z.boolean().describe("false until the client's first completed scan"),
+      ...ZClientScore.shape,
       openCritical: z.number().int().min(0),
     }),
   ),

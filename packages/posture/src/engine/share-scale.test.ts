@@ -1,52 +1,15 @@
 import { describe, expect, it } from "vitest";
+import { SENSITIVE_WORDS } from "@posture/db";
 import { baseSeverity, sensitivityOf } from "@posture/workspace";
 import { engine, file } from "./test-fixtures";
 
 // The rule engine (findings) and the resource store (sharing items) rate the same share on one
 // scale: a file's public link gets the same severity from both, whatever its name or role.
 
-/** Every word either side ever called sensitive, and a few that are not. */
-const NAMES = [
-  "payroll",
-  "salary",
-  "salaries",
-  "password",
-  "passwords",
-  "passwd",
-  "credential",
-  "credentials",
-  "secret",
-  "secrets",
-  "ssn",
-  "passport",
-  "bank",
-  "iban",
-  "medical",
-  "health",
-  "tax",
-  "private",
-  "contract",
-  "contracts",
-  "confidential",
-  "nda",
-  "invoice",
-  "invoices",
-  "customer",
-  "customers",
-  "finance",
-  "financial",
-  "budget",
-  "forecast",
-  "legal",
-  "hr",
-  "roadmap",
-  "pricing",
-  "board",
-  "internal",
-  "syntax",
-  "notes",
-  "contractor",
-].flatMap((w) => [`${w}.xlsx`, `Q3 ${w.toUpperCase()} v2`, `team${w[0]?.toUpperCase()}${w.slice(1)}Sheet`]);
+/** Every sensitive word (the union of the two lists the engine and the store used to keep), and a few that are not. */
+const NAMES = [...SENSITIVE_WORDS.high, ...SENSITIVE_WORDS.medium, "syntax", "notes", "contractor"].flatMap(
+  (w) => [`${w}.xlsx`, `Q3 ${w.toUpperCase()} v2`, `team${w[0]?.toUpperCase()}${w.slice(1)}Sheet`],
+);
 
 const ROLES = ["reader", "commenter", "writer", "organizer", "owner"] as const;
 

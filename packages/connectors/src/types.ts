@@ -33,9 +33,6 @@ export const PERMISSION_ROLE_RANK: Record<TPermissionRole, number> = {
   owner: 5,
 };
 
-/** The roles that can change a file's content. */
-export const EDITING_ROLES: ReadonlySet<string> = new Set(["writer", "organizer", "owner"]);
-
 /**
  * One grant on a file. `anyone` is a public link (Google "anyone with the link", Microsoft
  * anonymous sharing link); `domain` is everyone in a domain; `user`/`group` a principal.

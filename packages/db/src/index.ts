@@ -7,3 +7,4 @@ export { prepared } from "./prepared";
 export { arrayLiteral, fromExcluded, unnestRows, type TArrayColumn } from "./upsert";
 export { lockOrg } from "./locks";
 export { createWritePipeline, type TWritePipeline } from "./pipeline";
+export * from "./share-rating";

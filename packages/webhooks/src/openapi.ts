@@ -33,7 +33,10 @@ const HEADERS: Record<keyof TSignedHeaders, string> = {
 const DELIVERY_RULES =
   "POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. " +
   "Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, " +
-  "so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed.";
+  "so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. " +
+  "An event is recorded in the same transaction as the change it announces, so none is lost to a crash. " +
+  "`link`, where an event has one, is a URL of this API answering with the thing the event names " +
+  "(a scan, a finding, a category's findings, an anomaly, an incident, a report, a client), to the organization's API key.";
 
 /** OpenAPI 3.1 `webhooks`: one entry per event type, its body built from the event's own schema. */
 export function webhookDocuments(): Record<string, unknown> {

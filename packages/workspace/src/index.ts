@@ -6,3 +6,5 @@ export { rebuildFlowGraph } from "./store/flow-graph";
 export { workspaceJobs, APPROVALS_LAPSE_JOB } from "./jobs";
 export { getInventory } from "./services/inventory";
 export { listSharingItems } from "./services/sharing-items";
+// The store's share rating, for the test that checks it against the rule engine's.
+export { baseSeverity, sensitivityOf } from "./store/classify";

@@ -8,7 +8,7 @@ import {
   workspaceUsers,
   type Db,
 } from "@posture/db";
-import { notFound } from "@posture/platform";
+import { notFound, offsetMeta } from "@posture/platform";
 
 type TGraphQuery = { orgId: string; limit: number; offset: number; domain?: string; userId?: string };
 
@@ -47,6 +47,7 @@ export async function getFlowGraph(db: Db, q: TGraphQuery) {
   edges.sort((a, b) =>
     a.source === b.source ? (a.target < b.target ? -1 : 1) : a.source < b.source ? -1 : 1,
   );
+  const page = offsetMeta(totalNodes, q.limit, q.offset);
   return {
     nodes,
     edges: edges.map((e) => ({ id: `${e.source}->${e.target}`, ...e })),
@@ -56,12 +57,8 @@ export async function getFlowGraph(db: Db, q: TGraphQuery) {
       sharedDrivesExposed: summary?.sharedDrivesExposed ?? 0,
       riskScore: summary?.riskScore ?? 0,
     },
-    metadata: {
-      limit: q.limit,
-      offset: q.offset,
-      totalNodes,
-      nextOffset: q.offset + q.limit < totalNodes ? q.offset + q.limit : null,
-    },
+    // The offset envelope under the graph's own names (`totalNodes`).
+    metadata: { limit: page.limit, offset: page.offset, totalNodes, nextOffset: page.nextOffset },
   };
 }
 

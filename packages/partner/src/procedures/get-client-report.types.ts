@@ -1,5 +1,6 @@
 import type { TMeta } from "@posture/platform";
 import { z } from "zod";
+import { ZClientScore } from "./get-portfolio.types";
 
 export const getClientReportMeta = {
   openapi: {
@@ -18,7 +19,7 @@ const ZCount = z.number().int();
 export const ZGetClientReportOutput = z.object({
   orgId: z.string(),
   name: z.string(),
-  postureScore: z.number().int().min(0).max(100).nullable(),
+  ...ZClientScore.shape,
   findings: z.object({ CRITICAL: ZCount, HIGH: ZCount, MEDIUM: ZCount, LOW: ZCount }),
   trend: z.array(z.object({ score: z.number().int().min(0).max(100), at: z.iso.date() })),
   sources: z.array(z.object({ connectorId: z.string(), name: z.string(), healthStatus: z.string() })),

@@ -8,24 +8,41 @@ export const getPortfolioMeta = {
     tags: ["partner"],
     summary: "Portfolio of managed organizations",
     description:
-      "Every organization the partner manages with its latest posture score (null before its first scan) and open critical findings; totals: clients, open critical, average score of the scanned clients.",
+      "Every organization the partner manages with its latest posture score and open critical findings. A client not yet scanned is listed with `postureScore` 0 and `scanned: false`, counted in `totals.unscanned` and left out of `avgScore` (the average of the scanned clients; 0 while none is).",
     protect: true,
   },
 } satisfies TMeta;
 
+/** A client's score: the spec's integer, 0 (with `scanned: false`) until its first completed scan. */
+export const ZClientScore = z.object({
+  postureScore: z
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .describe("0 until the first completed scan (`scanned: false`)"),
+  scanned: z.boolean().describe("false until the client's first completed scan"),
+});
+
 export const ZGetPortfolioInput = z.object({});
 export const ZGetPortfolioOutput = z.object({
   totals: z.object({
-    clients: z.number().int().nonnegative(),
-    openCritical: z.number().int().nonnegative(),
-    avgScore: z.number().int().min(0).max(100).nullable(),
+    clients: z.number().int().min(0),
+    unscanned: z.number().int().min(0).describe("Clients without a completed scan yet"),
+    openCritical: z.number().int().min(0),
+    avgScore: z
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .describe("Average score of the scanned clients; 0 while none is"),
   }),
   clients: z.array(
     z.object({
       orgId: z.string(),
       name: z.string(),
-      postureScore: z.number().int().min(0).max(100).nullable(),
-      openCritical: z.number().int().nonnegative(),
+      ...ZClientScore.shape,
+      openCritical: z.number().int().min(0),
     }),
   ),
 });

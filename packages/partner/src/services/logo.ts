@@ -1,5 +1,11 @@
-import { request } from "node:https";
-import { AppError, pinnedLookup, TargetRefusedError, vetTarget, type TResolver } from "@posture/platform";
+import {
+  AppError,
+  pinnedRequest,
+  ResponseTooLargeError,
+  TargetRefusedError,
+  vetTarget,
+  type TResolver,
+} from "@posture/platform";
 
 /** A partner logo is printed on every report page header: 512 KiB is plenty for a PNG or JPEG. */
 export const LOGO_MAX_BYTES = 512 * 1024;
@@ -54,8 +60,8 @@ export class LogoTooLargeError extends Error {}
 
 /**
  * The production fetcher: the SSRF guard (vetTarget: every resolved address must be public unless
- * private targets are allowed) and a connection pinned to the vetted addresses, so a DNS answer
- * that changes after the check is never used. No redirects are followed.
+ * private targets are allowed), then the platform's one outbound client (`pinnedRequest`: only the
+ * vetted addresses, so a DNS answer that changes after the check is never used; no redirects).
  */
 export function guardedFetcher(o: {
   allowPrivateTargets: boolean;
@@ -68,47 +74,19 @@ export function guardedFetcher(o: {
       resolve: o.resolve,
       timeoutMs,
     });
-    return new Promise<TFetched>((resolve, reject) => {
-      const req = request(
-        target.url,
-        {
-          method: "GET",
-          lookup: pinnedLookup(target.addresses),
-          timeout: timeoutMs,
-          headers: { accept: "image/png, image/jpeg" },
-          ...(o.ca ? { ca: o.ca } : {}),
-        },
-        (res) => {
-          const declared = Number(res.headers["content-length"] ?? 0);
-          if (declared > maxBytes) {
-            res.destroy();
-            reject(new LogoTooLargeError());
-            return;
-          }
-          const parts: Buffer[] = [];
-          let size = 0;
-          res.on("data", (c: Buffer) => {
-            size += c.length;
-            if (size > maxBytes) {
-              res.destroy();
-              reject(new LogoTooLargeError());
-              return;
-            }
-            parts.push(c);
-          });
-          res.on("end", () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              contentType: res.headers["content-type"] ?? null,
-              bytes: Buffer.concat(parts),
-            }),
-          );
-          res.on("error", reject);
-        },
-      );
-      req.on("timeout", () => req.destroy(new Error("timed out")));
-      req.on("error", reject);
-      req.end();
-    });
+    try {
+      const res = await pinnedRequest(target, {
+        method: "GET",
+        headers: { accept: "image/png, image/jpeg" },
+        timeoutMs,
+        maxResponseBytes: maxBytes,
+        ...(o.ca ? { ca: o.ca } : {}),
+      });
+      const type = res.headers["content-type"];
+      return { status: res.status, contentType: type ?? null, bytes: res.body };
+    } catch (err) {
+      if (err instanceof ResponseTooLargeError) throw new LogoTooLargeError();
+      throw err;
+    }
   };
 }

@@ -12,11 +12,21 @@ export type TPeriodClient = {
   unhealthySources: number;
 };
 
-/** Each client's score at the end and at the start of the period, open critical/high, unhealthy sources. */
+/**
+ * Every figure of a period's report, as it stood at the period's end (one time base): each
+ * client's latest score completed before the end, and before the start (for the change); the
+ * critical and high findings open at the end (detected before it and not resolved by it; an
+ * ACCEPTED finding is not open, its acceptance time is not kept); its sources whose last scan
+ * before the end failed. Clients are the organizations the partner manages when the report is built.
+ */
 export async function portfolioForPeriod(
   db: Db,
   o: { partnerOrgId: string; start: Date; end: Date },
 ): Promise<TPeriodClient[]> {
+  const openAtEnd = (rank: number) =>
+    sql`(SELECT count(*)::int FROM findings f WHERE f.org_id = o.id AND f.severity_rank = ${rank}
+           AND f.status <> 'ACCEPTED' AND f.detected_at < ${o.end}
+           AND (f.resolved_at IS NULL OR f.resolved_at >= ${o.end}))`;
   const rows = await queryRows<Record<string, unknown>>(
     db,
     sql`SELECT o.id, o.name,
@@ -24,9 +34,11 @@ export async function portfolioForPeriod(
            AND s.completed_at < ${o.end} ORDER BY s.completed_at DESC, s.id DESC LIMIT 1) AS score,
         (SELECT posture_score FROM scans s WHERE s.org_id = o.id AND s.status = 'COMPLETE' AND s.posture_score IS NOT NULL
            AND s.completed_at < ${o.start} ORDER BY s.completed_at DESC, s.id DESC LIMIT 1) AS start_score,
-        (SELECT count(*)::int FROM findings f WHERE f.org_id = o.id AND f.status = 'OPEN' AND f.severity_rank = 4) AS critical,
-        (SELECT count(*)::int FROM findings f WHERE f.org_id = o.id AND f.status = 'OPEN' AND f.severity_rank = 3) AS high,
-        (SELECT count(*)::int FROM connectors c WHERE c.org_id = o.id AND c.health_status <> 'healthy') AS unhealthy
+        ${openAtEnd(4)} AS critical,
+        ${openAtEnd(3)} AS high,
+        (SELECT count(*)::int FROM connectors c WHERE c.org_id = o.id AND c.created_at < ${o.end}
+           AND (SELECT s.status FROM scans s WHERE s.connector_id = c.id AND s.status IN ('COMPLETE', 'FAILED')
+                  AND s.completed_at < ${o.end} ORDER BY s.completed_at DESC, s.id DESC LIMIT 1) = 'FAILED') AS unhealthy
       FROM organizations o WHERE o.managed_by_org_id = ${o.partnerOrgId} ORDER BY o.name, o.id`,
   );
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -68,20 +80,30 @@ export function renderPortfolioPdf(o: {
   const scored = clients.flatMap((c) => (c.score === null ? [] : [c.score]));
   const avg = scored.length ? Math.round(scored.reduce((a, b) => a + b, 0) / scored.length) : null;
   const attention = clients.filter(needsAttention);
+  const unscanned = clients.filter((c) => c.score === null);
+  const asOf = new Date(o.period.end.getTime() - 1).toISOString().slice(0, 10);
   const r = createReport({ title: `${o.period.label} portfolio report`, theme: o.theme, createdAt: now });
   r.cover({
     title: `${o.period.label} portfolio report`,
     subtitle: o.partnerName,
     lines: [
-      `Period: ${o.period.start.toISOString().slice(0, 10)} to ${new Date(o.period.end.getTime() - 1).toISOString().slice(0, 10)}`,
-      `${clients.length} client organizations`,
+      `Period: ${o.period.start.toISOString().slice(0, 10)} to ${asOf}`,
+      `${clients.length} client organizations${unscanned.length ? `, ${unscanned.length} not scanned by the period end` : ""}`,
+      `Every figure as at the end of ${asOf} UTC`,
       `Generated: ${now.toISOString().replace("T", " ").slice(0, 16)} UTC`,
     ],
   });
   r.newPage().heading("Portfolio summary");
+  r.paragraph(
+    `As at the end of ${asOf} UTC. Clients not scanned by then are listed as such and left out of the average.`,
+    {
+      muted: true,
+    },
+  );
   r.stats([
     { label: "Clients", value: String(clients.length) },
     { label: "Average score", value: avg === null ? "-" : String(avg) },
+    { label: "Not scanned", value: String(unscanned.length) },
     {
       label: "Open critical",
       value: String(clients.reduce((n, c) => n + c.openCritical, 0)),
@@ -97,11 +119,25 @@ export function renderPortfolioPdf(o: {
     .filter((c) => c.score !== null)
     .sort((a, b) => (a.score ?? 0) - (b.score ?? 0))
     .slice(0, 12);
-  r.barChart({
-    title: "Lowest posture scores",
-    bars: lowest.map((c) => ({ label: c.name, value: c.score ?? 0 })),
-    max: 100,
-  });
+  if (lowest.length > 0) {
+    r.barChart({
+      title: "Lowest posture scores",
+      bars: lowest.map((c) => ({ label: c.name, value: c.score ?? 0 })),
+      max: 100,
+    });
+  } else {
+    r.heading("Lowest posture scores", 2);
+    r.paragraph(`No client had a completed scan by the end of ${asOf}.`);
+  }
+  if (unscanned.length > 0) {
+    r.paragraph(
+      `Not scanned by the end of ${asOf}: ${unscanned
+        .slice(0, 20)
+        .map((c) => c.name)
+        .join(", ")}${unscanned.length > 20 ? ` and ${unscanned.length - 20} more` : ""}.`,
+      { muted: true },
+    );
+  }
   r.heading("Needs attention");
   r.table({
     columns: [
@@ -113,7 +149,7 @@ export function renderPortfolioPdf(o: {
     ],
     rows: attention.map((c): TCell[] => [
       c.name,
-      c.score ?? "-",
+      c.score ?? "not scanned",
       change(c),
       c.openCritical,
       [
@@ -138,7 +174,13 @@ export function renderPortfolioPdf(o: {
       { header: "Critical", width: 1, align: "right" },
       { header: "High", width: 1, align: "right" },
     ],
-    rows: clients.map((c): TCell[] => [c.name, c.score ?? "-", change(c), c.openCritical, c.openHigh]),
+    rows: clients.map((c): TCell[] => [
+      c.name,
+      c.score ?? "not scanned",
+      change(c),
+      c.openCritical,
+      c.openHigh,
+    ]),
     empty: "This partner manages no organization yet.",
   });
   return r.toBuffer();

@@ -2,14 +2,20 @@ import { and, eq, sql } from "drizzle-orm";
 import { organizations, orgPostureSummary, prepared, queryRows, type Db, type TSeverity } from "@posture/db";
 import { AppError } from "@posture/platform";
 
+/**
+ * `postureScore` is the spec's integer: 0 until the client's first completed scan, with
+ * `scanned: false` saying so. Unscanned clients stay listed (the portfolio is the managed-
+ * organization list) but are left out of `avgScore` and counted in `totals.unscanned`.
+ */
 export type TPortfolioClient = {
   orgId: string;
   name: string;
-  postureScore: number | null;
+  postureScore: number;
+  scanned: boolean;
   openCritical: number;
 };
 export type TPortfolio = {
-  totals: { clients: number; openCritical: number; avgScore: number | null };
+  totals: { clients: number; unscanned: number; openCritical: number; avgScore: number };
   clients: TPortfolioClient[];
 };
 
@@ -34,22 +40,25 @@ const portfolioQuery = (db: Db) =>
 
 /**
  * Each managed organization's latest completed score and its open critical findings. Clients
- * without a scan have a null score and do not count in the average.
+ * without a completed scan have `scanned: false` and score 0, and do not count in the average
+ * (0 while no client is scanned).
  */
 export async function getPortfolio(db: Db, o: { partnerOrgId: string }): Promise<TPortfolio> {
   const rows = await portfolioQuery(db).execute({ partnerOrgId: o.partnerOrgId });
   const clients = rows.map((r) => ({
     orgId: r.id,
     name: r.name,
-    postureScore: r.score,
+    postureScore: r.score ?? 0,
+    scanned: r.score !== null,
     openCritical: r.critical ?? 0,
   }));
-  const scored = clients.flatMap((c) => (c.postureScore === null ? [] : [c.postureScore]));
+  const scored = clients.filter((c) => c.scanned).map((c) => c.postureScore);
   return {
     totals: {
       clients: clients.length,
+      unscanned: clients.length - scored.length,
       openCritical: clients.reduce((n, c) => n + c.openCritical, 0),
-      avgScore: scored.length === 0 ? null : Math.round(scored.reduce((a, b) => a + b, 0) / scored.length),
+      avgScore: scored.length === 0 ? 0 : Math.round(scored.reduce((a, b) => a + b, 0) / scored.length),
     },
     clients,
   };
@@ -58,7 +67,9 @@ export async function getPortfolio(db: Db, o: { partnerOrgId: string }): Promise
 export type TClientReport = {
   orgId: string;
   name: string;
-  postureScore: number | null;
+  /** 0 before the first completed scan, with `scanned: false` (as in the portfolio). */
+  postureScore: number;
+  scanned: boolean;
   findings: Record<TSeverity, number>;
   trend: Array<{ score: number; at: string }>;
   sources: Array<{ connectorId: string; name: string; healthStatus: string }>;
@@ -105,7 +116,8 @@ export async function getClientReport(
   return {
     orgId: org.id,
     name: org.name,
-    postureScore: org.score,
+    postureScore: org.score ?? 0,
+    scanned: org.score !== null,
     findings: {
       CRITICAL: org.critical ?? 0,
       HIGH: org.high ?? 0,

@@ -1,6 +1,6 @@
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
-import { pinnedLookup, vetTarget, type TResolver } from "./guard";
+import type { IncomingHttpHeaders } from "node:http";
+import { vetTarget, type TResolver } from "./guard";
+import { OutboundNetworkError, pinnedRequest, ResponseTooLargeError } from "./pinned-request";
 
 export type TGuardedFetchOptions = {
   /** `WEBHOOK_ALLOW_PRIVATE_TARGETS`: private targets pass the guard (tests, self-hosted trackers). */
@@ -28,9 +28,9 @@ function requestBody(body: RequestInit["body"]): Buffer | undefined {
   throw new TypeError("guarded fetch sends string or byte bodies only");
 }
 
-function toHeaders(res: IncomingMessage): Headers {
+function toHeaders(raw: IncomingHttpHeaders): Headers {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(res.headers)) {
+  for (const [name, value] of Object.entries(raw)) {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
@@ -40,11 +40,10 @@ function toHeaders(res: IncomingMessage): Headers {
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 /**
- * A `fetch` for tenant-supplied URLs. Each call vets its URL (see guard.ts) and connects only to
- * the addresses it vetted, with the URL's own host name as Host and TLS server name, over a fresh
- * connection (a pooled socket could outlive the check). Redirects are never followed: a 3xx is
- * returned as it is. The exchange is bounded in time and the body in size. A refused target
- * rejects with the guard's TargetRefusedError itself, so callers can tell it from a network fault.
+ * A `fetch` for tenant-supplied URLs: each call vets its URL (see guard.ts), then makes one
+ * `pinnedRequest` (connected only to the vetted addresses, no redirects followed: a 3xx is
+ * returned as it is, bounded in time and size). A refused target rejects with the guard's
+ * TargetRefusedError itself, so callers can tell it from a network fault.
  */
 export function createGuardedFetch(opts: TGuardedFetchOptions): typeof fetch {
   const timeoutMs = opts.timeoutMs ?? OUTBOUND_TIMEOUT_MS;
@@ -61,74 +60,25 @@ export function createGuardedFetch(opts: TGuardedFetchOptions): typeof fetch {
       timeoutMs,
     });
     signal?.throwIfAborted();
-    const body = requestBody(init.body);
-    const headers = new Headers(init.headers);
-    if (body !== undefined) headers.set("content-length", String(body.length));
-    const request = target.url.protocol === "https:" ? httpsRequest : httpRequest;
-
-    return new Promise<Response>((resolve, reject) => {
-      let settled = false;
-      const fail = (err: unknown) => {
-        if (settled) return;
-        settled = true;
-        cleanup();
-        req.destroy();
-        reject(err);
-      };
-      const onAbort = () => fail(signal?.reason);
-      const timer = setTimeout(
-        () => fail(networkError("ETIMEDOUT", `no complete answer within ${timeoutMs} ms`)),
-        Math.max(1, timeoutMs - (Date.now() - started)),
-      );
-      const cleanup = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-
-      const req = request(
-        {
-          method: init.method ?? "GET",
-          protocol: target.url.protocol,
-          hostname: target.hostname,
-          port: target.url.port || undefined,
-          path: `${target.url.pathname}${target.url.search}`,
-          agent: false,
-          lookup: pinnedLookup(target.addresses),
-          headers: Object.fromEntries(headers.entries()),
-        },
-        (res: IncomingMessage) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on("data", (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > maxBytes) {
-              fail(networkError("E_RESPONSE_TOO_LARGE", `response body over ${maxBytes} bytes`));
-              return;
-            }
-            chunks.push(chunk);
-          });
-          res.on("error", (err) => fail(networkError("ECONNRESET", err.message, err)));
-          res.on("end", () => {
-            if (settled) return;
-            settled = true;
-            cleanup();
-            const status = res.statusCode ?? 502;
-            resolve(
-              new Response(NULL_BODY_STATUSES.has(status) ? null : Buffer.concat(chunks), {
-                status,
-                statusText: res.statusMessage ?? "",
-                headers: toHeaders(res),
-              }),
-            );
-          });
-        },
-      );
-      req.on("error", (err: NodeJS.ErrnoException) =>
-        fail(networkError(err.code ?? "ECONNRESET", err.message, err)),
-      );
-      req.end(body);
-    });
+    try {
+      const res = await pinnedRequest(target, {
+        method: init.method ?? "GET",
+        headers: Object.fromEntries(new Headers(init.headers).entries()),
+        body: requestBody(init.body),
+        timeoutMs: timeoutMs - (Date.now() - started),
+        maxResponseBytes: maxBytes,
+        ...(signal ? { signal } : {}),
+      });
+      return new Response(NULL_BODY_STATUSES.has(res.status) ? null : res.body, {
+        status: res.status,
+        statusText: res.statusText,
+        headers: toHeaders(res.headers),
+      });
+    } catch (err) {
+      if (err instanceof ResponseTooLargeError) throw networkError("E_RESPONSE_TOO_LARGE", err.message, err);
+      if (err instanceof OutboundNetworkError) throw networkError(err.code, err.message, err.cause);
+      throw err;
+    }
   };
   return guarded as typeof fetch;
 }

@@ -1,3 +1,4 @@
 export * from "./guard";
 export * from "./ip-ranges";
 export * from "./fetch";
+export * from "./pinned-request";

@@ -1,16 +1,15 @@
 import {
-  EDITING_ROLES,
   PERMISSION_ROLE_RANK,
   type TPermission,
   type TPermissionRole,
   type TSourceFile,
 } from "@posture/connectors";
+import { EDITING_ROLES, outsideGrantSeverity, publicLinkSeverity, sensitiveTermIn } from "@posture/db";
 import type { TRuleContext } from "./context";
 import { emailDomain } from "./domains";
 import { makeFinding } from "./finding";
 import { RULE_IDS } from "./rule-ids";
-import { sensitiveTermIn } from "./sensitive-names";
-import { lowerSeverity, maxSeverity, type TDetectedFinding, type TSeverity } from "./types";
+import { maxSeverity, type TDetectedFinding, type TSeverity } from "./types";
 
 /** Bounds the details of a file shared with hundreds of outsiders. */
 const MAX_LISTED_TARGETS = 25;
@@ -52,7 +51,6 @@ export function evaluateFile(ctx: TRuleContext, file: TSourceFile): TDetectedFin
     const domain = externalDomainOf(ctx, permission);
     if (domain === null) continue;
     const trusted = ctx.trusted.has(domain);
-    const base: TSeverity = EDITING_ROLES.has(permission.role) ? "HIGH" : "MEDIUM";
     external.push({
       permissionId: permission.id,
       type: permission.type,
@@ -60,7 +58,7 @@ export function evaluateFile(ctx: TRuleContext, file: TSourceFile): TDetectedFin
       domain,
       role: permission.role,
       trusted,
-      severity: trusted ? lowerSeverity(base) : base,
+      severity: outsideGrantSeverity(permission.role, trusted),
     });
   }
   if (publicRole === null && external.length === 0) return [];
@@ -75,7 +73,7 @@ export function evaluateFile(ctx: TRuleContext, file: TSourceFile): TDetectedFin
     findings.push(
       makeFinding({
         ruleId: RULE_IDS.publicLink,
-        severity: editable || sensitiveTerm !== null ? "CRITICAL" : "HIGH",
+        severity: publicLinkSeverity(publicRole, sensitiveTerm !== null ? "high" : "low"),
         title: editable
           ? `Public link lets anyone ${publicRole === "commenter" ? "comment on" : "edit"} the file`
           : sensitiveTerm !== null

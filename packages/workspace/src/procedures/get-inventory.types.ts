@@ -1,4 +1,4 @@
-import { offsetInput, type TMeta } from "@posture/platform";
+import { offsetInput, ZOffsetMeta, type TMeta } from "@posture/platform";
 import { z } from "zod";
 import { INVENTORY_TYPES } from "../services/inventory";
 
@@ -54,11 +54,8 @@ const ZDriveRow = z.object({
   connectorId: z.string(),
 });
 
-export const ZGetInventoryOutput = z.object({
+export const ZGetInventoryOutput = ZOffsetMeta.extend({
   type: z.enum(INVENTORY_TYPES),
   rows: z.array(z.union([ZUserRow, ZFileRow, ZDriveRow])),
-  total: z.number().int().nonnegative(),
-  limit: z.number().int().nonnegative(),
-  offset: z.number().int().nonnegative(),
   metrics: z.record(z.string(), z.number()),
 });

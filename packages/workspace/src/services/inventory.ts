@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import { workspaceDrives, workspaceFiles, workspaceUsers, type Db } from "@posture/db";
-import { iso } from "@posture/platform";
+import { iso, offsetPage } from "@posture/platform";
 import { likePattern, orgTotals } from "./snapshots";
 
 export const INVENTORY_TYPES = ["users", "files", "shared-drives"] as const;
@@ -45,20 +45,21 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
     const m = totals.metrics;
     return {
       type: q.type,
-      rows: rows.map((u) => ({
-        id: u.id,
-        email: u.email,
-        name: u.name,
-        isAdmin: u.isAdmin,
-        mfaEnabled: u.mfaEnabled,
-        status: u.status,
-        lastSignInAt: u.lastLoginAt ? iso(u.lastLoginAt) : null,
-        dormant: u.dormant,
-        externalSharesOwned: u.externalSharesOwned,
-        connectorId: u.connectorId,
-      })),
-      total,
-      ...page,
+      ...offsetPage(
+        rows.map((u) => ({
+          id: u.id,
+          email: u.email,
+          name: u.name,
+          isAdmin: u.isAdmin,
+          mfaEnabled: u.mfaEnabled,
+          status: u.status,
+          lastSignInAt: u.lastLoginAt ? iso(u.lastLoginAt) : null,
+          dormant: u.dormant,
+          externalSharesOwned: u.externalSharesOwned,
+          connectorId: u.connectorId,
+        })),
+        { total, ...page },
+      ),
       metrics: metricsOf({
         total: totals.users,
         admins: m.admins,
@@ -90,21 +91,22 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
     const m = totals.metrics;
     return {
       type: q.type,
-      rows: rows.map((f) => ({
-        id: f.id,
-        name: f.name,
-        ownerEmail: f.ownerEmail,
-        mimeType: f.mimeType,
-        sharing: f.exposure,
-        externalShares: f.externalPermissionCount,
-        sensitivity: f.sensitivity,
-        sharedDriveId: f.driveExternalId,
-        sizeBytes: f.sizeBytes,
-        modifiedAt: iso(f.modifiedAt),
-        connectorId: f.connectorId,
-      })),
-      total,
-      ...page,
+      ...offsetPage(
+        rows.map((f) => ({
+          id: f.id,
+          name: f.name,
+          ownerEmail: f.ownerEmail,
+          mimeType: f.mimeType,
+          sharing: f.exposure,
+          externalShares: f.externalPermissionCount,
+          sensitivity: f.sensitivity,
+          sharedDriveId: f.driveExternalId,
+          sizeBytes: f.sizeBytes,
+          modifiedAt: iso(f.modifiedAt),
+          connectorId: f.connectorId,
+        })),
+        { total, ...page },
+      ),
       metrics: metricsOf({
         total: totals.files,
         public: m.filesPublic,
@@ -133,18 +135,19 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
   ]);
   return {
     type: q.type,
-    rows: rows.map((d) => ({
-      id: d.id,
-      name: d.name,
-      memberCount: d.memberCount,
-      externalMemberCount: d.externalMemberCount,
-      restrictionStatus: restrictionStatus(d),
-      filesCount: d.fileCount,
-      securityStatus: securityStatus(d),
-      connectorId: d.connectorId,
-    })),
-    total,
-    ...page,
+    ...offsetPage(
+      rows.map((d) => ({
+        id: d.id,
+        name: d.name,
+        memberCount: d.memberCount,
+        externalMemberCount: d.externalMemberCount,
+        restrictionStatus: restrictionStatus(d),
+        filesCount: d.fileCount,
+        securityStatus: securityStatus(d),
+        connectorId: d.connectorId,
+      })),
+      { total, ...page },
+    ),
     metrics: metricsOf({
       total: totals.drives,
       withExternalMembers: totals.metrics.drivesWithExternalMembers,

@@ -1,12 +1,18 @@
 import { sql } from "drizzle-orm";
-import { lockOrg, type Db } from "@posture/db";
+import {
+  lockOrg,
+  lowerRankSql,
+  outsideGrantRankSql,
+  rankOfSeveritySql,
+  severityOfRankSql,
+  type Db,
+} from "@posture/db";
 import { rebuildFlowGraph } from "../store/flow-graph";
 import { rowsOf } from "../store/rows";
 
-const SEVERITY_OF = (rank: string) =>
-  sql.raw(`(CASE ${rank} WHEN 4 THEN 'CRITICAL' WHEN 3 THEN 'HIGH' WHEN 2 THEN 'MEDIUM' ELSE 'LOW' END)`);
-const RANK_OF = (severity: string) =>
-  sql.raw(`(CASE ${severity} WHEN 'CRITICAL' THEN 4 WHEN 'HIGH' THEN 3 WHEN 'MEDIUM' THEN 2 ELSE 1 END)`);
+// The share scale's SQL is generated from its TypeScript (`share-rating.ts` in @posture/db).
+const SEVERITY_OF = (rank: string) => severityOfRankSql(sql.raw(rank));
+const RANK_OF = (severity: string) => rankOfSeveritySql(sql.raw(severity));
 /** `d` is one of the organization's trusted domains or below one. */
 const trusted = (orgId: string, d: string) =>
   sql`EXISTS (SELECT 1 FROM trusted_domains t WHERE t.org_id = ${orgId}
@@ -32,7 +38,7 @@ export async function rerateDomain(
         SELECT s.id, CASE
             WHEN cardinality(s.target_domains) > 0
               AND NOT EXISTS (SELECT 1 FROM unnest(s.target_domains) d WHERE NOT ${trusted(orgId, "d")})
-            THEN greatest(1, ${RANK_OF("s.base_severity")} - 1)
+            THEN ${lowerRankSql(RANK_OF("s.base_severity"))}
             ELSE ${RANK_OF("s.base_severity")} END AS rank
         FROM workspace_shares s
         WHERE s.org_id = ${orgId} AND s.sharing_type <> 'public'
@@ -42,15 +48,13 @@ export async function rerateDomain(
       FROM x WHERE s.id = x.id AND s.severity_rank <> x.rank
       RETURNING s.file_id`),
   );
-  // The findings follow the rule engine's own scale (per outside grant: HIGH when it can edit,
-  // else MEDIUM; one lower when its domain is trusted), so the next scan agrees with this one.
+  // The findings follow the rule engine's own scale (`outsideGrantSeverity`, per outside grant),
+  // so the next scan agrees with this one.
   const findings = rowsOf<{ id: string }>(
     await tx.execute(sql`
       WITH g AS (
         SELECT p.connector_id, wf.external_id,
-          max(CASE WHEN ${trusted(orgId, "p.target_domain")}
-                THEN (CASE WHEN p.role IN ('writer','organizer','owner') THEN 2 ELSE 1 END)
-                ELSE (CASE WHEN p.role IN ('writer','organizer','owner') THEN 3 ELSE 2 END) END) AS rank,
+          max(${outsideGrantRankSql(sql.raw("p.role"), trusted(orgId, "p.target_domain"))}) AS rank,
           bool_and(${trusted(orgId, "p.target_domain")}) AS all_trusted
         FROM workspace_permissions p JOIN workspace_files wf ON wf.id = p.file_id
         WHERE p.org_id = ${orgId} AND p.sharing_type IN ('external_user', 'external_domain')

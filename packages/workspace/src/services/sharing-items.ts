@@ -7,6 +7,7 @@ import {
   type TSeverity,
   type TShareType,
 } from "@posture/db";
+import { offsetPage } from "@posture/platform";
 import { orgTotals } from "./snapshots";
 
 export const SHARE_SORTS = ["riskRank", "severity", "resourceName", "ownerEmail", "target"] as const;
@@ -60,24 +61,23 @@ export async function listSharingItems(db: Db, q: TItemsQuery) {
   ]);
   const targets = await targetsOf(db, q.orgId, rows);
   return {
-    rows: rows.map((s) => ({
-      id: s.id,
-      resourceName: s.resourceName,
-      ownerEmail: s.ownerEmail,
-      sharingType: s.sharingType,
-      target: s.target,
-      targets: targets.get(`${s.fileId}|${s.sharingType}`) ?? [s.target],
-      targetCount: s.targetCount,
-      permission: s.permission,
-      severity: s.severity,
-      riskRank: s.riskRank,
-      sensitivity: s.sensitivity,
-      trustedDomain: s.severity !== s.baseSeverity,
-    })),
-    total,
-    limit: q.limit,
-    offset: q.offset,
-    nextOffset: q.offset + q.limit < total ? q.offset + q.limit : null,
+    ...offsetPage(
+      rows.map((s) => ({
+        id: s.id,
+        resourceName: s.resourceName,
+        ownerEmail: s.ownerEmail,
+        sharingType: s.sharingType,
+        target: s.target,
+        targets: targets.get(`${s.fileId}|${s.sharingType}`) ?? [s.target],
+        targetCount: s.targetCount,
+        permission: s.permission,
+        severity: s.severity,
+        riskRank: s.riskRank,
+        sensitivity: s.sensitivity,
+        trustedDomain: s.severity !== s.baseSeverity,
+      })),
+      { total, limit: q.limit, offset: q.offset },
+    ),
     sort: q.sort,
     order,
   };

@@ -23,7 +23,8 @@ describe("classification", () => {
   it("rates sensitivity from labels first, then whole words of the name", () => {
     expect(sensitivityOf("Payroll2024.xlsx")).toBe("high");
     expect(sensitivityOf("customerPasswords.txt")).toBe("high");
-    expect(sensitivityOf("Vendor contract.pdf")).toBe("medium");
+    expect(sensitivityOf("Vendor contract.pdf")).toBe("high");
+    expect(sensitivityOf("Q3 budget.xlsx")).toBe("medium");
     expect(sensitivityOf("syntax notes.md")).toBe("low");
     expect(sensitivityOf("notes.md", ["Highly Confidential"])).toBe("high");
     expect(sensitivityOf("notes.md", ["Internal"])).toBe("medium");

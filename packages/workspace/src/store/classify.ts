@@ -1,12 +1,10 @@
 import { hash } from "node:crypto";
-import {
-  EDITING_ROLES,
-  PERMISSION_ROLE_RANK,
-  type TPermission,
-  type TPermissionRole,
-} from "@posture/connectors";
+import { PERMISSION_ROLE_RANK, type TPermission, type TPermissionRole } from "@posture/connectors";
 import {
   lowerSeverity,
+  nameSensitivity,
+  outsideItemSeverity,
+  publicLinkSeverity,
   SEVERITY_RANK,
   type TExposure,
   type TSensitivity,
@@ -26,62 +24,18 @@ export function stableId(prefix: string, connectorId: string, externalId: string
   return `${prefix}_${digest.slice(0, 27)}`;
 }
 
-const HIGH_WORDS = new Set([
-  "payroll",
-  "salary",
-  "salaries",
-  "password",
-  "passwords",
-  "passwd",
-  "credential",
-  "credentials",
-  "secret",
-  "secrets",
-  "ssn",
-  "passport",
-  "bank",
-  "iban",
-  "medical",
-  "health",
-  "tax",
-  "private",
-]);
-const MEDIUM_WORDS = new Set([
-  "contract",
-  "contracts",
-  "confidential",
-  "nda",
-  "invoice",
-  "invoices",
-  "customer",
-  "customers",
-  "finance",
-  "financial",
-  "budget",
-  "forecast",
-  "legal",
-  "hr",
-  "roadmap",
-  "pricing",
-  "board",
-  "internal",
-]);
 const HIGH_LABELS = /(highly[\s_-]?confidential|restricted|secret)/i;
 const MEDIUM_LABELS = /(confidential|internal|sensitive)/i;
 
-/** Sensitivity from labels first (an explicit classification wins), else from the words of the name. */
+/**
+ * Sensitivity from labels first (an explicit classification wins), else from the words of the
+ * name (the one word list, `SENSITIVE_WORDS` of `@posture/db`, which the rule engine reads too).
+ */
 export function sensitivityOf(name: string, labels: readonly string[] = []): TSensitivity {
   if (labels.some((l) => HIGH_LABELS.test(l))) return "high";
-  const words = name
-    .replace(/([a-z])([A-Z])/g, "$1 $2")
-    .toLowerCase()
-    .split(/[^a-z]+/);
-  let medium = labels.some((l) => MEDIUM_LABELS.test(l));
-  for (const word of words) {
-    if (HIGH_WORDS.has(word)) return "high";
-    if (MEDIUM_WORDS.has(word)) medium = true;
-  }
-  return medium ? "medium" : "low";
+  const fromName = nameSensitivity(name);
+  if (fromName === "high") return "high";
+  return fromName === "medium" || labels.some((l) => MEDIUM_LABELS.test(l)) ? "medium" : "low";
 }
 
 export type TClassified = { sharingType: TSharingType; target: string; domain: string | null };
@@ -108,15 +62,12 @@ export function widerRole(a: string, b: string): string {
 }
 
 /**
- * The severity of one sharing item, before trusted domains: the same scale as the findings' rules
- * (a public link is HIGH, CRITICAL when editable or sensitive; an outside grant MEDIUM, HIGH when
- * it can edit), with a highly sensitive file raising an outside share one level.
+ * The severity of one sharing item, before trusted domains: the share scale of `@posture/db`
+ * (the findings' rules read the same one), with a highly sensitive file raising an outside share
+ * one level.
  */
 export function baseSeverity(type: TShareType, role: string, sensitivity: TSensitivity): TSeverity {
-  const editable = EDITING_ROLES.has(role) || (type === "public" && role === "commenter");
-  if (type === "public") return editable || sensitivity === "high" ? "CRITICAL" : "HIGH";
-  if (editable) return sensitivity === "high" ? "CRITICAL" : "HIGH";
-  return sensitivity === "high" ? "HIGH" : "MEDIUM";
+  return type === "public" ? publicLinkSeverity(role, sensitivity) : outsideItemSeverity(role, sensitivity);
 }
 
 /** A share whose every outside domain is trusted is rated one level lower. */

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { seedWorkspace } from "@posture/compliance/testing";
-import { connectors, events, partnerReports, scans } from "@posture/db";
+import { connectors, events, findings, partnerReports, scans } from "@posture/db";
+import { buildScheduledReport, lastCompletePeriod } from "@posture/partner";
 import { and, eq } from "drizzle-orm";
 import { type TTestGateway, useTestGateway } from "../../testing";
 import { errorCode, freshIp } from "../helpers";
@@ -55,11 +56,12 @@ describe("GET /api/partner/reports/portfolio", () => {
     const res = await get(msp, "/api/partner/reports/portfolio");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      totals: { clients: 3, openCritical: 2, avgScore: 73 },
+      totals: { clients: 3, unscanned: 1, openCritical: 2, avgScore: 73 },
       clients: [
-        { orgId: clients[0]?.id, name: "Alpha Ltd", postureScore: 85, openCritical: 0 },
-        { orgId: clients[1]?.id, name: "Beta GmbH", postureScore: 60, openCritical: 2 },
-        { orgId: clients[2]?.id, name: "Gamma Inc", postureScore: null, openCritical: 0 },
+        { orgId: clients[0]?.id, name: "Alpha Ltd", postureScore: 85, scanned: true, openCritical: 0 },
+        { orgId: clients[1]?.id, name: "Beta GmbH", postureScore: 60, scanned: true, openCritical: 2 },
+        // Never scanned: the spec's integer, 0, flagged; out of the average.
+        { orgId: clients[2]?.id, name: "Gamma Inc", postureScore: 0, scanned: false, openCritical: 0 },
       ],
     });
   });
@@ -88,6 +90,15 @@ describe("GET /api/partner/reports/client/{orgId}", () => {
     expect(body.trend.map((t) => t.score)).toEqual([70, 64, 60]);
     for (const t of body.trend) expect(t.at).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(new Set(body.trend.map((t) => t.at)).size).toBe(3);
+  });
+
+  it("gives a never-scanned client the spec's integer score 0, flagged scanned: false", async () => {
+    const gamma = clients[2]?.id ?? "";
+    const res = await get(msp, `/api/partner/reports/client/${gamma}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ orgId: gamma, postureScore: 0, scanned: false, trend: [] });
+    const beta = await get(msp, `/api/partner/reports/client/${clients[1]?.id ?? ""}`);
+    expect(beta.body).toMatchObject({ postureScore: 60, scanned: true });
   });
 
   it("404 for an organization it does not manage, for its own id and for nonsense", async () => {
@@ -182,7 +193,7 @@ describe("scheduled portfolio reports", () => {
       "Alpha Ltd",
       "Beta GmbH",
       "Needs attention",
-      "2 open critical",
+      "Lowest posture scores",
     ])
       expect(text).toContain(s);
     expect(text).not.toContain("Rival Client");
@@ -242,5 +253,117 @@ describe("client.unhealthy", () => {
     expect(data.map((d) => d.reason).sort()).toEqual(["score_drop", "source_unhealthy"]);
     expect(data.every((d) => d.orgId === alpha)).toBe(true);
     expect(data.find((d) => d.reason === "score_drop")).toMatchObject({ score: 70, previousScore: 85 });
+  });
+});
+
+describe("a period report's figures", () => {
+  it("are all as at the period end, with the lowest scores listed", async () => {
+    const p = await gw.createActor({ plan: "enterprise", isPartner: true });
+    const now = new Date();
+    const period = lastCompletePeriod("WEEKLY", now);
+    const H = 3_600_000;
+    const before = (h: number) => new Date(period.end.getTime() - h * H);
+    const after = (h: number) => new Date(period.end.getTime() + h * H);
+    const db = gw.db.db;
+    const client = async (name: string) => {
+      const org = await gw.createOrg({ plan: "business", name, managedByOrgId: p.orgId });
+      const [con] = await db
+        .insert(connectors)
+        .values({
+          orgId: org.id,
+          type: "google_workspace",
+          displayName: `${name} Drive`,
+          mode: "demo",
+          createdAt: new Date(period.start.getTime() - 30 * 24 * H),
+        })
+        .returning();
+      if (!con) throw new Error("connector insert failed");
+      const scan = (score: number | null, at: Date, status: "COMPLETE" | "FAILED" = "COMPLETE") =>
+        db.insert(scans).values({
+          orgId: org.id,
+          connectorId: con.id,
+          connectorName: con.displayName,
+          trigger: "scheduled",
+          status,
+          postureScore: score,
+          completedAt: at,
+        });
+      let n = 0;
+      const finding = (severity: "CRITICAL" | "HIGH", detectedAt: Date, resolvedAt: Date | null) =>
+        db.insert(findings).values({
+          orgId: org.id,
+          connectorId: con.id,
+          connectorType: "google_workspace",
+          fingerprint: `fp-${name}-${n++}`,
+          ruleId: "admin_without_mfa",
+          category: "identity",
+          severity,
+          severityRank: severity === "CRITICAL" ? 4 : 3,
+          title: `${severity} ${n}`,
+          resourceId: `r-${n}`,
+          resourceName: `r-${n}`,
+          resourceType: "user",
+          status: resolvedAt ? "RESOLVED" : "OPEN",
+          detectedAt,
+          resolvedAt,
+        });
+      return { org, scan, finding };
+    };
+    // Delta: 90 before the period, 40 at its end, 95 since; one critical open at the end (another
+    // resolved before it, a third found after it); a high open at the end, resolved since; its
+    // last scan before the end failed, its source healthy now.
+    const delta = await client("Delta Corp");
+    await delta.scan(90, new Date(period.start.getTime() - 24 * H));
+    await delta.scan(40, before(30));
+    await delta.scan(null, before(2), "FAILED");
+    await delta.scan(95, after(1));
+    await delta.finding("CRITICAL", before(48), null);
+    await delta.finding("CRITICAL", before(48), before(24));
+    await delta.finding("CRITICAL", after(1), null);
+    await delta.finding("HIGH", before(72), after(1));
+    const echo = await client("Echo SA");
+    await echo.scan(70, before(48));
+    // Foxtrot's first scan came after the period.
+    const foxtrot = await client("Foxtrot BV");
+    await foxtrot.scan(88, after(2));
+
+    const { jobs, runtime, log } = gw.gateway.deps;
+    const id = await buildScheduledReport(
+      { db, jobs, runtime, log },
+      { partnerOrgId: p.orgId, schedule: "WEEKLY", now },
+    );
+    expect(id).toBeTruthy();
+    const pdf = await fetchBytes(gw, `/api/partner/reports/${id ?? ""}`, { key: p.key });
+    expect(pdf.status).toBe(200);
+    const { text } = readPdf(pdf.bytes);
+    const asOf = new Date(period.end.getTime() - 1).toISOString().slice(0, 10);
+    expect(text).toContain(`Every figure as at the end of ${asOf} UTC`);
+
+    // The lowest scores, lowest first, at the period end (not Delta's 95 of today).
+    const lowest = text.slice(text.indexOf("Lowest posture scores"), text.indexOf("Needs attention"));
+    expect(lowest).toMatch(/Delta Corp\s+40\b/);
+    expect(lowest).toMatch(/Echo SA\s+70\b/);
+    expect(lowest.indexOf("Delta Corp")).toBeLessThan(lowest.indexOf("Echo SA"));
+    expect(lowest).not.toContain("95");
+    expect(lowest).toContain("Not scanned by the end of");
+    expect(lowest).toContain("Foxtrot BV");
+
+    // Needs attention: the criticals, the failed source and the fall, all at the period end.
+    const why = text.slice(text.indexOf("Needs attention"), text.indexOf("All clients"));
+    expect(why).toContain("1 open critical");
+    expect(why).toContain("1 unhealthy source");
+    expect(why).toContain("score fell 50 points");
+    expect(why).not.toContain("Echo SA");
+
+    // Every client, with the high findings open at the end; Foxtrot not scanned by then.
+    const all = text.slice(text.indexOf("All clients"));
+    expect(all).toMatch(/Delta Corp\s+40\s+-50\s+1\s+1\b/);
+    expect(all).toMatch(/Echo SA\s+70\s+-\s+0\s+0\b/);
+    expect(all).toMatch(/Foxtrot BV\s+not scanned\s+-\s+0\s+0\b/);
+    // Clients, the average of those scanned at the end ((40 + 70) / 2), not scanned, open
+    // critical at the end, needing attention.
+    expect(text).toMatch(
+      /\b3\s+55\s+1\s+1\s+1\s*\n\s*Clients\s+Average score\s+Not scanned\s+Open critical\s+Need attention/,
+    );
   });
 });

@@ -13,8 +13,14 @@ import { body, client } from "../workspace/harness";
 
 type TActor = Awaited<ReturnType<TTestGateway["createActor"]>>;
 type TPortfolio = {
-  totals: { clients: number; openCritical: number; avgScore: number | null };
-  clients: Array<{ orgId: string; name: string; postureScore: number | null; openCritical: number }>;
+  totals: { clients: number; unscanned: number; openCritical: number; avgScore: number };
+  clients: Array<{
+    orgId: string;
+    name: string;
+    postureScore: number;
+    scanned: boolean;
+    openCritical: number;
+  }>;
 };
 type TClient = { orgId: string; owner: TActor; c: ReturnType<typeof client>; connectorId: string };
 
@@ -71,15 +77,17 @@ async function expectedPortfolio(partnerOrgId: string): Promise<TPortfolio> {
   const clients = rows.map((r) => ({
     orgId: r.id,
     name: r.name,
-    postureScore: r.score === null ? null : Number(r.score),
+    postureScore: r.score === null ? 0 : Number(r.score),
+    scanned: r.score !== null,
     openCritical: Number(r.critical),
   }));
-  const scores = clients.flatMap((c) => (c.postureScore === null ? [] : [c.postureScore]));
+  const scores = clients.filter((c) => c.scanned).map((c) => c.postureScore);
   return {
     totals: {
       clients: clients.length,
+      unscanned: clients.length - scores.length,
       openCritical: clients.reduce((n, c) => n + c.openCritical, 0),
-      avgScore: scores.length ? Math.round(scores.reduce((a, b) => a + b, 0) / scores.length) : null,
+      avgScore: scores.length ? Math.round(scores.reduce((a, b) => a + b, 0) / scores.length) : 0,
     },
     clients,
   };
@@ -98,7 +106,7 @@ async function expectedClientFigures(orgId: string) {
     sql`SELECT posture_score AS score FROM scans WHERE org_id = ${orgId} AND status = 'COMPLETE' AND posture_score IS NOT NULL
       ORDER BY completed_at DESC, id DESC LIMIT 1`,
   );
-  return { postureScore: latest ? Number(latest.score) : null, findings: findingsBySeverity };
+  return { postureScore: latest ? Number(latest.score) : 0, scanned: !!latest, findings: findingsBySeverity };
 }
 
 async function portfolio(partner: TActor): Promise<TPortfolio> {
@@ -148,7 +156,7 @@ describe("portfolio from the posture summary", () => {
   it("after scans: equals the per-client computation, each partner seeing only its clients", async () => {
     const mine = await portfolio(msp);
     expect(mine.clients.map((c) => c.name)).toEqual(["Alpha Ltd", "Beta GmbH", "Gamma Inc"]);
-    expect(mine.clients[2]).toMatchObject({ postureScore: null, openCritical: 0 });
+    expect(mine.clients[2]).toMatchObject({ postureScore: 0, scanned: false, openCritical: 0 });
     expect(mine.totals.openCritical).toBeGreaterThan(0);
     expect((await portfolio(rival)).clients.map((c) => c.name)).toEqual(["Rival Client"]);
     await expectExact();

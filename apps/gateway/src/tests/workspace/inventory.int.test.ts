@@ -9,6 +9,7 @@ type TPage = {
   total: number;
   limit: number;
   offset: number;
+  nextOffset: number | null;
   metrics: Record<string, number>;
 };
 
@@ -135,7 +136,11 @@ describe("GET /api/inventory", () => {
     for (let offset = 0; offset < 200; offset += 37) {
       const page = body<TPage>(await org.c.get(`/api/inventory?type=files&limit=37&offset=${offset}`));
       ids.push(...page.rows.map((r) => String(r.id)));
+      // The one offset envelope (offsetPage), as every offset-paged list: nextOffset, null at the end.
+      expect(page.nextOffset).toBe(offset + 37 < page.total ? offset + 37 : null);
     }
+    const last = body<TPage>(await org.c.get(`/api/inventory?type=users&limit=200`));
+    expect(last.nextOffset).toBe(last.total > 200 ? 200 : null);
     expect(ids.slice(0, 200)).toEqual(all.rows.map((r) => String(r.id)));
   });
 

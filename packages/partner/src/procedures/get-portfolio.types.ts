@@ -13,7 +13,7 @@ export const getPortfolioMeta = {
   },
 } satisfies TMeta;
 
-export const ZGetPortfolioInput = z.object({});
+export const ZGetPortfolioInput = z.strictObject({});
 export const ZGetPortfolioOutput = z.object({
   totals: z.object({
     clients: z.number().int().nonnegative(),

@@ -449,3 +449,44 @@ describe("the reported case: a typo on PATCH /api/partner/settings", () => {
     expect(res.status).toBe(401);
   });
 });
+
+describe("a connector's config: closed, per mode", () => {
+  it("refuses a misspelt field and a field of the other mode, naming them", async () => {
+    const cookie = await gw.createSession(owner.orgId, owner.user.id);
+    const post = (config: unknown) =>
+      gw.request("POST", "/api/connectors", {
+        ip: freshIp(),
+        headers: { cookie },
+        body: { type: "google_workspace", displayName: "Strict", mode: "demo", config },
+      });
+    expectInvalidInput(await post({ filecount: 20 }), "filecount", "config.filecount");
+    const other = await post({ fileCount: 20, domain: "acme.example" });
+    expectInvalidInput(other, "domain in demo mode", "config.domain");
+  });
+
+  it("uses fileCount (the scan and behaviour tests' field is real, not ignored)", async () => {
+    const cookie = await gw.createSession(owner.orgId, owner.user.id);
+    const resources: number[] = [];
+    for (const fileCount of [20, 60]) {
+      const created = await gw.request("POST", "/api/connectors", {
+        ip: freshIp(),
+        headers: { cookie },
+        body: {
+          type: "google_workspace",
+          displayName: `Size ${fileCount}`,
+          mode: "demo",
+          config: { fileCount },
+        },
+      });
+      expect(created.status).toBe(201);
+      const id = (created.body as { id: string }).id;
+      const scan = await gw.request("POST", `/api/connectors/${id}/sync`, {
+        ip: freshIp(),
+        headers: { cookie },
+      });
+      expect(scan.status).toBe(200);
+      resources.push((scan.body as { resources: number }).resources);
+    }
+    expect(resources[1]).toBeGreaterThan(resources[0] ?? Infinity);
+  });
+});

@@ -10,10 +10,10 @@ const dirs = (parent) =>
     .map((d) => `${parent}/${d.name}`);
 
 const DOCS = ["README.md", ...readdirSync(join(root, "docs")).map((f) => `docs/${f}`)];
-// Short paths in the docs are relative to the doc, the repository (or the shared/ folder beside it),
-// a package, or a package's src folder. Build outputs (dist/) are not in the repository.
+// Short paths in the docs are relative to the doc, the repository, a package, or a package's src
+// folder. Build outputs (dist/) and the specification (shared/, beside the clone) are not in it.
 const PACKAGES = [...dirs("apps"), ...dirs("packages")];
-const BASES = [root, join(root, ".."), ...PACKAGES.flatMap((d) => [join(root, d), join(root, d, "src")])];
+const BASES = [root, ...PACKAGES.flatMap((d) => [join(root, d), join(root, d, "src")])];
 
 /** The repository files a doc cites in backticks (`apps/gateway/src/app.ts`, `middleware/csrf.ts`). */
 function citedPaths(text) {
@@ -27,7 +27,7 @@ describe("the docs", () => {
   it("cite only files that exist", () => {
     const missing = DOCS.flatMap((doc) =>
       citedPaths(read(doc))
-        .filter((p) => !p.includes("dist/"))
+        .filter((p) => !p.includes("dist/") && !p.startsWith("shared/"))
         .filter((p) => ![join(root, dirname(doc)), ...BASES].some((base) => existsSync(join(base, p))))
         .map((p) => `${doc}: ${p}`),
     );

@@ -3,13 +3,13 @@ import { pipeline } from "node:stream/promises";
 import { Router, type NextFunction, type Request, type Response } from "express";
 import {
   compileQueryParser,
+  compileRequestFields,
   isDownload,
-  requireObjectBody,
   type TDownload,
   type TMeta,
 } from "@posture/platform";
 import type { TGatewayDeps } from "./deps";
-import { literalPathOfOtherMethods } from "./rest-dispatch";
+import { literalPathOfOtherMethods, pathParamsOf } from "./rest-dispatch";
 import { appRouter } from "./router";
 import { contextFactory } from "./trpc-handlers";
 
@@ -73,6 +73,10 @@ export function downloadRoutes(deps: TGatewayDeps): Router {
     const types = [...meta.download.contentTypes, "application/json"];
     const method = openapi.method.toLowerCase() as "get" | "post";
     const parseQuery = compileQueryParser(proc._def.inputs?.[0]);
+    const fields = compileRequestFields(proc._def.inputs?.[0], {
+      pathParams: pathParamsOf(openapi.path),
+      body: method !== "get",
+    });
     r[method](expressPath(openapi.path), async (req: Request, res: Response, next: NextFunction) => {
       if (
         literal.has(`${openapi.method} ${req.baseUrl}${req.path}`) ||
@@ -82,8 +86,8 @@ export function downloadRoutes(deps: TGatewayDeps): Router {
         return;
       }
       try {
+        req.requestProblem = fields(req.query as Record<string, unknown>, req.body);
         const ctx = makeContext({ req });
-        if (method !== "get") requireObjectBody(req.body);
         const input: Record<string, unknown> = {
           ...parseQuery(req.query as Record<string, unknown>),
           ...req.params,

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from "express";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
-import { ERROR_STATUS, type TAccess, type TErrorCode, type TMeta } from "@posture/platform";
+import { ERROR_STATUS, inputFieldNames, type TAccess, type TErrorCode, type TMeta } from "@posture/platform";
 import { webhookDocuments } from "@posture/webhooks";
 import type { TGatewayDeps } from "./deps";
 import { DOCS_ASSET_ROUTES } from "./docs-page";
@@ -207,9 +207,26 @@ function documentDownload(op: TOperation, meta: TMeta): void {
   op.responses = responses;
 }
 
+/**
+ * A request body takes only its operation's fields: the gateway refuses any other top-level field
+ * (rest-dispatch.ts) and the input schemas are strict below it, where the generator already writes
+ * `additionalProperties: false`. Only the top level needs saying again: for an input with a
+ * refinement or a transform the generator rebuilds the body as a plain object and loses it.
+ */
+function closeRequestBody(op: TOperation, input: unknown): void {
+  const content = (op.requestBody as { content?: Record<string, { schema?: Record<string, unknown> }> })
+    ?.content;
+  if (!content || inputFieldNames(input) === null) return;
+  for (const media of Object.values(content))
+    if (media.schema?.type === "object") media.schema.additionalProperties = false;
+}
+
 /** Adds each operation's auth (security), plan and role from the procedure's access meta. */
 function annotateAccess(doc: OpenAPIObject): OpenAPIObject {
-  const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: TMeta } }>;
+  const procedures = appRouter._def.procedures as unknown as Record<
+    string,
+    { _def: { meta?: TMeta; inputs?: unknown[] } }
+  >;
   for (const proc of Object.values(procedures)) {
     const meta = proc._def.meta;
     const openapi = meta?.openapi;
@@ -232,6 +249,7 @@ function annotateAccess(doc: OpenAPIObject): OpenAPIObject {
     if (access.auth !== "public" && method === "post") {
       op.parameters = [...(op.parameters ?? []), IDEMPOTENCY_PARAMETER];
     }
+    closeRequestBody(op, proc._def.inputs?.[0]);
     contractResponses(openapi.path, method, op, access, meta);
     documentDownload(op, meta);
     moveSuccessStatus(op, meta);
@@ -328,7 +346,7 @@ function dropSafeIntegerBounds(node: unknown): void {
 }
 
 /**
- * Requests stay as declared; what the service sends (responses, webhook payloads) stays open:
+ * Requests stay strict, as declared; what the service sends (responses, webhook payloads) stays open:
  * fields are added without notice (spec: clients ignore unknown fields), so no schema of it may
  * say `additionalProperties: false`, or a client that validates responses breaks on the first
  * new field. The runtime output validation is unchanged (it strips, it never leaks).
@@ -348,8 +366,10 @@ export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
         "each operation lists the codes it can return. A known path called with another method answers 405 " +
         "`method_not_allowed` with an `Allow` header. Bodies are JSON objects of at most 100 kB, nested at most " +
         "32 levels, with no NUL characters or unpaired surrogates in any string; values are never coerced (a " +
-        "boolean is `true` or `false`, in a query string too). Responses may gain fields at any time: ignore " +
-        "the ones you do not use. The events sent to webhook subscriptions, with their data fields and " +
+        "boolean is `true` or `false`, in a query string too). Requests are strict: a body field or query " +
+        "parameter the operation does not take, at any depth, is 400 `invalid_input` with `details` naming it " +
+        "(request bodies say `additionalProperties: false`). Responses are open and may gain fields at any " +
+        "time: ignore the ones you do not use. The events sent to webhook subscriptions, with their data fields and " +
         "signature headers, are listed under `webhooks`.",
       RATE_LIMITS,
       CORS_AND_BROWSERS,

@@ -1,11 +1,13 @@
 import type { Request, Response } from "express";
 import {
   compileQueryParser,
+  compileRequestFields,
   toWireError,
   type TContext,
   type TLogger,
   type TMeta,
   type TQueryParser,
+  type TRequestFields,
   type TWireError,
 } from "@posture/platform";
 import { logFault } from "./middleware/errors";
@@ -27,9 +29,15 @@ type TRoute = {
   pattern: RegExp;
   /** undefined: the procedure takes no input. */
   input: { arrayKeys: Set<string>; parse: TQueryParser } | undefined;
+  /** What it finds wrong with a request's query parameters (and body: it takes none). */
+  fields: TRequestFields;
   /** false: an input shape this dispatcher does not replicate; trpc-to-openapi serves it. */
   fast: boolean;
 };
+
+/** `{orgId}` → orgId, for every parameter of an OpenAPI path. */
+export const pathParamsOf = (openApiPath: string): string[] =>
+  [...openApiPath.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? "");
 
 const kind = (t: TZod | undefined): string | undefined => t?._zod?.def?.type;
 
@@ -91,7 +99,8 @@ export function compileGetRoutes(router: AppRouter) {
         if (kind(inner) === "array") input.arrayKeys.add(key);
       }
     }
-    ordered.push({ name, procedure, pattern, input, fast });
+    const fields = compileRequestFields(schema, { pathParams: pathParamsOf(openapi.path), body: false });
+    ordered.push({ name, procedure, pattern, input, fields, fast });
   }
   // For each literal path, the route trpc-to-openapi would pick (the first that matches).
   const exact = new Map<string, TRoute>();
@@ -117,11 +126,16 @@ export function compileGetRoutes(router: AppRouter) {
 /**
  * Every REST route as trpc-to-openapi matches it (per method, first pattern in registration order,
  * case-insensitive, on the undecoded path without its trailing slash), with what the gateway
- * checks before the library spreads the input together: a body must be an object, a query
- * string's values are converted to the field types strictly.
+ * checks before the library spreads the input together: the request carries only the fields the
+ * operation takes (a body operation: an object body of its fields and no query parameter; GET and
+ * DELETE: its fields as query parameters and no body), a query string's values are converted to
+ * the field types strictly.
  */
 export function compileRouteInputs(router: AppRouter) {
-  const byMethod = new Map<string, Array<{ pattern: RegExp; parse: TQueryParser }>>();
+  const byMethod = new Map<
+    string,
+    Array<{ pattern: RegExp; parse: TQueryParser; fields: TRequestFields; body: boolean }>
+  >();
   for (const procedure of Object.values(router._def.procedures as unknown as Record<string, TProcedure>)) {
     const openapi = procedure._def.meta?.openapi;
     if (!openapi || openapi.enabled === false || procedure._def.type === "subscription") continue;
@@ -131,7 +145,14 @@ export function compileRouteInputs(router: AppRouter) {
       "i",
     );
     const routes = byMethod.get(openapi.method) ?? [];
-    routes.push({ pattern, parse: compileQueryParser(procedure._def.inputs[0]) });
+    const schema = procedure._def.inputs[0];
+    const body = openapi.method !== "GET" && openapi.method !== "DELETE";
+    routes.push({
+      pattern,
+      parse: compileQueryParser(schema),
+      fields: compileRequestFields(schema, { pathParams: pathParamsOf(openapi.path), body }),
+      body,
+    });
     byMethod.set(openapi.method, routes);
   }
   return (method: string, url: string) => {
@@ -186,6 +207,7 @@ export async function dispatchGet(
   hit: { route: TRoute; params: Record<string, string> },
 ): Promise<void> {
   const { route, params } = hit;
+  req.requestProblem = route.fields(req.query as Record<string, unknown>, req.body);
   let input: Record<string, unknown> | undefined;
   if (route.input) {
     input = {};

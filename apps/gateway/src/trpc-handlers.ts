@@ -3,7 +3,6 @@ import { createExpressMiddleware } from "@trpc/server/adapters/express";
 import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
 import {
   forbidCoercion,
-  requireObjectBody,
   ResponseControl,
   toWireError,
   type TContext,
@@ -57,6 +56,7 @@ export function contextFactory(deps: TGatewayDeps) {
       credentialFailure: req.credentialFailure ?? null,
       // Computed once by the access middleware (Express recomputes req.ip on every read).
       ip: req.clientIp ?? req.socket.remoteAddress ?? "unknown",
+      requestProblem: req.requestProblem ?? null,
       requestId: req.requestId,
       userAgent: req.get("user-agent"),
       response,
@@ -130,8 +130,10 @@ export function restHandler(deps: TGatewayDeps, router: AppRouter) {
       if (hit) return dispatchGet(dispatch, req, res, hit);
     }
     const route = routeInputs(req.method, req.url);
-    if (route && req.method !== "GET" && req.method !== "DELETE") requireObjectBody(req.body);
-    else if (route) {
+    // Only the fields the operation takes (the strict input schemas check every depth below);
+    // the procedure throws what is found after its access checks.
+    if (route) req.requestProblem = route.fields(req.query as Record<string, unknown>, req.body);
+    if (route && !route.body) {
       // The library reads req.query and drops falsy values: a converted 0 or false travels as a
       // one-element array, which it unwraps.
       const query = route.parse(req.query as Record<string, unknown>);

@@ -89,6 +89,13 @@ export type TContext = {
    * factory calls it after each successful mutation; cheap when nothing changed.
    */
   publishCredentialChanges: (orgId: string) => Promise<void>;
+  /**
+   * What the REST layer found wrong with the request's shape before validation (a field or query
+   * parameter the operation does not take, a body that is not an object): thrown by the access
+   * middleware once credentials, plan and role have passed, so it answers in the contract's order
+   * (401 → 403 → 402 → 403 → 400), like the input schema's own errors.
+   */
+  requestProblem?: Error | null;
 };
 
 /** The context once an auth guard has run: the principal is known. */

@@ -7,13 +7,16 @@ const int = (min: number, max?: number) => {
 };
 
 export const pageInput = (defaultLimit: number, maxLimit: number) =>
-  z.object({ page: int(1).default(1), limit: int(1, maxLimit).default(defaultLimit) });
+  z.strictObject({ page: int(1).default(1), limit: int(1, maxLimit).default(defaultLimit) });
 
 export const offsetInput = (defaultLimit: number, maxLimit: number) =>
-  z.object({ limit: int(1, maxLimit).default(defaultLimit), offset: int(0).default(0) });
+  z.strictObject({ limit: int(1, maxLimit).default(defaultLimit), offset: int(0).default(0) });
 
 export const cursorInput = (defaultLimit: number, maxLimit: number) =>
-  z.object({ limit: int(1, maxLimit).default(defaultLimit), before: z.string().min(1).max(512).optional() });
+  z.strictObject({
+    limit: int(1, maxLimit).default(defaultLimit),
+    before: z.string().min(1).max(512).optional(),
+  });
 
 export const ZPageMeta = z.object({
   page: z.number().int().nonnegative(),

@@ -13,6 +13,11 @@ import { AppError } from "./errors";
  * - A query string's text is converted where the schema wants a number or a boolean, strictly
  *   (`compileQueryParser`): a plain decimal number, exactly `true` or `false`; anything else stays a
  *   string and fails validation with 400 `invalid_input`.
+ * - Nothing unknown is dropped (`compileRequestFields`). The input schemas are strict
+ *   (`z.strictObject`), which covers every depth of a body and every tRPC call; what the schema
+ *   cannot see is checked here against its field names: a query parameter the operation does not
+ *   take (the library drops empty values, and a path parameter overrides a query or body field of
+ *   the same name), a field of an operation without input, a body sent to a GET or DELETE.
  */
 
 type TDef = { type: string; coerce?: boolean; [key: string]: unknown };
@@ -135,11 +140,104 @@ export function compileQueryParser(schema: unknown): TQueryParser {
   };
 }
 
-/** A REST body must be a JSON object (after the JSON parser; a body-less request is `{}`). */
-export function requireObjectBody(body: unknown): asserts body is Record<string, unknown> {
-  if (typeof body === "object" && body !== null && !Array.isArray(body)) return;
-  const kind = Array.isArray(body) ? "an array" : body === null ? "null" : `a ${typeof body}`;
-  throw new AppError("invalid_input", `The request body must be a JSON object, not ${kind}`, {
-    details: [{ path: "", message: `Expected a JSON object, received ${kind}` }],
-  });
+/**
+ * The top-level field names of an input schema: an object's keys, the keys of every member of a
+ * union of objects; none for no input (`z.void()`). null when the schema is none of these (any
+ * name may then reach validation).
+ */
+export function inputFieldNames(schema: unknown): ReadonlySet<string> | null {
+  if (schema === undefined) return new Set();
+  if (!isSchema(schema)) return null;
+  const t = innerOf(schema);
+  const def = t._zod.def;
+  switch (def.type) {
+    case "void":
+    case "undefined":
+    case "never":
+      return new Set();
+    case "object":
+      return new Set(Object.keys(def.shape as Record<string, unknown>));
+    case "union": {
+      const names = new Set<string>();
+      for (const option of def.options as unknown[]) {
+        const n = inputFieldNames(option);
+        if (n === null) return null;
+        for (const name of n) names.add(name);
+      }
+      return names;
+    }
+    default:
+      return null;
+  }
+}
+
+const list = (names: ReadonlySet<string>) => (names.size === 0 ? "none" : [...names].sort().join(", "));
+const quoted = (names: string[]) => names.map((n) => JSON.stringify(n)).join(", ");
+
+/**
+ * What the REST layer finds wrong with a request's fields, or null: given the parsed query string
+ * and the parsed body (undefined when there is none).
+ */
+export type TRequestFields = (query: Record<string, unknown>, body: unknown) => AppError | null;
+
+/**
+ * What a REST request may carry besides its path: for a body operation (POST, PUT, PATCH) a JSON
+ * object of the input's fields and no query parameter; for GET and DELETE the input's fields as
+ * query parameters and no body (or an empty object). Path parameters come from the path only.
+ * Fields below the top level are the strict input schema's to check. The problem is returned, not
+ * thrown: the procedure throws it after the access checks (context.ts `requestProblem`).
+ */
+export function compileRequestFields(
+  schema: unknown,
+  o: { pathParams: readonly string[]; body: boolean },
+): TRequestFields {
+  const fields = inputFieldNames(schema);
+  const carried = fields && new Set([...fields].filter((f) => !o.pathParams.includes(f)));
+  const none: ReadonlySet<string> = new Set();
+  const queryNames = o.body ? none : carried;
+  const bodyNames = o.body ? carried : none;
+  return (query, body) => {
+    let unknownQuery: string[] | undefined;
+    if (queryNames !== null)
+      for (const name in query)
+        if (Object.hasOwn(query, name) && !queryNames.has(name)) (unknownQuery ??= []).push(name);
+    let unknownBody: string[] | undefined;
+    if (body !== undefined) {
+      if (typeof body !== "object" || body === null || Array.isArray(body)) {
+        const kind = Array.isArray(body) ? "an array" : body === null ? "null" : `a ${typeof body}`;
+        const message = o.body
+          ? `The request body must be a JSON object, not ${kind}`
+          : `This operation takes no request body (received ${kind})`;
+        return new AppError("invalid_input", message, {
+          details: [
+            { path: "", message: o.body ? `Expected a JSON object, received ${kind}` : "no body expected" },
+          ],
+        });
+      }
+      if (bodyNames !== null) {
+        const unknown = Object.keys(body).filter((name) => !bodyNames.has(name));
+        if (unknown.length > 0) unknownBody = unknown;
+      }
+    } else if (o.body) {
+      return new AppError("invalid_input", "The request body must be a JSON object", {
+        details: [{ path: "", message: "Expected a JSON object, received nothing" }],
+      });
+    }
+    if (!unknownQuery && !unknownBody) return null;
+    const parts: string[] = [];
+    if (unknownQuery)
+      parts.push(
+        `query parameter${unknownQuery.length === 1 ? "" : "s"} ${quoted(unknownQuery)} (it takes: ${list(queryNames ?? none)})`,
+      );
+    if (unknownBody)
+      parts.push(
+        `body field${unknownBody.length === 1 ? "" : "s"} ${quoted(unknownBody)} (its body takes: ${list(bodyNames ?? none)})`,
+      );
+    return new AppError("invalid_input", `This operation does not take ${parts.join(", nor ")}`, {
+      details: [
+        ...(unknownQuery ?? []).map((path) => ({ path, message: "unknown query parameter" })),
+        ...(unknownBody ?? []).map((path) => ({ path, message: "unknown field" })),
+      ],
+    });
+  };
 }

@@ -113,13 +113,16 @@ async function publishAfterMutation(ctx: TContext, type: string, ok: boolean): P
   if (type === "mutation" && ok && orgId) await ctx.publishCredentialChanges(orgId);
 }
 
-const publishCredentialChanges = t.middleware(async ({ ctx, type, next }) => {
+// Public procedures: the REST layer's finding about the request's fields (context.ts) in the
+// input's place in the order, and credential changes published after a mutation (sign-in).
+const publicAccess = t.middleware(async ({ ctx, type, next }) => {
+  if (ctx.requestProblem) throw ctx.requestProblem;
   const result = await next();
   await publishAfterMutation(ctx, type, result.ok);
   return result;
 });
 
-export const publicProcedure = t.procedure.meta({ access: { auth: "public" } }).use(publishCredentialChanges);
+export const publicProcedure = t.procedure.meta({ access: { auth: "public" } }).use(publicAccess);
 
 /**
  * The one procedure factory: the spec's auth column, plan and role, checked in the contract's order
@@ -131,6 +134,7 @@ export function procedure(access: TAccess & { auth: Exclude<TAuthMode, "public">
     const principal = authenticate(ctx, access.auth);
     checkPlan(principal.org, access.plan, access.feature);
     checkRole(principal, access.role);
+    if (ctx.requestProblem) throw ctx.requestProblem;
     // The success status is declared once, in meta, for both the wire and the OpenAPI document.
     if (meta?.successStatus) ctx.response.status = meta.successStatus;
     // tRPC merges the given fields into the context: the principal, now known to be present.

@@ -9,7 +9,20 @@ export type TWireError = {
   suspicious?: true;
 };
 
-type TIssue = { path: PropertyKey[]; message: string };
+type TIssue = { path: PropertyKey[]; message: string; code?: string; keys?: unknown };
+
+/**
+ * One detail per problem, each naming its field: zod reports the unknown keys of a strict object
+ * in one issue at the object's path, which would name the object rather than the field.
+ */
+function issueDetails(issues: TIssue[]): Array<{ path: string; message: string }> {
+  return issues.flatMap((i) => {
+    const at = i.path.map(String);
+    if (i.code === "unrecognized_keys" && Array.isArray(i.keys) && i.keys.length > 0)
+      return i.keys.map((key) => ({ path: [...at, String(key)].join("."), message: "unknown field" }));
+    return [{ path: at.join("."), message: i.message }];
+  });
+}
 
 function isZodLike(e: unknown): e is { issues: TIssue[] } {
   return typeof e === "object" && e !== null && Array.isArray((e as { issues?: unknown }).issues);
@@ -108,7 +121,7 @@ export function toWireError(err: unknown): TWireError {
     return { status: cause.status, body: cause.toBody(), headers: cause.headers };
   if (isZodLike(cause)) {
     return make("invalid_input", "Input validation failed", {
-      details: cause.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
+      details: issueDetails(cause.issues),
     });
   }
   if (err instanceof TRPCError) {

@@ -55,7 +55,7 @@ const PROJECT_RULES: Record<TTicketProvider, { test: (project: string) => boolea
  * fills in the public API address when GitHub or Linear omit baseUrl.
  */
 export const ZTicketingConfigInput = z
-  .object({
+  .strictObject({
     provider: z.enum(TICKET_PROVIDER_IDS),
     baseUrl: ZBaseUrl.optional().meta({
       description:

@@ -16,6 +16,8 @@ declare global {
       credentialEpoch: number | null;
       /** req.ip, read once (Express recomputes it through trust proxy on every access). */
       clientIp: string | undefined;
+      /** A REST request's fields the operation does not take (rest-input.ts); the procedure throws it. */
+      requestProblem?: Error | null;
     }
   }
 }

@@ -4,6 +4,15 @@ import type { TMeta } from "@posture/platform";
 import { appRouter } from "../router";
 import { type TTestGateway, useTestGateway, type TTestResponse } from "../testing";
 import { errorCode, freshIp } from "./helpers";
+import {
+  objectPaths,
+  procedures as sampleProcedures,
+  reachable,
+  sample,
+  withField,
+  type TProcedureDef as TSampleProcedure,
+  type TSchema as TSampleSchema,
+} from "./input-samples";
 
 /**
  * Nothing is coerced: a REST body is a JSON object, a boolean is a boolean, a number a number.
@@ -226,3 +235,254 @@ describe.each(queryNumbers.map(([r, f]) => [`${r.label} ?${f.join(".")}`, r, f] 
     });
   },
 );
+
+// ---------------------------------------------------------------------------------------------
+// Requests are strict: a field or query parameter an operation does not take is 400 naming it,
+// at any depth, over REST and tRPC alike. Responses stay open. Every procedure of the router is
+// walked, with a sample input built from its own schema (input-samples.ts).
+
+const UNKNOWN = "zzNotAField";
+
+/** Inputs the sampler cannot guess: a refinement across fields, a union of literals. */
+const SAMPLE_OVERRIDES: Record<string, Record<string, unknown>> = {
+  "connectors.create": { mode: "demo", config: {} },
+  "integrations.ticketing.set": { provider: "github", project: "acme/repo", token: "ghp_example" },
+  "policies.create": { match: { minSeverity: "HIGH" } },
+  "policies.update": { match: { minSeverity: "HIGH" } },
+  "preventionRules.create": { match: { minSeverity: "HIGH" } },
+  "preventionRules.update": { match: { minSeverity: "HIGH" } },
+  "reports.compliance.get": { period: 30 },
+};
+
+type TCase = { name: string; p: TSampleProcedure; input: TSampleSchema | undefined; value: unknown };
+const cases: TCase[] = Object.entries(sampleProcedures).map(([name, p]) => {
+  const input = p._def.inputs[0];
+  const base = input ? sample(input) : undefined;
+  const value =
+    SAMPLE_OVERRIDES[name] && typeof base === "object" ? { ...base, ...SAMPLE_OVERRIDES[name] } : base;
+  return { name, p, input, value };
+});
+const objectInputs = cases.filter((c) => typeof c.value === "object" && c.value !== null);
+
+const restOf = (c: TCase) => {
+  const o = c.p._def.meta?.openapi;
+  if (!o) return undefined;
+  const params = [...o.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? "");
+  const value = (c.value ?? {}) as Record<string, unknown>;
+  const path = o.path.replace(/\{([^}]+)\}/g, (_, k: string) => encodeURIComponent(String(value[k])));
+  const fields = Object.fromEntries(Object.entries(value).filter(([k]) => !params.includes(k)));
+  return { method: o.method, path: `/api${path}`, params, fields, label: `${o.method} /api${o.path}` };
+};
+
+function queryString(fields: Record<string, unknown>, extra = ""): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(fields))
+    for (const x of Array.isArray(v) ? v : [v]) q.append(k, typeof x === "string" ? x : JSON.stringify(x));
+  const s = [q.toString(), extra].filter(Boolean).join("&");
+  return s ? `?${s}` : "";
+}
+
+async function as(c: TCase) {
+  const who = c.p._def.meta?.access?.auth === "partner" ? partner : owner;
+  return gw.createSession(who.orgId, who.user.id);
+}
+
+async function restCall(c: TCase, o: { query?: string; body?: unknown }): Promise<TTestResponse> {
+  const r = restOf(c);
+  if (!r) throw new Error(`${c.name} has no REST route`);
+  return gw.request(r.method, `${r.path}${o.query ?? ""}`, {
+    ip: freshIp(),
+    headers: { cookie: await as(c) },
+    ...(o.body === undefined ? {} : { body: o.body }),
+  });
+}
+
+type TTrpcError = { error?: { data?: { error?: string; details?: TDetails; httpStatus?: number } } };
+async function trpc(c: TCase, input: unknown): Promise<TTestResponse> {
+  const headers = { cookie: await as(c) };
+  if (c.p._def.type === "query")
+    return gw.request("GET", `/trpc/${c.name}?input=${encodeURIComponent(JSON.stringify(input))}`, {
+      ip: freshIp(),
+      headers,
+    });
+  return gw.request("POST", `/trpc/${c.name}`, { ip: freshIp(), headers, body: input });
+}
+
+const dotted = (path: Array<string | number>, key: string) => [...path, key].join(".");
+
+describe("strict requests: the schemas", () => {
+  it("has a valid sample input for every procedure that takes one", () => {
+    const invalid = cases
+      .filter((c) => c.input && !c.input.safeParse(c.value).success)
+      .map((c) => `${c.name} ${JSON.stringify(c.value)}`);
+    expect(invalid).toEqual([]);
+    // Nested objects are reached (inside optional fields and arrays too), not only the top level.
+    const update = cases.find((c) => c.name === "incidents.update");
+    expect(objectPaths(update?.value)).toEqual([[], ["postMortem"], ["postMortem", "actionItems", 0]]);
+    expect(objectInputs.length).toBeGreaterThanOrEqual(45);
+  });
+
+  it("declares every object of every input strict, and none of any output", () => {
+    const inputObjects = new Set(
+      cases.flatMap((c) => c.p._def.inputs.flatMap(reachable)).filter((s) => s._zod.def.type === "object"),
+    );
+    const open = cases.flatMap((c) =>
+      c.p._def.inputs
+        .flatMap(reachable)
+        .filter((s) => s._zod.def.type === "object")
+        .filter((s) => (s._zod.def.catchall as TSampleSchema | undefined)?._zod.def.type !== "never")
+        .map(() => c.name),
+    );
+    expect(open).toEqual([]);
+    const outputObjects = cases.flatMap((c) =>
+      reachable(c.p._def.output).filter((s) => s._zod.def.type === "object"),
+    );
+    expect(outputObjects.length).toBeGreaterThan(100);
+    // An input schema is never an output schema: making one strict would make a response fail.
+    expect(outputObjects.filter((s) => inputObjects.has(s))).toEqual([]);
+    expect(outputObjects.filter((s) => s._zod.def.catchall !== undefined)).toEqual([]);
+  });
+});
+
+describe.each(cases.filter((c) => restOf(c)).map((c) => [restOf(c)?.label ?? c.name, c] as const))(
+  "strict request %s",
+  (_label, c) => {
+    const r = restOf(c);
+    if (!r) return;
+    const body = r.method !== "GET" && r.method !== "DELETE";
+
+    if (body) {
+      it("refuses an unknown field at every depth of a valid body, naming it", async () => {
+        for (const at of objectPaths(r.fields)) {
+          const res = await restCall(c, { body: withField(r.fields, at, UNKNOWN, true) });
+          expectInvalidInput(res, `${r.label} ${dotted(at, UNKNOWN)}`, dotted(at, UNKNOWN));
+        }
+      });
+      it("refuses a query parameter (a body operation takes none) and a path parameter in the body", async () => {
+        expectInvalidInput(await restCall(c, { body: r.fields, query: `?${UNKNOWN}=1` }), r.label, UNKNOWN);
+        for (const param of r.params)
+          expectInvalidInput(await restCall(c, { body: { ...r.fields, [param]: "other" } }), r.label, param);
+      });
+    } else {
+      it("refuses an unknown query parameter beside valid ones, naming it, even without a value", async () => {
+        const valid = await restCall(c, { query: queryString(r.fields) });
+        expect({ status: valid.status, body: valid.body }).not.toMatchObject({ status: 400 });
+        for (const extra of [`${UNKNOWN}=1`, `${UNKNOWN}=`, UNKNOWN]) {
+          const res = await restCall(c, { query: queryString(r.fields, extra) });
+          expectInvalidInput(res, `${r.label} ?${extra}`, UNKNOWN);
+        }
+        for (const param of r.params)
+          expectInvalidInput(
+            await restCall(c, { query: queryString(r.fields, `${param}=other`) }),
+            r.label,
+            param,
+          );
+      });
+      if (r.method === "DELETE") {
+        it("refuses a body field (DELETE takes none)", async () => {
+          expectInvalidInput(await restCall(c, { body: { [UNKNOWN]: true } }), r.label, UNKNOWN);
+        });
+      }
+    }
+  },
+);
+
+describe.each(cases.map((c) => [c.name, c] as const))("strict tRPC input %s", (_name, c) => {
+  it("refuses an unknown field at every depth, naming it", async () => {
+    if (typeof c.value !== "object" || c.value === null) {
+      // No input (z.void()): any input at all is refused.
+      const res = await trpc(c, { [UNKNOWN]: true });
+      expect(res.status).toBe(400);
+      expect((res.body as TTrpcError).error?.data?.error).toBe("invalid_input");
+      return;
+    }
+    for (const at of objectPaths(c.value)) {
+      const res = await trpc(c, withField(c.value, at, UNKNOWN, true));
+      const data = (res.body as TTrpcError).error?.data;
+      expect({ at, status: res.status, error: data?.error }).toEqual({
+        at,
+        status: 400,
+        error: "invalid_input",
+      });
+      expect(data?.details?.map((d) => d.path)).toContain(dotted(at, UNKNOWN));
+    }
+  });
+});
+
+describe("the reported case: a typo on PATCH /api/partner/settings", () => {
+  it('is 400 naming "notifyUnhealty", and changes nothing', async () => {
+    const cookie = await gw.createSession(partner.orgId, partner.user.id);
+    const before = await gw.request("PATCH", "/api/partner/settings", {
+      ip: freshIp(),
+      headers: { cookie },
+      body: { notifyUnhealthy: false },
+    });
+    expect(before.status).toBe(200);
+    const typo = await gw.request("PATCH", "/api/partner/settings", {
+      ip: freshIp(),
+      headers: { cookie },
+      body: { notifyUnhealty: true },
+    });
+    expect(typo.status).toBe(400);
+    expect(typo.body).toMatchObject({
+      error: "invalid_input",
+      details: [{ path: "notifyUnhealty", message: "unknown field" }],
+    });
+    expect((typo.body as { message: string }).message).toContain("notifyUnhealthy");
+    const after = await gw.request("PATCH", "/api/partner/settings", {
+      ip: freshIp(),
+      headers: { cookie },
+      body: {},
+    });
+    expect((after.body as { notifyUnhealthy?: unknown }).notifyUnhealthy).toBe(false);
+  });
+
+  it("answers 401 before 400: an unknown field from a caller without credentials is unauthenticated", async () => {
+    const res = await gw.request("PATCH", "/api/partner/settings", {
+      ip: freshIp(),
+      body: { notifyUnhealty: true },
+    });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe("a connector's config: closed, per mode", () => {
+  it("refuses a misspelt field and a field of the other mode, naming them", async () => {
+    const cookie = await gw.createSession(owner.orgId, owner.user.id);
+    const post = (config: unknown) =>
+      gw.request("POST", "/api/connectors", {
+        ip: freshIp(),
+        headers: { cookie },
+        body: { type: "google_workspace", displayName: "Strict", mode: "demo", config },
+      });
+    expectInvalidInput(await post({ filecount: 20 }), "filecount", "config.filecount");
+    const other = await post({ fileCount: 20, domain: "acme.example" });
+    expectInvalidInput(other, "domain in demo mode", "config.domain");
+  });
+
+  it("uses fileCount (the scan and behaviour tests' field is real, not ignored)", async () => {
+    const cookie = await gw.createSession(owner.orgId, owner.user.id);
+    const resources: number[] = [];
+    for (const fileCount of [20, 60]) {
+      const created = await gw.request("POST", "/api/connectors", {
+        ip: freshIp(),
+        headers: { cookie },
+        body: {
+          type: "google_workspace",
+          displayName: `Size ${fileCount}`,
+          mode: "demo",
+          config: { fileCount },
+        },
+      });
+      expect(created.status).toBe(201);
+      const id = (created.body as { id: string }).id;
+      const scan = await gw.request("POST", `/api/connectors/${id}/sync`, {
+        ip: freshIp(),
+        headers: { cookie },
+      });
+      expect(scan.status).toBe(200);
+      resources.push((scan.body as { resources: number }).resources);
+    }
+    expect(resources[1]).toBeGreaterThan(resources[0] ?? Infinity);
+  });
+});

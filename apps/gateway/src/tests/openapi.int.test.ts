@@ -303,6 +303,34 @@ describe("what integrators read in the document", () => {
     expect(Object.keys(usage.properties ?? {})).toContain("plan");
   });
 
+  it("closes every request body: each object schema in it says additionalProperties: false", () => {
+    const bodies = operations().flatMap(([path, method, op]) => {
+      const body = (op as { requestBody?: unknown }).requestBody;
+      return body === undefined ? [] : [[`${method} ${path}`, body] as const];
+    });
+    expect(bodies.length).toBeGreaterThanOrEqual(15);
+    const schemas = bodies.flatMap(([at, body]) => objects(body, at).filter(([, o]) => o.type === "object"));
+    // A map (a record: any key, values of one schema) is open by design; it is named here.
+    const maps = schemas.filter(([, o]) => o.propertyNames !== undefined && o.properties === undefined);
+    expect(maps.map(([at]) => at)).toEqual([
+      "post /connectors/content/application/json/schema/properties/credentials",
+    ]);
+    const open = schemas
+      .filter(([, o]) => !maps.some(([, m]) => m === o) && o.additionalProperties !== false)
+      .map(([at]) => at);
+    expect(open).toEqual([]);
+    // Nested objects are covered too, not only the top level of each body.
+    const nested = schemas.filter(([at]) => !at.endsWith("/json/schema")).map(([at]) => at);
+    expect(nested).toEqual(
+      expect.arrayContaining([
+        "post /connectors/content/application/json/schema/properties/config",
+        "post /policies/content/application/json/schema/properties/match",
+        "patch /incidents/{id}/content/application/json/schema/properties/postMortem/anyOf/0",
+        "patch /incidents/{id}/content/application/json/schema/properties/postMortem/anyOf/0/properties/actionItems/items",
+      ]),
+    );
+  });
+
   it("has no ±9007199254740991 as a bound or example anywhere", () => {
     const bad = objects(doc)
       .flatMap(([at, o]) =>

@@ -14,7 +14,7 @@ export const createKeyMeta = {
   successStatus: 201,
 } satisfies TMeta;
 
-export const ZCreateKeyInput = z.object({
+export const ZCreateKeyInput = z.strictObject({
   name: z.string().trim().min(1).max(80),
   expiresInDays: z.number().int().min(1).max(3650).optional(),
 });

@@ -13,5 +13,5 @@ export const revokeKeyMeta = {
   },
 } satisfies TMeta;
 
-export const ZRevokeKeyInput = z.object({ id: z.string().min(1).max(100) });
+export const ZRevokeKeyInput = z.strictObject({ id: z.string().min(1).max(100) });
 export const ZRevokeKeyOutput = z.object({ revoked: z.literal(true) });

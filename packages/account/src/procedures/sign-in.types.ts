@@ -16,7 +16,7 @@ export const signInMeta = {
 } satisfies TMeta;
 
 // No address format check: every attempt, well-formed or not, is counted and answered alike.
-export const ZSignInInput = z.object({
+export const ZSignInInput = z.strictObject({
   email: z.string().trim().min(1).max(320),
   password: z.string().min(1).max(1024),
 });

@@ -82,7 +82,7 @@ export const getAgentTimelineMeta = {
       "Newest first, at most 200 events: `grant`, `scope_change`, `revoked`, `token_activity`. activityAvailable is false when the connector cannot read usage telemetry (it needs the reports / audit-log scope); token activity is then absent. 404 for an unknown agent.",
   },
 } satisfies TMeta;
-export const ZGetAgentTimelineInput = z.object({ agentId: z.string().min(1).max(100) });
+export const ZGetAgentTimelineInput = z.strictObject({ agentId: z.string().min(1).max(100) });
 export const ZGetAgentTimelineOutput = z.object({
   agentId: z.string(),
   activityAvailable: z.boolean(),

@@ -5,7 +5,7 @@ import { getMyScoreMeta, ZGetMyScoreOutput } from "./get-my-score.types";
 
 export const getMyScore = procedure({ auth: "apiKey" })
   .meta(getMyScoreMeta)
-  .input(z.object({}))
+  .input(z.strictObject({}))
   .output(ZGetMyScoreOutput)
   .query(async ({ ctx }) => {
     const me = await myAwareness(ctx.db, { orgId: ctx.principal.org.id, email: ctx.principal.userEmail });

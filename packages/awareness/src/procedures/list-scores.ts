@@ -5,7 +5,7 @@ import { listScoresMeta, ZListScoresOutput } from "./list-scores.types";
 
 export const listScores = procedure({ auth: "apiKey", plan: "business", role: "ADMIN" })
   .meta(listScoresMeta)
-  .input(z.object({}))
+  .input(z.strictObject({}))
   .output(ZListScoresOutput)
   .query(async ({ ctx }) => ({
     scores: (await leaderboard(ctx.db, { orgId: ctx.principal.org.id })).map((p) => ({

@@ -17,7 +17,7 @@ export const createReportMeta = {
 
 export const ZFramework = z.enum(COMPLIANCE_FRAMEWORKS);
 
-export const ZCreateReportInput = z.object({
+export const ZCreateReportInput = z.strictObject({
   period: z
     .number()
     .int()

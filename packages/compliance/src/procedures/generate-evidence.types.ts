@@ -15,5 +15,5 @@ export const generateEvidenceMeta = {
   successStatus: 202,
 } satisfies TMeta;
 
-export const ZGenerateEvidenceInput = z.object({ framework: ZFramework });
+export const ZGenerateEvidenceInput = z.strictObject({ framework: ZFramework });
 export const ZGenerateEvidenceOutput = z.object({ jobId: z.string(), status: z.literal("PENDING") });

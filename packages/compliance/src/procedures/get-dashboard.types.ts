@@ -14,7 +14,7 @@ export const getDashboardMeta = {
   },
 } satisfies TMeta;
 
-export const ZGetDashboardInput = z.object({});
+export const ZGetDashboardInput = z.strictObject({});
 
 export const ZGetDashboardOutput = z.object({
   periodDays: z.number().int().nonnegative(),

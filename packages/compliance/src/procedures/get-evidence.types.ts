@@ -16,7 +16,7 @@ export const getEvidenceMeta = {
   errors: ["expired"],
 } satisfies TMeta;
 
-export const ZGetEvidenceInput = z.object({
+export const ZGetEvidenceInput = z.strictObject({
   jobId: z.string().min(1).max(64),
   format: z
     .enum(["zip", "json"])

@@ -14,7 +14,7 @@ export const getGapReportMeta = {
   download: { contentTypes: ["application/pdf"] },
 } satisfies TMeta;
 
-export const ZGetGapReportInput = z.object({
+export const ZGetGapReportInput = z.strictObject({
   period: z.number().int().min(1).max(365).default(30).describe("Look-back window in days (default 30)"),
 });
 

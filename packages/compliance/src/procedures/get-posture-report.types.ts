@@ -14,7 +14,7 @@ export const getPostureReportMeta = {
   download: { contentTypes: ["application/pdf"] },
 } satisfies TMeta;
 
-export const ZGetPostureReportInput = z.object({
+export const ZGetPostureReportInput = z.strictObject({
   period: z
     .number()
     .pipe(z.union([z.literal(30), z.literal(60), z.literal(90)]))

@@ -15,7 +15,7 @@ export const getReportMeta = {
   },
 } satisfies TMeta;
 
-export const ZGetReportInput = z.object({ runId: z.string().min(1).max(64) });
+export const ZGetReportInput = z.strictObject({ runId: z.string().min(1).max(64) });
 
 const ZStatus = z.enum(CONTROL_STATUSES);
 export const ZGetReportOutput = ZCreateReportOutput.extend({

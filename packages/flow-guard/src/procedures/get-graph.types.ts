@@ -14,7 +14,7 @@ export const getGraphMeta = {
   errors: ["not_found"],
 } satisfies TMeta;
 
-export const ZGetGraphInput = z.object({
+export const ZGetGraphInput = z.strictObject({
   limit: z.number().int().min(1).max(500).default(200),
   offset: z.number().int().min(0).default(0),
   domain: z.string().trim().min(1).max(253).optional(),

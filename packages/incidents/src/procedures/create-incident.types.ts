@@ -15,7 +15,7 @@ export const createIncidentMeta = {
   successStatus: 201,
 } satisfies TMeta;
 
-export const ZCreateIncidentInput = z.object({
+export const ZCreateIncidentInput = z.strictObject({
   title: ZTitle,
   priority: ZPriority,
   findingIds: ZFindingIds.default([]),

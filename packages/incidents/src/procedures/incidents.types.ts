@@ -4,7 +4,7 @@ import { z } from "zod";
 // Schemas shared by the incident procedures.
 export const ZStatus = z.enum(INCIDENT_STATUSES);
 export const ZPriority = z.enum(INCIDENT_PRIORITIES);
-export const ZIncidentId = z.object({ id: z.string().min(1).max(100) });
+export const ZIncidentId = z.strictObject({ id: z.string().min(1).max(100) });
 
 export const ZIncidentSummary = z.object({
   id: z.string(),
@@ -17,6 +17,23 @@ export const ZIncidentSummary = z.object({
   linkedFindingCount: z.number().int().nonnegative(),
 });
 
+/** A post-mortem as PATCH /api/incidents/{id} takes it: no field beyond these. */
+export const ZPostMortemInput = z.strictObject({
+  summary: z.string().max(10_000),
+  rootCause: z.string().max(10_000),
+  lessons: z.string().max(10_000),
+  actionItems: z
+    .array(
+      z.strictObject({
+        title: z.string().min(1).max(500),
+        owner: z.string().max(200),
+        done: z.boolean().optional(),
+      }),
+    )
+    .max(100),
+});
+
+/** A post-mortem as responses carry it: open, like every response (a separate schema from the input's). */
 export const ZPostMortem = z.object({
   summary: z.string().max(10_000),
   rootCause: z.string().max(10_000),

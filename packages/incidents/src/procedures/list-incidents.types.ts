@@ -11,5 +11,8 @@ export const listIncidentsMeta = {
     description: "Filters: status (OPEN, INVESTIGATING, CONTAINED, RESOLVED, CLOSED), priority (P1–P4).",
   },
 } satisfies TMeta;
-export const ZListIncidentsInput = z.object({ status: ZStatus.optional(), priority: ZPriority.optional() });
+export const ZListIncidentsInput = z.strictObject({
+  status: ZStatus.optional(),
+  priority: ZPriority.optional(),
+});
 export const ZListIncidentsOutput = z.object({ incidents: z.array(ZIncidentSummary) });

@@ -5,7 +5,7 @@ import { listSuggestionsMeta, ZListSuggestionsOutput } from "./list-suggestions.
 
 export const listSuggestions = procedure({ auth: "apiKey", plan: "business" })
   .meta(listSuggestionsMeta)
-  .input(z.object({}))
+  .input(z.strictObject({}))
   .output(ZListSuggestionsOutput)
   .query(async ({ ctx }) => ({
     suggestions: await suggestIncidents(ctx.db, { orgId: ctx.principal.org.id }),

@@ -1,6 +1,6 @@
 import type { TMeta } from "@posture/platform";
 import { z } from "zod";
-import { ZAssignee, ZFindingIds, ZNote, ZPostMortem, ZPriority, ZStatus } from "./incidents.types";
+import { ZAssignee, ZFindingIds, ZNote, ZPostMortemInput, ZPriority, ZStatus } from "./incidents.types";
 
 export const updateIncidentMeta = {
   openapi: {
@@ -16,13 +16,13 @@ export const updateIncidentMeta = {
 } satisfies TMeta;
 
 export const ZUpdateIncidentInput = z
-  .object({
+  .strictObject({
     id: z.string().min(1).max(100),
     status: ZStatus.optional(),
     priority: ZPriority.optional(),
     assignee: ZAssignee.optional(),
     note: ZNote.optional(),
-    postMortem: ZPostMortem.nullable().optional(),
+    postMortem: ZPostMortemInput.nullable().optional(),
     findingIds: ZFindingIds.optional(),
   })
   .refine(

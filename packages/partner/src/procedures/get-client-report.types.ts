@@ -14,7 +14,7 @@ export const getClientReportMeta = {
   },
 } satisfies TMeta;
 
-export const ZGetClientReportInput = z.object({ orgId: z.string().min(1).max(64) });
+export const ZGetClientReportInput = z.strictObject({ orgId: z.string().min(1).max(64) });
 const ZCount = z.number().int();
 export const ZGetClientReportOutput = z.object({
   orgId: z.string(),

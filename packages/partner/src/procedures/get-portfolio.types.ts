@@ -24,7 +24,7 @@ export const ZClientScore = z.object({
   scanned: z.boolean().describe("false until the client's first completed scan"),
 });
 
-export const ZGetPortfolioInput = z.object({});
+export const ZGetPortfolioInput = z.strictObject({});
 export const ZGetPortfolioOutput = z.object({
   totals: z.object({
     clients: z.number().int().min(0),

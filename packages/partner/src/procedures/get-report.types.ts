@@ -14,5 +14,5 @@ export const getReportMeta = {
   download: { contentTypes: ["application/pdf"] },
 } satisfies TMeta;
 
-export const ZGetReportInput = z.object({ id: z.string().min(1).max(64) });
+export const ZGetReportInput = z.strictObject({ id: z.string().min(1).max(64) });
 export const ZGetReportOutput = ZDownload;

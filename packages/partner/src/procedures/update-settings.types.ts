@@ -22,7 +22,7 @@ export const ZPartnerSettings = z.object({
   accentColor: z.string().nullable(),
 });
 
-export const ZUpdateSettingsInput = z.object({
+export const ZUpdateSettingsInput = z.strictObject({
   name: z.string().trim().min(1).max(120).optional(),
   reportSchedule: z.enum(REPORT_SCHEDULES).optional(),
   notifyUnhealthy: z.boolean().optional(),

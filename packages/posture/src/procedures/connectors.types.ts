@@ -14,7 +14,7 @@ export const ZConnector = z.object({
   createdAt: ZTimestamp,
 });
 
-export const ZConnectorIdInput = z.object({ id: z.string().min(1).max(100) });
+export const ZConnectorIdInput = z.strictObject({ id: z.string().min(1).max(100) });
 
 export const listConnectorsMeta = {
   openapi: { method: "GET", path: "/connectors", tags: ["connectors"], summary: "List connected sources" },
@@ -34,23 +34,61 @@ export const createConnectorMeta = {
   successStatus: 201,
   errors: ["plan_limit_reached"],
 } satisfies TMeta;
+const DEMO_CONFIG_FIELDS = ["fileCount", "revision"] as const;
+const REAL_CONFIG_FIELDS = ["domain", "internalDomains", "scopes"] as const;
+
 export const ZCreateConnectorInput = z
-  .object({
+  .strictObject({
     type: z.enum(["google_workspace", "microsoft_365"]),
     displayName: z.string().trim().min(1).max(100),
     mode: z.enum(["real", "demo"]),
     credentials: z.record(z.string(), z.unknown()).optional(),
     config: z
-      .object({
-        fileCount: z.number().int().min(1).max(100_000).optional(),
-        revision: z.number().int().min(0).max(1_000_000).optional(),
+      .strictObject({
+        fileCount: z
+          .number()
+          .int()
+          .min(1)
+          .max(100_000)
+          .optional()
+          .meta({ description: "demo: how many files the synthetic workspace holds" }),
+        revision: z
+          .number()
+          .int()
+          .min(0)
+          .max(1_000_000)
+          .optional()
+          .meta({ description: "demo: which revision of the synthetic workspace a scan reads" }),
+        domain: z.string().max(253).optional().meta({ description: "real: the tenant's primary domain" }),
+        internalDomains: z
+          .array(z.string().max(253))
+          .max(100)
+          .optional()
+          .meta({ description: "real: further domains that count as internal" }),
+        scopes: z
+          .array(z.string().min(1).max(500))
+          .max(100)
+          .optional()
+          .meta({ description: "real: the OAuth scopes granted to the connection" }),
       })
-      .catchall(z.unknown())
       .optional(),
   })
-  .refine((v) => v.mode === "demo" || v.credentials !== undefined, {
-    message: "credentials are required in real mode",
-    path: ["credentials"],
+  .superRefine((v, ctx) => {
+    if (v.mode === "real" && v.credentials === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["credentials"],
+        message: "credentials are required in real mode",
+      });
+    // A field of the other mode would be silently ignored: refused like an unknown one.
+    const other = v.mode === "demo" ? REAL_CONFIG_FIELDS : DEMO_CONFIG_FIELDS;
+    for (const key of other)
+      if (v.config?.[key] !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["config", key],
+          message: `${key} applies to ${v.mode === "demo" ? "real" : "demo"} connectors only`,
+        });
   });
 
 export const deleteConnectorMeta = {

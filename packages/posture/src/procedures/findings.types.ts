@@ -46,7 +46,7 @@ export const createTicketMeta = {
   successStatus: 201,
   errors: ["integration_not_configured", "ticket_exists", "upstream_unavailable"],
 } satisfies TMeta;
-export const ZCreateTicketInput = z.object({ id: z.string().min(1).max(100) });
+export const ZCreateTicketInput = z.strictObject({ id: z.string().min(1).max(100) });
 export const ZTicketOutput = z.object({
   ticket: z.object({
     provider: z.string(),

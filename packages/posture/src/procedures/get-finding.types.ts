@@ -11,4 +11,4 @@ export const getFindingMeta = {
       "The finding as GET /findings lists it, whatever its status; the `link` of finding.new and finding.resolved. 404 for an unknown id or another organization's.",
   },
 } satisfies TMeta;
-export const ZGetFindingInput = z.object({ id: z.string().min(1).max(100) });
+export const ZGetFindingInput = z.strictObject({ id: z.string().min(1).max(100) });

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ZFindingCategory, ZSeverity } from "./shared.types";
 
 export const ZRuleMatch = z
-  .object({
+  .strictObject({
     categories: z.array(ZFindingCategory).max(10).optional(),
     ruleIds: z.array(z.string().min(1).max(100)).max(50).optional(),
     minSeverity: ZSeverity.optional(),
@@ -29,14 +29,14 @@ export const ZRule = z.object({
 // that connectors do not request.
 const ZAction = z.literal("ALERT_ONLY");
 
-export const ZCreateRuleInput = z.object({
+export const ZCreateRuleInput = z.strictObject({
   name: z.string().trim().min(1).max(120),
   match: ZRuleMatch,
   enabled: z.boolean().optional(),
   action: ZAction.optional(),
 });
 
-export const ZUpdateRuleInput = z.object({
+export const ZUpdateRuleInput = z.strictObject({
   id: z.string().min(1).max(100),
   name: z.string().trim().min(1).max(120).optional(),
   match: ZRuleMatch.optional(),
@@ -44,4 +44,4 @@ export const ZUpdateRuleInput = z.object({
   action: ZAction.optional(),
 });
 
-export const ZRuleIdInput = z.object({ id: z.string().min(1).max(100) });
+export const ZRuleIdInput = z.strictObject({ id: z.string().min(1).max(100) });

@@ -12,4 +12,4 @@ export const getAnomalyMeta = {
   },
 } satisfies TMeta;
 
-export const ZGetAnomalyInput = z.object({ id: z.string().min(1).max(100) });
+export const ZGetAnomalyInput = z.strictObject({ id: z.string().min(1).max(100) });

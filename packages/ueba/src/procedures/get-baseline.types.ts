@@ -12,7 +12,7 @@ export const getBaselineMeta = {
   },
 } satisfies TMeta;
 
-export const ZGetBaselineInput = z.object({ userId: z.string().min(1).max(320) });
+export const ZGetBaselineInput = z.strictObject({ userId: z.string().min(1).max(320) });
 
 const ZCounts = z.object({
   externalShareCount: z.number().nonnegative(),

@@ -12,7 +12,7 @@ export const getHeatmapMeta = {
   },
 } satisfies TMeta;
 
-export const ZGetHeatmapInput = z.object({
+export const ZGetHeatmapInput = z.strictObject({
   weeks: z.number().int().min(1).max(HORIZON_WEEKS).default(12),
   limit: z.number().int().min(1).max(500).default(50),
 });

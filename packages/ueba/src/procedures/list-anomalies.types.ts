@@ -13,7 +13,7 @@ export const listAnomaliesMeta = {
   },
 } satisfies TMeta;
 
-export const ZListAnomaliesInput = z.object({
+export const ZListAnomaliesInput = z.strictObject({
   type: z.enum(ANOMALY_TYPES).optional(),
   severity: z.enum(SEVERITIES).optional(),
   since: z.iso.datetime({ offset: true }).optional(),

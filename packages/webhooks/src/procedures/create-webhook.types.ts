@@ -18,7 +18,7 @@ export const createWebhookMeta = {
   successStatus: 201,
 } satisfies TMeta;
 
-export const ZCreateWebhookInput = z.object({
+export const ZCreateWebhookInput = z.strictObject({
   url: z.string().trim().min(1).max(2048),
   events: z
     .array(ZEventType)

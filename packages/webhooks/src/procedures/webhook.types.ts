@@ -12,4 +12,4 @@ export const ZWebhook = z.object({
   createdAt: ZTimestamp,
 });
 
-export const ZWebhookIdInput = z.object({ id: z.string().min(1).max(100) });
+export const ZWebhookIdInput = z.strictObject({ id: z.string().min(1).max(100) });

@@ -18,7 +18,7 @@ export const approveShareMeta = {
   successStatus: 201,
   errors: ["not_found"],
 } satisfies TMeta;
-export const ZApproveShareInput = z.object({
+export const ZApproveShareInput = z.strictObject({
   itemId: z.string().regex(ITEM_ID, "a sharing item id, <resource_id>|<sharing_type>"),
   reason: z.string().trim().min(1).max(500),
   expiresInDays: z.number().int().min(1).max(90),
@@ -36,5 +36,5 @@ export const withdrawApprovalMeta = {
     protect: true,
   },
 } satisfies TMeta;
-export const ZWithdrawApprovalInput = z.object({ id: z.string().min(1).max(100) });
+export const ZWithdrawApprovalInput = z.strictObject({ id: z.string().min(1).max(100) });
 export const ZWithdrawApprovalOutput = z.object({ withdrawn: z.literal(true) });

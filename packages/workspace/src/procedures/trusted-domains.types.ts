@@ -38,7 +38,7 @@ export const addTrustedDomainMeta = {
   },
   successStatus: 201,
 } satisfies TMeta;
-export const ZAddTrustedDomainInput = z.object({
+export const ZAddTrustedDomainInput = z.strictObject({
   domain: z.string().trim().toLowerCase().regex(DOMAIN, "a domain name such as partner.com"),
   note: z.string().trim().max(500).default(""),
 });
@@ -54,5 +54,5 @@ export const removeTrustedDomainMeta = {
     protect: true,
   },
 } satisfies TMeta;
-export const ZRemoveTrustedDomainInput = z.object({ id: z.string().min(1).max(100) });
+export const ZRemoveTrustedDomainInput = z.strictObject({ id: z.string().min(1).max(100) });
 export const ZRemoveTrustedDomainOutput = z.object({ removed: z.literal(true), rerated: ZRerated });

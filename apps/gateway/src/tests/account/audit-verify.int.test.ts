@@ -2,7 +2,7 @@ import { queryRows } from "@posture/db";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTestGateway } from "../../testing";
-import { requester, sessionCookie } from "./helpers";
+import { activeOrganization, requester } from "./helpers";
 
 const gw = useTestGateway();
 let req: ReturnType<typeof requester>;
@@ -24,22 +24,6 @@ const verify = async (o: { key?: string; cookie?: string }) => {
   return { res, body: res.body as TVerify };
 };
 
-/** Five audited actions: a failed and a good sign-in, a key created and revoked, a sign-out. */
-async function activeOrganization() {
-  const owner = await gw.createActor({ role: "OWNER" });
-  await req("POST", "/api/auth/sign-in", { body: { email: owner.user.email, password: "wrong-password" } });
-  const signedIn = await req("POST", "/api/auth/sign-in", {
-    body: { email: owner.user.email, password: owner.user.password },
-  });
-  const cookie = sessionCookie(signedIn);
-  const created = (await req("POST", "/api/keys", { cookie, body: { name: "audited" } })).body as {
-    id: string;
-  };
-  await req("DELETE", `/api/keys/${created.id}`, { cookie });
-  await req("POST", "/api/auth/sign-out", { cookie });
-  return owner;
-}
-
 /** The oldest-first entries of the organization, as GET /api/audit shows them. */
 async function entriesOf(key: string): Promise<TEntry[]> {
   const res = await req("GET", "/api/audit?limit=100", { key });
@@ -59,7 +43,7 @@ async function asOwner(statement: ReturnType<typeof sql>) {
 
 describe("GET /api/audit/verify", () => {
   it("reports an intact chain, over a key or a session, and writes nothing", async () => {
-    const owner = await activeOrganization();
+    const owner = await activeOrganization(gw);
     const before = await entriesOf(owner.key);
     expect(before).toHaveLength(5);
 
@@ -85,7 +69,7 @@ describe("GET /api/audit/verify", () => {
   });
 
   it("names the first entry altered around the triggers", async () => {
-    const owner = await activeOrganization();
+    const owner = await activeOrganization(gw);
     const entries = await entriesOf(owner.key);
     await asOwner(sql`update audit_log set target = 'forged' where org_id = ${owner.orgId} and seq = 3`);
     const { res, body } = await verify({ key: owner.key });
@@ -103,7 +87,7 @@ describe("GET /api/audit/verify", () => {
   });
 
   it("notices an entry removed, and one rewritten with the plain hash chain recomputed", async () => {
-    const removed = await activeOrganization();
+    const removed = await activeOrganization(gw);
     const entries = await entriesOf(removed.key);
     await asOwner(sql`delete from audit_log where org_id = ${removed.orgId} and seq = 2`);
     expect((await verify({ key: removed.key })).body).toMatchObject({
@@ -112,7 +96,7 @@ describe("GET /api/audit/verify", () => {
     });
 
     // Rewritten, then every later row's hash recomputed as the database trigger would (no key).
-    const rewritten = await activeOrganization();
+    const rewritten = await activeOrganization(gw);
     await asOwner(sql`update audit_log set target = 'forged' where org_id = ${rewritten.orgId} and seq = 4`);
     const rows = await queryRows<{ seq: number }>(
       gw.db.db,
@@ -134,7 +118,7 @@ describe("GET /api/audit/verify", () => {
   });
 
   it("is ADMIN+ only and verifies only the caller's organization", async () => {
-    const owner = await activeOrganization();
+    const owner = await activeOrganization(gw);
     await asOwner(sql`update audit_log set target = 'forged' where org_id = ${owner.orgId} and seq = 1`);
 
     const admin = await gw.createUser(owner.orgId, "ADMIN");
@@ -152,7 +136,7 @@ describe("GET /api/audit/verify", () => {
     expect((await verify({})).res.status).toBe(401);
 
     // Another organization's intact chain is its own.
-    const stranger = await activeOrganization();
+    const stranger = await activeOrganization(gw);
     expect((await verify({ key: stranger.key })).body).toMatchObject({ ok: true, entries: 5 });
   });
 });

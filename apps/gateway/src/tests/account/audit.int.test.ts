@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTestGateway } from "../../testing";
-import { requester, sessionCookie } from "./helpers";
+import { activeOrganization, requester } from "./helpers";
 
 const gw = useTestGateway();
 let req: ReturnType<typeof requester>;
@@ -16,25 +16,9 @@ const audit = async (key: string, query = "") => {
   return { res, page: res.body as TPage };
 };
 
-/** An organization whose OWNER signs in once wrongly, once rightly, creates a key and revokes it. */
-async function activeOrganization() {
-  const owner = await gw.createActor({ role: "OWNER" });
-  await req("POST", "/api/auth/sign-in", { body: { email: owner.user.email, password: "wrong-password" } });
-  const signedIn = await req("POST", "/api/auth/sign-in", {
-    body: { email: owner.user.email, password: owner.user.password },
-  });
-  const cookie = sessionCookie(signedIn);
-  const created = (await req("POST", "/api/keys", { cookie, body: { name: "audited" } })).body as {
-    id: string;
-  };
-  await req("DELETE", `/api/keys/${created.id}`, { cookie });
-  await req("POST", "/api/auth/sign-out", { cookie });
-  return { ...owner, keyId: created.id };
-}
-
 describe("GET /api/audit", () => {
   it("records sign-in, failed sign-in, key creation, revocation and sign-out, newest first", async () => {
-    const owner = await activeOrganization();
+    const owner = await activeOrganization(gw);
     const { res, page } = await audit(owner.key);
     expect(res.status).toBe(200);
     expect(page.entries.map((e) => e.action)).toEqual([
@@ -52,7 +36,7 @@ describe("GET /api/audit", () => {
   });
 
   it("pages with page and limit, and filters by action", async () => {
-    const owner = await activeOrganization();
+    const owner = await activeOrganization(gw);
     const all = (await audit(owner.key)).page.entries.map((e) => e.id);
 
     const p1 = await audit(owner.key, "?limit=2");
@@ -78,7 +62,7 @@ describe("GET /api/audit", () => {
   });
 
   it("is ADMIN+ only and shows only the caller's organization", async () => {
-    const owner = await activeOrganization();
+    const owner = await activeOrganization(gw);
     const admin = await gw.createUser(owner.orgId, "ADMIN");
     const adminKey = await gw.createApiKey(owner.orgId, admin.id);
     expect((await audit(adminKey.key)).page.total).toBe(5);

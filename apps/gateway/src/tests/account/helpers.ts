@@ -26,3 +26,23 @@ export function sessionCookie(res: TTestResponse): string {
 export function tokenOf(cookie: string): string {
   return cookie.slice(cookie.indexOf("=") + 1);
 }
+
+/**
+ * An organization with five audited actions: its OWNER signs in once wrongly and once rightly,
+ * creates a key, revokes it and signs out.
+ */
+export async function activeOrganization(gw: TTestGateway) {
+  const req = requester(gw);
+  const owner = await gw.createActor({ role: "OWNER" });
+  await req("POST", "/api/auth/sign-in", { body: { email: owner.user.email, password: "wrong-password" } });
+  const signedIn = await req("POST", "/api/auth/sign-in", {
+    body: { email: owner.user.email, password: owner.user.password },
+  });
+  const cookie = sessionCookie(signedIn);
+  const created = (await req("POST", "/api/keys", { cookie, body: { name: "audited" } })).body as {
+    id: string;
+  };
+  await req("DELETE", `/api/keys/${created.id}`, { cookie });
+  await req("POST", "/api/auth/sign-out", { cookie });
+  return { ...owner, keyId: created.id };
+}

@@ -271,7 +271,8 @@ describe("README's first session", () => {
         if (!url || !password || !key) throw new Error(`no demo banner yet:\n${text}`);
         return { url, password, key };
       },
-      { timeout: 60_000, interval: 200 },
+      // A first start migrates and seeds PGlite: ~10 s alone, over a minute beside the whole suite.
+      { timeout: 180_000, interval: 200 },
     );
 
     // The session, with what the banner printed in place of the README's placeholders.
@@ -339,5 +340,5 @@ describe("README's first session", () => {
     expect(lines.at(-1)).toMatch(/^POST \/repos\/acme\/security\/issues \{"title":/);
 
     proc.kill("SIGTERM");
-  }, 120_000);
+  }, 300_000);
 });

@@ -65,8 +65,11 @@ async function connectDemo(cookie: string, fileCount: number) {
 /** The job as BullMQ keeps it in Redis, on the scans queue (scan ids need no escaping to be job ids). */
 async function bullJob(jobId: string) {
   redis ??= new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
-  const job = await redis.hgetall(`${prefix}:scans:${jobId}`);
+  // The completed set first: BullMQ writes the return value and that set in one script, so a job
+  // seen completed has its return value (read the other way round, a job finishing between the
+  // two reads looks completed without one).
   const completed = await redis.zscore(`${prefix}:scans:completed`, jobId);
+  const job = await redis.hgetall(`${prefix}:scans:${jobId}`);
   return {
     name: job.name,
     completed: completed !== null,

@@ -252,7 +252,15 @@ describe("README's first session", () => {
     expect(nodeArgs).toContain("dist/main.js");
     await bundle({ appDir: APP_DIR, entries: ["src/main.ts"], outdir: join(dir, "dist"), quiet: true });
 
-    const { REDIS_URL: _r, DATABASE_URL: _d, NODE_ENV: _n, ...inherited } = process.env;
+    // No INIT_CWD: under `pnpm test` it names the repository, whose `.data` would then be the service's.
+    const {
+      REDIS_URL: _r,
+      DATABASE_URL: _d,
+      NODE_ENV: _n,
+      INIT_CWD: _i,
+      DATA_DIR: _dd,
+      ...inherited
+    } = process.env;
     const proc = spawn(process.execPath, nodeArgs, {
       cwd: dir,
       env: { ...inherited, PORT: "0", LOG_LEVEL: "info", ...readmeEnv },

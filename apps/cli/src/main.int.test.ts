@@ -70,6 +70,19 @@ async function chainsOf(t: TestDb) {
   );
 }
 
+/** An organization the server has written to (an owner and a key, under its key): a keyed chain. */
+async function serverWrittenOrg(name: string, email: string) {
+  setAuditKey(AUDIT_KEY);
+  try {
+    const org = await createOrganization(db.db, { name, plan: "business" });
+    const owner = await createUser(db.db, { orgId: org.id, email, password: "password1", role: "OWNER" });
+    await createApiKeyFor(db.db, { orgId: org.id, userId: owner.id, name: "server-made" });
+    return { org, owner };
+  } finally {
+    setAuditKey(null);
+  }
+}
+
 let db: TestDb;
 let env: Record<string, string>;
 beforeAll(async () => {
@@ -270,16 +283,7 @@ describe("pnpm cli in embedded mode", { timeout: 120_000 }, () => {
 describe("pnpm cli and the audit chain", { timeout: 180_000 }, () => {
   it("keys every audit row it writes: each command leaves every organization's chain intact", async () => {
     // An organization the server has been writing to: its chain is keyed already.
-    setAuditKey(AUDIT_KEY);
-    const existing = await createOrganization(db.db, { name: "Served Co", plan: "business" });
-    const owner = await createUser(db.db, {
-      orgId: existing.id,
-      email: "owner@served.test",
-      password: "password1",
-      role: "OWNER",
-    });
-    await createApiKeyFor(db.db, { orgId: existing.id, userId: owner.id, name: "server-made" });
-    setAuditKey(null);
+    const { org: existing, owner } = await serverWrittenOrg("Served Co", "owner@served.test");
 
     const org = await ok(["org:create", "--name", "Chained", "--plan", "business"], env);
     const user = await ok(
@@ -321,16 +325,7 @@ describe("pnpm cli and the audit chain", { timeout: 180_000 }, () => {
   });
 
   it("refuses to write with another key than the chain's, or with none, and writes nothing", async () => {
-    setAuditKey(AUDIT_KEY);
-    const org = await createOrganization(db.db, { name: "Keyed Elsewhere", plan: "business" });
-    const owner = await createUser(db.db, {
-      orgId: org.id,
-      email: "owner@elsewhere.test",
-      password: "password1",
-      role: "OWNER",
-    });
-    await createApiKeyFor(db.db, { orgId: org.id, userId: owner.id, name: "server-made" });
-    setAuditKey(null);
+    const { org, owner } = await serverWrittenOrg("Keyed Elsewhere", "owner@elsewhere.test");
 
     const args = ["key:create", "--org", org.id, "--user", owner.id, "--name", "wrong-key"];
     const [wrongKey, noKey] = await Promise.all([

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
+import { freePort } from "@posture/platform/testing";
 import { createBullQueue } from "./bullmq";
 import { startPeriodicTasks } from "./modules";
 import type { TJobRegistry } from "./types";
@@ -12,15 +12,6 @@ import { startWorkers } from "./workers";
 // A Redis that restarts empty (no persistence) loses the repeating schedules with everything
 // else; the process that put them there must put them back, without being restarted itself.
 // The test runs a redis-server of its own, so it can stop and start it.
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (typeof address !== "object" || !address) throw new Error("no port");
-  return address.port;
-}
 
 let redisProc: ChildProcess | undefined;
 async function startRedis(port: number): Promise<void> {

@@ -1,12 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { bundle } from "@posture/build";
+import { SEVERITY_RANK, type TSeverity } from "@posture/db";
+import { freePort } from "@posture/platform/testing";
 
 // README's "A first session", run as written: its sh blocks are read from README.md at test time,
 // the service is started the way `pnpm start` starts it (the app's bundle on plain Node, embedded
@@ -38,16 +39,6 @@ function replaceOnce(text: string, pattern: RegExp, replacement: string): string
   expect([...text.matchAll(global)].length, `README session: exactly one ${pattern}`).toBe(1);
   return text.replace(pattern, () => replacement);
 }
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
-const SEVERITY_RANK: Record<string, number> = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1 };
 
 type TCall = { status: number; method: string; path: string; search: URLSearchParams; body: TJson };
 
@@ -88,7 +79,7 @@ const PROMISES: Array<{ call: RegExp; check: (c: TCall) => void }> = [
       const findings = body.findings as Array<{ severity: string; detectedAt: string }>;
       expect(findings.length).toBe(Number(search.get("limit")));
       // Severity rank descending, then detectedAt descending: a key that sorts as the service does.
-      const keys = findings.map((f) => `${SEVERITY_RANK[f.severity] ?? 0}|${f.detectedAt}`);
+      const keys = findings.map((f) => `${SEVERITY_RANK[f.severity as TSeverity] ?? 0}|${f.detectedAt}`);
       expect(keys).toEqual([...keys].sort().reverse());
     },
   },

@@ -1,21 +1,11 @@
-import { createServer, type AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
-import { TcpRelay } from "@posture/platform/testing";
+import { freePort, TcpRelay } from "@posture/platform/testing";
 import { startTestGateway, TEST_REDIS_URL, type TTestGateway } from "../testing";
 import { errorCode, freshIp, times } from "./helpers";
 
 // Any API path goes through the limiter; an unknown one needs no data (404, counted all the same).
 const PATH = "/api/no-such-route";
 const SERVED = 404;
-
-/** A port nothing listens on: bind one, then close it. */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 async function until(fn: () => Promise<boolean>, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
@@ -33,7 +23,7 @@ afterAll(async () => {
 
 describe("Redis unreachable from the start", () => {
   it("serves requests promptly, still enforces limits in memory, and reports degraded health", async () => {
-    const gw = await startTestGateway({ redisUrl: `redis://127.0.0.1:${await closedPort()}` });
+    const gw = await startTestGateway({ redisUrl: `redis://127.0.0.1:${await freePort()}` });
     open.push(gw);
 
     // A Redis command waiting for a server that is not there would take the 1 s command timeout or

@@ -1,2 +1,3 @@
 export * from "./fake-http";
 export * from "./tcp-relay";
+export * from "./ports";

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -9,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { bundle } from "@posture/build";
 import { createTestDb, type TestDb } from "@posture/db/testing";
+import { freePort } from "@posture/platform/testing";
 import { TEST_REDIS_URL } from "../../testing";
 import { freshIp, times } from "../helpers";
 
@@ -28,14 +28,6 @@ afterAll(async () => {
   for (const c of children) c.kill("SIGKILL");
   await rm(dir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 type TStarted = { proc: ChildProcess; urls: string[]; pids: number[]; stdout: string[] };
 

@@ -1,5 +1,5 @@
 import type { TJobQueue } from "@posture/platform";
-import { withTimeout } from "./timeout";
+import { withinJobBound, withTimeout } from "./timeout";
 import {
   DEFAULT_QUEUE_LIMITS,
   JobTimeoutError,
@@ -107,13 +107,7 @@ export function createInProcessQueue(registry: TJobRegistrySource, opts: TInProc
       }
       try {
         const work = def.handler(data, { jobId, attempt });
-        return def.timeoutMs
-          ? await withTimeout(
-              work,
-              def.timeoutMs,
-              () => new Error(`job ${name} exceeded its ${def.timeoutMs} ms bound`),
-            )
-          : await work;
+        return await withinJobBound(name, def.timeoutMs, work);
       } catch (err) {
         if (attempt >= def.attempts || closed) throw err;
       } finally {

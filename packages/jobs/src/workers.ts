@@ -4,7 +4,7 @@ import { metrics, type TLogger } from "@posture/platform";
 import { LEGACY_QUEUE_NAME } from "./bullmq";
 import { decodeJobId } from "./job-id";
 import { createOrgSlots, type TOrgSlots } from "./org-slots";
-import { withTimeout } from "./timeout";
+import { withinJobBound } from "./timeout";
 import {
   DEFAULT_QUEUE_LIMITS,
   JOB_QUEUES,
@@ -57,13 +57,6 @@ export type TWorkers = {
   /** Stops taking jobs and waits for the ones running here to finish. */
   close: () => Promise<void>;
 };
-
-class JobRunTimeoutError extends Error {
-  constructor(name: string, ms: number) {
-    super(`job ${name} exceeded its ${ms} ms bound`);
-    this.name = "JobRunTimeoutError";
-  }
-}
 
 /** BullMQ workers for every queue (or the one named), running the registry's handlers. */
 export function startWorkers(opts: TWorkersOptions): TWorkers {
@@ -136,9 +129,7 @@ function startQueueWorker(
         jobId: decodeJobId(job.id ?? ""),
         attempt: job.attemptsMade + 1,
       });
-      const result = def.timeoutMs
-        ? await withTimeout(work, def.timeoutMs, () => new JobRunTimeoutError(job.name, def.timeoutMs ?? 0))
-        : await work;
+      const result = await withinJobBound(job.name, def.timeoutMs, work);
       end({ outcome: "completed" });
       return result;
     } catch (err) {

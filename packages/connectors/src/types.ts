@@ -55,6 +55,11 @@ export type TSourceFile = {
   permissions: TPermission[];
   modifiedAt: string;
   sizeBytes: number;
+  /**
+   * The source's sensitivity label, by its display name (a Google Drive label's badged choice, a
+   * Microsoft Purview sensitivity label), or null when the file carries none or labels are not read.
+   */
+  label?: string | null;
 };
 
 export type TSharedDrive = {
@@ -86,10 +91,48 @@ export type TActivityEvent = {
   id: string;
   at: string;
   actorEmail: string;
-  type: "share_external" | "file_access" | "login" | "oauth_grant" | "download";
+  /** `file_delete`: a file moved to the bin or deleted (both sources' delete events). */
+  type: "share_external" | "file_access" | "login" | "oauth_grant" | "download" | "file_delete";
   resourceId?: string;
   target?: string;
 };
+
+/** A tenant setting's value as read, normalised to JSON scalars (lists for multi-valued settings). */
+export type TSettingValue = string | number | boolean | null | string[];
+
+/**
+ * One tenant setting (2-step verification enforcement, external sharing policy, legacy
+ * authentication…), keyed by the source's setting key (`google/settings.ts`, `microsoft/settings.ts`).
+ * `unavailable` says why it could not be read (a missing scope, permission or licence): the
+ * checks that need it are skipped, not failed.
+ */
+export type TTenantSetting =
+  | {
+      key: string;
+      value: TSettingValue;
+      /** The API it was read from, e.g. `GET /v1.0/policies/authorizationPolicy`. */ source: string;
+    }
+  | { key: string; unavailable: string };
+
+/**
+ * One thing the connector needs to read a feature: a Google OAuth scope granted to the service
+ * account's domain-wide delegation, or a Microsoft Graph / Office 365 application permission.
+ */
+export type TAccessRequirement = {
+  feature: string;
+  /** Scope or application permission, exactly as the admin console names it. */
+  permission: string;
+  /** A licence the feature also needs (e.g. "Entra ID P1"), when there is one. */
+  licence?: string;
+  /** What is lost without it. */
+  impact: string;
+};
+
+/** The answer of a connect-time access check: each requirement, whether the tenant granted it. */
+export type TAccessCheck = TAccessRequirement & { granted: boolean; detail?: string };
+
+/** Something a scan could not read (a permission or licence missing) and what it skipped. */
+export type TCoverageGap = { feature: string; missing: string; detail: string };
 
 /**
  * A source, read page by page: large tenants are streamed, never held whole by the adapter.
@@ -103,6 +146,12 @@ export type TSourceAdapter = {
   sharedDrives: () => AsyncIterable<TSharedDrive>;
   appGrants: () => AsyncIterable<TAppGrant>;
   activity: (since: Date) => AsyncIterable<TActivityEvent>;
+  /** The tenant's security settings, each read or marked unavailable; never throws for one setting. */
+  tenantSettings: () => Promise<TTenantSetting[]>;
+  /** Probes every requirement of the connector's features (on connect); demo grants all. */
+  checkAccess: () => Promise<TAccessCheck[]>;
+  /** What the reads so far had to skip, and why; read after a scan. */
+  coverageGaps: () => TCoverageGap[];
 };
 
 export class SourceAuthError extends Error {

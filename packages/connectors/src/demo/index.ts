@@ -3,6 +3,9 @@ import { activityEvents } from "./activity";
 import { appsOf, grantAt } from "./apps";
 import { driveAt, driveIdAt } from "./drives";
 import { fileAt } from "./files";
+import { demoTenantSettings } from "./settings";
+import { GOOGLE_ACCESS } from "../google/access";
+import { MICROSOFT_ACCESS } from "../microsoft/access";
 import { shapeOf, type TShapeInput } from "./shape";
 import { userAt } from "./users";
 
@@ -61,5 +64,13 @@ export function createDemoAdapter(opts: TDemoOptions): TSourceAdapter {
       for (let g = 0; g < shape.grantCount; g++) yield grantAt(shape, apps, g);
     },
     activity: (since: Date) => activityEvents(shape, apps, since),
+    tenantSettings: async () => demoTenantSettings(shape),
+    // The sandbox is granted everything a real tenant could grant.
+    checkAccess: async () =>
+      (shape.type === "google_workspace" ? GOOGLE_ACCESS : MICROSOFT_ACCESS).map((r) => ({
+        ...r,
+        granted: true,
+      })),
+    coverageGaps: () => [],
   };
 }

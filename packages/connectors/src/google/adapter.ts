@@ -7,6 +7,7 @@ import {
   SourceUnavailableError,
   type TActivityEvent,
   type TAppGrant,
+  type TCoverageGap,
   type TSourceAdapter,
   type TSourceUser,
   type TWorkspace,
@@ -23,11 +24,18 @@ import {
 } from "./api-types";
 import { GOOGLE_TOKEN_URL, googleTokenProvider, type TGoogleCredentials } from "./auth";
 import { mapActivity, mapFile, mapSharedDrive, mapToken, mapUser } from "./map";
+import { GOOGLE_ACCESS } from "./access";
+import { readGoogleSettings } from "./settings";
 
 const SOURCE = "Google Workspace";
 
 /** Where the APIs live; only tests (and the lead's fakes) override these, never user input. */
-export type TGoogleEndpoints = { driveBaseUrl?: string; adminBaseUrl?: string; tokenUrl?: string };
+export type TGoogleEndpoints = {
+  driveBaseUrl?: string;
+  adminBaseUrl?: string;
+  cloudIdentityBaseUrl?: string;
+  tokenUrl?: string;
+};
 
 export type TGoogleConfig = {
   /** Primary domain; when absent it is read from the Directory domains API. */
@@ -56,6 +64,10 @@ export function createGoogleWorkspaceAdapter(opts: {
   const client = (baseUrl: string) => createJsonClient({ source: SOURCE, baseUrl, tokens, http: opts.http });
   const drive = client(opts.endpoints?.driveBaseUrl ?? "https://www.googleapis.com");
   const admin = client(opts.endpoints?.adminBaseUrl ?? "https://admin.googleapis.com");
+  const cloudIdentity = client(
+    opts.endpoints?.cloudIdentityBaseUrl ?? "https://cloudidentity.googleapis.com",
+  );
+  const gaps: TCoverageGap[] = [];
 
   const workspace = once(() => readWorkspace(admin, config));
 
@@ -192,6 +204,10 @@ export function createGoogleWorkspaceAdapter(opts: {
         }
       }
     },
+
+    tenantSettings: () => readGoogleSettings({ admin, cloudIdentity }),
+    checkAccess: async () => GOOGLE_ACCESS.map((r) => ({ ...r, granted: true })),
+    coverageGaps: () => [...gaps],
   };
 }
 

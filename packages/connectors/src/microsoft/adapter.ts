@@ -7,6 +7,7 @@ import {
   SourceUnavailableError,
   type TActivityEvent,
   type TAppGrant,
+  type TCoverageGap,
   type TPermission,
   type TSourceAdapter,
   type TSourceFile,
@@ -27,6 +28,9 @@ import {
   type TMsUser,
 } from "./api-types";
 import { microsoftTokenProvider, type TMicrosoftCredentials } from "./auth";
+import { MICROSOFT_ACCESS } from "./access";
+import { managementActivity } from "./management-activity";
+import { readMicrosoftSettings } from "./settings";
 import {
   isLibrary,
   mapMsAppRoleGrant,
@@ -72,6 +76,7 @@ export function createMicrosoft365Adapter(opts: {
     http: opts.http,
   });
 
+  const gaps: TCoverageGap[] = [];
   const organization = once(() => readOrganization(graph));
   const workspace = async (): Promise<TWorkspace> => toWorkspace(config, await organization());
 
@@ -266,7 +271,12 @@ export function createMicrosoft365Adapter(opts: {
         const event = mapSignIn(signIn);
         if (event) yield event;
       }
+      yield* managementActivity(since);
     },
+
+    tenantSettings: () => readMicrosoftSettings(graph),
+    checkAccess: async () => MICROSOFT_ACCESS.map((r) => ({ ...r, granted: true })),
+    coverageGaps: () => [...gaps],
   };
 }
 

@@ -16,6 +16,7 @@ import {
   type TFakeResponse,
   type TFakeServer,
 } from "./fake-server";
+import { googleSettingsRoute, type TGoogleSettingsFixture } from "./fake-google-settings";
 import { checkJwtBearerGrant, type TFakeServiceAccount } from "./fake-google-token";
 
 // A fake of Google's token endpoint, Drive API v3, Admin SDK Directory API and Reports API, written
@@ -31,6 +32,8 @@ export type TGoogleFixture = {
   tokens: Record<string, TGToken[]>;
   /** Reports activities by application name (drive, token, login). */
   activities: Record<string, TGActivity[]>;
+  /** Tenant settings (Cloud Identity policies); absent: those resources are not served. */
+  settings?: TGoogleSettingsFixture;
 };
 
 export type TFakeGoogle = TFakeServer & {
@@ -262,7 +265,9 @@ export async function startFakeGoogle(opts: {
       if ((match = /^\/admin\/reports\/v1\/activity\/users\/all\/applications\/([^/]+)$/.exec(req.path))) {
         return listActivities(match[1] ?? "", q);
       }
-      return googleError(404, `Not Found: ${req.path}`, "notFound");
+      return (
+        googleSettingsRoute(fixture.settings, req) ?? googleError(404, `Not Found: ${req.path}`, "notFound")
+      );
     },
   });
   return { ...server, tokenUrl: `${server.url}/token`, issuedTokens: tokens.issued };

@@ -22,6 +22,7 @@ import {
   type TFakeResponse,
   type TFakeServer,
 } from "./fake-server";
+import { graphSettingsRoute, type TGraphSettingsFixture } from "./fake-graph-settings";
 
 // A fake of the Microsoft identity platform token endpoint and the Microsoft Graph v1.0 resources
 // the adapter reads, written from the Graph reference: OData $select/$top/$filter, @odata.nextLink paging.
@@ -42,6 +43,8 @@ export type TGraphFixture = {
   /** Application permissions: app roles of `resourceId` granted to service principals. */
   appRoleAssignments: TMsAppRoleAssignment[];
   signIns: TMsSignIn[];
+  /** Tenant settings (policies, SharePoint settings); absent: those resources are not served. */
+  settings?: TGraphSettingsFixture;
 };
 
 export type TFakeGraph = TFakeServer & { issuedTokens: string[] };
@@ -282,7 +285,7 @@ export async function startFakeGraph(opts: {
           "Access token validation failure. Invalid audience.",
         );
       }
-      return route(req, baseUrl);
+      return graphSettingsRoute(fixture.settings, req) ?? route(req, baseUrl);
     },
   });
   return { ...server, issuedTokens: tokens.issued };

@@ -98,6 +98,7 @@ export type TMsSharepointSettings = {
   isResharingByExternalUsersEnabled?: boolean;
   sharingDomainRestrictionMode?: "none" | "allowList" | "blockList";
   isUnmanagedSyncAppForTenantRestricted?: boolean;
+  allowedDomainGuidsForSyncApp?: string[];
   isLegacyAuthProtocolsEnabled?: boolean;
 };
 
@@ -618,7 +619,11 @@ function fromSharepoint(s: TMsSharepointSettings): TValues {
     "sharepoint.guest_resharing": s.isResharingByExternalUsersEnabled ?? null,
     "sharepoint.sharing_domain_restriction_mode": s.sharingDomainRestrictionMode ?? null,
     "sharepoint.legacy_auth_enabled": s.isLegacyAuthProtocolsEnabled ?? null,
-    "sharepoint.unmanaged_sync_restricted": s.isUnmanagedSyncAppForTenantRestricted ?? null,
+    // "Allow syncing only on computers joined to specific domains": the switch and its domain list.
+    "sharepoint.unmanaged_sync_restricted":
+      s.isUnmanagedSyncAppForTenantRestricted === undefined
+        ? null
+        : s.isUnmanagedSyncAppForTenantRestricted && (s.allowedDomainGuidsForSyncApp ?? []).length > 0,
   };
 }
 

@@ -477,6 +477,7 @@ export function buildSecureGraphSettings(): TGraphSettingsFixture {
       isResharingByExternalUsersEnabled: false,
       sharingDomainRestrictionMode: "allowList",
       isUnmanagedSyncAppForTenantRestricted: true,
+      allowedDomainGuidsForSyncApp: ["4b5d6a8e-0c3f-4a1e-9b7d-2f6c8e1a3d50"],
       isLegacyAuthProtocolsEnabled: false,
     },
     globalAdmins: [adminUser(1), adminUser(2), adminUser(3)],
@@ -612,7 +613,9 @@ export function buildWeakGraphSettings(): TGraphSettingsFixture {
       sharingCapability: "externalUserAndGuestSharing",
       isResharingByExternalUsersEnabled: true,
       sharingDomainRestrictionMode: "none",
-      isUnmanagedSyncAppForTenantRestricted: false,
+      // The switch is on but no domain is allowed: nothing restricts sync to managed computers.
+      isUnmanagedSyncAppForTenantRestricted: true,
+      allowedDomainGuidsForSyncApp: [],
       isLegacyAuthProtocolsEnabled: true,
     },
     // One person holds Global Administrator; the service principal does not count.

@@ -88,8 +88,8 @@ export const MICROSOFT_ACCESS: readonly TAccessRequirement[] = [
  */
 export const BROADER_PERMISSIONS: Readonly<Record<string, readonly string[]>> = {
   "User.Read.All": ["User.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"],
-  "Sites.Read.All": ["Sites.ReadWrite.All", "Sites.Manage.All", "Sites.FullControl.All"],
-  "Application.Read.All": ["Application.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"],
+  "Sites.Read.All": ["Sites.ReadWrite.All"],
+  "Application.Read.All": ["Application.ReadWrite.All", "Directory.Read.All"],
   "Directory.Read.All": ["Directory.ReadWrite.All"],
   "Organization.Read.All": [
     "Organization.ReadWrite.All",
@@ -98,7 +98,6 @@ export const BROADER_PERMISSIONS: Readonly<Record<string, readonly string[]>> = 
     "Directory.ReadWrite.All",
   ],
   "SensitivityLabel.Read": ["SensitivityLabels.Read.All"],
-  "Policy.Read.All": ["Policy.ReadWrite.ConditionalAccess"],
 };
 
 export function permissionGranted(permission: string, roles: ReadonlySet<string>): boolean {

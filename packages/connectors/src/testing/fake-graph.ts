@@ -166,12 +166,8 @@ export const GRAPH_ROUTE_PERMISSIONS = {
     "SensitivityLabel.Read",
     "SensitivityLabels.Read.All",
   ],
-  "GET /servicePrincipals": [
-    "Application.Read.All",
-    "Application.ReadWrite.All",
-    "Directory.Read.All",
-    "Directory.ReadWrite.All",
-  ],
+  // Directory.ReadWrite.All lists service principals only delegated.
+  "GET /servicePrincipals": ["Application.Read.All", "Application.ReadWrite.All", "Directory.Read.All"],
   "GET /servicePrincipals/{id}": [
     "Application.Read.All",
     "Application.ReadWrite.All",

@@ -384,8 +384,13 @@ describe("the strict Graph fake refuses what Graph v1.0 refuses", () => {
     clock += 2 * 3600_000;
     const stale = server.requests.length;
     await collect(adapter.files());
-    const expired = server.requests.slice(stale).find((r) => r.path === "/v1.0/drives");
-    expect(expired).toBeDefined();
+    // The cached token is refused as expired (401), a new one is fetched, the request repeated.
+    const [first, second, third] = server.requests.slice(stale).map((r) => r.path);
+    expect([first, second, third]).toEqual([
+      "/v1.0/users",
+      `/${GRAPH_TENANT_ID}/oauth2/v2.0/token`,
+      "/v1.0/users",
+    ]);
     expect(server.issuedTokens).toHaveLength(2);
   });
 });

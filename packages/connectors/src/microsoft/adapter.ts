@@ -239,7 +239,10 @@ export function createMicrosoft365Adapter(opts: {
       return name;
     } catch (error) {
       if (error instanceof SourceHttpError && error.status === 404) return null;
-      throw error;
+      const message = denial(error);
+      if (!message) throw error;
+      recordGap(MS_FEATURE.labels, message);
+      return null;
     }
   }
   async function fileLabel(driveId: string, item: TMsDriveItem): Promise<string | null> {
@@ -427,6 +430,7 @@ export function createMicrosoft365Adapter(opts: {
 
     async *files(): AsyncGenerator<TSourceFile> {
       const { domain } = await workspace();
+      // The directory first: a refusal there is the users' permission, not the files'.
       const emailOf = await emailLookup();
       try {
         for await (const drive of drives()) {
@@ -446,6 +450,8 @@ export function createMicrosoft365Adapter(opts: {
 
     async *sharedDrives() {
       const { domain } = await workspace();
+      // The directory first: a refusal there is the users' permission, not the files'.
+      await directory();
       try {
         for await (const drive of drives()) {
           if (!drive.id || !isLibrary(drive)) continue;

@@ -87,7 +87,7 @@ export const MICROSOFT_ACCESS: readonly TAccessRequirement[] = [
  * told the listed one is missing.
  */
 export const BROADER_PERMISSIONS: Readonly<Record<string, readonly string[]>> = {
-  "User.Read.All": ["User.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"],
+  "User.Read.All": ["Directory.Read.All", "Directory.ReadWrite.All"],
   "Sites.Read.All": ["Sites.ReadWrite.All"],
   "Application.Read.All": ["Application.ReadWrite.All", "Directory.Read.All"],
   "Directory.Read.All": ["Directory.ReadWrite.All"],

@@ -5,7 +5,9 @@ import { ALL_GRAPH_ROLES, startFakeGraph, type TFakeGraph, type TGraphFixture } 
 import { buildGraphFixture, GRAPH_TENANT_ID } from "../testing/graph-fixture";
 import { SourceAuthError, SourceUnavailableError } from "../types";
 import { MICROSOFT_ACCESS } from "./access";
-import { createMicrosoft365Adapter } from "./adapter";
+import { createJsonClient } from "../http/client";
+import { checkAccess, createMicrosoft365Adapter, managementTokenProvider } from "./adapter";
+import { microsoftTokenProvider } from "./auth";
 
 const CLIENT_ID = "aaaaaaaa-0000-0000-0000-000000000001";
 const SECRET = "s3cret~value";
@@ -545,5 +547,49 @@ describe("checkAccess", () => {
     } finally {
       await noPremium.close();
     }
+  });
+});
+
+describe("checkAccess across APIs", () => {
+  it("checks an Office 365 Management API permission on that API's own token", async () => {
+    const fixture = buildGraphFixture();
+    const server = await startFakeGraph({
+      fixture: { ...fixture, managementRoles: [] },
+      clientId: CLIENT_ID,
+      clientSecret: SECRET,
+    });
+    fake = server;
+    const credentials = { tenantId: GRAPH_TENANT_ID, clientId: CLIENT_ID, clientSecret: SECRET };
+    const tokens = microsoftTokenProvider(credentials, { loginBaseUrl: server.url });
+    const graph = createJsonClient({ source: "Microsoft 365", baseUrl: server.url, tokens });
+    const activityFeed = {
+      feature: "Microsoft 365 activity",
+      permission: "ActivityFeed.Read",
+      impact: "No audit.",
+    };
+    const requirements = [...MICROSOFT_ACCESS, activityFeed];
+    const refused = await checkAccess(
+      graph,
+      tokens,
+      managementTokenProvider(credentials, server.url),
+      requirements,
+    );
+    expect(refused.filter((c) => !c.granted).map((c) => c.permission)).toEqual(["ActivityFeed.Read"]);
+    const scopes = server.requests
+      .filter((r) => r.path.endsWith("/oauth2/v2.0/token"))
+      .map((r) => new URLSearchParams(r.body).get("scope"));
+    expect(scopes).toEqual(["https://graph.microsoft.com/.default", "https://manage.office.com/.default"]);
+  });
+});
+
+describe("app grants degrade per feature", () => {
+  it("reports both grant kinds as gaps without Application.Read.All and Directory.Read.All", async () => {
+    const server = await start({ grantedRoles: without("Application.Read.All", "Directory.Read.All") });
+    const adapter = adapterFor(server);
+    expect(await collect(adapter.appGrants())).toEqual([]);
+    expect(adapter.coverageGaps().map((g) => [g.feature, g.missing])).toEqual([
+      ["App grants: application permissions", "Application.Read.All"],
+      ["App grants: delegated consents", "Directory.Read.All"],
+    ]);
   });
 });

@@ -15,6 +15,7 @@ import {
   SourceAuthError,
   SourceUnavailableError,
   type TAccessCheck,
+  type TAccessRequirement,
   type TActivityEvent,
   type TAppGrant,
   type TCoverageGap,
@@ -111,6 +112,30 @@ const LABELLED_EXTENSIONS = new Set([
 
 type TDirectoryEntry = { email: string; createdAt: string };
 
+/**
+ * An app-only token for the Office 365 Management Activity API (scope manage.office.com), whose
+ * roles carry its own permissions (ActivityFeed.Read).
+ */
+export function managementTokenProvider(
+  credentials: TMicrosoftCredentials,
+  loginBaseUrl: string = MICROSOFT_LOGIN_URL,
+  http?: THttpOptions,
+): TTokenProvider {
+  return createCachedTokenProvider(() =>
+    requestToken(
+      SOURCE,
+      `${loginBaseUrl.replace(/\/$/, "")}/${encodeURIComponent(credentials.tenantId)}/oauth2/v2.0/token`,
+      {
+        grant_type: "client_credentials",
+        client_id: credentials.clientId,
+        client_secret: credentials.clientSecret,
+        scope: MANAGEMENT_SCOPE,
+      },
+      http,
+    ),
+  );
+}
+
 /** The Graph message of a 403 (a permission or licence refused), or null for any other error. */
 function denial(error: unknown): string | null {
   if (!(error instanceof SourceAuthError)) return null;
@@ -140,19 +165,7 @@ export function createMicrosoft365Adapter(opts: {
   const graphBaseUrl = (opts.endpoints?.graphBaseUrl ?? "https://graph.microsoft.com").replace(/\/$/, "");
   const loginBaseUrl = (opts.endpoints?.loginBaseUrl ?? MICROSOFT_LOGIN_URL).replace(/\/$/, "");
   // The Management Activity API's roles are on a token of its own; only checkAccess asks for it here.
-  const managementTokens = createCachedTokenProvider(() =>
-    requestToken(
-      SOURCE,
-      `${loginBaseUrl}/${encodeURIComponent(opts.credentials.tenantId)}/oauth2/v2.0/token`,
-      {
-        grant_type: "client_credentials",
-        client_id: opts.credentials.clientId,
-        client_secret: opts.credentials.clientSecret,
-        scope: MANAGEMENT_SCOPE,
-      },
-      opts.http,
-    ),
-  );
+  const managementTokens = managementTokenProvider(opts.credentials, loginBaseUrl, opts.http);
 
   const gaps = new Map<string, TCoverageGap>();
   /** Records what a 403 cost: the feature, the permission or licence Graph asked for, its message. */
@@ -546,14 +559,15 @@ export function createMicrosoft365Adapter(opts: {
  * app-only tokens (Graph's, and the Management Activity API's for its own permissions), the
  * Entra ID P1/P2 licence from GET /subscribedSkus when the app may read it.
  */
-async function checkAccess(
+export async function checkAccess(
   graph: TJsonClient,
   tokens: TTokenProvider,
   managementTokens: TTokenProvider,
+  requirements: readonly TAccessRequirement[] = MICROSOFT_ACCESS,
 ): Promise<TAccessCheck[]> {
   const graphRoles = new Set(tokenRoles(await tokens.getToken()));
   let managementRoles: ReadonlySet<string> | string = new Set<string>();
-  if (MICROSOFT_ACCESS.some((r) => MANAGEMENT_API_PERMISSIONS.has(r.permission))) {
+  if (requirements.some((r) => MANAGEMENT_API_PERMISSIONS.has(r.permission))) {
     managementRoles = await managementTokens.getToken().then(
       (token) => new Set(tokenRoles(token)),
       (error: unknown) =>
@@ -585,7 +599,7 @@ async function checkAccess(
     licences = "Licence not checked: Organization.Read.All is not granted.";
   }
   return evaluateAccess(
-    MICROSOFT_ACCESS,
+    requirements,
     (permission) => (MANAGEMENT_API_PERMISSIONS.has(permission) ? managementRoles : graphRoles),
     licences,
   );

@@ -20,6 +20,12 @@ export type TSourceUser = {
   /** ISO timestamp, null if never signed in. */
   lastLoginAt: string | null;
   createdAt: string;
+  /**
+   * Values the source could not read for this user (a permission or licence missing, see
+   * `coverageGaps()`): `mfa` → `mfaEnabled` (and `isAdmin`) are not known, `lastLogin` →
+   * `lastLoginAt` is not known. Absent: everything was read.
+   */
+  unknown?: Array<"mfa" | "lastLogin">;
 };
 
 export type TPermissionRole = "owner" | "organizer" | "writer" | "commenter" | "reader";

@@ -1,5 +1,156 @@
-import type { TAccessRequirement } from "../types";
+import type { TAccessCheck, TAccessRequirement } from "../types";
 import { MICROSOFT_SETTINGS_ACCESS } from "./settings";
 
-/** Every application permission (and licence) the Microsoft 365 connector's features need. */
-export const MICROSOFT_ACCESS: readonly TAccessRequirement[] = [...MICROSOFT_SETTINGS_ACCESS];
+/** The licence Graph asks for before it serves sign-in data and authentication-method reports. */
+export const ENTRA_PREMIUM = "Microsoft Entra ID P1 or P2";
+
+/** Service plans (`subscribedSkus[].servicePlans[].servicePlanName`) that carry Entra ID P1 or P2. */
+export const ENTRA_PREMIUM_SERVICE_PLANS: readonly string[] = ["AAD_PREMIUM", "AAD_PREMIUM_P2"];
+
+/** The connector's features, as its access list and coverage gaps name them. */
+export const MS_FEATURE = {
+  users: "Users",
+  mfa: "MFA registration",
+  lastLogin: "Last sign-in",
+  files: "Files and sharing",
+  appPermissions: "App grants: application permissions",
+  delegatedGrants: "App grants: delegated consents",
+  labels: "Sensitivity labels",
+  signIns: "Sign-in activity",
+  licences: "Licence check",
+} as const;
+
+/** Every Microsoft Graph application permission (and licence) the connector's own reads need. */
+export const MICROSOFT_GRAPH_ACCESS: readonly TAccessRequirement[] = [
+  {
+    feature: MS_FEATURE.users,
+    permission: "User.Read.All",
+    impact: "Nothing is scanned: users, the tenant's domains and file owners come from the directory.",
+  },
+  {
+    feature: MS_FEATURE.mfa,
+    permission: "AuditLog.Read.All",
+    licence: ENTRA_PREMIUM,
+    impact: "MFA registration and admin flags are unknown: the MFA rules skip every user.",
+  },
+  {
+    feature: MS_FEATURE.lastLogin,
+    permission: "AuditLog.Read.All",
+    licence: ENTRA_PREMIUM,
+    impact: "Last sign-in (signInActivity) is unknown: the dormant-account rule skips every user.",
+  },
+  {
+    feature: MS_FEATURE.files,
+    permission: "Sites.Read.All",
+    impact: "No OneDrive, SharePoint library, file or sharing link is read.",
+  },
+  {
+    feature: MS_FEATURE.appPermissions,
+    permission: "Application.Read.All",
+    impact: "Apps holding application permissions (app-only access to every mailbox or site) are not read.",
+  },
+  {
+    feature: MS_FEATURE.delegatedGrants,
+    permission: "Directory.Read.All",
+    impact: "Delegated consents (oauth2PermissionGrants: what users let apps do for them) are not read.",
+  },
+  {
+    feature: MS_FEATURE.labels,
+    permission: "SensitivityLabel.Read",
+    impact: "Sensitivity label names are unknown: every file's label is null.",
+  },
+  {
+    feature: MS_FEATURE.signIns,
+    permission: "AuditLog.Read.All",
+    licence: ENTRA_PREMIUM,
+    impact: "No sign-in is read: login anomalies cannot be detected.",
+  },
+  {
+    feature: MS_FEATURE.licences,
+    permission: "Organization.Read.All",
+    impact: "The tenant's licences (Entra ID P1/P2) cannot be checked on connect.",
+  },
+];
+
+/**
+ * Every application permission (and licence) the Microsoft 365 connector's features need: its
+ * Graph reads, the tenant settings' reads, and (spread in here) the Office 365 Management API's.
+ */
+export const MICROSOFT_ACCESS: readonly TAccessRequirement[] = [
+  ...MICROSOFT_GRAPH_ACCESS,
+  ...MICROSOFT_SETTINGS_ACCESS,
+];
+
+/**
+ * Other permissions that serve the same paths (graph-permissions.json lists them on every path the
+ * feature reads, mostly the "higher privileged" ones): an admin who granted one of these is not
+ * told the listed one is missing.
+ */
+export const BROADER_PERMISSIONS: Readonly<Record<string, readonly string[]>> = {
+  "User.Read.All": ["Directory.Read.All", "Directory.ReadWrite.All"],
+  "Sites.Read.All": ["Sites.ReadWrite.All"],
+  "Application.Read.All": ["Application.ReadWrite.All", "Directory.Read.All"],
+  "Directory.Read.All": ["Directory.ReadWrite.All"],
+  "Organization.Read.All": [
+    "Organization.ReadWrite.All",
+    "LicenseAssignment.Read.All",
+    "Directory.Read.All",
+    "Directory.ReadWrite.All",
+  ],
+  "SensitivityLabel.Read": ["SensitivityLabels.Read.All"],
+};
+
+export function permissionGranted(permission: string, roles: ReadonlySet<string>): boolean {
+  return roles.has(permission) || (BROADER_PERMISSIONS[permission] ?? []).some((p) => roles.has(p));
+}
+
+/** Application permissions of the Office 365 Management Activity API: their roles are on its own token. */
+export const MANAGEMENT_API_PERMISSIONS: ReadonlySet<string> = new Set([
+  "ActivityFeed.Read",
+  "ActivityFeed.ReadDlp",
+  "ServiceHealth.Read",
+]);
+
+/** The `roles` claim of an app-only access token (its JWT payload; the signature is the API's business). */
+export function tokenRoles(accessToken: string): string[] {
+  const payload = accessToken.split(".")[1];
+  if (!payload) return [];
+  try {
+    const claims: unknown = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+    const roles = (claims as { roles?: unknown }).roles;
+    return Array.isArray(roles) ? roles.filter((r): r is string => typeof r === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Each requirement marked granted or not: the permission against the token's roles (per API),
+ * the licence against the tenant's service plans when they could be read (`null`: not readable).
+ */
+export function evaluateAccess(
+  requirements: readonly TAccessRequirement[],
+  rolesOf: (permission: string) => ReadonlySet<string> | string,
+  licences: { premium: boolean } | string,
+): TAccessCheck[] {
+  return requirements.map((requirement) => {
+    const roles = rolesOf(requirement.permission);
+    if (typeof roles === "string") return { ...requirement, granted: false, detail: roles };
+    if (!permissionGranted(requirement.permission, roles)) {
+      return {
+        ...requirement,
+        granted: false,
+        detail: `Application permission ${requirement.permission} is not granted (admin consent missing).`,
+      };
+    }
+    if (requirement.licence !== ENTRA_PREMIUM) return { ...requirement, granted: true };
+    if (typeof licences === "string") return { ...requirement, granted: true, detail: licences };
+    return licences.premium
+      ? { ...requirement, granted: true }
+      : {
+          ...requirement,
+          granted: false,
+          detail: `The tenant has no ${ENTRA_PREMIUM} subscription (service plan ${ENTRA_PREMIUM_SERVICE_PLANS.join(" or ")}).`,
+        };
+  });
+}

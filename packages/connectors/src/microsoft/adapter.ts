@@ -1,10 +1,21 @@
-import { createJsonClient, type THttpOptions, type TJsonClient } from "../http/client";
+import {
+  createJsonClient,
+  readJson,
+  sendWithRetry,
+  type THttpOptions,
+  type TJsonClient,
+  type TTokenProvider,
+} from "../http/client";
 import { SourceHttpError } from "../http/errors";
 import { graphItems } from "../http/paginate";
+import { createCachedTokenProvider, requestToken } from "../http/token";
 import { workspaceOf } from "../shared/normalise";
 import { once } from "../shared/once";
 import {
+  SourceAuthError,
   SourceUnavailableError,
+  type TAccessCheck,
+  type TAccessRequirement,
   type TActivityEvent,
   type TAppGrant,
   type TCoverageGap,
@@ -18,17 +29,30 @@ import {
   type TMsAppRoleAssignment,
   type TMsDrive,
   type TMsDriveItem,
+  type TMsExtractSensitivityLabelsResult,
   type TMsOrganization,
   type TMsPermission,
   type TMsPermissionGrant,
   type TMsRegistrationDetails,
+  type TMsSensitivityLabel,
   type TMsServicePrincipal,
   type TMsSignIn,
   type TMsSite,
+  type TMsSubscribedSku,
   type TMsUser,
 } from "./api-types";
-import { microsoftTokenProvider, type TMicrosoftCredentials } from "./auth";
-import { MICROSOFT_ACCESS } from "./access";
+import { MICROSOFT_LOGIN_URL, microsoftTokenProvider, type TMicrosoftCredentials } from "./auth";
+import {
+  ENTRA_PREMIUM,
+  ENTRA_PREMIUM_SERVICE_PLANS,
+  evaluateAccess,
+  MANAGEMENT_API_PERMISSIONS,
+  MICROSOFT_ACCESS,
+  MICROSOFT_GRAPH_ACCESS,
+  MS_FEATURE,
+  permissionGranted,
+  tokenRoles,
+} from "./access";
 import { managementActivity } from "./management-activity";
 import { readMicrosoftSettings } from "./settings";
 import {
@@ -40,6 +64,7 @@ import {
   mapMsPermission,
   mapMsUser,
   mapSignIn,
+  type TDirectory,
   userEmail,
 } from "./map";
 
@@ -50,13 +75,74 @@ export type TMicrosoftEndpoints = { graphBaseUrl?: string; loginBaseUrl?: string
 
 export type TMicrosoftConfig = { domain?: string; internalDomains?: string[] };
 
-const USER_SELECT = "id,displayName,mail,userPrincipalName,accountEnabled,createdDateTime,signInActivity";
+// Every property below is declared on v1.0's `user` / `servicePrincipal` (graph-v1.0-Prod.csdl).
+// The base user read needs only User.Read.All; signInActivity also needs AuditLog.Read.All and
+// Entra ID P1/P2, so it is asked for separately and may be refused without losing the users.
+const USER_SELECT = "id,displayName,mail,userPrincipalName,accountEnabled,createdDateTime";
+const USER_SIGN_IN_SELECT = `${USER_SELECT},signInActivity`;
 /** Microsoft Graph's application id, the same in every tenant. */
 const MICROSOFT_GRAPH_APP_ID = "00000003-0000-0000-c000-000000000000";
-const APP_SELECT =
-  "id,appId,displayName,publisherName,appOwnerOrganizationId,servicePrincipalType,verifiedPublisher";
+const APP_SELECT = "id,appId,displayName,appOwnerOrganizationId,servicePrincipalType,verifiedPublisher";
+const LABELS_PATH = "/v1.0/security/dataSecurityAndGovernance/sensitivityLabels";
+/** The Office 365 Management Activity API's app-only scope (its permissions are on its own token). */
+const MANAGEMENT_SCOPE = "https://manage.office.com/.default";
+
+/**
+ * Files SharePoint and OneDrive keep sensitivity labels for (Office Open XML and PDF, per
+ * "Enable sensitivity labels for Office files in SharePoint and OneDrive"): only these are asked.
+ */
+const LABELLED_EXTENSIONS = new Set([
+  "docx",
+  "docm",
+  "dotx",
+  "dotm",
+  "xlsx",
+  "xlsm",
+  "xlsb",
+  "xltx",
+  "xltm",
+  "pptx",
+  "pptm",
+  "ppsx",
+  "ppsm",
+  "potx",
+  "potm",
+  "pdf",
+]);
 
 type TDirectoryEntry = { email: string; createdAt: string };
+
+/**
+ * An app-only token for the Office 365 Management Activity API (scope manage.office.com), whose
+ * roles carry its own permissions (ActivityFeed.Read).
+ */
+export function managementTokenProvider(
+  credentials: TMicrosoftCredentials,
+  loginBaseUrl: string = MICROSOFT_LOGIN_URL,
+  http?: THttpOptions,
+): TTokenProvider {
+  return createCachedTokenProvider(() =>
+    requestToken(
+      SOURCE,
+      `${loginBaseUrl.replace(/\/$/, "")}/${encodeURIComponent(credentials.tenantId)}/oauth2/v2.0/token`,
+      {
+        grant_type: "client_credentials",
+        client_id: credentials.clientId,
+        client_secret: credentials.clientSecret,
+        scope: MANAGEMENT_SCOPE,
+      },
+      http,
+    ),
+  );
+}
+
+/** The Graph message of a 403 (a permission or licence refused), or null for any other error. */
+function denial(error: unknown): string | null {
+  if (!(error instanceof SourceAuthError)) return null;
+  return /\(HTTP 403\)$/.test(error.message) ? error.message : null;
+}
+
+const PREMIUM_REFUSAL = /premium licen[cs]e|NonPremiumTenant/i;
 
 export function createMicrosoft365Adapter(opts: {
   credentials: TMicrosoftCredentials;
@@ -76,23 +162,131 @@ export function createMicrosoft365Adapter(opts: {
     http: opts.http,
   });
 
-  const gaps: TCoverageGap[] = [];
+  const graphBaseUrl = (opts.endpoints?.graphBaseUrl ?? "https://graph.microsoft.com").replace(/\/$/, "");
+  const loginBaseUrl = (opts.endpoints?.loginBaseUrl ?? MICROSOFT_LOGIN_URL).replace(/\/$/, "");
+  // The Management Activity API's roles are on a token of its own; only checkAccess asks for it here.
+  const managementTokens = managementTokenProvider(opts.credentials, loginBaseUrl, opts.http);
+
+  const gaps = new Map<string, TCoverageGap>();
+  /** Records what a 403 cost: the feature, the permission or licence Graph asked for, its message. */
+  const recordGap = (feature: string, message: string) => {
+    const requirements = MICROSOFT_GRAPH_ACCESS.filter((r) => r.feature === feature);
+    const missing = PREMIUM_REFUSAL.test(message)
+      ? ENTRA_PREMIUM
+      : [...new Set(requirements.map((r) => r.permission))].join(", ") || "permission";
+    const impact = requirements[0]?.impact ?? "Not read.";
+    gaps.set(`${feature}|${missing}`, { feature, missing, detail: `${impact} Graph answered: ${message}` });
+  };
+
   const organization = once(() => readOrganization(graph));
   const workspace = async (): Promise<TWorkspace> => toWorkspace(config, await organization());
 
-  // Permissions and grants name users by object id only; one id → email index resolves them.
+  // Permissions and grants name users by object id, SharePoint by login name (the UPN); one index
+  // of each resolves them to the user's email.
   const directory = once(async () => {
     const index = new Map<string, TDirectoryEntry>();
+    const byLogin = new Map<string, string>();
     const query = { $select: "id,mail,userPrincipalName,createdDateTime", $top: 999 };
     for await (const user of graphItems<TMsUser>(graph, "/v1.0/users", query)) {
-      if (user.id) index.set(user.id, { email: userEmail(user), createdAt: user.createdDateTime ?? "" });
+      const email = userEmail(user);
+      if (user.id) index.set(user.id, { email, createdAt: user.createdDateTime ?? "" });
+      if (user.userPrincipalName) byLogin.set(user.userPrincipalName.toLowerCase(), email);
     }
-    return index;
+    return { index, byLogin };
   });
   const emailLookup = async () => {
-    const index = await directory();
+    const { index } = await directory();
     return (id: string | undefined) => (id ? index.get(id)?.email : undefined);
   };
+  const principals = async (): Promise<TDirectory> => {
+    const { byLogin } = await directory();
+    return { byId: await emailLookup(), byLogin: (upn) => byLogin.get(upn.toLowerCase()) };
+  };
+
+  /** POST to Graph (actions): the same token, retries and 401 refresh as the JSON client's GET. */
+  async function graphPost<T>(path: string): Promise<T> {
+    const url = `${graphBaseUrl}${path}`;
+    const build = async () => ({
+      url,
+      init: {
+        method: "POST",
+        headers: { authorization: `Bearer ${await tokens.getToken()}`, accept: "application/json" },
+      },
+    });
+    let response = await sendWithRetry(SOURCE, build, opts.http);
+    if (response.status === 401) {
+      await response.body?.cancel();
+      tokens.invalidate();
+      response = await sendWithRetry(SOURCE, build, opts.http);
+    }
+    return readJson<T>(SOURCE, response);
+  }
+
+  // Sensitivity labels: the tenant's catalogue (id → name) once, then each labelable file's ids.
+  let labelsReadable = true;
+  const labelCatalogue = once(async (): Promise<Map<string, string> | null> => {
+    const names = new Map<string, string>();
+    const add = (label: TMsSensitivityLabel) => {
+      const name = label.displayName || label.name;
+      if (label.id && name) names.set(label.id, name);
+      for (const sub of label.sublabels ?? []) add(sub);
+    };
+    try {
+      for await (const label of graphItems<TMsSensitivityLabel>(graph, LABELS_PATH)) add(label);
+    } catch (error) {
+      const message = denial(error);
+      if (!message) throw error;
+      recordGap(MS_FEATURE.labels, message);
+      return null;
+    }
+    return names;
+  });
+  async function labelName(catalogue: Map<string, string>, id: string): Promise<string | null> {
+    const known = catalogue.get(id);
+    if (known) return known;
+    // A sublabel the list did not nest: read it by id once.
+    try {
+      const label = await graph.get<TMsSensitivityLabel>(`${LABELS_PATH}/${encodeURIComponent(id)}`);
+      const name = label.displayName || label.name || null;
+      if (name) catalogue.set(id, name);
+      return name;
+    } catch (error) {
+      if (error instanceof SourceHttpError && error.status === 404) return null;
+      const message = denial(error);
+      if (!message) throw error;
+      recordGap(MS_FEATURE.labels, message);
+      return null;
+    }
+  }
+  async function fileLabel(driveId: string, item: TMsDriveItem): Promise<string | null> {
+    const extension = /\.([a-z0-9]+)$/i.exec(item.name ?? "")?.[1]?.toLowerCase() ?? "";
+    if (!labelsReadable || !item.id || !LABELLED_EXTENSIONS.has(extension)) return null;
+    const catalogue = await labelCatalogue();
+    // No readable catalogue, or a tenant without labels: nothing to extract.
+    if (!catalogue || catalogue.size === 0) return null;
+    const path = `/v1.0/drives/${encodeURIComponent(driveId)}/items/${encodeURIComponent(item.id)}/extractSensitivityLabels`;
+    let result: TMsExtractSensitivityLabelsResult;
+    try {
+      result = await graphPost<TMsExtractSensitivityLabelsResult>(path);
+    } catch (error) {
+      const message = denial(error);
+      if (message) {
+        labelsReadable = false;
+        recordGap(MS_FEATURE.labels, message);
+        return null;
+      }
+      // One file whose labels cannot be extracted (locked, corrupt) keeps no label, the scan goes on.
+      if (error instanceof SourceHttpError && error.status < 500) return null;
+      throw error;
+    }
+    for (const assigned of result.labels ?? []) {
+      const name = assigned.sensitivityLabelId
+        ? await labelName(catalogue, assigned.sensitivityLabelId)
+        : null;
+      if (name) return name;
+    }
+    return null;
+  }
 
   async function* drives(): AsyncGenerator<TMsDrive> {
     const seen = new Set<string>();
@@ -118,7 +312,7 @@ export function createMicrosoft365Adapter(opts: {
         }
       }
     }
-    for (const userId of (await directory()).keys()) {
+    for (const userId of (await directory()).index.keys()) {
       try {
         for await (const drive of graphItems<TMsDrive>(
           graph,
@@ -147,11 +341,11 @@ export function createMicrosoft365Adapter(opts: {
   }
 
   async function itemPermissions(driveId: string, itemId: string, domain: string): Promise<TPermission[]> {
-    const emailOf = await emailLookup();
+    const lookup = await principals();
     const path = `/v1.0/drives/${encodeURIComponent(driveId)}/items/${encodeURIComponent(itemId)}/permissions`;
     const mapped: TPermission[] = [];
     for await (const permission of graphItems<TMsPermission>(graph, path)) {
-      mapped.push(...mapMsPermission(permission, domain, emailOf));
+      mapped.push(...mapMsPermission(permission, domain, lookup));
     }
     return mapped;
   }
@@ -162,7 +356,7 @@ export function createMicrosoft365Adapter(opts: {
    * resolved to their names through its `appRoles`. One grant per app.
    */
   async function* applicationPermissions(
-    appOf: (id: string) => Promise<TMsServicePrincipal>,
+    appOf: (id: string) => Promise<TMsServicePrincipal | undefined>,
     tenantCreatedAt: string,
   ): AsyncGenerator<TAppGrant> {
     const resources = graphItems<TMsServicePrincipal>(graph, "/v1.0/servicePrincipals", {
@@ -186,12 +380,11 @@ export function createMicrosoft365Adapter(opts: {
       }
       for (const [principalId, entry] of byApp) {
         const app = await appOf(principalId);
-        yield mapMsAppRoleGrant(app, {
-          principalId,
-          resourceId: resource.id,
-          roles: [...entry.roles],
-          grantedAt: entry.grantedAt,
-        });
+        yield mapMsAppRoleGrant(
+          app,
+          { principalId, resourceId: resource.id, roles: [...entry.roles], grantedAt: entry.grantedAt },
+          opts.credentials.tenantId,
+        );
       }
     }
   }
@@ -199,85 +392,217 @@ export function createMicrosoft365Adapter(opts: {
   return {
     workspace,
 
+    /**
+     * Users degrade per feature: the directory read needs only User.Read.All; MFA registration and
+     * signInActivity need AuditLog.Read.All and Entra ID P1/P2. A refusal of either is a coverage
+     * gap and marks that value unknown on every user; the users still come back.
+     */
     async *users(): AsyncGenerator<TSourceUser> {
+      const coverage = { mfa: true, lastLogin: true };
       const registrations = new Map<string, TMsRegistrationDetails>();
       const path = "/v1.0/reports/authenticationMethods/userRegistrationDetails";
-      for await (const details of graphItems<TMsRegistrationDetails>(graph, path)) {
-        if (details.id) registrations.set(details.id, details);
+      try {
+        for await (const details of graphItems<TMsRegistrationDetails>(graph, path, {
+          $select: "id,userPrincipalName,isAdmin,isMfaRegistered",
+        })) {
+          if (details.id) registrations.set(details.id, details);
+        }
+      } catch (error) {
+        const message = denial(error);
+        if (!message) throw error;
+        recordGap(MS_FEATURE.mfa, message);
+        coverage.mfa = false;
+        registrations.clear();
+      }
+      const map = (user: TMsUser) =>
+        mapMsUser(user, user.id ? registrations.get(user.id) : undefined, coverage);
+      let yielded = 0;
+      try {
+        for await (const user of graphItems<TMsUser>(graph, "/v1.0/users", {
+          $select: USER_SIGN_IN_SELECT,
+          $top: 999,
+        })) {
+          yielded++;
+          yield map(user);
+        }
+        return;
+      } catch (error) {
+        const message = denial(error);
+        // Graph refuses signInActivity on the first page or not at all.
+        if (!message || yielded > 0) throw error;
+        recordGap(MS_FEATURE.lastLogin, message);
+        coverage.lastLogin = false;
       }
       for await (const user of graphItems<TMsUser>(graph, "/v1.0/users", {
         $select: USER_SELECT,
         $top: 999,
       })) {
-        yield mapMsUser(user, user.id ? registrations.get(user.id) : undefined);
+        yield map(user);
       }
     },
 
     async *files(): AsyncGenerator<TSourceFile> {
       const { domain } = await workspace();
+      // The directory first: a refusal there is the users' permission, not the files'.
       const emailOf = await emailLookup();
-      for await (const drive of drives()) {
-        if (!drive.id) continue;
-        for await (const item of driveFiles(drive.id)) {
-          const permissions = await itemPermissions(drive.id, item.id ?? "", domain);
-          yield mapMsFile(item, drive, permissions, emailOf);
+      try {
+        for await (const drive of drives()) {
+          if (!drive.id) continue;
+          for await (const item of driveFiles(drive.id)) {
+            const permissions = await itemPermissions(drive.id, item.id ?? "", domain);
+            const label = await fileLabel(drive.id, item);
+            yield mapMsFile(item, drive, permissions, emailOf, label);
+          }
         }
+      } catch (error) {
+        const message = denial(error);
+        if (!message) throw error;
+        recordGap(MS_FEATURE.files, message);
       }
     },
 
     async *sharedDrives() {
       const { domain } = await workspace();
-      for await (const drive of drives()) {
-        if (!drive.id || !isLibrary(drive)) continue;
-        const root = await graph.get<TMsDriveItem>(`/v1.0/drives/${encodeURIComponent(drive.id)}/root`);
-        const members = root.id ? await itemPermissions(drive.id, root.id, domain) : [];
-        let fileCount = 0;
-        for await (const _item of driveFiles(drive.id)) fileCount++;
-        yield mapMsLibrary(drive, members, fileCount);
+      // The directory first: a refusal there is the users' permission, not the files'.
+      await directory();
+      try {
+        for await (const drive of drives()) {
+          if (!drive.id || !isLibrary(drive)) continue;
+          const root = await graph.get<TMsDriveItem>(`/v1.0/drives/${encodeURIComponent(drive.id)}/root`);
+          const members = root.id ? await itemPermissions(drive.id, root.id, domain) : [];
+          let fileCount = 0;
+          for await (const _item of driveFiles(drive.id)) fileCount++;
+          yield mapMsLibrary(drive, members, fileCount);
+        }
+      } catch (error) {
+        const message = denial(error);
+        if (!message) throw error;
+        recordGap(MS_FEATURE.files, message);
       }
     },
 
     async *appGrants(): AsyncGenerator<TAppGrant> {
-      const index = await directory();
+      const { index } = await directory();
       const org = await organization();
-      const apps = new Map<string, Promise<TMsServicePrincipal>>();
+      const tenantId = opts.credentials.tenantId;
+      const apps = new Map<string, Promise<TMsServicePrincipal | undefined>>();
       const appOf = (id: string) => {
         let app = apps.get(id);
         if (!app) {
-          app = graph.get<TMsServicePrincipal>(`/v1.0/servicePrincipals/${encodeURIComponent(id)}`, {
-            $select: APP_SELECT,
-          });
+          app = graph
+            .get<TMsServicePrincipal>(`/v1.0/servicePrincipals/${encodeURIComponent(id)}`, {
+              $select: APP_SELECT,
+            })
+            .catch((error: unknown) => {
+              // Without Application.Read.All the grant is still reported, its app unnamed.
+              if (denial(error)) return undefined;
+              throw error;
+            });
           apps.set(id, app);
         }
         return app;
       };
-      yield* applicationPermissions(appOf, org.createdDateTime || new Date(0).toISOString());
-      for await (const grant of graphItems<TMsPermissionGrant>(graph, "/v1.0/oauth2PermissionGrants")) {
-        const app = grant.clientId ? await appOf(grant.clientId) : undefined;
-        // Tenant-wide (AllPrincipals) consent names no user. Grants carry no date, so the grantee's
-        // creation (or the tenant's) is the earliest the consent can have happened.
-        const grantee =
-          grant.consentType === "Principal" && grant.principalId ? index.get(grant.principalId) : undefined;
-        yield mapMsGrant(grant, app, {
-          email: grantee?.email ?? "",
-          grantedAt: grantee?.createdAt || org.createdDateTime || new Date(0).toISOString(),
-        });
+      try {
+        yield* applicationPermissions(appOf, org.createdDateTime || new Date(0).toISOString());
+      } catch (error) {
+        const message = denial(error);
+        if (!message) throw error;
+        recordGap(MS_FEATURE.appPermissions, message);
+      }
+      try {
+        for await (const grant of graphItems<TMsPermissionGrant>(graph, "/v1.0/oauth2PermissionGrants")) {
+          const app = grant.clientId ? await appOf(grant.clientId) : undefined;
+          // Tenant-wide (AllPrincipals) consent names no user. Grants carry no date, so the grantee's
+          // creation (or the tenant's) is the earliest the consent can have happened.
+          const grantee =
+            grant.consentType === "Principal" && grant.principalId ? index.get(grant.principalId) : undefined;
+          yield mapMsGrant(
+            grant,
+            app,
+            {
+              email: grantee?.email ?? "",
+              grantedAt: grantee?.createdAt || org.createdDateTime || new Date(0).toISOString(),
+            },
+            tenantId,
+          );
+        }
+      } catch (error) {
+        const message = denial(error);
+        if (!message) throw error;
+        recordGap(MS_FEATURE.delegatedGrants, message);
       }
     },
 
     async *activity(since: Date): AsyncGenerator<TActivityEvent> {
       const query = { $filter: `createdDateTime ge ${since.toISOString()}`, $top: 1000 };
-      for await (const signIn of graphItems<TMsSignIn>(graph, "/v1.0/auditLogs/signIns", query)) {
-        const event = mapSignIn(signIn);
-        if (event) yield event;
+      try {
+        for await (const signIn of graphItems<TMsSignIn>(graph, "/v1.0/auditLogs/signIns", query)) {
+          const event = mapSignIn(signIn);
+          if (event) yield event;
+        }
+      } catch (error) {
+        const message = denial(error);
+        if (!message) throw error;
+        recordGap(MS_FEATURE.signIns, message);
       }
       yield* managementActivity(since);
     },
 
     tenantSettings: () => readMicrosoftSettings(graph),
-    checkAccess: async () => MICROSOFT_ACCESS.map((r) => ({ ...r, granted: true })),
-    coverageGaps: () => [...gaps],
+    checkAccess: () => checkAccess(graph, tokens, managementTokens),
+    coverageGaps: () => [...gaps.values()],
   };
+}
+
+/**
+ * Every requirement of MICROSOFT_ACCESS, granted or not: permissions from the `roles` claim of the
+ * app-only tokens (Graph's, and the Management Activity API's for its own permissions), the
+ * Entra ID P1/P2 licence from GET /subscribedSkus when the app may read it.
+ */
+export async function checkAccess(
+  graph: TJsonClient,
+  tokens: TTokenProvider,
+  managementTokens: TTokenProvider,
+  requirements: readonly TAccessRequirement[] = MICROSOFT_ACCESS,
+): Promise<TAccessCheck[]> {
+  const graphRoles = new Set(tokenRoles(await tokens.getToken()));
+  let managementRoles: ReadonlySet<string> | string = new Set<string>();
+  if (requirements.some((r) => MANAGEMENT_API_PERMISSIONS.has(r.permission))) {
+    managementRoles = await managementTokens.getToken().then(
+      (token) => new Set(tokenRoles(token)),
+      (error: unknown) =>
+        `No token for the Office 365 Management API: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  let licences: { premium: boolean } | string;
+  if (permissionGranted("Organization.Read.All", graphRoles)) {
+    try {
+      let premium = false;
+      for await (const sku of graphItems<TMsSubscribedSku>(graph, "/v1.0/subscribedSkus", {
+        $select: "skuId,skuPartNumber,capabilityStatus,servicePlans",
+      })) {
+        const active = sku.capabilityStatus === "Enabled" || sku.capabilityStatus === "Warning";
+        const plans = (sku.servicePlans ?? []).filter(
+          (p) =>
+            ENTRA_PREMIUM_SERVICE_PLANS.includes(p.servicePlanName ?? "") &&
+            p.provisioningStatus !== "Disabled",
+        );
+        if (active && plans.length > 0) premium = true;
+      }
+      licences = { premium };
+    } catch (error) {
+      const message = denial(error);
+      if (!message) throw error;
+      licences = `Licence not checked: ${message}`;
+    }
+  } else {
+    licences = "Licence not checked: Organization.Read.All is not granted.";
+  }
+  return evaluateAccess(
+    requirements,
+    (permission) => (MANAGEMENT_API_PERMISSIONS.has(permission) ? managementRoles : graphRoles),
+    licences,
+  );
 }
 
 async function readOrganization(graph: TJsonClient): Promise<TMsOrganization> {

@@ -23,7 +23,14 @@ export type TMsOrganization = {
   verifiedDomains?: Array<{ name?: string; isDefault?: boolean; isInitial?: boolean }>;
 };
 
-export type TMsIdentity = { id?: string; displayName?: string; email?: string; loginName?: string };
+/** `identity` in v1.0 declares only `id` and `displayName`: no email (resolve the id through /users). */
+export type TMsIdentity = { id?: string; displayName?: string };
+
+/**
+ * `sharePointIdentity` adds `loginName` (a claims login such as `i:0#.f|membership|alex@contoso.com`);
+ * its `id` is a SharePoint number, never an Entra object id.
+ */
+export type TMsSharePointIdentity = TMsIdentity & { loginName?: string };
 
 export type TMsDrive = {
   id?: string;
@@ -47,11 +54,14 @@ export type TMsDriveItem = {
   parentReference?: { driveId?: string; driveType?: string };
 };
 
+/** `sharePointIdentitySet` (grantedToV2, grantedToIdentitiesV2): identitySet plus SharePoint's own principals. */
 export type TMsIdentitySet = {
+  application?: TMsIdentity;
+  device?: TMsIdentity;
   user?: TMsIdentity;
   group?: TMsIdentity;
-  siteUser?: TMsIdentity;
-  siteGroup?: TMsIdentity;
+  siteUser?: TMsSharePointIdentity;
+  siteGroup?: TMsSharePointIdentity;
 };
 
 export type TMsPermission = {
@@ -63,11 +73,11 @@ export type TMsPermission = {
   invitation?: { email?: string };
 };
 
+/** v1.0 has no `publisherName` (beta only): the publisher comes from `verifiedPublisher` and the owner tenant. */
 export type TMsServicePrincipal = {
   id?: string;
   appId?: string;
   displayName?: string;
-  publisherName?: string | null;
   appOwnerOrganizationId?: string | null;
   servicePrincipalType?: string;
   verifiedPublisher?: { displayName?: string | null; verifiedPublisherId?: string | null } | null;
@@ -102,4 +112,27 @@ export type TMsSignIn = {
   appDisplayName?: string;
   appId?: string;
   status?: { errorCode?: number };
+};
+
+/** The answer of POST /drives/{id}/items/{id}/extractSensitivityLabels (`extractSensitivityLabelsResult`). */
+export type TMsExtractSensitivityLabelsResult = {
+  labels?: Array<{ sensitivityLabelId?: string; assignmentMethod?: string; tenantId?: string }>;
+};
+
+/** A Microsoft Purview sensitivity label of the tenant (GET /security/dataSecurityAndGovernance/sensitivityLabels). */
+export type TMsSensitivityLabel = {
+  id?: string;
+  name?: string | null;
+  displayName?: string | null;
+  priority?: number | null;
+  sublabels?: TMsSensitivityLabel[];
+};
+
+/** A subscription of the tenant and the service plans it carries (GET /subscribedSkus). */
+export type TMsSubscribedSku = {
+  id?: string;
+  skuId?: string;
+  skuPartNumber?: string;
+  capabilityStatus?: string;
+  servicePlans?: Array<{ servicePlanId?: string; servicePlanName?: string; provisioningStatus?: string }>;
 };

@@ -39,8 +39,23 @@ function latest(...values: Array<string | null | undefined>): string | null {
   return new Date(Math.max(...times.map((t) => Date.parse(t)))).toISOString();
 }
 
-export function mapMsUser(user: TMsUser, registration: TMsRegistrationDetails | undefined): TSourceUser {
+/**
+ * What the user scan could read beyond the directory: registration details (MFA, admin) need
+ * AuditLog.Read.All and Entra ID P1/P2, signInActivity needs both too. A value not read is marked
+ * `unknown` so the identity rules skip it instead of flagging every user.
+ */
+export type TUserReadCoverage = { mfa: boolean; lastLogin: boolean };
+
+export function mapMsUser(
+  user: TMsUser,
+  registration: TMsRegistrationDetails | undefined,
+  coverage: TUserReadCoverage = { mfa: true, lastLogin: true },
+): TSourceUser {
   const email = userEmail(user);
+  const unknown: NonNullable<TSourceUser["unknown"]> = [
+    ...(coverage.mfa ? [] : (["mfa"] as const)),
+    ...(coverage.lastLogin ? [] : (["lastLogin"] as const)),
+  ];
   return {
     id: user.id ?? email,
     email,
@@ -53,6 +68,7 @@ export function mapMsUser(user: TMsUser, registration: TMsRegistrationDetails | 
       user.signInActivity?.lastSuccessfulSignInDateTime,
     ),
     createdAt: user.createdDateTime ?? EPOCH,
+    ...(unknown.length > 0 ? { unknown } : {}),
   };
 }
 
@@ -64,22 +80,59 @@ function roleOf(permission: TMsPermission): TPermissionRole {
   return "reader";
 }
 
+/**
+ * The directory as sharing needs it: an Entra object id or a user principal name → the user's
+ * email. SharePoint's own numeric ids are never looked up here.
+ */
+export type TDirectory = { byId: TEmailLookup; byLogin: (upn: string) => string | undefined };
+
+// SharePoint claims: a member or B2B guest (`i:0#.f|membership|<upn>`), an external user who never
+// joined the directory (`…|urn:spo:guest#<email>`), and the "everyone" claims.
+const MEMBERSHIP_CLAIM = /^i:0#\.f\|membership\|(.+)$/i;
+const SPO_GUEST = /^urn(?::|%3a)spo(?::|%3a)guest#(.+)$/i;
+const EVERYONE_CLAIMS = [/^c:0-\.f\|rolemanager\|spo-grid-all-users\//i, /^c:0\(\.s\|true$/i];
+
+/** A B2B guest's UPN encodes their address: `alex_partner.example#EXT#@contoso.onmicrosoft.com`. */
+function guestAddress(upn: string): string | undefined {
+  const match = /^(.+)#ext#@/i.exec(upn);
+  const local = match?.[1];
+  if (!local) return undefined;
+  const at = local.lastIndexOf("_");
+  return at > 0 ? `${local.slice(0, at)}@${local.slice(at + 1)}` : undefined;
+}
+
+/** The email behind a SharePoint claims login name, through the directory when the user is in it. */
+export function loginEmail(loginName: string | undefined, directory: TDirectory): string | undefined {
+  const claim = MEMBERSHIP_CLAIM.exec(loginName ?? "")?.[1];
+  if (!claim) return undefined;
+  const external = SPO_GUEST.exec(claim)?.[1];
+  if (external) return external.toLowerCase();
+  const upn = claim.toLowerCase();
+  return directory.byLogin(upn) ?? guestAddress(upn) ?? (upn.includes("@") ? upn : undefined);
+}
+
+const isEveryoneClaim = (loginName: string | undefined) =>
+  EVERYONE_CLAIMS.some((claim) => claim.test(loginName ?? ""));
+
 function identityPermission(
   identity: TMsIdentitySet,
   id: string,
   role: TPermissionRole,
-  emailOf: TEmailLookup,
+  domain: string,
+  directory: TDirectory,
 ): TPermission | null {
-  const user = identity.user ?? identity.siteUser;
-  if (user) {
-    const email = (user.email || emailOf(user.id) || "").toLowerCase();
+  // `user` is an Entra identity: its id is the object id. `siteUser` is SharePoint's: resolve its
+  // login name, never its id (a number local to the site collection).
+  if (identity.user) {
+    const email = directory.byId(identity.user.id) ?? loginEmail(identity.siteUser?.loginName, directory);
     return email ? { id, type: "user", role, emailAddress: email } : null;
   }
-  const group = identity.group ?? identity.siteGroup;
-  if (group) {
-    const email = (group.email ?? "").toLowerCase();
-    return { id, type: "group", role, ...(email ? { emailAddress: email } : {}) };
+  if (identity.siteUser) {
+    if (isEveryoneClaim(identity.siteUser.loginName)) return { id, type: "domain", role, domain };
+    const email = loginEmail(identity.siteUser.loginName, directory);
+    return email ? { id, type: "user", role, emailAddress: email } : null;
   }
+  if (identity.group || identity.siteGroup) return { id, type: "group", role };
   return null;
 }
 
@@ -91,7 +144,7 @@ function identityPermission(
 export function mapMsPermission(
   permission: TMsPermission,
   domain: string,
-  emailOf: TEmailLookup,
+  directory: TDirectory,
 ): TPermission[] {
   const id = permission.id;
   if (!id) return [];
@@ -105,7 +158,7 @@ export function mapMsPermission(
       : [];
   const mapped = identities
     .map((identity, i) =>
-      identityPermission(identity, identities.length > 1 ? `${id}:${i}` : id, role, emailOf),
+      identityPermission(identity, identities.length > 1 ? `${id}:${i}` : id, role, domain, directory),
     )
     .filter((p): p is TPermission => p !== null);
   if (mapped.length === 0 && permission.invitation?.email) {
@@ -122,17 +175,19 @@ export function mapMsFile(
   drive: TMsDrive,
   permissions: TPermission[],
   emailOf: TEmailLookup,
+  label: string | null = null,
 ): TSourceFile {
   const owner = isLibrary(drive) ? item.createdBy?.user : (drive.owner?.user ?? item.createdBy?.user);
   return {
     id: item.id ?? "",
     name: item.name ?? "",
     mimeType: item.file?.mimeType ?? "application/octet-stream",
-    ownerEmail: (owner?.email || emailOf(owner?.id) || "").toLowerCase(),
+    ownerEmail: (emailOf(owner?.id) ?? "").toLowerCase(),
     driveId: isLibrary(drive) ? (drive.id ?? null) : null,
     permissions,
     modifiedAt: item.lastModifiedDateTime ?? EPOCH,
     sizeBytes: item.size ?? 0,
+    label,
   };
 }
 
@@ -153,25 +208,40 @@ export function mapMsLibrary(
   };
 }
 
+export const OWN_TENANT_PUBLISHER = "This organization";
+export const UNKNOWN_PUBLISHER = "Unknown publisher";
+
+/**
+ * The publisher from what v1.0 declares (`publisherName` is beta only): a verified publisher's
+ * name, Microsoft for its own tenants' apps, this organization for apps registered in the tenant.
+ */
+export function msPublisher(
+  app: TMsServicePrincipal | undefined,
+  tenantId: string | undefined,
+): { publisher: string; isKnownPublisher: boolean } {
+  const verified = app?.verifiedPublisher?.verifiedPublisherId;
+  const owner = app?.appOwnerOrganizationId ?? "";
+  const firstParty = MICROSOFT_TENANT_IDS.has(owner);
+  const publisher =
+    (verified ? app?.verifiedPublisher?.displayName : undefined) ||
+    (firstParty ? "Microsoft" : tenantId && owner === tenantId ? OWN_TENANT_PUBLISHER : UNKNOWN_PUBLISHER);
+  return { publisher, isKnownPublisher: Boolean(verified) || firstParty };
+}
+
 export function mapMsGrant(
   grant: TMsPermissionGrant,
   app: TMsServicePrincipal | undefined,
   grantee: { email: string; grantedAt: string },
+  tenantId?: string,
 ): TAppGrant {
   const clientId = app?.appId ?? grant.clientId ?? "";
   const label = app?.displayName || clientId;
-  const verified = app?.verifiedPublisher?.verifiedPublisherId;
-  const firstParty = MICROSOFT_TENANT_IDS.has(app?.appOwnerOrganizationId ?? "");
   return {
     id: grant.id ?? `${grant.clientId}:${grant.principalId ?? "all"}`,
     clientId,
     label,
     kind: classifyApp({ clientId, label, isServiceAccount: app?.servicePrincipalType === "ManagedIdentity" }),
-    publisher:
-      app?.verifiedPublisher?.displayName ||
-      app?.publisherName ||
-      (firstParty ? "Microsoft" : "Unknown publisher"),
-    isKnownPublisher: Boolean(verified) || firstParty,
+    ...msPublisher(app, tenantId),
     scopes: (grant.scope ?? "").split(" ").filter(Boolean),
     userEmail: grantee.email,
     grantedAt: grantee.grantedAt,
@@ -199,22 +269,17 @@ export function mapSignIn(signIn: TMsSignIn): TActivityEvent | null {
 export function mapMsAppRoleGrant(
   app: TMsServicePrincipal | undefined,
   assignments: { principalId: string; resourceId: string; roles: string[]; grantedAt: string },
+  tenantId?: string,
 ): TAppGrant {
   const clientId = app?.appId ?? assignments.principalId;
   const label = app?.displayName || clientId;
-  const verified = app?.verifiedPublisher?.verifiedPublisherId;
-  const firstParty = MICROSOFT_TENANT_IDS.has(app?.appOwnerOrganizationId ?? "");
   const kind = classifyApp({ clientId, label });
   return {
     id: `approle:${assignments.principalId}:${assignments.resourceId}`,
     clientId,
     label,
     kind: kind === "ai_agent" ? kind : "service_account",
-    publisher:
-      app?.verifiedPublisher?.displayName ||
-      app?.publisherName ||
-      (firstParty ? "Microsoft" : "Unknown publisher"),
-    isKnownPublisher: Boolean(verified) || firstParty,
+    ...msPublisher(app, tenantId),
     scopes: [...assignments.roles].sort(),
     userEmail: "",
     grantedAt: assignments.grantedAt,

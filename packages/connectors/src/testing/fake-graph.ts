@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { MANAGEMENT_API_PERMISSIONS, MICROSOFT_ACCESS } from "../microsoft/access";
 import {
   type TMsDrive,
   type TMsDriveItem,
@@ -6,14 +7,15 @@ import {
   type TMsPermission,
   type TMsAppRoleAssignment,
   type TMsPermissionGrant,
+  type TMsSensitivityLabel,
   type TMsSite,
   type TMsRegistrationDetails,
   type TMsServicePrincipal,
   type TMsSignIn,
+  type TMsSubscribedSku,
   type TMsUser,
 } from "../microsoft/api-types";
 import {
-  createTokenBook,
   encodeCursor,
   pageAt,
   pageSize,
@@ -23,9 +25,14 @@ import {
   type TFakeServer,
 } from "./fake-server";
 import { graphSettingsRoute, type TGraphSettingsFixture } from "./fake-graph-settings";
+import { GRAPH_V1_PROPERTIES, type TGraphEntityType } from "./graph-v1-properties";
 
 // A fake of the Microsoft identity platform token endpoint and the Microsoft Graph v1.0 resources
-// the adapter reads, written from the Graph reference: OData $select/$top/$filter, @odata.nextLink paging.
+// the adapter reads, written from the Graph reference and as strict as Graph: OData
+// $select/$top/$filter, @odata.nextLink paging, `$select` of a property v1.0 does not declare and
+// unknown query options refused (400), each resource refused without one of the application
+// permissions graph-permissions.json lists for it (403), sign-in data and authentication-method
+// reports refused in a tenant without Entra ID P1/P2 (403), tokens that expire (401).
 
 export type TGraphFixture = {
   tenantId: string;
@@ -34,8 +41,12 @@ export type TGraphFixture = {
   registrationDetails: TMsRegistrationDetails[];
   /** Items include the root folder (with `root: {}`); a personal drive's owner.user.id ties it to its user. */
   /** `siteId`: the SharePoint site of a library (none: the root site, listed by GET /drives). */
+  /** `sensitivityLabelIds`: the Purview labels on the file (what extractSensitivityLabels answers). */
   drives: Array<
-    TMsDrive & { siteId?: string; items: Array<TMsDriveItem & { permissions?: TMsPermission[] }> }
+    TMsDrive & {
+      siteId?: string;
+      items: Array<TMsDriveItem & { permissions?: TMsPermission[]; sensitivityLabelIds?: string[] }>;
+    }
   >;
   sites: Array<TMsSite & { root?: object }>;
   servicePrincipals: TMsServicePrincipal[];
@@ -43,11 +54,32 @@ export type TGraphFixture = {
   /** Application permissions: app roles of `resourceId` granted to service principals. */
   appRoleAssignments: TMsAppRoleAssignment[];
   signIns: TMsSignIn[];
+  /** The tenant's Purview sensitivity labels; sublabels nested under their parent. */
+  sensitivityLabels?: TMsSensitivityLabel[];
+  /** The tenant's subscriptions (GET /subscribedSkus). */
+  subscribedSkus?: TMsSubscribedSku[];
+  /**
+   * The Graph application permissions admin-consented to the connector's app: the `roles` of the
+   * tokens issued. Absent: every Graph permission of MICROSOFT_ACCESS.
+   */
+  grantedRoles?: string[];
+  /** The Office 365 Management API's permissions granted (roles of a manage.office.com token). */
+  managementRoles?: string[];
+  /** Whether the tenant has Microsoft Entra ID P1 or P2 (default true). */
+  entraPremium?: boolean;
   /** Tenant settings (policies, SharePoint settings); absent: those resources are not served. */
   settings?: TGraphSettingsFixture;
 };
 
 export type TFakeGraph = TFakeServer & { issuedTokens: string[] };
+
+export const GRAPH_AUDIENCE = "https://graph.microsoft.com";
+export const MANAGEMENT_AUDIENCE = "https://manage.office.com";
+
+/** Every Graph permission the connector documents: what a fully consented app holds. */
+export const ALL_GRAPH_ROLES: readonly string[] = [
+  ...new Set(MICROSOFT_ACCESS.map((r) => r.permission).filter((p) => !MANAGEMENT_API_PERMISSIONS.has(p))),
+];
 
 // Graph returns only these user properties unless $select asks for others (signInActivity never by default).
 const USER_DEFAULT_PROPERTIES = ["id", "displayName", "mail", "userPrincipalName"];
@@ -63,6 +95,134 @@ const graphError = (status: number, code: string, message: string): TFakeRespons
   },
 });
 
+const denied = () =>
+  graphError(403, "Authorization_RequestDenied", "Insufficient privileges to complete the operation.");
+const notPremium = () =>
+  graphError(
+    403,
+    "Authentication_RequestFromNonPremiumTenantOrB2CTenant",
+    "Neither tenant is B2C or tenant doesn't have premium license",
+  );
+
+/**
+ * The application permissions graph-permissions.json lists for each path the fake serves (any one
+ * suffices; permissions that only reach part of the data, such as User.ReadBasic.All or
+ * Application.ReadWrite.OwnedBy, are left out). Keys are the file's own path templates.
+ */
+export const GRAPH_ROUTE_PERMISSIONS = {
+  "GET /organization": [
+    "User.Read.All",
+    "Organization.Read.All",
+    "Organization.ReadWrite.All",
+    "Directory.Read.All",
+    "Directory.ReadWrite.All",
+  ],
+  "GET /users": ["User.Read.All", "User.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"],
+  "GET /reports/authenticationMethods/userRegistrationDetails": ["AuditLog.Read.All"],
+  "GET /auditLogs/signIns": ["AuditLog.Read.All"],
+  "GET /sites": ["Sites.Read.All", "Sites.ReadWrite.All"],
+  "GET /sites/{id}/drives": [
+    "Files.Read.All",
+    "Files.ReadWrite.All",
+    "Sites.Read.All",
+    "Sites.ReadWrite.All",
+  ],
+  "GET /users/{id}/drives": [
+    "Files.Read.All",
+    "Files.ReadWrite.All",
+    "Sites.Read.All",
+    "Sites.ReadWrite.All",
+  ],
+  "GET /drives/{id}": ["Files.Read.All", "Files.ReadWrite.All", "Sites.Read.All", "Sites.ReadWrite.All"],
+  "GET /drives/{id}/items/{id}": [
+    "Files.Read.All",
+    "Files.ReadWrite.All",
+    "Sites.Read.All",
+    "Sites.ReadWrite.All",
+  ],
+  "GET /drives/{id}/root/delta": [
+    "Files.Read.All",
+    "Files.ReadWrite.All",
+    "Sites.Read.All",
+    "Sites.ReadWrite.All",
+  ],
+  "GET /drives/{id}/items/{id}/permissions": [
+    "Files.Read.All",
+    "Files.ReadWrite.All",
+    "Sites.Read.All",
+    "Sites.ReadWrite.All",
+  ],
+  "POST /drives/{id}/items/{id}/extractSensitivityLabels": [
+    "Files.Read.All",
+    "Files.ReadWrite.All",
+    "Sites.Read.All",
+    "Sites.ReadWrite.All",
+  ],
+  "GET /security/dataSecurityAndGovernance/sensitivityLabels": [
+    "SensitivityLabel.Read",
+    "SensitivityLabels.Read.All",
+  ],
+  "GET /security/dataSecurityAndGovernance/sensitivityLabels/{id}": [
+    "SensitivityLabel.Read",
+    "SensitivityLabels.Read.All",
+  ],
+  // Directory.ReadWrite.All lists service principals only delegated.
+  "GET /servicePrincipals": ["Application.Read.All", "Application.ReadWrite.All", "Directory.Read.All"],
+  "GET /servicePrincipals/{id}": [
+    "Application.Read.All",
+    "Application.ReadWrite.All",
+    "Directory.Read.All",
+    "Directory.ReadWrite.All",
+  ],
+  "GET /servicePrincipals/{id}/appRoleAssignedTo": [
+    "Application.Read.All",
+    "Application.ReadWrite.All",
+    "Directory.Read.All",
+    "Directory.ReadWrite.All",
+  ],
+  "GET /oauth2PermissionGrants": [
+    "Directory.Read.All",
+    "Directory.ReadWrite.All",
+    "DelegatedPermissionGrant.ReadWrite.All",
+  ],
+  "GET /subscribedSkus": [
+    "LicenseAssignment.Read.All",
+    "Organization.Read.All",
+    "Organization.ReadWrite.All",
+    "Directory.Read.All",
+    "Directory.ReadWrite.All",
+  ],
+} as const satisfies Record<string, readonly string[]>;
+
+type TRouteKey = keyof typeof GRAPH_ROUTE_PERMISSIONS;
+
+/** Graph's answer to a `$select` naming a property the entity type does not declare in v1.0. */
+function selectError(entity: TGraphEntityType, q: URLSearchParams): TFakeResponse | null {
+  const wanted = q.get("$select");
+  if (wanted === null) return null;
+  const known: readonly string[] = GRAPH_V1_PROPERTIES[entity];
+  for (const property of wanted.split(",").map((s) => s.trim())) {
+    if (!known.includes(property)) {
+      return graphError(
+        400,
+        "BadRequest",
+        `Could not find a property named '${property}' on type 'microsoft.graph.${entity}'.`,
+      );
+    }
+  }
+  return null;
+}
+
+/** Graph's answer to a query option the resource does not support. */
+function optionError(q: URLSearchParams, allowed: readonly string[]): TFakeResponse | null {
+  for (const key of q.keys()) {
+    if (!allowed.includes(key)) {
+      return graphError(400, "BadRequest", `Query option '${key}' is not supported on this resource.`);
+    }
+  }
+  return null;
+}
+
 function select<T extends object>(item: T, q: URLSearchParams, defaults?: string[]): Partial<T> {
   const wanted =
     q
@@ -73,6 +233,8 @@ function select<T extends object>(item: T, q: URLSearchParams, defaults?: string
   return Object.fromEntries(Object.entries(item).filter(([key]) => wanted.includes(key))) as Partial<T>;
 }
 
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+
 export async function startFakeGraph(opts: {
   fixture: TGraphFixture;
   clientId: string;
@@ -80,10 +242,35 @@ export async function startFakeGraph(opts: {
   /** Upper bound on items per page, to force paging. */
   pageSize?: number;
   tokenTtlSec?: number;
+  /** The fake's clock (ms), for token expiry; the real clock when absent. */
+  now?: () => number;
 }): Promise<TFakeGraph> {
   const { fixture } = opts;
   const fakeMax = opts.pageSize ?? 1000;
-  const tokens = createTokenBook("eyJ0eXAi.");
+  const now = opts.now ?? Date.now;
+  const issued: string[] = [];
+  const tokens = new Map<string, { audience: string; roles: Set<string>; expiresAt: number }>();
+
+  /** A JWT-shaped app-only token: header.payload.signature, the payload carrying `roles` as Entra's does. */
+  function mintToken(audience: string, roles: readonly string[]): { token: string; ttl: number } {
+    const ttl = opts.tokenTtlSec ?? 3599;
+    const iat = Math.floor(now() / 1000);
+    const payload = {
+      aud: audience,
+      iss: `https://sts.windows.net/${fixture.tenantId}/`,
+      iat,
+      nbf: iat,
+      exp: iat + ttl,
+      appid: opts.clientId,
+      idtyp: "app",
+      tid: fixture.tenantId,
+      roles,
+    };
+    const token = `${b64url({ typ: "JWT", alg: "RS256" })}.${b64url(payload)}.${randomBytes(32).toString("base64url")}`;
+    tokens.set(token, { audience, roles: new Set(roles), expiresAt: now() + ttl * 1000 });
+    issued.push(token);
+    return { token, ttl };
+  }
 
   function issueToken(tenant: string, req: TFakeRequest): TFakeResponse {
     const form = new URLSearchParams(req.body);
@@ -114,14 +301,54 @@ export async function startFakeGraph(opts: {
     if (form.get("client_secret") !== opts.clientSecret) {
       return oauthError(401, "invalid_client", "AADSTS7000215: Invalid client secret provided.");
     }
-    if (form.get("scope") !== "https://graph.microsoft.com/.default") {
+    const scope = form.get("scope");
+    const minted =
+      scope === `${GRAPH_AUDIENCE}/.default`
+        ? mintToken(GRAPH_AUDIENCE, fixture.grantedRoles ?? ALL_GRAPH_ROLES)
+        : scope === `${MANAGEMENT_AUDIENCE}/.default`
+          ? mintToken(MANAGEMENT_AUDIENCE, fixture.managementRoles ?? ["ActivityFeed.Read"])
+          : null;
+    if (!minted) {
       return oauthError(400, "invalid_scope", "AADSTS1002012: The provided value for scope is not valid.");
     }
-    const ttl = opts.tokenTtlSec ?? 3599;
     return {
       status: 200,
-      body: { token_type: "Bearer", expires_in: ttl, ext_expires_in: ttl, access_token: tokens.issue() },
+      body: {
+        token_type: "Bearer",
+        expires_in: minted.ttl,
+        ext_expires_in: minted.ttl,
+        access_token: minted.token,
+      },
     };
+  }
+
+  /** The Graph token of a request, or Graph's 401 for a missing, foreign or expired one. */
+  function authenticate(req: TFakeRequest): { roles: Set<string> } | TFakeResponse {
+    const header = req.headers.authorization;
+    const bearer = typeof header === "string" ? /^Bearer (.+)$/.exec(header)?.[1] : undefined;
+    const token = bearer ? tokens.get(bearer) : undefined;
+    if (!token) {
+      return graphError(
+        401,
+        "InvalidAuthenticationToken",
+        "Access token validation failure. Invalid audience.",
+      );
+    }
+    if (token.audience !== GRAPH_AUDIENCE) {
+      return graphError(
+        401,
+        "InvalidAuthenticationToken",
+        "Access token validation failure. Invalid audience.",
+      );
+    }
+    if (now() >= token.expiresAt) {
+      return graphError(
+        401,
+        "InvalidAuthenticationToken",
+        "Lifetime validation failed, the token is expired.",
+      );
+    }
+    return { roles: token.roles };
   }
 
   function collection<T extends object>(
@@ -166,101 +393,342 @@ export async function startFakeGraph(opts: {
   }
 
   const withoutItems = ({ items: _items, siteId: _site, ...drive }: TGraphFixture["drives"][number]) => drive;
+  const premium = fixture.entraPremium ?? true;
+  const COLLECTION_OPTIONS = ["$select", "$top", "$skiptoken"];
 
-  function route(req: TFakeRequest, baseUrl: string): TFakeResponse {
-    const p = req.path;
-    const q = req.query;
-    let m: RegExpExecArray | null;
-    if (p === "/v1.0/organization")
-      return { status: 200, body: { value: [select(fixture.organization, q)] } };
-    if (p === "/v1.0/users")
-      return collection(req, baseUrl, fixture.users, { maxTop: 999, defaults: USER_DEFAULT_PROPERTIES });
-    if (p === "/v1.0/reports/authenticationMethods/userRegistrationDetails") {
-      return collection(req, baseUrl, fixture.registrationDetails, { maxTop: 999 });
-    }
-    if (p === "/v1.0/drives") {
-      return collection(
-        req,
-        baseUrl,
-        fixture.drives.filter((d) => d.driveType === "documentLibrary" && !d.siteId).map(withoutItems),
-        { maxTop: 999 },
-      );
-    }
-    if (p === "/v1.0/sites") {
-      // Site search: `search=*` enumerates every site the app may read.
-      if (q.get("search") === null)
-        return graphError(400, "BadRequest", "Sites must be searched or addressed by id.");
-      return collection(req, baseUrl, fixture.sites, { maxTop: 999 });
-    }
-    if ((m = /^\/v1\.0\/sites\/([^/]+)\/drives$/.exec(p))) {
-      const site = fixture.sites.find((x) => x.id === decodeURIComponent(m?.[1] ?? ""));
-      if (!site) return graphError(404, "itemNotFound", "Requested site could not be found");
-      const own = (d: TGraphFixture["drives"][number]) => (site.root ? !d.siteId : d.siteId === site.id);
-      return collection(
-        req,
-        baseUrl,
-        fixture.drives.filter((d) => d.driveType === "documentLibrary" && own(d)).map(withoutItems),
-        { maxTop: 999 },
-      );
-    }
-    if ((m = /^\/v1\.0\/users\/([^/]+)\/drives$/.exec(p))) {
-      const userId = decodeURIComponent(m[1] ?? "");
-      if (!fixture.users.some((u) => u.id === userId))
-        return graphError(404, "Request_ResourceNotFound", `Resource '${userId}' does not exist.`);
-      const own = fixture.drives.filter(
-        (d) => d.driveType !== "documentLibrary" && d.owner?.user?.id === userId,
-      );
-      if (own.length === 0) return graphError(404, "itemNotFound", "User's mysite not found.");
-      return collection(req, baseUrl, own.map(withoutItems), { maxTop: 999 });
-    }
-    if ((m = /^\/v1\.0\/drives\/([^/]+)\/(root|root\/delta|items\/([^/]+)\/permissions)$/.exec(p))) {
-      const drive = fixture.drives.find((d) => d.id === decodeURIComponent(m?.[1] ?? ""));
-      if (!drive) return graphError(404, "itemNotFound", "The resource could not be found.");
-      const strip = ({ permissions: _p, ...item }: TGraphFixture["drives"][number]["items"][number]) => ({
-        ...item,
-        parentReference: { driveId: drive.id, driveType: drive.driveType },
-      });
-      if (m[2] === "root") {
-        const root = drive.items.find((i) => i.root);
-        return root ? { status: 200, body: strip(root) } : graphError(404, "itemNotFound", "Root not found.");
+  /** Which route a request is, and the checks Graph makes before serving it. */
+  type TRoute = {
+    key: TRouteKey;
+    /** The entity type `$select` is checked against; none: the resource takes no $select. */
+    entity?: TGraphEntityType;
+    options: readonly string[];
+    /** Sign-in data and authentication-method reports: Entra ID P1/P2 only. */
+    premium?: (q: URLSearchParams) => boolean;
+    /** More permissions a part of the request needs (signInActivity: AuditLog.Read.All too). */
+    also?: (q: URLSearchParams) => readonly string[];
+    serve: (req: TFakeRequest, baseUrl: string, m: RegExpExecArray) => TFakeResponse;
+  };
+  const selectsSignIns = (q: URLSearchParams) =>
+    (q.get("$select") ?? "").split(",").some((p) => p.trim() === "signInActivity");
+
+  const driveOf = (m: RegExpExecArray) => fixture.drives.find((d) => d.id === decodeURIComponent(m[1] ?? ""));
+  const strip =
+    (drive: TGraphFixture["drives"][number]) =>
+    ({
+      permissions: _p,
+      sensitivityLabelIds: _l,
+      ...item
+    }: TGraphFixture["drives"][number]["items"][number]) => ({
+      ...item,
+      parentReference: { driveId: drive.id, driveType: drive.driveType },
+    });
+  const allLabels = (labels: TMsSensitivityLabel[]): TMsSensitivityLabel[] =>
+    labels.flatMap((l) => [l, ...allLabels(l.sublabels ?? [])]);
+  const withoutSublabels = ({ sublabels: _s, ...label }: TMsSensitivityLabel) => label;
+
+  const routes: Array<[string, RegExp, TRoute]> = [
+    [
+      "GET",
+      /^\/v1\.0\/organization$/,
+      {
+        key: "GET /organization",
+        entity: "organization",
+        options: ["$select"],
+        serve: (req) => ({ status: 200, body: { value: [select(fixture.organization, req.query)] } }),
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/users$/,
+      {
+        key: "GET /users",
+        entity: "user",
+        options: [...COLLECTION_OPTIONS, "$filter"],
+        premium: selectsSignIns,
+        also: (q) => (selectsSignIns(q) ? ["AuditLog.Read.All"] : []),
+        serve: (req, baseUrl) =>
+          collection(req, baseUrl, fixture.users, { maxTop: 999, defaults: USER_DEFAULT_PROPERTIES }),
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/reports\/authenticationMethods\/userRegistrationDetails$/,
+      {
+        key: "GET /reports/authenticationMethods/userRegistrationDetails",
+        entity: "userRegistrationDetails",
+        options: [...COLLECTION_OPTIONS, "$filter"],
+        premium: () => true,
+        serve: (req, baseUrl) => collection(req, baseUrl, fixture.registrationDetails, { maxTop: 999 }),
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/drives$/,
+      {
+        key: "GET /drives/{id}",
+        entity: "drive",
+        options: COLLECTION_OPTIONS,
+        serve: (req, baseUrl) =>
+          collection(
+            req,
+            baseUrl,
+            fixture.drives.filter((d) => d.driveType === "documentLibrary" && !d.siteId).map(withoutItems),
+            { maxTop: 999 },
+          ),
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/sites$/,
+      {
+        key: "GET /sites",
+        entity: "site",
+        options: [...COLLECTION_OPTIONS, "search"],
+        serve: (req, baseUrl) =>
+          // Site search: `search=*` enumerates every site the app may read.
+          req.query.get("search") === null
+            ? graphError(400, "BadRequest", "Sites must be searched or addressed by id.")
+            : collection(req, baseUrl, fixture.sites, { maxTop: 999 }),
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/sites\/([^/]+)\/drives$/,
+      {
+        key: "GET /sites/{id}/drives",
+        entity: "drive",
+        options: COLLECTION_OPTIONS,
+        serve: (req, baseUrl, m) => {
+          const site = fixture.sites.find((x) => x.id === decodeURIComponent(m[1] ?? ""));
+          if (!site) return graphError(404, "itemNotFound", "Requested site could not be found");
+          const own = (d: TGraphFixture["drives"][number]) => (site.root ? !d.siteId : d.siteId === site.id);
+          return collection(
+            req,
+            baseUrl,
+            fixture.drives.filter((d) => d.driveType === "documentLibrary" && own(d)).map(withoutItems),
+            { maxTop: 999 },
+          );
+        },
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/users\/([^/]+)\/drives$/,
+      {
+        key: "GET /users/{id}/drives",
+        entity: "drive",
+        options: COLLECTION_OPTIONS,
+        serve: (req, baseUrl, m) => {
+          const userId = decodeURIComponent(m[1] ?? "");
+          if (!fixture.users.some((u) => u.id === userId))
+            return graphError(404, "Request_ResourceNotFound", `Resource '${userId}' does not exist.`);
+          const own = fixture.drives.filter(
+            (d) => d.driveType !== "documentLibrary" && d.owner?.user?.id === userId,
+          );
+          if (own.length === 0) return graphError(404, "itemNotFound", "User's mysite not found.");
+          return collection(req, baseUrl, own.map(withoutItems), { maxTop: 999 });
+        },
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/drives\/([^/]+)\/root$/,
+      {
+        key: "GET /drives/{id}/items/{id}",
+        entity: "driveItem",
+        options: ["$select"],
+        serve: (req, _baseUrl, m) => {
+          const drive = driveOf(m);
+          const root = drive?.items.find((i) => i.root);
+          return drive && root
+            ? { status: 200, body: select(strip(drive)(root), req.query) }
+            : graphError(404, "itemNotFound", "The resource could not be found.");
+        },
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/drives\/([^/]+)\/root\/delta$/,
+      {
+        key: "GET /drives/{id}/root/delta",
+        entity: "driveItem",
+        options: [...COLLECTION_OPTIONS, "token"],
+        serve: (req, baseUrl, m) => {
+          const drive = driveOf(m);
+          if (!drive) return graphError(404, "itemNotFound", "The resource could not be found.");
+          return collection(req, baseUrl, drive.items.map(strip(drive)), { maxTop: 999, delta: true });
+        },
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/drives\/([^/]+)\/items\/([^/]+)\/permissions$/,
+      {
+        key: "GET /drives/{id}/items/{id}/permissions",
+        entity: "permission",
+        options: COLLECTION_OPTIONS,
+        serve: (req, baseUrl, m) => {
+          const item = driveOf(m)?.items.find((i) => i.id === decodeURIComponent(m[2] ?? ""));
+          if (!item) return graphError(404, "itemNotFound", "The resource could not be found.");
+          return collection(req, baseUrl, item.permissions ?? [], { maxTop: 999 });
+        },
+      },
+    ],
+    [
+      "POST",
+      /^\/v1\.0\/drives\/([^/]+)\/items\/([^/]+)\/extractSensitivityLabels$/,
+      {
+        key: "POST /drives/{id}/items/{id}/extractSensitivityLabels",
+        options: [],
+        serve: (_req, _baseUrl, m) => {
+          const item = driveOf(m)?.items.find((i) => i.id === decodeURIComponent(m[2] ?? ""));
+          if (!item?.file) return graphError(404, "itemNotFound", "The resource could not be found.");
+          const labels = (item.sensitivityLabelIds ?? []).map((sensitivityLabelId) => ({
+            sensitivityLabelId,
+            assignmentMethod: "standard",
+            tenantId: fixture.tenantId,
+          }));
+          return { status: 200, body: { labels } };
+        },
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/security\/dataSecurityAndGovernance\/sensitivityLabels$/,
+      {
+        key: "GET /security/dataSecurityAndGovernance/sensitivityLabels",
+        entity: "sensitivityLabel",
+        options: COLLECTION_OPTIONS,
+        // Top-level labels; a sublabel is read by its id (navigation properties are not expanded).
+        serve: (req, baseUrl) =>
+          collection(req, baseUrl, (fixture.sensitivityLabels ?? []).map(withoutSublabels), { maxTop: 999 }),
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/security\/dataSecurityAndGovernance\/sensitivityLabels\/([^/]+)$/,
+      {
+        key: "GET /security/dataSecurityAndGovernance/sensitivityLabels/{id}",
+        entity: "sensitivityLabel",
+        options: ["$select"],
+        serve: (req, _baseUrl, m) => {
+          const label = allLabels(fixture.sensitivityLabels ?? []).find(
+            (l) => l.id === decodeURIComponent(m[1] ?? ""),
+          );
+          return label
+            ? { status: 200, body: select(withoutSublabels(label), req.query) }
+            : graphError(404, "itemNotFound", "The sensitivity label could not be found.");
+        },
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/servicePrincipals$/,
+      {
+        key: "GET /servicePrincipals",
+        entity: "servicePrincipal",
+        options: [...COLLECTION_OPTIONS, "$filter"],
+        serve: (req, baseUrl) => {
+          // The only filter the adapter sends (and Graph supports on appId): equality.
+          const filter = req.query.get("$filter");
+          const byAppId = filter ? /^appId eq '([^']*)'$/.exec(filter) : null;
+          if (filter && !byAppId) return graphError(400, "BadRequest", `Unsupported filter: ${filter}`);
+          const rows = byAppId
+            ? fixture.servicePrincipals.filter((s) => s.appId === byAppId[1])
+            : fixture.servicePrincipals;
+          return collection(req, baseUrl, rows, { maxTop: 999 });
+        },
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/servicePrincipals\/([^/]+)\/appRoleAssignedTo$/,
+      {
+        key: "GET /servicePrincipals/{id}/appRoleAssignedTo",
+        entity: "appRoleAssignment",
+        options: COLLECTION_OPTIONS,
+        serve: (req, baseUrl, m) => {
+          const id = decodeURIComponent(m[1] ?? "");
+          if (!fixture.servicePrincipals.some((s) => s.id === id))
+            return graphError(404, "Request_ResourceNotFound", "Resource does not exist.");
+          return collection(
+            req,
+            baseUrl,
+            fixture.appRoleAssignments.filter((a) => a.resourceId === id),
+            { maxTop: 999 },
+          );
+        },
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/servicePrincipals\/([^/]+)$/,
+      {
+        key: "GET /servicePrincipals/{id}",
+        entity: "servicePrincipal",
+        options: ["$select"],
+        serve: (req, _baseUrl, m) => {
+          const sp = fixture.servicePrincipals.find((s) => s.id === decodeURIComponent(m[1] ?? ""));
+          return sp
+            ? { status: 200, body: select(sp, req.query) }
+            : graphError(404, "Request_ResourceNotFound", "Resource does not exist.");
+        },
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/oauth2PermissionGrants$/,
+      {
+        key: "GET /oauth2PermissionGrants",
+        entity: "oAuth2PermissionGrant",
+        options: [...COLLECTION_OPTIONS, "$filter"],
+        serve: (req, baseUrl) => collection(req, baseUrl, fixture.permissionGrants, { maxTop: 999 }),
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/auditLogs\/signIns$/,
+      {
+        key: "GET /auditLogs/signIns",
+        entity: "signIn",
+        options: [...COLLECTION_OPTIONS, "$filter"],
+        premium: () => true,
+        serve: signIns,
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/subscribedSkus$/,
+      {
+        key: "GET /subscribedSkus",
+        entity: "subscribedSku",
+        options: ["$select"],
+        serve: (req, baseUrl) => collection(req, baseUrl, fixture.subscribedSkus ?? [], { maxTop: 999 }),
+      },
+    ],
+  ];
+
+  function route(req: TFakeRequest, baseUrl: string, roles: Set<string>): TFakeResponse {
+    for (const [method, pattern, r] of routes) {
+      const m = pattern.exec(req.path);
+      if (!m) continue;
+      if (req.method !== method) {
+        return graphError(
+          405,
+          "BadRequest",
+          `The HTTP method '${req.method}' is not allowed on this resource.`,
+        );
       }
-      if (m[2] === "root/delta")
-        return collection(req, baseUrl, drive.items.map(strip), { maxTop: 999, delta: true });
-      const item = drive.items.find((i) => i.id === decodeURIComponent(m?.[3] ?? ""));
-      if (!item) return graphError(404, "itemNotFound", "The resource could not be found.");
-      return collection(req, baseUrl, item.permissions ?? [], { maxTop: 999 });
+      const refused =
+        optionError(req.query, r.options) ?? (r.entity ? selectError(r.entity, req.query) : null);
+      if (refused) return refused;
+      const needs: readonly string[] = GRAPH_ROUTE_PERMISSIONS[r.key];
+      if (!needs.some((p) => roles.has(p))) return denied();
+      if ((r.also?.(req.query) ?? []).some((p) => !roles.has(p))) return denied();
+      if (r.premium?.(req.query) && !premium) return notPremium();
+      return r.serve(req, baseUrl, m);
     }
-    if (p === "/v1.0/servicePrincipals") {
-      // The only filter the adapter sends (and Graph supports on appId): equality.
-      const filter = q.get("$filter");
-      const byAppId = filter ? /^appId eq '([^']*)'$/.exec(filter) : null;
-      if (filter && !byAppId) return graphError(400, "BadRequest", `Unsupported filter: ${filter}`);
-      const rows = byAppId
-        ? fixture.servicePrincipals.filter((s) => s.appId === byAppId[1])
-        : fixture.servicePrincipals;
-      return collection(req, baseUrl, rows, { maxTop: 999 });
-    }
-    if ((m = /^\/v1\.0\/servicePrincipals\/([^/]+)\/appRoleAssignedTo$/.exec(p))) {
-      const id = decodeURIComponent(m[1] ?? "");
-      if (!fixture.servicePrincipals.some((s) => s.id === id))
-        return graphError(404, "Request_ResourceNotFound", "Resource does not exist.");
-      return collection(
-        req,
-        baseUrl,
-        fixture.appRoleAssignments.filter((a) => a.resourceId === id),
-        { maxTop: 999 },
-      );
-    }
-    if ((m = /^\/v1\.0\/servicePrincipals\/([^/]+)$/.exec(p))) {
-      const sp = fixture.servicePrincipals.find((s) => s.id === decodeURIComponent(m?.[1] ?? ""));
-      return sp
-        ? { status: 200, body: select(sp, q) }
-        : graphError(404, "Request_ResourceNotFound", "Resource does not exist.");
-    }
-    if (p === "/v1.0/oauth2PermissionGrants")
-      return collection(req, baseUrl, fixture.permissionGrants, { maxTop: 999 });
-    if (p === "/v1.0/auditLogs/signIns") return signIns(req, baseUrl);
-    return graphError(400, "BadRequest", `Resource not found for the segment '${p}'.`);
+    return graphError(400, "BadRequest", `Resource not found for the segment '${req.path}'.`);
   }
 
   const server = await startFakeServer({
@@ -278,15 +746,10 @@ export async function startFakeGraph(opts: {
     handle: (req, baseUrl) => {
       const tokenPath = /^\/([^/]+)\/oauth2\/v2\.0\/token$/.exec(req.path);
       if (req.method === "POST" && tokenPath) return issueToken(decodeURIComponent(tokenPath[1] ?? ""), req);
-      if (!tokens.accepts(req)) {
-        return graphError(
-          401,
-          "InvalidAuthenticationToken",
-          "Access token validation failure. Invalid audience.",
-        );
-      }
-      return graphSettingsRoute(fixture.settings, req) ?? route(req, baseUrl);
+      const caller = authenticate(req);
+      if ("status" in caller) return caller;
+      return graphSettingsRoute(fixture.settings, req) ?? route(req, baseUrl, caller.roles);
     },
   });
-  return { ...server, issuedTokens: tokens.issued };
+  return { ...server, issuedTokens: issued };
 }

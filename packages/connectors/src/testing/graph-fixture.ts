@@ -16,6 +16,12 @@ const root = (id: string, permissions: TItem["permissions"] = []): TItem => ({
 const ALICE = { id: "m-alice", displayName: "Alice Able" };
 const ADMIN = { id: "m-admin", displayName: "Ada Admin" };
 
+// Microsoft Purview sensitivity labels of the tenant (ids are the labels' GUIDs in a real tenant).
+const LABEL_GENERAL = "5b1a6d0e-0000-4000-8000-000000000001";
+const LABEL_CONFIDENTIAL = "5b1a6d0e-0000-4000-8000-000000000002";
+const LABEL_HIGHLY_CONFIDENTIAL = "5b1a6d0e-0000-4000-8000-000000000003";
+const LABEL_BOARD_ONLY = "5b1a6d0e-0000-4000-8000-000000000004";
+
 function file(
   id: string,
   name: string,
@@ -24,6 +30,7 @@ function file(
   mimeType: string,
   creator: { id: string; displayName?: string },
   permissions: NonNullable<TItem["permissions"]>,
+  sensitivityLabelIds: string[] = [],
 ): TItem {
   return {
     id,
@@ -33,6 +40,7 @@ function file(
     file: { mimeType },
     createdBy: { user: creator },
     permissions,
+    ...(sensitivityLabelIds.length > 0 ? { sensitivityLabelIds } : {}),
   };
 }
 
@@ -61,7 +69,8 @@ function signIn(
  * A small Microsoft 365 tenant mirroring the Google fixture: an admin with MFA, a user without,
  * a disabled and a never-signed-in user, a OneDrive with anonymous and specific-people links, a
  * document library with an organization-wide link, and delegated grants to an AI app (verified),
- * an unverified app (tenant-wide consent) and a managed identity. `extraUsers` / `extraFiles` force paging.
+ * an unverified app (tenant-wide consent) and a managed identity, Purview sensitivity labels on
+ * three Office files, an Entra ID P1 subscription. `extraUsers` / `extraFiles` force paging.
  */
 export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: number } = {}): TGraphFixture {
   const users: TGraphFixture["users"] = [
@@ -130,6 +139,7 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
         { id: "perm-owner", roles: ["owner"], grantedToV2: { user: ALICE } },
         { id: "perm-anon", roles: ["read"], link: { scope: "anonymous", type: "view" } },
       ],
+      [LABEL_CONFIDENTIAL],
     ),
     file(
       "a-plan",
@@ -144,7 +154,14 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
           roles: ["write"],
           link: { scope: "users", type: "edit" },
           grantedToIdentitiesV2: [
-            { user: { displayName: "Ext Partner", email: "Ext@Partner.example" } },
+            // An external person who never joined the directory: SharePoint knows them by login only.
+            {
+              siteUser: {
+                id: "14",
+                displayName: "Ext Partner",
+                loginName: "i:0#.f|membership|urn%3aspo%3aguest#Ext@Partner.example",
+              },
+            },
             { user: { id: "m-bob", displayName: "Bob Byrne" } },
           ],
         },
@@ -193,7 +210,14 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
             {
               id: "t-owner",
               roles: ["owner"],
-              grantedToV2: { siteUser: { email: "admin@contoso.test", displayName: "Ada Admin" } },
+              // A SharePoint identity: a site-collection number as its id, the UPN in its login name.
+              grantedToV2: {
+                siteUser: {
+                  id: "7",
+                  displayName: "Ada Admin",
+                  loginName: "i:0#.f|membership|admin@contoso.test",
+                },
+              },
             },
             {
               id: "t-member",
@@ -209,6 +233,7 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
             "application/vnd.openxmlformats-officedocument.presentationml.presentation",
             ADMIN,
             [{ id: "perm-org", roles: ["read"], link: { scope: "organization", type: "view" } }],
+            [LABEL_BOARD_ONLY],
           ),
         ],
       },
@@ -224,7 +249,14 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
             {
               id: "p-member",
               roles: ["write"],
-              grantedToV2: { user: { id: "x-vendor", displayName: "Vendor", email: "pm@vendor.example" } },
+              // A B2B guest SharePoint alone names (not in the directory the app reads).
+              grantedToV2: {
+                siteUser: {
+                  id: "12",
+                  displayName: "Vendor",
+                  loginName: "i:0#.f|membership|pm_vendor.example#ext#@contoso.onmicrosoft.test",
+                },
+              },
             },
           ]),
           file(
@@ -244,7 +276,6 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
         id: "sp-chatgpt",
         appId: "app-chatgpt",
         displayName: "ChatGPT Connector",
-        publisherName: "OpenAI Tenant",
         appOwnerOrganizationId: "99999999-0000-0000-0000-000000000001",
         servicePrincipalType: "Application",
         verifiedPublisher: { displayName: "OpenAI", verifiedPublisherId: "6012345" },
@@ -253,7 +284,6 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
         id: "sp-graph",
         appId: "00000003-0000-0000-c000-000000000000",
         displayName: "Microsoft Graph",
-        publisherName: "Microsoft Services",
         appOwnerOrganizationId: MICROSOFT_SERVICES_TENANT,
         servicePrincipalType: "Application",
         verifiedPublisher: { displayName: null, verifiedPublisherId: null },
@@ -280,8 +310,8 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
         id: "sp-archiver",
         appId: "app-archiver",
         displayName: "Mailbox Archiver Daemon",
-        publisherName: "Archiver Tenant",
-        appOwnerOrganizationId: "99999999-0000-0000-0000-000000000003",
+        // Registered in this tenant.
+        appOwnerOrganizationId: GRAPH_TENANT_ID,
         servicePrincipalType: "Application",
         verifiedPublisher: { displayName: null, verifiedPublisherId: null },
       },
@@ -289,7 +319,6 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
         id: "sp-mailmerge",
         appId: "app-mailmerge",
         displayName: "Free Mail Merge",
-        publisherName: "Some Dev Tenant",
         appOwnerOrganizationId: "99999999-0000-0000-0000-000000000002",
         servicePrincipalType: "Application",
         verifiedPublisher: { displayName: null, verifiedPublisherId: null },
@@ -298,7 +327,6 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
         id: "sp-mi",
         appId: "app-backup-mi",
         displayName: "backup-identity",
-        publisherName: null,
         appOwnerOrganizationId: null,
         servicePrincipalType: "ManagedIdentity",
         verifiedPublisher: null,
@@ -336,6 +364,32 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
         principalId: "m-bob",
         principalType: "User",
         resourceId: "sp-graph",
+      },
+    ],
+    sensitivityLabels: [
+      { id: LABEL_GENERAL, name: "General", displayName: "General", priority: 0 },
+      { id: LABEL_CONFIDENTIAL, name: "Confidential", displayName: "Confidential", priority: 1 },
+      {
+        id: LABEL_HIGHLY_CONFIDENTIAL,
+        name: "Highly Confidential",
+        displayName: "Highly Confidential",
+        priority: 2,
+        sublabels: [{ id: LABEL_BOARD_ONLY, name: "Board-Only", displayName: "Board Only", priority: 3 }],
+      },
+    ],
+    subscribedSkus: [
+      {
+        id: `${GRAPH_TENANT_ID}_05e9a617-0261-4cee-bb44-138d3ef5d965`,
+        skuId: "05e9a617-0261-4cee-bb44-138d3ef5d965",
+        skuPartNumber: "SPE_E3",
+        capabilityStatus: "Enabled",
+        servicePlans: [
+          {
+            servicePlanId: "41781fb2-bc02-4b7c-bd55-b576c07bb09d",
+            servicePlanName: "AAD_PREMIUM",
+            provisioningStatus: "Success",
+          },
+        ],
       },
     ],
     signIns: [

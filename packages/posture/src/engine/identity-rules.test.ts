@@ -36,6 +36,23 @@ describe("identity rules", () => {
     expect(findings[0]?.details.idleDays).toBe(91);
   });
 
+  it("skips the MFA rules and the dormant rule for values the source could not read", () => {
+    const findings = run([
+      // No registration details (AuditLog.Read.All or Entra ID P1/P2 missing): MFA unknown.
+      user("admin-unknown-mfa", { isAdmin: true, mfaEnabled: false, unknown: ["mfa"] }),
+      user("unknown-mfa", { mfaEnabled: false, unknown: ["mfa"], lastLoginAt: daysAgo(200) }),
+      // No signInActivity: last sign-in unknown, however old the account.
+      user("unknown-login", { lastLoginAt: null, createdAt: daysAgo(400), unknown: ["lastLogin"] }),
+      user("unknown-both", { mfaEnabled: false, lastLoginAt: null, unknown: ["mfa", "lastLogin"] }),
+      // What is known is still judged.
+      user("known-no-mfa", { mfaEnabled: false, unknown: ["lastLogin"] }),
+    ]);
+    expect(findings.map((f) => [f.resourceId, f.ruleId])).toEqual([
+      ["unknown-mfa", "dormant_account"],
+      ["known-no-mfa", "user_without_mfa"],
+    ]);
+  });
+
   it("ignores suspended accounts", () => {
     expect(
       run([user("gone", { suspended: true, mfaEnabled: false, isAdmin: true, lastLoginAt: daysAgo(400) })]),

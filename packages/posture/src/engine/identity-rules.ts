@@ -7,13 +7,18 @@ import type { TDetectedFinding } from "./types";
 const DAY_MS = 86_400_000;
 export const DORMANT_AFTER_DAYS = 90;
 
-/** Suspended accounts cannot sign in: MFA and dormancy do not apply to them. */
+/**
+ * Suspended accounts cannot sign in: MFA and dormancy do not apply to them. A value the source
+ * could not read (`unknown`: a permission or licence missing, reported as a coverage gap) is not
+ * evidence either way: its rules are skipped rather than flagging every user.
+ */
 export function evaluateUser(ctx: TRuleContext, user: TSourceUser): TDetectedFinding[] {
   if (user.suspended) return [];
   const findings: TDetectedFinding[] = [];
   const common = { resourceId: user.id, resourceName: user.email, resourceType: "user" as const };
+  const unknown = new Set(user.unknown ?? []);
 
-  if (!user.mfaEnabled) {
+  if (!unknown.has("mfa") && !user.mfaEnabled) {
     findings.push(
       user.isAdmin
         ? makeFinding({
@@ -33,6 +38,7 @@ export function evaluateUser(ctx: TRuleContext, user: TSourceUser): TDetectedFin
     );
   }
 
+  if (unknown.has("lastLogin")) return findings;
   // Never signed in counts from the account's creation: a brand-new account is not dormant.
   const lastSeen = Date.parse(user.lastLoginAt ?? user.createdAt);
   const idleDays = Number.isNaN(lastSeen) ? null : Math.floor((ctx.nowMs - lastSeen) / DAY_MS);

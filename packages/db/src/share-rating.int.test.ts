@@ -24,19 +24,21 @@ afterAll(async () => {
 const ROLES = ["reader", "commenter", "writer", "organizer", "owner", "unknown"];
 
 describe("the share scale in SQL", () => {
-  it("rates every outside grant (role × trusted) as outsideGrantSeverity does", async () => {
+  it("rates every outside grant (role × trusted × sensitivity) as outsideGrantSeverity does", async () => {
     for (const role of ROLES)
-      for (const trusted of [true, false]) {
-        const [row] = await queryRows<{ rank: number }>(
-          db.db,
-          sql`SELECT ${outsideGrantRankSql(sql`${role}::text`, sql`${trusted}::boolean`)} AS rank`,
-        );
-        expect({ role, trusted, rank: Number(row?.rank) }).toEqual({
-          role,
-          trusted,
-          rank: SEVERITY_RANK[outsideGrantSeverity(role, trusted)],
-        });
-      }
+      for (const trusted of [true, false])
+        for (const high of [true, false]) {
+          const [row] = await queryRows<{ rank: number }>(
+            db.db,
+            sql`SELECT ${outsideGrantRankSql(sql`${role}::text`, sql`${trusted}::boolean`, sql`${high}::boolean`)} AS rank`,
+          );
+          expect({ role, trusted, high, rank: Number(row?.rank) }).toEqual({
+            role,
+            trusted,
+            high,
+            rank: SEVERITY_RANK[outsideGrantSeverity(role, trusted, high ? "high" : "low")],
+          });
+        }
   });
 
   it("maps severities and ranks, and lowers a rank, as the TypeScript does", async () => {

@@ -2,6 +2,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "./client";
 import {
+  labelSensitiveSql,
+  labelSensitivity,
   lowerRankSql,
   outsideGrantRankSql,
   outsideGrantSeverity,
@@ -39,6 +41,34 @@ describe("the share scale in SQL", () => {
             rank: SEVERITY_RANK[outsideGrantSeverity(role, trusted, high ? "high" : "low")],
           });
         }
+  });
+
+  it("reads a label's sensitivity as labelSensitivity does", async () => {
+    const labels = [
+      "Highly Confidential",
+      "Confidential",
+      "Confidential\\All Employees",
+      "HighlyConfidential",
+      "Top Secret",
+      "restricted",
+      "Sensitive - HR",
+      "General",
+      "Internal",
+      "Public",
+      "Personal",
+      "Non-Confidential",
+      "not restricted",
+      "Unrestricted",
+      "Confidentiality notice",
+      "",
+    ];
+    for (const label of labels) {
+      const [row] = await queryRows<{ high: boolean }>(
+        db.db,
+        sql`SELECT ${labelSensitiveSql(sql`${label}::text`)} AS high`,
+      );
+      expect({ label, high: row?.high }).toEqual({ label, high: labelSensitivity(label) === "high" });
+    }
   });
 
   it("maps severities and ranks, and lowers a rank, as the TypeScript does", async () => {

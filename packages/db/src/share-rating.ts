@@ -188,3 +188,14 @@ export function outsideGrantRankSql(role: SQL, trusted: SQL, high: SQL = sql`fal
     sql`(CASE WHEN ${trusted} THEN ${byRole(true, h)} ELSE ${byRole(false, h)} END)`;
   return sql`(CASE WHEN ${high} THEN ${byTrust(true)} ELSE ${byTrust(false)} END)`;
 }
+
+/** `labelSensitivity(label) === "high"` as a boolean over a text expression (word for word). */
+export function labelSensitiveSql(label: SQL): SQL {
+  const words = SENSITIVE_LABEL_WORDS.map(literal).join(", ");
+  const negations = [...NEGATIONS].map(literal).join(", ");
+  return sql`EXISTS (SELECT 1 FROM (
+      SELECT w, lag(w) OVER (ORDER BY i) AS prev
+      FROM unnest(regexp_split_to_array(lower(regexp_replace(${label}, '([a-z])([A-Z])', '\\1 \\2', 'g')), '[^a-z]+'))
+        WITH ORDINALITY AS t(w, i)) x
+    WHERE x.w IN (${sql.raw(words)}) AND coalesce(x.prev, '') NOT IN (${sql.raw(negations)}))`;
+}

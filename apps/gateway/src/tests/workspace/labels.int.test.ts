@@ -149,4 +149,37 @@ describe("sensitivity labels over HTTP (demo tenant)", () => {
     const iso = dashboard.frameworks.find((f) => f.id === "iso27001");
     expect(iso?.satisfied).toBe([...satisfied.values()].filter((c) => c.status === "SATISFIED").length);
   });
+
+  it("re-rates a sensitive file's outside share on a trusted-domain change exactly as the next scan does", async () => {
+    const relabel = (f: TSourceFile) =>
+      fileSensitivity(f.name, f.label ? [f.label] : []) === "high" ? "Highly Confidential" : null;
+    await rescanRelabelled(relabel);
+    type TItem = { sharingType: string; target: string; sensitivity: string; severity: string };
+    const items = body<{ rows: TItem[] }>(
+      await org.c.get("/api/sharing/items?type=external_user&limit=500"),
+    ).rows;
+    const sensitive = items.filter((i) => i.sensitivity === "high" && i.target.includes("@"));
+    expect(sensitive.length).toBeGreaterThan(0);
+    // The busiest outside domain among highly sensitive files' shares.
+    const tally = new Map<string, number>();
+    for (const i of sensitive) {
+      const d = i.target.split("@")[1] ?? "";
+      tally.set(d, (tally.get(d) ?? 0) + 1);
+    }
+    const domain = [...tally].sort((a, b) => b[1] - a[1])[0]?.[0] ?? "";
+    const shares = async () =>
+      new Map(
+        body<{ findings: TFinding[] }>(
+          await org.c.get("/api/findings?category=external_sharing&limit=500"),
+        ).findings.map((f) => [f.id, `${f.severity} ${f.title}`]),
+      );
+    const before = await shares();
+    const added = await org.c.post("/api/sharing/trusted-domains", { domain });
+    expect(added.status).toBe(201);
+    expect(body<{ rerated: { findings: number } }>(added).rerated.findings).toBeGreaterThan(0);
+    const rerated = await shares();
+    expect(rerated).not.toEqual(before);
+    await rescanRelabelled(relabel);
+    expect(await shares()).toEqual(rerated);
+  });
 });

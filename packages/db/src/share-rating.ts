@@ -193,9 +193,11 @@ export function outsideGrantRankSql(role: SQL, trusted: SQL, high: SQL = sql`fal
 export function labelSensitiveSql(label: SQL): SQL {
   const words = SENSITIVE_LABEL_WORDS.map(literal).join(", ");
   const negations = [...NEGATIONS].map(literal).join(", ");
-  return sql`EXISTS (SELECT 1 FROM (
+  // A cheap pattern first: most labels (General, Internal, Public) never reach the word split.
+  const any = literal(SENSITIVE_LABEL_WORDS.join("|"));
+  return sql`(${label} ~* ${sql.raw(any)} AND EXISTS (SELECT 1 FROM (
       SELECT w, lag(w) OVER (ORDER BY i) AS prev
       FROM unnest(regexp_split_to_array(lower(regexp_replace(${label}, '([a-z])([A-Z])', '\\1 \\2', 'g')), '[^a-z]+'))
         WITH ORDINALITY AS t(w, i)) x
-    WHERE x.w IN (${sql.raw(words)}) AND coalesce(x.prev, '') NOT IN (${sql.raw(negations)}))`;
+    WHERE x.w IN (${sql.raw(words)}) AND coalesce(x.prev, '') NOT IN (${sql.raw(negations)})))`;
 }

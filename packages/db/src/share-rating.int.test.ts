@@ -2,6 +2,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "./client";
 import {
+  labelSensitiveSql,
+  labelSensitivity,
   lowerRankSql,
   outsideGrantRankSql,
   outsideGrantSeverity,
@@ -24,19 +26,49 @@ afterAll(async () => {
 const ROLES = ["reader", "commenter", "writer", "organizer", "owner", "unknown"];
 
 describe("the share scale in SQL", () => {
-  it("rates every outside grant (role × trusted) as outsideGrantSeverity does", async () => {
+  it("rates every outside grant (role × trusted × sensitivity) as outsideGrantSeverity does", async () => {
     for (const role of ROLES)
-      for (const trusted of [true, false]) {
-        const [row] = await queryRows<{ rank: number }>(
-          db.db,
-          sql`SELECT ${outsideGrantRankSql(sql`${role}::text`, sql`${trusted}::boolean`)} AS rank`,
-        );
-        expect({ role, trusted, rank: Number(row?.rank) }).toEqual({
-          role,
-          trusted,
-          rank: SEVERITY_RANK[outsideGrantSeverity(role, trusted)],
-        });
-      }
+      for (const trusted of [true, false])
+        for (const high of [true, false]) {
+          const [row] = await queryRows<{ rank: number }>(
+            db.db,
+            sql`SELECT ${outsideGrantRankSql(sql`${role}::text`, sql`${trusted}::boolean`, sql`${high}::boolean`)} AS rank`,
+          );
+          expect({ role, trusted, high, rank: Number(row?.rank) }).toEqual({
+            role,
+            trusted,
+            high,
+            rank: SEVERITY_RANK[outsideGrantSeverity(role, trusted, high ? "high" : "low")],
+          });
+        }
+  });
+
+  it("reads a label's sensitivity as labelSensitivity does", async () => {
+    const labels = [
+      "Highly Confidential",
+      "Confidential",
+      "Confidential\\All Employees",
+      "HighlyConfidential",
+      "Top Secret",
+      "restricted",
+      "Sensitive - HR",
+      "General",
+      "Internal",
+      "Public",
+      "Personal",
+      "Non-Confidential",
+      "not restricted",
+      "Unrestricted",
+      "Confidentiality notice",
+      "",
+    ];
+    for (const label of labels) {
+      const [row] = await queryRows<{ high: boolean }>(
+        db.db,
+        sql`SELECT ${labelSensitiveSql(sql`${label}::text`)} AS high`,
+      );
+      expect({ label, high: row?.high }).toEqual({ label, high: labelSensitivity(label) === "high" });
+    }
   });
 
   it("maps severities and ranks, and lowers a rank, as the TypeScript does", async () => {

@@ -84,6 +84,41 @@ export function nameSensitivity(name: string): TSensitivity {
   return medium ? "medium" : "low";
 }
 
+/**
+ * Words of a sensitivity label's display name that make a file highly sensitive, matched like the
+ * name's words (a sublabel such as "Confidential\All Employees" or "Highly Confidential - HR"
+ * carries its parent's word). Both sources' usual taxonomies: Microsoft Purview's default labels
+ * (Personal, Public, General, Confidential, Highly Confidential) and the choices of a Google Drive
+ * badged label (Google's own example: Public, Confidential, Top Secret; "Internal" is common).
+ * Confidential and above are highly sensitive; Personal, Public, General and Internal say nothing
+ * the name does not. A negated word ("Non-Confidential", "Not Restricted") does not count.
+ */
+export const SENSITIVE_LABEL_WORDS = ["confidential", "restricted", "secret", "sensitive"] as const;
+
+const LABEL_WORDS: ReadonlySet<string> = new Set(SENSITIVE_LABEL_WORDS);
+const NEGATIONS: ReadonlySet<string> = new Set(["non", "not", "un", "no"]);
+
+/** The sensitivity a source's label states: `high` for Confidential and above, else `low`. */
+export function labelSensitivity(label: string | null | undefined): TSensitivity {
+  if (!label) return "low";
+  const words = wordsOf(label);
+  for (let i = 0; i < words.length; i++) {
+    if (LABEL_WORDS.has(words[i] ?? "") && !NEGATIONS.has(words[i - 1] ?? "")) return "high";
+  }
+  return "low";
+}
+
+/**
+ * A file's sensitivity, one function for the rule engine and the resource store: the more
+ * sensitive of what its labels state and what its name suggests. A label raises a file, never
+ * lowers it: default label policies stamp "General" on everything, and a payroll sheet labelled
+ * General is exactly the mistake a reviewer must see.
+ */
+export function fileSensitivity(name: string, labels: readonly string[] = []): TSensitivity {
+  if (labels.some((l) => labelSensitivity(l) === "high")) return "high";
+  return nameSensitivity(name);
+}
+
 /** One level more severe, never above CRITICAL. */
 export function raiseSeverity(severity: TSeverity): TSeverity {
   return severity === "LOW" ? "MEDIUM" : severity === "MEDIUM" ? "HIGH" : "CRITICAL";
@@ -91,23 +126,30 @@ export function raiseSeverity(severity: TSeverity): TSeverity {
 
 /**
  * The share scale. A public link is HIGH, CRITICAL when anyone can change the file (a public
- * commenter counts) or the file is highly sensitive. An outside grant (a person or a domain) is
- * MEDIUM, HIGH when it can edit; one level lower when its destination is trusted. A sharing item
- * rates the file's outside grants together and is raised one level for a highly sensitive file.
+ * commenter counts) or the file is highly sensitive (by its label or its name). An outside grant
+ * (a person or a domain) is MEDIUM, HIGH when it can edit, one level more severe on a highly
+ * sensitive file (never above CRITICAL), and then one level lower when its destination is
+ * trusted. A file's `external_share` finding is its worst grant; a sharing item rates the file's
+ * outside grants of one audience together, on the same scale.
  */
 export function publicLinkSeverity(role: string, sensitivity: TSensitivity): TSeverity {
   const editable = EDITING_ROLES.has(role) || role === "commenter";
   return editable || sensitivity === "high" ? "CRITICAL" : "HIGH";
 }
 
-export function outsideGrantSeverity(role: string, trusted: boolean): TSeverity {
+export function outsideGrantSeverity(
+  role: string,
+  trusted: boolean,
+  sensitivity: TSensitivity = "low",
+): TSeverity {
   const base: TSeverity = EDITING_ROLES.has(role) ? "HIGH" : "MEDIUM";
-  return trusted ? lowerSeverity(base) : base;
+  const raised = sensitivity === "high" ? raiseSeverity(base) : base;
+  return trusted ? lowerSeverity(raised) : raised;
 }
 
+/** A sharing item before trusted domains (the store lowers it when every destination is trusted). */
 export function outsideItemSeverity(role: string, sensitivity: TSensitivity): TSeverity {
-  const base = outsideGrantSeverity(role, false);
-  return sensitivity === "high" ? raiseSeverity(base) : base;
+  return outsideGrantSeverity(role, false, sensitivity);
 }
 
 // ---- the same rules in SQL, generated from the functions above --------------------------------
@@ -134,13 +176,28 @@ export function lowerRankSql(rank: SQL): SQL {
   return sql`(CASE ${rank} ${sql.raw(arms)} END)`;
 }
 
-/** `outsideGrantSeverity(role, trusted)` as a rank. */
-export function outsideGrantRankSql(role: SQL, trusted: SQL): SQL {
+/** `outsideGrantSeverity(role, trusted, high ? "high" : "low")` as a rank. */
+export function outsideGrantRankSql(role: SQL, trusted: SQL, high: SQL = sql`false`): SQL {
   const editing = [...EDITING_ROLES].map(literal).join(", ");
-  const rank = (r: string, t: boolean) => SEVERITY_RANK[outsideGrantSeverity(r, t)];
-  const [edit] = [...EDITING_ROLES];
-  const reader = "reader";
-  return sql`(CASE WHEN ${trusted}
-      THEN (CASE WHEN ${role} IN (${sql.raw(editing)}) THEN ${sql.raw(String(rank(edit ?? "writer", true)))} ELSE ${sql.raw(String(rank(reader, true)))} END)
-      ELSE (CASE WHEN ${role} IN (${sql.raw(editing)}) THEN ${sql.raw(String(rank(edit ?? "writer", false)))} ELSE ${sql.raw(String(rank(reader, false)))} END) END)`;
+  const [edit = "writer"] = [...EDITING_ROLES];
+  const rank = (r: string, t: boolean, h: boolean) =>
+    sql.raw(String(SEVERITY_RANK[outsideGrantSeverity(r, t, h ? "high" : "low")]));
+  const byRole = (t: boolean, h: boolean) =>
+    sql`(CASE WHEN ${role} IN (${sql.raw(editing)}) THEN ${rank(edit, t, h)} ELSE ${rank("reader", t, h)} END)`;
+  const byTrust = (h: boolean) =>
+    sql`(CASE WHEN ${trusted} THEN ${byRole(true, h)} ELSE ${byRole(false, h)} END)`;
+  return sql`(CASE WHEN ${high} THEN ${byTrust(true)} ELSE ${byTrust(false)} END)`;
+}
+
+/** `labelSensitivity(label) === "high"` as a boolean over a text expression (word for word). */
+export function labelSensitiveSql(label: SQL): SQL {
+  const words = SENSITIVE_LABEL_WORDS.map(literal).join(", ");
+  const negations = [...NEGATIONS].map(literal).join(", ");
+  // A cheap pattern first: most labels (General, Internal, Public) never reach the word split.
+  const any = literal(SENSITIVE_LABEL_WORDS.join("|"));
+  return sql`(${label} ~* ${sql.raw(any)} AND EXISTS (SELECT 1 FROM (
+      SELECT w, lag(w) OVER (ORDER BY i) AS prev
+      FROM unnest(regexp_split_to_array(lower(regexp_replace(${label}, '([a-z])([A-Z])', '\\1 \\2', 'g')), '[^a-z]+'))
+        WITH ORDINALITY AS t(w, i)) x
+    WHERE x.w IN (${sql.raw(words)}) AND coalesce(x.prev, '') NOT IN (${sql.raw(negations)})))`;
 }

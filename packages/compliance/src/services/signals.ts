@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { queryRows, type Db, type TSeverity } from "@posture/db";
+import { labelSensitiveSql, queryRows, type Db, type TSeverity } from "@posture/db";
 import type { TFindingRef, TSignals } from "../engine/signals";
 import { verifyAuditChain } from "./evidence-files";
 
@@ -74,13 +74,17 @@ export async function gatherSignals(
       count(*) FILTER (WHERE status = 'active' AND external_shares_owned > 0) AS risky
       FROM workspace_users WHERE org_id = ${org}`,
   );
+  // Data classification: a highly sensitive file (by its label or its name) counts as classified
+  // when a source label says it is sensitive (Confidential and above, `labelSensitivity` of
+  // @posture/db): a payroll sheet a default policy stamped "General" is labelled, not classified.
   const [files] = await queryRows<TCounts>(
     db,
     sql`SELECT count(*) AS total,
       count(*) FILTER (WHERE exposure = 'public') AS public,
       count(*) FILTER (WHERE exposure IN ('public', 'external')) AS external,
       count(*) FILTER (WHERE sensitivity = 'high') AS sensitive,
-      count(*) FILTER (WHERE sensitivity = 'high' AND cardinality(labels) > 0) AS labelled
+      count(*) FILTER (WHERE sensitivity = 'high' AND cardinality(labels) > 0
+        AND EXISTS (SELECT 1 FROM unnest(labels) l WHERE ${labelSensitiveSql(sql.raw("l"))})) AS labelled
       FROM workspace_files WHERE org_id = ${org}`,
   );
   const [apps] = await queryRows<TCounts>(

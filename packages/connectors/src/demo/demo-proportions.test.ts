@@ -40,6 +40,31 @@ describe.each<[TConnectorType, string]>([
     ).toBe(true);
   });
 
+  it("labels most sensitively named files and some others in the source's taxonomy, some labelled files exposed", async () => {
+    const files = await collect(adapter.files());
+    const names =
+      type === "microsoft_365"
+        ? ["Public", "General", "Confidential", "Highly Confidential"]
+        : ["Public", "Internal", "Confidential", "Highly Confidential"];
+    expect(new Set(files.map((f) => f.label ?? null))).toEqual(new Set([null, ...names]));
+    const sensitiveName = /payroll|passwords|contract|confidential - |ssn|invoice|salary/i;
+    const sensitive = files.filter((f) => sensitiveName.test(f.name));
+    const ordinary = files.filter((f) => !sensitiveName.test(f.name));
+    const rate = (list: typeof files) => list.filter((f) => f.label).length / list.length;
+    // Partial on purpose: the data-classification evidence of a demo tenant is not a pass.
+    expect(rate(sensitive)).toBeGreaterThanOrEqual(0.6);
+    expect(rate(sensitive)).toBeLessThanOrEqual(0.8);
+    expect(rate(ordinary)).toBeGreaterThanOrEqual(0.15);
+    expect(rate(ordinary)).toBeLessThanOrEqual(0.25);
+    // Never above a file's level, sometimes one below: a payroll sheet is never "Public".
+    expect(sensitive.some((f) => f.label === "Public")).toBe(false);
+    const confidential = files.filter((f) => f.label === "Confidential" || f.label === "Highly Confidential");
+    expect(confidential.filter((f) => f.permissions.some((p) => p.type === "anyone")).length).toBeGreaterThan(
+      5,
+    );
+    expect(confidential.filter((f) => f.permissions.some(isExternal)).length).toBeGreaterThan(20);
+  });
+
   it("puts files in shared drives whose file counts match, some with outside members and no domain restriction", async () => {
     const drives = await collect(adapter.sharedDrives());
     const files = await collect(adapter.files());

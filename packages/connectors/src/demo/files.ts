@@ -2,13 +2,25 @@ import type { TPermission, TPermissionRole, TSourceFile } from "../types";
 import { hash01, rngFor, STREAMS, type TRng } from "./prng";
 import { DAY_MS, isoAt, type TDemoShape } from "./shape";
 import { externalPersonEmail, userEmailAt } from "./users";
-import { FILE_STEMS, FILE_SUFFIXES } from "./vocabulary";
+import { FILE_STEMS, FILE_SUFFIXES, LABEL_LEVELS, LABEL_NAMES, type TLabelLevel } from "./vocabulary";
 
 const SENSITIVE_STEMS = FILE_STEMS.filter((s) => s.sensitive);
 const ORDINARY_STEMS = FILE_STEMS.filter((s) => !s.sensitive);
 
 export const PUBLIC_LINK_RATE = 0.04;
 export const EXTERNAL_SHARE_RATE = 0.125;
+
+/**
+ * Sensitivity labels: most sensitively named files carry one, fewer ordinary files do (so the
+ * data-classification evidence is partial, as in most tenants), and one labelled file in ten is
+ * labelled a level below what it deserves. Drawn from their own hash of (seed, index), not the
+ * file's generator, so adding labels changed no other field of any file; not touched by revisions.
+ */
+export const SENSITIVE_LABEL_RATE = 0.7;
+export const ORDINARY_LABEL_RATE = 0.2;
+const UNDER_LABEL_RATE = 0.1;
+/** hash01 draws of the label, apart from the file's own generator stream. */
+const LABEL_DRAW = { labelled: 0x1abe1, level: 0x1abe2 } as const;
 
 /**
  * A rescan at revision R sees each file flipped (exposure removed, or a new one added) once per
@@ -57,7 +69,9 @@ function externalRole(rng: TRng): TPermissionRole {
   return r < 0.2 ? "writer" : r < 0.3 ? "commenter" : "reader";
 }
 
-function fileName(shape: TDemoShape, rng: TRng): { name: string; kind: (typeof FILE_STEMS)[number]["kind"] } {
+type TStem = (typeof FILE_STEMS)[number];
+
+function fileName(shape: TDemoShape, rng: TRng): { name: string; stem: TStem } {
   const entry = rng.chance(0.1) ? rng.pick(SENSITIVE_STEMS) : rng.pick(ORDINARY_STEMS);
   let name: string = entry.stem;
   if (name.includes("{")) {
@@ -72,7 +86,18 @@ function fileName(shape: TDemoShape, rng: TRng): { name: string; kind: (typeof F
       .replace("{v}", `v${1 + rng.int(5)}.${rng.int(10)}`)
       .replace("{n}", `INV-${10000 + rng.int(90000)}`);
   }
-  return { name: name + rng.pick(FILE_SUFFIXES) + shape.flavour.extension(entry.kind), kind: entry.kind };
+  return { name: name + rng.pick(FILE_SUFFIXES) + shape.flavour.extension(entry.kind), stem: entry };
+}
+
+/** The file's sensitivity label in the tenant's taxonomy, or null. */
+export function labelOf(shape: TDemoShape, index: number, stem: TStem): string | null {
+  const rate = stem.sensitive ? SENSITIVE_LABEL_RATE : ORDINARY_LABEL_RATE;
+  if (hash01(shape.words, STREAMS.file, index, LABEL_DRAW.labelled) >= rate) return null;
+  let level: TLabelLevel = stem.level;
+  if (hash01(shape.words, STREAMS.file, index, LABEL_DRAW.level) < UNDER_LABEL_RATE) {
+    level = LABEL_LEVELS[Math.max(0, LABEL_LEVELS.indexOf(level) - 1)] ?? level;
+  }
+  return LABEL_NAMES[shape.type][level];
 }
 
 function isFlipped(shape: TDemoShape, index: number, exposed: boolean): boolean {
@@ -87,7 +112,8 @@ function isFlipped(shape: TDemoShape, index: number, exposed: boolean): boolean 
 export function fileAt(shape: TDemoShape, index: number, driveIds: readonly string[]): TSourceFile {
   const rng = rngFor(shape.words, STREAMS.file, index);
   const id = shape.flavour.fileId(rng);
-  const { name, kind } = fileName(shape, rng);
+  const { name, stem } = fileName(shape, rng);
+  const kind = stem.kind;
   const r = rng.next();
   const ownerEmail = userEmailAt(shape, Math.floor(shape.userCount * r * Math.sqrt(r)));
   const driveIndex = driveIndexOfFile(shape, index);
@@ -144,6 +170,7 @@ export function fileAt(shape: TDemoShape, index: number, driveIds: readonly stri
     modifiedAt: isoAt(shape.nowMs - Math.floor(age * age * 720 * DAY_MS)),
     sizeBytes:
       kind === "image" || kind === "zip" ? 200_000 + rng.int(20_000_000) : 8_000 + rng.int(2_000_000),
+    label: labelOf(shape, index, stem),
   };
   return isFlipped(shape, index, exposed) ? flip(shape, file, index, exposed) : file;
 }

@@ -180,34 +180,61 @@ export const STARTUP_PREFIXES = [
 export const STARTUP_SUFFIXES = ["labs", "ly", "hub", "stack", "forge", "wave", "loop", "grid"] as const;
 export const STARTUP_TLDS = [".io", ".ai", ".app", ".co"] as const;
 
-/** File name stems; `sensitive` ones carry the words a data-exposure rule looks for. */
+/**
+ * File name stems; `sensitive` ones carry the words a data-exposure rule looks for. `level` is the
+ * sensitivity label a careful owner would give the file (the demo labels some files, not all).
+ */
 export const FILE_STEMS = [
-  { stem: "Q{q} Board Deck", kind: "slides", sensitive: false },
-  { stem: "Marketing Plan {y}", kind: "doc", sensitive: false },
-  { stem: "Customer List", kind: "sheet", sensitive: false },
-  { stem: "Product Roadmap", kind: "slides", sensitive: false },
-  { stem: "Team Offsite Notes", kind: "doc", sensitive: false },
-  { stem: "Sales Pipeline {y}", kind: "sheet", sensitive: false },
-  { stem: "Onboarding Checklist", kind: "doc", sensitive: false },
-  { stem: "Brand Guidelines", kind: "pdf", sensitive: false },
-  { stem: "Architecture Overview", kind: "doc", sensitive: false },
-  { stem: "Meeting Notes {d}", kind: "doc", sensitive: false },
-  { stem: "Budget Forecast {y}", kind: "sheet", sensitive: false },
-  { stem: "Press Kit", kind: "zip", sensitive: false },
-  { stem: "Event Photos {d}", kind: "image", sensitive: false },
-  { stem: "Support Tickets Export", kind: "csv", sensitive: false },
-  { stem: "Hiring Plan {y}", kind: "sheet", sensitive: false },
-  { stem: "Release Notes {v}", kind: "doc", sensitive: false },
-  { stem: "Competitive Analysis", kind: "doc", sensitive: false },
-  { stem: "Webinar Slides", kind: "slides", sensitive: false },
-  { stem: "Payroll {y}-{m}", kind: "sheet", sensitive: true },
-  { stem: "Passwords", kind: "sheet", sensitive: true },
-  { stem: "Vendor Contract {v}", kind: "pdf", sensitive: true },
-  { stem: "Confidential - Acquisition Memo", kind: "doc", sensitive: true },
-  { stem: "Employee SSN List", kind: "csv", sensitive: true },
-  { stem: "Invoice {n}", kind: "pdf", sensitive: true },
-  { stem: "Salary Bands {y}", kind: "sheet", sensitive: true },
+  { stem: "Q{q} Board Deck", kind: "slides", sensitive: false, level: "confidential" },
+  { stem: "Marketing Plan {y}", kind: "doc", sensitive: false, level: "internal" },
+  { stem: "Customer List", kind: "sheet", sensitive: false, level: "confidential" },
+  { stem: "Product Roadmap", kind: "slides", sensitive: false, level: "confidential" },
+  { stem: "Team Offsite Notes", kind: "doc", sensitive: false, level: "internal" },
+  { stem: "Sales Pipeline {y}", kind: "sheet", sensitive: false, level: "confidential" },
+  { stem: "Onboarding Checklist", kind: "doc", sensitive: false, level: "internal" },
+  { stem: "Brand Guidelines", kind: "pdf", sensitive: false, level: "public" },
+  { stem: "Architecture Overview", kind: "doc", sensitive: false, level: "internal" },
+  { stem: "Meeting Notes {d}", kind: "doc", sensitive: false, level: "internal" },
+  { stem: "Budget Forecast {y}", kind: "sheet", sensitive: false, level: "confidential" },
+  { stem: "Press Kit", kind: "zip", sensitive: false, level: "public" },
+  { stem: "Event Photos {d}", kind: "image", sensitive: false, level: "public" },
+  { stem: "Support Tickets Export", kind: "csv", sensitive: false, level: "confidential" },
+  { stem: "Hiring Plan {y}", kind: "sheet", sensitive: false, level: "confidential" },
+  { stem: "Release Notes {v}", kind: "doc", sensitive: false, level: "public" },
+  { stem: "Competitive Analysis", kind: "doc", sensitive: false, level: "internal" },
+  { stem: "Webinar Slides", kind: "slides", sensitive: false, level: "public" },
+  { stem: "Payroll {y}-{m}", kind: "sheet", sensitive: true, level: "highly_confidential" },
+  { stem: "Passwords", kind: "sheet", sensitive: true, level: "highly_confidential" },
+  { stem: "Vendor Contract {v}", kind: "pdf", sensitive: true, level: "confidential" },
+  { stem: "Confidential - Acquisition Memo", kind: "doc", sensitive: true, level: "highly_confidential" },
+  { stem: "Employee SSN List", kind: "csv", sensitive: true, level: "highly_confidential" },
+  { stem: "Invoice {n}", kind: "pdf", sensitive: true, level: "confidential" },
+  { stem: "Salary Bands {y}", kind: "sheet", sensitive: true, level: "highly_confidential" },
 ] as const;
+
+/** Sensitivity label levels, least sensitive first. */
+export const LABEL_LEVELS = ["public", "internal", "confidential", "highly_confidential"] as const;
+export type TLabelLevel = (typeof LABEL_LEVELS)[number];
+
+/**
+ * Each source's label names for the levels. Microsoft 365: Microsoft Purview's default sensitivity
+ * labels (Public, General, Confidential, Highly Confidential; Personal is left out). Google
+ * Workspace has no default taxonomy: a "Sensitivity" badged Drive label with the usual choices.
+ */
+export const LABEL_NAMES = {
+  google_workspace: {
+    public: "Public",
+    internal: "Internal",
+    confidential: "Confidential",
+    highly_confidential: "Highly Confidential",
+  },
+  microsoft_365: {
+    public: "Public",
+    internal: "General",
+    confidential: "Confidential",
+    highly_confidential: "Highly Confidential",
+  },
+} as const satisfies Record<string, Record<TLabelLevel, string>>;
 
 export type TFileKind = (typeof FILE_STEMS)[number]["kind"];
 

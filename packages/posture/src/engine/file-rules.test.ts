@@ -65,6 +65,78 @@ describe("public link rule", () => {
   });
 });
 
+describe("sensitivity labels", () => {
+  const labelled = (
+    id: string,
+    permissions: Parameters<typeof file>[1],
+    label: string | null,
+    name?: string,
+  ) => ({
+    ...file(id, permissions, name),
+    label,
+  });
+
+  it("makes a read-only public link CRITICAL on a Confidential or Highly Confidential file, not on a General one", () => {
+    const pub = [{ type: "anyone" as const, role: "reader" as const }];
+    const findings = only([
+      labelled("none", pub, null),
+      labelled("hc", pub, "Highly Confidential"),
+      labelled("c", pub, "Confidential"),
+      labelled("ts", pub, "Top Secret"),
+      labelled("g", pub, "General"),
+      labelled("i", pub, "Internal"),
+    ]);
+    expect(findings.map((f) => [f.resourceId, f.severity])).toEqual([
+      ["none", "HIGH"],
+      ["hc", "CRITICAL"],
+      ["c", "CRITICAL"],
+      ["ts", "CRITICAL"],
+      ["g", "HIGH"],
+      ["i", "HIGH"],
+    ]);
+    expect(findings[1]).toMatchObject({
+      title: "Highly Confidential file shared with anyone who has the link",
+      details: { label: "Highly Confidential", sensitivity: "high", sensitiveTerm: null },
+    });
+    expect(findings[0]?.details).toMatchObject({ label: null, sensitivity: "low" });
+  });
+
+  it("never lowers a sensitive name: a payroll sheet labelled General stays CRITICAL", () => {
+    const [finding] = only([labelled("p", [{ type: "anyone", role: "reader" }], "General", "Payroll 2025")]);
+    expect(finding).toMatchObject({
+      severity: "CRITICAL",
+      details: { label: "General", sensitiveTerm: "payroll" },
+    });
+  });
+
+  it("raises an external share of a labelled confidential file one level, capped at CRITICAL", () => {
+    const reader = [{ type: "user" as const, role: "reader" as const, emailAddress: "bob@gmail.com" }];
+    const writer = [{ type: "user" as const, role: "writer" as const, emailAddress: "bob@gmail.com" }];
+    const trustedReader = [
+      { type: "user" as const, role: "reader" as const, emailAddress: "ann@partner.com" },
+    ];
+    const findings = only([
+      labelled("r0", reader, null),
+      labelled("r1", reader, "Confidential"),
+      labelled("w0", writer, null),
+      labelled("w1", writer, "Highly Confidential"),
+      labelled("t0", trustedReader, null),
+      labelled("t1", trustedReader, "Confidential"),
+      labelled("g", reader, "General"),
+    ]);
+    expect(findings.map((f) => [f.resourceId, f.severity])).toEqual([
+      ["r0", "MEDIUM"],
+      ["r1", "HIGH"],
+      ["w0", "HIGH"],
+      ["w1", "CRITICAL"],
+      ["t0", "LOW"],
+      ["t1", "MEDIUM"],
+      ["g", "MEDIUM"],
+    ]);
+    expect(findings[1]?.details).toMatchObject({ label: "Confidential", sensitivity: "high" });
+  });
+});
+
 describe("external sharing rule", () => {
   it("is MEDIUM for readers and commenters outside, HIGH for writers and owners", () => {
     const findings = only([

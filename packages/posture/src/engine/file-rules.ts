@@ -4,7 +4,13 @@ import {
   type TPermissionRole,
   type TSourceFile,
 } from "@posture/connectors";
-import { EDITING_ROLES, outsideGrantSeverity, publicLinkSeverity, sensitiveTermIn } from "@posture/db";
+import {
+  EDITING_ROLES,
+  fileSensitivity,
+  outsideGrantSeverity,
+  publicLinkSeverity,
+  sensitiveTermIn,
+} from "@posture/db";
 import type { TRuleContext } from "./context";
 import { emailDomain } from "./domains";
 import { makeFinding } from "./finding";
@@ -37,6 +43,10 @@ function externalDomainOf(ctx: TRuleContext, permission: TPermission): string | 
 }
 
 export function evaluateFile(ctx: TRuleContext, file: TSourceFile): TDetectedFinding[] {
+  // The file's sensitivity label first, else its name: the resource store rates it by the same
+  // function, so a finding and its sharing item agree.
+  const label = file.label?.trim() || null;
+  const sensitivity = fileSensitivity(file.name, label === null ? [] : [label]);
   let publicRole: TPermissionRole | null = null;
   const publicPermissionIds: string[] = [];
   const external: TExternalGrant[] = [];
@@ -58,7 +68,7 @@ export function evaluateFile(ctx: TRuleContext, file: TSourceFile): TDetectedFin
       domain,
       role: permission.role,
       trusted,
-      severity: outsideGrantSeverity(permission.role, trusted),
+      severity: outsideGrantSeverity(permission.role, trusted, sensitivity),
     });
   }
   if (publicRole === null && external.length === 0) return [];
@@ -66,18 +76,25 @@ export function evaluateFile(ctx: TRuleContext, file: TSourceFile): TDetectedFin
   const findings: TDetectedFinding[] = [];
   const sensitiveTerm = sensitiveTermIn(file.name);
   const common = { resourceId: file.id, resourceName: file.name, resourceType: "file" as const };
-  const fileDetails = { ownerEmail: file.ownerEmail, mimeType: file.mimeType, driveId: file.driveId };
+  const fileDetails = {
+    ownerEmail: file.ownerEmail,
+    mimeType: file.mimeType,
+    driveId: file.driveId,
+    label,
+    sensitivity,
+  };
+  const sensitive = sensitivity === "high";
 
   if (publicRole !== null) {
     const editable = publicRole !== "reader";
     findings.push(
       makeFinding({
         ruleId: RULE_IDS.publicLink,
-        severity: publicLinkSeverity(publicRole, sensitiveTerm !== null ? "high" : "low"),
+        severity: publicLinkSeverity(publicRole, sensitivity),
         title: editable
           ? `Public link lets anyone ${publicRole === "commenter" ? "comment on" : "edit"} the file`
-          : sensitiveTerm !== null
-            ? "Sensitive file shared with anyone who has the link"
+          : sensitive
+            ? `${label !== null && sensitiveTerm === null ? `${label} file` : "Sensitive file"} shared with anyone who has the link`
             : "File shared with anyone who has the link",
         ...common,
         details: { ...fileDetails, role: publicRole, permissionIds: publicPermissionIds, sensitiveTerm },

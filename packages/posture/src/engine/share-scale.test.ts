@@ -30,6 +30,40 @@ describe("one share scale", () => {
     expect(mismatches).toEqual([]);
   });
 
+  it("a labelled file's public link and outside grants are rated the same by both", () => {
+    const LABELS = [
+      null,
+      "Highly Confidential",
+      "Confidential",
+      "General",
+      "Internal",
+      "Public",
+      "Top Secret",
+    ];
+    const mismatches: string[] = [];
+    for (const role of ROLES)
+      for (const name of ["Quarterly plan", "Payroll 2025", "Q3 budget"])
+        LABELS.forEach((label, i) => {
+          const e = engine([]);
+          e.addFile({ ...file(`p${i}`, [{ type: "anyone", role }], name), label });
+          e.addFile({
+            ...file(`x${i}`, [{ type: "user", role, emailAddress: "bob@gmail.com" }], name),
+            label,
+          });
+          const [pub, ext] = e.findings();
+          const sensitivity = sensitivityOf(name, label === null ? [] : [label]);
+          const store = [
+            baseSeverity("public", role, sensitivity),
+            baseSeverity("external_user", role, sensitivity),
+          ];
+          if (pub?.severity !== store[0] || ext?.severity !== store[1])
+            mismatches.push(
+              `${role} "${name}" ${label}: engine ${pub?.severity}/${ext?.severity}, store ${store.join("/")}`,
+            );
+        });
+    expect(mismatches).toEqual([]);
+  });
+
   it("an outside grant on an ordinary file is rated the same by both", () => {
     for (const role of ROLES) {
       const e = engine();

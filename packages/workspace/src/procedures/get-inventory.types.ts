@@ -9,13 +9,22 @@ export const getInventoryMeta = {
     tags: ["inventory"],
     summary: "Users, files or shared drives of the connected workspaces",
     description:
-      "From the latest scan of each connector. `search` is a case-insensitive substring of name, e-mail or owner. Users are ordered by e-mail, files newest-modified first, shared drives most outside members first. Offset-paginated: limit default 50, max 200. `metrics` depend on the type.",
+      "From the latest scan of each connector. `search` is a case-insensitive substring of name, e-mail or owner. `label` (files only) keeps the files carrying that sensitivity label (case-insensitive, the whole name). Users are ordered by e-mail, files newest-modified first, shared drives most outside members first. Offset-paginated: limit default 50, max 200. `metrics` depend on the type (files: `labelled` counts files carrying a label, `sensitiveLabelled` the highly sensitive ones among them).",
   },
 } satisfies TMeta;
 
 export const ZGetInventoryInput = offsetInput(50, 200).extend({
   type: z.enum(INVENTORY_TYPES).default("users"),
   search: z.string().max(200).optional(),
+  label: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      "Files only: keep the files whose sensitivity label is this one (case-insensitive, whole name, e.g. `Confidential`).",
+    ),
 });
 
 const ZUserRow = z.object({
@@ -37,7 +46,15 @@ const ZFileRow = z.object({
   mimeType: z.string(),
   sharing: z.enum(["public", "external", "internal", "private"]),
   externalShares: z.number().int().nonnegative(),
-  sensitivity: z.enum(["high", "medium", "low"]),
+  sensitivity: z
+    .enum(["high", "medium", "low"])
+    .describe("From the sensitivity label first (Confidential and above is `high`), else the file's name."),
+  label: z
+    .string()
+    .nullable()
+    .describe(
+      "The source's sensitivity label, by its display name (a Google Drive label choice, a Microsoft Purview sensitivity label), or null when the file carries none or the source's labels are not read.",
+    ),
   sharedDriveId: z.string().nullable(),
   sizeBytes: z.number().nonnegative(),
   modifiedAt: z.string(),

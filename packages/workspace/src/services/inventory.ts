@@ -10,6 +10,8 @@ type TInventoryQuery = {
   orgId: string;
   type: TInventoryType;
   search?: string;
+  /** Files only: the sensitivity label's name, matched case-insensitively. */
+  label?: string;
   limit: number;
   offset: number;
 };
@@ -26,6 +28,7 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
   const totals = await orgTotals(db, q.orgId);
   const term = q.search?.trim() ? likePattern(q.search.trim()) : null;
   const page = { limit: q.limit, offset: q.offset };
+  const label = q.label?.trim() || null;
 
   if (q.type === "users") {
     const where = and(
@@ -77,6 +80,9 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
       term
         ? sql`lower(${workspaceFiles.name} || ' ' || ${workspaceFiles.ownerEmail}) LIKE ${term}`
         : undefined,
+      label
+        ? sql`EXISTS (SELECT 1 FROM unnest(${workspaceFiles.labels}) l WHERE lower(l) = ${label.toLowerCase()})`
+        : undefined,
     );
     const [rows, total] = await Promise.all([
       db
@@ -86,7 +92,7 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
         .orderBy(desc(workspaceFiles.modifiedAt), desc(workspaceFiles.id))
         .limit(q.limit)
         .offset(q.offset),
-      term ? countWhere(db, workspaceFiles, where) : totals.files,
+      term || label ? countWhere(db, workspaceFiles, where) : totals.files,
     ]);
     const m = totals.metrics;
     return {
@@ -100,6 +106,7 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
           sharing: f.exposure,
           externalShares: f.externalPermissionCount,
           sensitivity: f.sensitivity,
+          label: f.labels[0] ?? null,
           sharedDriveId: f.driveExternalId,
           sizeBytes: f.sizeBytes,
           modifiedAt: iso(f.modifiedAt),
@@ -114,6 +121,8 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
         internal: m.filesInternal,
         private: m.filesPrivate,
         sensitive: m.filesSensitive,
+        labelled: m.filesLabelled,
+        sensitiveLabelled: m.filesSensitiveLabelled,
         externallySharedPct: pct(m.filesPublic + m.filesExternal, totals.files),
       }),
     };

@@ -48,13 +48,13 @@ export async function rerateDomain(
       FROM x WHERE s.id = x.id AND s.severity_rank <> x.rank
       RETURNING s.file_id`),
   );
-  // The findings follow the rule engine's own scale (`outsideGrantSeverity`, per outside grant),
-  // so the next scan agrees with this one.
+  // The findings follow the rule engine's own scale (`outsideGrantSeverity`, per outside grant,
+  // raised on a highly sensitive file), so the next scan agrees with this one.
   const findings = rowsOf<{ id: string }>(
     await tx.execute(sql`
       WITH g AS (
         SELECT p.connector_id, wf.external_id,
-          max(${outsideGrantRankSql(sql.raw("p.role"), trusted(orgId, "p.target_domain"))}) AS rank,
+          max(${outsideGrantRankSql(sql.raw("p.role"), trusted(orgId, "p.target_domain"), sql.raw("wf.sensitivity = 'high'"))}) AS rank,
           bool_and(${trusted(orgId, "p.target_domain")}) AS all_trusted
         FROM workspace_permissions p JOIN workspace_files wf ON wf.id = p.file_id
         WHERE p.org_id = ${orgId} AND p.sharing_type IN ('external_user', 'external_domain')

@@ -27,7 +27,10 @@ describe("classification", () => {
     expect(sensitivityOf("Q3 budget.xlsx")).toBe("medium");
     expect(sensitivityOf("syntax notes.md")).toBe("low");
     expect(sensitivityOf("notes.md", ["Highly Confidential"])).toBe("high");
-    expect(sensitivityOf("notes.md", ["Internal"])).toBe("medium");
+    expect(sensitivityOf("notes.md", ["Confidential"])).toBe("high");
+    expect(sensitivityOf("notes.md", ["Internal"])).toBe("low");
+    expect(sensitivityOf("notes.md", ["General"])).toBe("low");
+    expect(sensitivityOf("Payroll.xlsx", ["General"])).toBe("high");
   });
 
   it("classifies permissions by audience, subdomains of internal domains included", () => {

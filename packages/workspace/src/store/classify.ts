@@ -1,8 +1,8 @@
 import { hash } from "node:crypto";
 import { PERMISSION_ROLE_RANK, type TPermission, type TPermissionRole } from "@posture/connectors";
 import {
+  fileSensitivity,
   lowerSeverity,
-  nameSensitivity,
   outsideItemSeverity,
   publicLinkSeverity,
   SEVERITY_RANK,
@@ -24,19 +24,12 @@ export function stableId(prefix: string, connectorId: string, externalId: string
   return `${prefix}_${digest.slice(0, 27)}`;
 }
 
-const HIGH_LABELS = /(highly[\s_-]?confidential|restricted|secret)/i;
-const MEDIUM_LABELS = /(confidential|internal|sensitive)/i;
-
 /**
- * Sensitivity from labels first (an explicit classification wins), else from the words of the
- * name (the one word list, `SENSITIVE_WORDS` of `@posture/db`, which the rule engine reads too).
+ * Sensitivity from the file's labels and the words of its name: `fileSensitivity` of `@posture/db`,
+ * the one function the rule engine reads too (labels of Confidential and above make a file highly
+ * sensitive; a label never lowers what the name suggests).
  */
-export function sensitivityOf(name: string, labels: readonly string[] = []): TSensitivity {
-  if (labels.some((l) => HIGH_LABELS.test(l))) return "high";
-  const fromName = nameSensitivity(name);
-  if (fromName === "high") return "high";
-  return fromName === "medium" || labels.some((l) => MEDIUM_LABELS.test(l)) ? "medium" : "low";
-}
+export const sensitivityOf = fileSensitivity;
 
 export type TClassified = { sharingType: TSharingType; target: string; domain: string | null };
 

@@ -18,6 +18,7 @@ export const USER_COLUMNS: readonly TColumn[] = [
   ["dormant_days", "int"],
 ];
 
+/** `_label` (the source's label, or NULL) becomes the `labels` array. */
 export const FILE_COLUMNS: readonly TColumn[] = [
   ["id", "text"],
   ["org_id", "text"],
@@ -32,6 +33,7 @@ export const FILE_COLUMNS: readonly TColumn[] = [
   ["external_permission_count", "int"],
   ["size_bytes", "bigint"],
   ["modified_at", "timestamptz"],
+  ["_label", "text"],
 ];
 
 export const PERMISSION_COLUMNS: readonly TColumn[] = [

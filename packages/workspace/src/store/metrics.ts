@@ -11,6 +11,10 @@ export const METRIC_KEYS = [
   "filesInternal",
   "filesPrivate",
   "filesSensitive",
+  /** Files carrying a source sensitivity label (any label). */
+  "filesLabelled",
+  /** Highly sensitive files carrying a label: the data-classification evidence. */
+  "filesSensitiveLabelled",
   "sharesPublic",
   "sharesExternalUser",
   "sharesExternalDomain",
@@ -36,7 +40,14 @@ const EXPOSURE_METRIC: Record<TExposure, keyof TSnapshotMetrics> = {
   private: "filesPrivate",
 };
 
-export function tallyFile(m: TSnapshotMetrics, exposure: TExposure, sensitivity: TSensitivity): void {
+export function tallyFile(
+  m: TSnapshotMetrics,
+  exposure: TExposure,
+  sensitivity: TSensitivity,
+  labelled = false,
+): void {
   m[EXPOSURE_METRIC[exposure]]++;
   if (sensitivity === "high") m.filesSensitive++;
+  if (labelled) m.filesLabelled++;
+  if (labelled && sensitivity === "high") m.filesSensitiveLabelled++;
 }

@@ -11,6 +11,7 @@ import {
   workspaceUsers,
 } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
+import { sensitivityOf } from "./classify";
 import { openWorkspaceSnapshot } from "./snapshot-writer";
 
 let db: TestDb;
@@ -153,4 +154,59 @@ describe("resource store snapshots", () => {
     await sink.abort();
     expect(await ids()).toEqual(before);
   });
+
+  it("stores each file's label, rates sensitivity and shares by it, and follows a relabel on rescan", async () => {
+    const source = await collectFiles(demo());
+    await snapshot(demo(), "scn_4");
+    const stored = await db.db
+      .select()
+      .from(workspaceFiles)
+      .where(eq(workspaceFiles.connectorId, connectorId));
+    const byExternal = new Map(stored.map((f) => [f.externalId, f]));
+    expect(source.some((f) => f.label)).toBe(true);
+    for (const f of source) {
+      const row = byExternal.get(f.id);
+      expect({ id: f.id, labels: row?.labels, sensitivity: row?.sensitivity }).toEqual({
+        id: f.id,
+        labels: f.label ? [f.label] : [],
+        sensitivity: sensitivityOf(f.name, f.label ? [f.label] : []),
+      });
+    }
+
+    // Label every exposed file "Highly Confidential": its sharing items become at least HIGH.
+    const base = demo();
+    const relabelled: TSourceAdapter = {
+      ...base,
+      files: async function* () {
+        for await (const f of base.files())
+          yield f.permissions.some((p) => p.type === "anyone") ? { ...f, label: "Highly Confidential" } : f;
+      },
+    };
+    const publicIds = source.filter((f) => f.permissions.some((p) => p.type === "anyone")).map((f) => f.id);
+    expect(publicIds.length).toBeGreaterThan(0);
+    await snapshot(relabelled, "scn_5");
+    const items = await db.db
+      .select()
+      .from(workspaceShares)
+      .where(eq(workspaceShares.connectorId, connectorId));
+    const publicItems = items.filter((i) => i.sharingType === "public");
+    expect(publicItems.map((i) => i.fileExternalId).sort()).toEqual([...publicIds].sort());
+    for (const item of publicItems)
+      expect({ s: item.severity, sens: item.sensitivity }).toEqual({ s: "CRITICAL", sens: "high" });
+    const [snap] = await db.db
+      .select()
+      .from(workspaceSnapshots)
+      .where(eq(workspaceSnapshots.connectorId, connectorId));
+    const metrics = snap?.metrics as Record<string, number>;
+    const labelled = source.filter((f) => f.label || publicIds.includes(f.id));
+    expect(metrics.filesLabelled).toBe(labelled.length);
+    expect(metrics.filesSensitiveLabelled).toBeLessThanOrEqual(metrics.filesSensitive ?? 0);
+    expect(metrics.filesSensitiveLabelled).toBeGreaterThanOrEqual(publicIds.length);
+  });
 });
+
+async function collectFiles(adapter: TSourceAdapter) {
+  const out = [];
+  for await (const f of adapter.files()) out.push(f);
+  return out;
+}

@@ -103,7 +103,12 @@ export async function openWorkspaceSnapshot(
 
   const buffers: Record<string, TBuffer> = {
     users: { table: "workspace_users", columns: USER_COLUMNS, rows: [] },
-    files: { table: "workspace_files", columns: FILE_COLUMNS, rows: [] },
+    files: {
+      table: "workspace_files",
+      columns: FILE_COLUMNS,
+      rows: [],
+      computed: [["labels", `CASE WHEN u."_label" IS NULL THEN '{}'::text[] ELSE ARRAY[u."_label"] END`]],
+    },
     permissions: { table: "workspace_permissions", columns: PERMISSION_COLUMNS, rows: [] },
     shares: {
       table: "workspace_shares",
@@ -185,7 +190,8 @@ export async function openWorkspaceSnapshot(
       counts.files++;
       const fileId = stableId("wsf", connectorId, f.id);
       const owner = f.ownerEmail.toLowerCase();
-      const sensitivity = sensitivityOf(f.name);
+      const label = f.label?.trim() || null;
+      const sensitivity = sensitivityOf(f.name, label === null ? [] : [label]);
       let exposure: TExposure = "private";
       let externalCount = 0;
       const byType = new Map<TShareType, { role: string; targets: string[]; domains: Set<string> }>();
@@ -218,7 +224,7 @@ export async function openWorkspaceSnapshot(
         byType.set(c.sharingType, item);
       }
       if (externalCount > 0) externalByOwner.set(owner, (externalByOwner.get(owner) ?? 0) + 1);
-      tallyFile(metrics, exposure, sensitivity);
+      tallyFile(metrics, exposure, sensitivity, label !== null);
       for (const [type, item] of byType) {
         counts.shares++;
         metrics[SHARE_METRIC[type]]++;
@@ -263,6 +269,7 @@ export async function openWorkspaceSnapshot(
         externalCount,
         f.sizeBytes,
         f.modifiedAt,
+        label,
       ]);
     },
     drive: async (d) => {

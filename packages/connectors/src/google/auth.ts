@@ -4,15 +4,6 @@ import { createCachedTokenProvider, requestToken, staticTokenProvider } from "..
 
 export const GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token";
 
-/** Read-only scopes the service account must be granted in domain-wide delegation. */
-export const GOOGLE_SCOPES = [
-  "https://www.googleapis.com/auth/drive.readonly",
-  "https://www.googleapis.com/auth/admin.directory.user.readonly",
-  "https://www.googleapis.com/auth/admin.directory.user.security",
-  "https://www.googleapis.com/auth/admin.directory.domain.readonly",
-  "https://www.googleapis.com/auth/admin.reports.audit.readonly",
-];
-
 export type TGoogleServiceAccount = { clientEmail: string; privateKey: string; subject: string };
 export type TGoogleCredentials = { accessToken: string } | TGoogleServiceAccount;
 
@@ -24,14 +15,14 @@ const base64url = (input: string | Buffer) => Buffer.from(input).toString("base6
 /** The RS256-signed assertion of the OAuth 2.0 JWT bearer grant (RFC 7523), impersonating `subject`. */
 export function signServiceAccountJwt(
   account: TGoogleServiceAccount,
-  opts: { audience: string; scopes: string[]; now?: Date },
+  opts: { audience: string; scopes: readonly string[]; subject?: string; now?: Date },
 ): string {
   const iat = Math.floor((opts.now ?? new Date()).getTime() / 1000);
   const header = base64url(JSON.stringify({ alg: "RS256", typ: "JWT" }));
   const claims = base64url(
     JSON.stringify({
       iss: account.clientEmail,
-      sub: account.subject,
+      sub: opts.subject ?? account.subject,
       scope: opts.scopes.join(" "),
       aud: opts.audience,
       iat,
@@ -42,21 +33,55 @@ export function signServiceAccountJwt(
   return `${header}.${claims}.${base64url(signature)}`;
 }
 
-export function googleTokenProvider(
+export type TGoogleTokens = {
+  /** True for a service account with domain-wide delegation: it can act as any user of the tenant. */
+  delegated: boolean;
+  /** The admin the connection acts as (the service account's subject); null for a bare access token. */
+  adminSubject: string | null;
+  /** One cached token per subject and scope set; the bare access token for every caller otherwise. */
+  as: (subject: string, scopes: readonly string[]) => TTokenProvider;
+  /** Asks the token endpoint for a fresh token, uncached; rejects with SourceAuthError when refused. */
+  probe: (subject: string, scopes: readonly string[]) => Promise<void>;
+};
+
+/**
+ * Tokens of the OAuth 2.0 JWT bearer grant (RFC 7523), impersonating a subject through domain-wide
+ * delegation. Each API gets a token with only its own scope: Google refuses the whole grant
+ * (`unauthorized_client`) when one requested scope is not delegated, so one missing scope must cost
+ * one feature, not all of them.
+ */
+export function googleTokens(
   credentials: TGoogleCredentials,
   opts: { tokenUrl?: string; http?: THttpOptions } = {},
-): TTokenProvider {
-  if ("accessToken" in credentials) return staticTokenProvider(credentials.accessToken);
+): TGoogleTokens {
+  if ("accessToken" in credentials) {
+    const fixed = staticTokenProvider(credentials.accessToken);
+    return { delegated: false, adminSubject: null, as: () => fixed, probe: async () => undefined };
+  }
   const tokenUrl = opts.tokenUrl ?? GOOGLE_TOKEN_URL;
-  return createCachedTokenProvider(() =>
+  const issue = (subject: string, scopes: readonly string[]) =>
     requestToken(
       "Google Workspace",
       tokenUrl,
       {
         grant_type: JWT_BEARER_GRANT,
-        assertion: signServiceAccountJwt(credentials, { audience: tokenUrl, scopes: GOOGLE_SCOPES }),
+        assertion: signServiceAccountJwt(credentials, { audience: tokenUrl, scopes, subject }),
       },
       opts.http,
-    ),
-  );
+    );
+  const cache = new Map<string, TTokenProvider>();
+  return {
+    delegated: true,
+    adminSubject: credentials.subject,
+    as: (subject, scopes) => {
+      const key = `${subject.toLowerCase()} ${[...scopes].sort().join(" ")}`;
+      let provider = cache.get(key);
+      if (!provider) {
+        provider = createCachedTokenProvider(() => issue(subject, scopes));
+        cache.set(key, provider);
+      }
+      return provider;
+    },
+    probe: async (subject, scopes) => void (await issue(subject, scopes)),
+  };
 }

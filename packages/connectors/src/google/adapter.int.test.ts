@@ -94,6 +94,7 @@ describe("Google Workspace adapter against the fake APIs", () => {
         "f-legal",
         "f-private",
         "f-public",
+        "f-shared",
         "f-extra-0",
         "f-extra-1",
         "f-extra-2",
@@ -287,7 +288,7 @@ describe("Google Workspace adapter against the fake APIs", () => {
     fake.injectFault({ status: 403, count: 1, pathPrefix: "/drive/v3/files/f-drive/permissions", body });
     const files = await collect(adapterFor(fake).files());
     expect(files.find((f) => f.id === "f-drive")?.permissions).toEqual([]);
-    expect(files).toHaveLength(6);
+    expect(files).toHaveLength(7);
   });
 
   it("gives up on a persistent 503 with SourceUnavailableError after bounded attempts", async () => {

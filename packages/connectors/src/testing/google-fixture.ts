@@ -125,6 +125,19 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
       ],
     },
     {
+      // Shared with Alice by name: in her "shared with me", yet read once, from its owner.
+      id: "f-shared",
+      name: "Board deck.pptx",
+      mimeType: "application/vnd.google-apps.presentation",
+      owners: [{ emailAddress: "admin@acme.test" }],
+      modifiedTime: "2025-04-16T12:00:00.000Z",
+      size: "9000",
+      permissions: [
+        owner("admin@acme.test", "p-admin"),
+        { id: "p-alice", type: "user", role: "writer", emailAddress: "alice@acme.test" },
+      ],
+    },
+    {
       // Shared with no one: only its owner (and a scan impersonating her) can see it.
       id: "f-private",
       name: "Salary review.xlsx",

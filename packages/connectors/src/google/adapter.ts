@@ -189,11 +189,16 @@ export function createGoogleWorkspaceAdapter(opts: {
       }
     },
 
-    tenantSettings: () =>
-      readGoogleSettings({
-        admin: client(baseUrls.admin, adminSubject, settingsScopes),
-        cloudIdentity: client(baseUrls.cloudIdentity, adminSubject, settingsScopes),
-      }),
+    tenantSettings: () => {
+      // The settings' calls need different scopes; one token carries every one delegated.
+      const settingsTokens = tokens.asGranted(adminSubject, settingsScopes);
+      const settingsClient = (baseUrl: string) =>
+        createJsonClient({ source: SOURCE, baseUrl, tokens: settingsTokens, http: opts.http });
+      return readGoogleSettings({
+        admin: settingsClient(baseUrls.admin),
+        cloudIdentity: settingsClient(baseUrls.cloudIdentity),
+      });
+    },
     checkAccess: () =>
       tokens.delegated
         ? checkDelegatedAccess(tokens, adminSubject)

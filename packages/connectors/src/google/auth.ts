@@ -1,6 +1,12 @@
 import { createSign } from "node:crypto";
 import { type THttpOptions, type TTokenProvider } from "../http/client";
-import { createCachedTokenProvider, requestToken, staticTokenProvider } from "../http/token";
+import {
+  createCachedTokenProvider,
+  requestToken,
+  staticTokenProvider,
+  type TIssuedToken,
+} from "../http/token";
+import { SourceAuthError } from "../types";
 
 export const GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token";
 
@@ -40,6 +46,12 @@ export type TGoogleTokens = {
   adminSubject: string | null;
   /** One cached token per subject and scope set; the bare access token for every caller otherwise. */
   as: (subject: string, scopes: readonly string[]) => TTokenProvider;
+  /**
+   * Like `as`, for a client whose calls need different scopes (the tenant settings): when the
+   * delegation lacks one of `scopes`, the token carries those it has, so only the calls that need
+   * the missing one are refused (403), not all of them.
+   */
+  asGranted: (subject: string, scopes: readonly string[]) => TTokenProvider;
   /** Asks the token endpoint for a fresh token, uncached; rejects with SourceAuthError when refused. */
   probe: (subject: string, scopes: readonly string[]) => Promise<void>;
 };
@@ -56,7 +68,13 @@ export function googleTokens(
 ): TGoogleTokens {
   if ("accessToken" in credentials) {
     const fixed = staticTokenProvider(credentials.accessToken);
-    return { delegated: false, adminSubject: null, as: () => fixed, probe: async () => undefined };
+    return {
+      delegated: false,
+      adminSubject: null,
+      as: () => fixed,
+      asGranted: () => fixed,
+      probe: async () => undefined,
+    };
   }
   const tokenUrl = opts.tokenUrl ?? GOOGLE_TOKEN_URL;
   const issue = (subject: string, scopes: readonly string[]) =>
@@ -70,18 +88,43 @@ export function googleTokens(
       opts.http,
     );
   const cache = new Map<string, TTokenProvider>();
+  const cached = (key: string, fetchToken: () => Promise<TIssuedToken>) => {
+    let provider = cache.get(key);
+    if (!provider) {
+      provider = createCachedTokenProvider(fetchToken);
+      cache.set(key, provider);
+    }
+    return provider;
+  };
+  const keyOf = (subject: string, scopes: readonly string[]) =>
+    `${subject.toLowerCase()} ${[...scopes].sort().join(" ")}`;
+  /** All of `scopes`, or when refused, those the delegation grants (each asked for alone). */
+  const issueGranted = async (subject: string, scopes: readonly string[]) => {
+    try {
+      return await issue(subject, scopes);
+    } catch (error) {
+      if (!(error instanceof SourceAuthError) || scopes.length < 2) throw error;
+      const granted: string[] = [];
+      for (const scope of scopes) {
+        const ok = await issue(subject, [scope]).then(
+          () => true,
+          (refused: unknown) => {
+            if (refused instanceof SourceAuthError) return false;
+            throw refused;
+          },
+        );
+        if (ok) granted.push(scope);
+      }
+      if (granted.length === 0) throw error;
+      return issue(subject, granted);
+    }
+  };
   return {
     delegated: true,
     adminSubject: credentials.subject,
-    as: (subject, scopes) => {
-      const key = `${subject.toLowerCase()} ${[...scopes].sort().join(" ")}`;
-      let provider = cache.get(key);
-      if (!provider) {
-        provider = createCachedTokenProvider(() => issue(subject, scopes));
-        cache.set(key, provider);
-      }
-      return provider;
-    },
+    as: (subject, scopes) => cached(keyOf(subject, scopes), () => issue(subject, scopes)),
+    asGranted: (subject, scopes) =>
+      cached(`granted ${keyOf(subject, scopes)}`, () => issueGranted(subject, scopes)),
     probe: async (subject, scopes) => void (await issue(subject, scopes)),
   };
 }

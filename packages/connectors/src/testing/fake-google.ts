@@ -19,6 +19,7 @@ import {
   type TFakeServer,
 } from "./fake-server";
 import { googleSettingsRoute, type TGoogleSettingsFixture } from "./fake-google-settings";
+import { createFakeDirectory } from "./fake-google-directory";
 import { createFakeDrive, grpcError, type TCaller } from "./fake-google-drive";
 import { GLOBAL_PARAMETERS, METHODS, type TMethodId } from "./fake-google-schema";
 import { checkJwtBearerGrant, type TFakeServiceAccount } from "./fake-google-token";
@@ -166,6 +167,7 @@ export async function startFakeGoogle(opts: {
   }
 
   const drive = createFakeDrive(fixture, listPage, googleError);
+  const directory = createFakeDirectory(fixture, listPage, googleError);
 
   function issueToken(req: TFakeRequest, tokenUrl: string): TFakeResponse {
     const grant = checkJwtBearerGrant(req.body, {
@@ -235,59 +237,6 @@ export async function startFakeGoogle(opts: {
 
   const notAdmin = () => googleError(403, "Not Authorized to access this resource/api", "forbidden");
 
-  function listUsers(q: URLSearchParams): TFakeResponse {
-    if (q.get("customer") !== "my_customer" && !q.get("domain"))
-      return googleError(400, "Bad Request", "badRequest");
-    const sorted = [...fixture.users].sort((a, b) =>
-      (a.primaryEmail ?? "").localeCompare(b.primaryEmail ?? ""),
-    );
-    const listed = listPage(
-      sorted,
-      q,
-      { param: "maxResults", apiDefault: 100, apiMax: 500 },
-      "Invalid Input",
-    );
-    if ("refused" in listed) return listed.refused;
-    return {
-      status: 200,
-      body: { kind: "admin#directory#users", users: listed.page, ...listed.more },
-    };
-  }
-
-  function listTokens(userKey: string): TFakeResponse {
-    const user = fixture.users.find((u) => u.id === userKey || u.primaryEmail === userKey);
-    if (!user?.id) return googleError(404, "Resource Not Found: userKey", "notFound");
-    const items = (fixture.tokens[user.id] ?? []).map((t) => ({
-      kind: "admin#directory#token",
-      userKey: user.id,
-      ...t,
-    }));
-    return { status: 200, body: { kind: "admin#directory#tokenList", items } };
-  }
-
-  function listActivities(app: string, q: URLSearchParams): TFakeResponse {
-    const startTime = q.get("startTime");
-    const eventName = q.get("eventName");
-    if (startTime && Number.isNaN(Date.parse(startTime)))
-      return googleError(400, "Invalid value for startTime", "invalid");
-    const matching = (fixture.activities[app] ?? [])
-      .filter((a) => !startTime || Date.parse(a.id?.time ?? "") >= Date.parse(startTime))
-      .map((a) => (eventName ? { ...a, events: (a.events ?? []).filter((e) => e.name === eventName) } : a))
-      .filter((a) => (a.events ?? []).length > 0)
-      .sort((a, b) => Date.parse(b.id?.time ?? "") - Date.parse(a.id?.time ?? ""));
-    const listed = listPage(
-      matching,
-      q,
-      { param: "maxResults", apiDefault: 1000, apiMax: 1000 },
-      "Invalid pageToken",
-    );
-    if ("refused" in listed) return listed.refused;
-    return {
-      status: 200,
-      body: { kind: "admin#reports#activities", items: listed.page, ...listed.more },
-    };
-  }
-
   function route(req: TFakeRequest, held: { subject: string; scopes: string[] }): TFakeResponse {
     const q = req.query;
     const caller: TCaller = { subject: held.subject, isAdmin: userOf(held.subject)?.isAdmin === true };
@@ -311,10 +260,10 @@ export async function startFakeGoogle(opts: {
     if (req.path === "/v2/labels")
       return precheck("drivelabels.labels.list", q, held.scopes) ?? labels(q, held.scopes, caller);
     if (req.path === "/admin/directory/v1/users")
-      return adminApi("directory.users.list", [], () => listUsers(q));
+      return adminApi("directory.users.list", [], () => directory.listUsers(q));
     if ((match = /^\/admin\/directory\/v1\/users\/([^/]+)\/tokens$/.exec(req.path))) {
       const userKey = decodeURIComponent(match[1] ?? "");
-      return adminApi("directory.tokens.list", ["userKey"], () => listTokens(userKey));
+      return adminApi("directory.tokens.list", ["userKey"], () => directory.listTokens(userKey));
     }
     if (req.path === "/admin/directory/v1/customer/my_customer/domains") {
       return adminApi("directory.domains.list", ["customer"], () => ({
@@ -325,7 +274,7 @@ export async function startFakeGoogle(opts: {
     if ((match = /^\/admin\/reports\/v1\/activity\/users\/all\/applications\/([^/]+)$/.exec(req.path))) {
       const app = match[1] ?? "";
       return adminApi("reports.activities.list", ["userKey", "applicationName"], () =>
-        listActivities(app, q),
+        directory.listActivities(app, q),
       );
     }
     return (

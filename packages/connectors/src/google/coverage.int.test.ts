@@ -284,3 +284,25 @@ describe("Drive labels", () => {
     });
   });
 });
+
+describe("app grants without their scopes", () => {
+  it("lists no grant and reports the gap without the tokens scope; dates fall back without Reports", async () => {
+    fake = await start({
+      authorizedScopes: ALL_CONNECTOR_SCOPES.filter(
+        (s) => s !== GOOGLE_SCOPE.tokens && s !== GOOGLE_SCOPE.reports,
+      ),
+    });
+    const adapter = adapterFor(fake);
+    expect(await collect(adapter.appGrants())).toEqual([]);
+    expect(adapter.coverageGaps().map((g) => [g.feature, g.missing])).toEqual([
+      [GOOGLE_FEATURE.appGrants, GOOGLE_SCOPE.reports],
+      [GOOGLE_FEATURE.appGrants, GOOGLE_SCOPE.tokens],
+    ]);
+  });
+
+  it("keeps the grants, dated by the user's creation, when only Reports is missing", async () => {
+    fake = await start({ authorizedScopes: ALL_CONNECTOR_SCOPES.filter((s) => s !== GOOGLE_SCOPE.reports) });
+    const grants = await collect(adapterFor(fake).appGrants());
+    expect(grants.find((g) => g.label === "ChatGPT")?.grantedAt).toBe("2021-02-01T00:00:00.000Z");
+  });
+});

@@ -24,7 +24,7 @@ describe("createSourceAdapter in real mode against the fakes", () => {
       connectorId: "conn-g",
       credentials: account.credentials,
       config: { domain: "acme.test" },
-      endpoints: { google: { driveBaseUrl: fake.url, adminBaseUrl: fake.url, tokenUrl: fake.tokenUrl } },
+      endpoints: { google: fake.endpoints },
     });
     expect(await adapter.workspace()).toEqual({ domain: "acme.test", internalDomains: ["acme.test"] });
     const users: string[] = [];

@@ -1,5 +1,85 @@
 import type { TAccessRequirement } from "../types";
 import { GOOGLE_SETTINGS_ACCESS } from "./settings";
 
-/** Every scope the Google Workspace connector's features need, granted to its domain-wide delegation. */
-export const GOOGLE_ACCESS: readonly TAccessRequirement[] = [...GOOGLE_SETTINGS_ACCESS];
+const AUTH = "https://www.googleapis.com/auth/";
+
+/** The OAuth scopes the connector asks for, one per API it reads (each token carries only its own). */
+export const GOOGLE_SCOPE = {
+  users: `${AUTH}admin.directory.user.readonly`,
+  domains: `${AUTH}admin.directory.domain.readonly`,
+  drive: `${AUTH}drive.readonly`,
+  labels: `${AUTH}drive.admin.labels.readonly`,
+  tokens: `${AUTH}admin.directory.user.security`,
+  reports: `${AUTH}admin.reports.audit.readonly`,
+} as const;
+
+export const GOOGLE_FEATURE = {
+  users: "Users",
+  domains: "Tenant domains",
+  files: "Files in every user's My Drive",
+  sharedDrives: "Shared drives and their files",
+  labels: "Sensitivity labels (Drive labels)",
+  appGrants: "Third-party app grants",
+  activity: "Activity (sharing, downloads, sign-ins, app grants)",
+} as const;
+
+/**
+ * Every scope the Google Workspace connector's features need, granted to its service account's
+ * domain-wide delegation (Admin console > Security > API controls > Domain-wide delegation).
+ * `docs/sources/google-workspace.md` lists the same (a test keeps them equal).
+ */
+export const GOOGLE_ACCESS: readonly TAccessRequirement[] = [
+  {
+    feature: GOOGLE_FEATURE.users,
+    permission: GOOGLE_SCOPE.users,
+    impact:
+      "No user is read and the scan fails: users, admin and 2-step verification findings, and the " +
+      "per-user file listing all start from the Directory.",
+  },
+  {
+    feature: GOOGLE_FEATURE.domains,
+    permission: GOOGLE_SCOPE.domains,
+    impact:
+      "The tenant's domains cannot be read: the connection needs its primary domain configured, and " +
+      "sharing to secondary domains not configured counts as external.",
+  },
+  {
+    feature: GOOGLE_FEATURE.files,
+    permission: GOOGLE_SCOPE.drive,
+    impact:
+      "No user's files are read (each user is impersonated with this scope): no file inventory, " +
+      "public or external sharing findings, or flow graph.",
+  },
+  {
+    feature: GOOGLE_FEATURE.sharedDrives,
+    permission: GOOGLE_SCOPE.drive,
+    impact:
+      "Shared drives, their members and restrictions are not read, nor their files (read through " +
+      "one of each drive's members).",
+  },
+  {
+    feature: GOOGLE_FEATURE.labels,
+    permission: GOOGLE_SCOPE.labels,
+    impact:
+      "Files carry no sensitivity label: a labelled file shared publicly is rated like an unlabelled " +
+      "one, and the data-classification evidence (ISO 27001 A.5.12, A.5.13) has no labels to show.",
+  },
+  {
+    feature: GOOGLE_FEATURE.appGrants,
+    permission: GOOGLE_SCOPE.tokens,
+    impact: "Third-party OAuth apps and AI agents users granted access to are not listed.",
+  },
+  {
+    feature: GOOGLE_FEATURE.activity,
+    permission: GOOGLE_SCOPE.reports,
+    impact:
+      "No activity is read (behaviour anomalies cannot be detected) and app grants carry the user's " +
+      "creation date instead of the day they were granted.",
+  },
+  ...GOOGLE_SETTINGS_ACCESS,
+];
+
+/** Every distinct scope of GOOGLE_ACCESS, in order: what the domain-wide delegation must list. */
+export function googleScopes(): string[] {
+  return [...new Set(GOOGLE_ACCESS.map((r) => r.permission))];
+}

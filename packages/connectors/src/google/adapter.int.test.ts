@@ -8,6 +8,8 @@ import { createGoogleWorkspaceAdapter } from "./adapter";
 import { type TGoogleCredentials } from "./auth";
 
 const TOKEN = "static-test-token";
+// One key pair for the file: generating RSA keys is slow.
+const ACCOUNT = generateServiceAccount("admin@acme.test");
 
 let fake: TFakeGoogle | null = null;
 afterEach(async () => {
@@ -15,11 +17,17 @@ afterEach(async () => {
   fake = null;
 });
 
-async function start(opts: { pageSize?: number; extraUsers?: number; extraFiles?: number } = {}) {
+/** A fake that knows the service account (delegated every connector scope) and a pre-shared token. */
+async function start(
+  opts: { pageSize?: number; extraUsers?: number; extraFiles?: number } & Partial<
+    Parameters<typeof startFakeGoogle>[0]
+  > = {},
+) {
   fake = await startFakeGoogle({
     fixture: buildGoogleFixture({ extraUsers: opts.extraUsers, extraFiles: opts.extraFiles }),
     accessToken: TOKEN,
-    pageSize: opts.pageSize,
+    serviceAccounts: [{ clientEmail: ACCOUNT.credentials.clientEmail, publicKey: ACCOUNT.publicKey }],
+    ...opts,
   });
   return fake;
 }
@@ -39,13 +47,9 @@ async function startWithServiceAccounts(...accounts: Array<ReturnType<typeof gen
 function adapterFor(
   server: TFakeGoogle,
   http: THttpOptions = {},
-  credentials: TGoogleCredentials = { accessToken: TOKEN },
+  credentials: TGoogleCredentials = ACCOUNT.credentials,
 ) {
-  return createGoogleWorkspaceAdapter({
-    credentials,
-    endpoints: { driveBaseUrl: server.url, adminBaseUrl: server.url, tokenUrl: server.tokenUrl },
-    http,
-  });
+  return createGoogleWorkspaceAdapter({ credentials, endpoints: server.endpoints, http });
 }
 
 describe("Google Workspace adapter against the fake APIs", () => {
@@ -87,7 +91,10 @@ describe("Google Workspace adapter against the fake APIs", () => {
         "f-drive",
         "f-external",
         "f-internal",
+        "f-legal",
+        "f-private",
         "f-public",
+        "f-shared",
         "f-extra-0",
         "f-extra-1",
         "f-extra-2",
@@ -95,8 +102,14 @@ describe("Google Workspace adapter against the fake APIs", () => {
       ].sort(),
     );
     const userPages = fake.requests.filter((r) => r.path === "/admin/directory/v1/users");
-    expect(userPages.length).toBeGreaterThanOrEqual(3);
-    expect(userPages.slice(1).every((r) => r.query.get("pageToken"))).toBe(true);
+    // The Directory is listed twice (users, then the users whose files are read), in 4 pages each.
+    expect(userPages.filter((r) => !r.query.get("pageToken"))).toHaveLength(2);
+    expect(userPages.filter((r) => r.query.get("pageToken")).length).toBeGreaterThanOrEqual(6);
+    // Alice's My Drive (her six files) took three pages of her own listing.
+    const alicePages = fake.requests.filter(
+      (r) => r.path === "/drive/v3/files" && r.query.get("corpora") === "user" && r.query.get("pageToken"),
+    );
+    expect(alicePages.length).toBeGreaterThanOrEqual(2);
   });
 
   it("maps files with public, external, domain and shared-drive permissions", async () => {
@@ -116,6 +129,7 @@ describe("Google Workspace adapter against the fake APIs", () => {
       ],
       modifiedAt: "2025-04-10T12:00:00.000Z",
       sizeBytes: 2048,
+      label: null,
     });
     expect(byId.get("f-external")?.permissions).toEqual([
       { id: "p-admin", type: "user", role: "owner", emailAddress: "admin@acme.test" },
@@ -137,8 +151,12 @@ describe("Google Workspace adapter against the fake APIs", () => {
         { id: "p-eve", type: "user", role: "commenter", emailAddress: "eve@gmail.example" },
       ],
     });
-    const listCall = fake.requests.find((r) => r.path === "/drive/v3/files");
-    expect(listCall?.query.get("corpora")).toBe("allDrives");
+    // Each user's own files as that user; each shared drive as one of its members.
+    const listCalls = fake.requests.filter((r) => r.path === "/drive/v3/files");
+    expect(new Set(listCalls.map((r) => r.query.get("corpora")))).toEqual(new Set(["user", "drive"]));
+    expect(listCalls.filter((r) => r.query.get("corpora") === "user").map((r) => r.query.get("q"))).toContain(
+      "'me' in owners and trashed = false",
+    );
     expect(fake.requests.some((r) => r.path === "/drive/v3/files/f-drive/permissions")).toBe(true);
     expect(fake.requests.some((r) => r.path === "/drive/v3/files/f-public/permissions")).toBe(false);
   });
@@ -164,6 +182,16 @@ describe("Google Workspace adapter against the fake APIs", () => {
         members: [{ email: "bob@acme.test", role: "organizer" }],
         restrictions: { domainUsersOnly: true, driveMembersOnly: true, copyRequiresWriterPermission: false },
         fileCount: 0,
+      },
+      {
+        id: "d-legal",
+        name: "Legal",
+        members: [
+          { email: "counsel@lawfirm.example", role: "organizer" },
+          { email: "alice@acme.test", role: "organizer" },
+        ],
+        restrictions: { domainUsersOnly: false, driveMembersOnly: true, copyRequiresWriterPermission: true },
+        fileCount: 1,
       },
     ]);
   });
@@ -244,7 +272,7 @@ describe("Google Workspace adapter against the fake APIs", () => {
     };
     fake.injectFault({ status: 403, count: 2, pathPrefix: "/drive/v3/drives", body });
     const { delays, http } = recordingSleep();
-    expect(await collect(adapterFor(fake, http).sharedDrives())).toHaveLength(2);
+    expect(await collect(adapterFor(fake, http).sharedDrives())).toHaveLength(3);
     expect(delays).toHaveLength(2);
   });
 
@@ -260,14 +288,21 @@ describe("Google Workspace adapter against the fake APIs", () => {
     fake.injectFault({ status: 403, count: 1, pathPrefix: "/drive/v3/files/f-drive/permissions", body });
     const files = await collect(adapterFor(fake).files());
     expect(files.find((f) => f.id === "f-drive")?.permissions).toEqual([]);
-    expect(files).toHaveLength(4);
+    expect(files).toHaveLength(7);
   });
 
   it("gives up on a persistent 503 with SourceUnavailableError after bounded attempts", async () => {
     fake = await start();
     fake.injectFault({ status: 503, count: 100, pathPrefix: "/drive/v3/files" });
     const { delays, http } = recordingSleep();
-    await expect(collect(adapterFor(fake, http).files())).rejects.toThrow(SourceUnavailableError);
+    // One user at a time, so the first user's listing is the one that gives up.
+    const adapter = createGoogleWorkspaceAdapter({
+      credentials: ACCOUNT.credentials,
+      endpoints: fake.endpoints,
+      http,
+      concurrency: 1,
+    });
+    await expect(collect(adapter.files())).rejects.toThrow(SourceUnavailableError);
     expect(fake.requests.filter((r) => r.path === "/drive/v3/files")).toHaveLength(5);
     expect(delays).toHaveLength(4);
   });
@@ -277,8 +312,8 @@ describe("Google Workspace adapter against the fake APIs", () => {
     await expect(collect(adapterFor(fake, {}, { accessToken: "wrong-token" }).users())).rejects.toThrow(
       SourceAuthError,
     );
-    fake.injectFault({ status: 403, count: 1, pathPrefix: "/drive/v3/drives" });
-    const error = await collect(adapterFor(fake).sharedDrives()).catch((e: unknown) => e);
+    fake.injectFault({ status: 403, count: 1, pathPrefix: "/admin/directory/v1/users" });
+    const error = await collect(adapterFor(fake).users()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SourceAuthError);
     expect((error as Error).message).toContain("HTTP 403");
   });
@@ -290,11 +325,21 @@ describe("Google service account (JWT bearer grant)", () => {
     fake = await startWithServiceAccounts(account);
     const adapter = adapterFor(fake, {}, account.credentials);
     expect(await collect(adapter.users())).toHaveLength(4);
-    expect((await collect(adapter.sharedDrives())).map((d) => d.id)).toEqual(["d-eng", "d-fin"]);
+    expect(await collect(adapter.users())).toHaveLength(4);
     expect(fake.requests.filter((r) => r.path === "/token")).toHaveLength(1);
-    expect(fake.issuedTokens).toHaveLength(1);
+    expect(fake.grants).toEqual([
+      {
+        subject: "admin@acme.test",
+        scopes: ["https://www.googleapis.com/auth/admin.directory.user.readonly"],
+      },
+    ]);
     const grant = new URLSearchParams(fake.requests.find((r) => r.path === "/token")?.body);
     expect(grant.get("grant_type")).toBe("urn:ietf:params:oauth:grant-type:jwt-bearer");
+    // One token per subject and scope: the admin's Drive token serves every drive they read.
+    expect((await collect(adapter.sharedDrives())).map((d) => d.id)).toEqual(["d-eng", "d-fin", "d-legal"]);
+    const keys = fake.grants.map((g) => `${g.subject} ${g.scopes.join(" ")}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toContain("alice@acme.test https://www.googleapis.com/auth/drive.readonly");
   });
 
   it("refuses an assertion signed with another key as SourceAuthError", async () => {

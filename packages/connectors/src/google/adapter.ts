@@ -1,31 +1,26 @@
-import { createJsonClient, type THttpOptions, type TJsonClient } from "../http/client";
+import { createJsonClient, sendWithRetry, type THttpOptions, type TJsonClient } from "../http/client";
+import { apiErrorMessage } from "../http/errors";
 import { pagesByToken } from "../http/paginate";
 import { workspaceOf } from "../shared/normalise";
 import { once } from "../shared/once";
 import {
   SourceAuthError,
   SourceUnavailableError,
+  type TAccessCheck,
   type TActivityEvent,
   type TAppGrant,
-  type TCoverageGap,
   type TSourceAdapter,
   type TSourceUser,
   type TWorkspace,
 } from "../types";
-import {
-  type TGActivityList,
-  type TGDomainList,
-  type TGDrivePermission,
-  type TGDriveList,
-  type TGFileList,
-  type TGPermissionList,
-  type TGTokenList,
-  type TGUserList,
-} from "./api-types";
-import { GOOGLE_TOKEN_URL, googleTokenProvider, type TGoogleCredentials } from "./auth";
-import { mapActivity, mapFile, mapSharedDrive, mapToken, mapUser } from "./map";
-import { GOOGLE_ACCESS } from "./access";
-import { readGoogleSettings } from "./settings";
+import { GOOGLE_ACCESS, GOOGLE_FEATURE, GOOGLE_SCOPE } from "./access";
+import { type TGActivityList, type TGDomainList, type TGTokenList, type TGUserList } from "./api-types";
+import { GOOGLE_TOKEN_URL, googleTokens, type TGoogleCredentials, type TGoogleTokens } from "./auth";
+import { createDriveReader } from "./drive";
+import { createGapBook } from "./gaps";
+import { readLabelCatalogue, type TLabelCatalogue } from "./labels";
+import { mapActivity, mapToken, mapUser } from "./map";
+import { GOOGLE_SETTINGS_ACCESS, readGoogleSettings } from "./settings";
 
 const SOURCE = "Google Workspace";
 
@@ -34,7 +29,11 @@ export type TGoogleEndpoints = {
   driveBaseUrl?: string;
   adminBaseUrl?: string;
   cloudIdentityBaseUrl?: string;
+  /** Drive Labels API v2: https://drivelabels.googleapis.com */
+  drivelabelsBaseUrl?: string;
   tokenUrl?: string;
+  /** Where a bare access token's scopes are looked up: https://oauth2.googleapis.com/tokeninfo */
+  tokenInfoUrl?: string;
 };
 
 export type TGoogleConfig = {
@@ -43,154 +42,139 @@ export type TGoogleConfig = {
   internalDomains?: string[];
 };
 
-const FILE_FIELDS =
-  "nextPageToken,files(id,name,mimeType,driveId,owners(emailAddress),modifiedTime,size," +
-  "permissions(id,type,role,emailAddress,domain,deleted))";
-const PERMISSION_FIELDS = "nextPageToken,permissions(id,type,role,emailAddress,domain,deleted)";
-const ALL_DRIVES = { supportsAllDrives: true, includeItemsFromAllDrives: true } as const;
+/** Users whose My Drive is listed at once (each through its own impersonated token). */
+export const DEFAULT_USER_CONCURRENCY = 4;
 
 export function createGoogleWorkspaceAdapter(opts: {
   credentials: TGoogleCredentials;
   config?: TGoogleConfig;
   endpoints?: TGoogleEndpoints;
   http?: THttpOptions;
+  /** Users (and shared drives) read concurrently; DEFAULT_USER_CONCURRENCY when absent. */
+  concurrency?: number;
 }): TSourceAdapter {
   const config = opts.config ?? {};
-  const tokens = googleTokenProvider(opts.credentials, {
-    tokenUrl: opts.endpoints?.tokenUrl ?? GOOGLE_TOKEN_URL,
+  const endpoints = opts.endpoints ?? {};
+  const tokens = googleTokens(opts.credentials, {
+    tokenUrl: endpoints.tokenUrl ?? GOOGLE_TOKEN_URL,
     http: opts.http,
   });
-  // Drive and the Admin SDK live on different hosts but share the token and transport.
-  const client = (baseUrl: string) => createJsonClient({ source: SOURCE, baseUrl, tokens, http: opts.http });
-  const drive = client(opts.endpoints?.driveBaseUrl ?? "https://www.googleapis.com");
-  const admin = client(opts.endpoints?.adminBaseUrl ?? "https://admin.googleapis.com");
-  const cloudIdentity = client(
-    opts.endpoints?.cloudIdentityBaseUrl ?? "https://cloudidentity.googleapis.com",
-  );
-  const gaps: TCoverageGap[] = [];
+  const adminSubject = tokens.adminSubject ?? "";
+  const baseUrls = {
+    drive: endpoints.driveBaseUrl ?? "https://www.googleapis.com",
+    admin: endpoints.adminBaseUrl ?? "https://admin.googleapis.com",
+    cloudIdentity: endpoints.cloudIdentityBaseUrl ?? "https://cloudidentity.googleapis.com",
+    labels: endpoints.drivelabelsBaseUrl ?? "https://drivelabels.googleapis.com",
+  };
+  // Every API call acts as a subject with exactly the scopes it needs (see auth.ts).
+  const client = (baseUrl: string, subject: string, scopes: readonly string[]) =>
+    createJsonClient({ source: SOURCE, baseUrl, tokens: tokens.as(subject, scopes), http: opts.http });
+  const directory = (scope: string) => client(baseUrls.admin, adminSubject, [scope]);
+  const settingsScopes = [...new Set(GOOGLE_SETTINGS_ACCESS.map((r) => r.permission))];
+  const gaps = createGapBook();
 
-  const workspace = once(() => readWorkspace(admin, config));
+  const workspace = once(() => readWorkspace(directory(GOOGLE_SCOPE.domains), config));
+
+  const labels = once(async (): Promise<TLabelCatalogue | null> => {
+    try {
+      return await readLabelCatalogue(client(baseUrls.labels, adminSubject, [GOOGLE_SCOPE.labels]));
+    } catch (error) {
+      // Labels are an addition to the scan, never a reason to fail it.
+      if (!(error instanceof SourceUnavailableError || error instanceof SourceAuthError)) throw error;
+      gaps.add(
+        GOOGLE_FEATURE.labels,
+        GOOGLE_SCOPE.labels,
+        `The Drive Labels API could not be read, so files carry no label: ${error.message}`,
+      );
+      return null;
+    }
+  });
 
   async function* users(): AsyncGenerator<TSourceUser> {
     const query = { customer: "my_customer", maxResults: 500, projection: "basic", orderBy: "email" };
-    for await (const page of pagesByToken<TGUserList>(admin, "/admin/directory/v1/users", query)) {
+    const path = "/admin/directory/v1/users";
+    for await (const page of pagesByToken<TGUserList>(directory(GOOGLE_SCOPE.users), path, query)) {
       for (const user of page.users ?? []) yield mapUser(user);
     }
   }
 
-  async function* listPermissions(fileId: string, asAdmin: boolean): AsyncGenerator<TGDrivePermission> {
-    const path = `/drive/v3/files/${encodeURIComponent(fileId)}/permissions`;
-    const query = {
-      supportsAllDrives: true,
-      useDomainAdminAccess: asAdmin || undefined,
-      pageSize: 100,
-      fields: PERMISSION_FIELDS,
-    };
-    for await (const page of pagesByToken<TGPermissionList>(drive, path, query))
-      yield* page.permissions ?? [];
-  }
-
-  async function filePermissions(fileId: string): Promise<TGDrivePermission[]> {
-    const permissions: TGDrivePermission[] = [];
-    try {
-      for await (const permission of listPermissions(fileId, false)) permissions.push(permission);
-    } catch (error) {
-      // One file the subject may see but not share (insufficientFilePermissions) must not sink the scan;
-      // a token that is really refused fails the next files.list page anyway.
-      if (!(error instanceof SourceAuthError)) throw error;
-    }
-    return permissions;
-  }
-
-  async function countDriveFiles(driveId: string): Promise<number> {
-    let count = 0;
-    const query = {
-      ...ALL_DRIVES,
-      corpora: "drive",
-      driveId,
-      pageSize: 1000,
-      q: "trashed = false",
-      fields: "nextPageToken,files(id)",
-    };
-    for await (const page of pagesByToken<TGFileList>(drive, "/drive/v3/files", query))
-      count += page.files?.length ?? 0;
-    return count;
-  }
+  const drive = createDriveReader({
+    driveAs: (subject) => client(baseUrls.drive, subject, [GOOGLE_SCOPE.drive]),
+    delegated: tokens.delegated,
+    adminSubject,
+    users,
+    internalDomains: async () => (await workspace()).internalDomains,
+    labels,
+    gaps,
+    concurrency: opts.concurrency ?? DEFAULT_USER_CONCURRENCY,
+  });
 
   // Directory tokens carry no date; the Reports "authorize" event does, for the last 180 days.
   async function grantDates(): Promise<Map<string, string>> {
     const dates = new Map<string, string>();
     const path = "/admin/reports/v1/activity/users/all/applications/token";
-    for await (const page of pagesByToken<TGActivityList>(admin, path, {
-      eventName: "authorize",
-      maxResults: 1000,
-    })) {
-      for (const activity of page.items ?? []) {
-        const at = activity.id?.time;
-        const email = activity.actor?.email?.toLowerCase();
-        for (const event of activity.events ?? []) {
-          const clientId = event.parameters?.find((p) => p.name === "client_id")?.value;
-          const key = `${email}|${clientId}`;
-          if (at && email && clientId && (dates.get(key) ?? "") < at) dates.set(key, at);
+    const reports = directory(GOOGLE_SCOPE.reports);
+    try {
+      for await (const page of pagesByToken<TGActivityList>(reports, path, {
+        eventName: "authorize",
+        maxResults: 1000,
+      })) {
+        for (const activity of page.items ?? []) {
+          const at = activity.id?.time;
+          const email = activity.actor?.email?.toLowerCase();
+          for (const event of activity.events ?? []) {
+            const clientId = event.parameters?.find((p) => p.name === "client_id")?.value;
+            const key = `${email}|${clientId}`;
+            if (at && email && clientId && (dates.get(key) ?? "") < at) dates.set(key, at);
+          }
         }
       }
+    } catch (error) {
+      if (!(error instanceof SourceAuthError)) throw error;
+      gaps.add(
+        GOOGLE_FEATURE.appGrants,
+        GOOGLE_SCOPE.reports,
+        `App grants carry the user's creation date, not the grant's: ${error.message}`,
+      );
     }
     return dates;
+  }
+
+  async function* appGrants(): AsyncGenerator<TAppGrant> {
+    const dates = await grantDates();
+    const tokenApi = directory(GOOGLE_SCOPE.tokens);
+    for await (const user of users()) {
+      const path = `/admin/directory/v1/users/${encodeURIComponent(user.id)}/tokens`;
+      let list: TGTokenList;
+      try {
+        list = await tokenApi.get<TGTokenList>(path);
+      } catch (error) {
+        if (!(error instanceof SourceAuthError)) throw error;
+        gaps.add(
+          GOOGLE_FEATURE.appGrants,
+          GOOGLE_SCOPE.tokens,
+          `Third-party app grants were not read: ${error.message}`,
+        );
+        return;
+      }
+      for (const token of list.items ?? []) {
+        // Without an authorize event in the retention window, the user's creation is the earliest it can be.
+        const grantedAt = dates.get(`${user.email}|${token.clientId}`) ?? user.createdAt;
+        yield mapToken(token, user, grantedAt);
+      }
+    }
   }
 
   return {
     workspace,
     users,
-
-    async *files() {
-      const query = {
-        ...ALL_DRIVES,
-        corpora: "allDrives",
-        pageSize: 1000,
-        q: "trashed = false",
-        fields: FILE_FIELDS,
-      };
-      for await (const page of pagesByToken<TGFileList>(drive, "/drive/v3/files", query)) {
-        for (const file of page.files ?? []) {
-          // files.list leaves `permissions` out for shared-drive items; permissions.list has them.
-          let permissions = file.permissions;
-          if (!permissions && file.id) permissions = await filePermissions(file.id);
-          yield mapFile(file, permissions ?? []);
-        }
-      }
-    },
-
-    async *sharedDrives() {
-      const query = {
-        useDomainAdminAccess: true,
-        pageSize: 100,
-        fields: "nextPageToken,drives(id,name,restrictions)",
-      };
-      for await (const page of pagesByToken<TGDriveList>(drive, "/drive/v3/drives", query)) {
-        for (const sharedDrive of page.drives ?? []) {
-          if (!sharedDrive.id) continue;
-          const members: TGDrivePermission[] = [];
-          for await (const permission of listPermissions(sharedDrive.id, true)) members.push(permission);
-          yield mapSharedDrive(sharedDrive, members, await countDriveFiles(sharedDrive.id));
-        }
-      }
-    },
-
-    async *appGrants(): AsyncGenerator<TAppGrant> {
-      const dates = await grantDates();
-      for await (const user of users()) {
-        const path = `/admin/directory/v1/users/${encodeURIComponent(user.id)}/tokens`;
-        const list = await admin.get<TGTokenList>(path);
-        for (const token of list.items ?? []) {
-          // Without an authorize event in the retention window, the user's creation is the earliest it can be.
-          const grantedAt = dates.get(`${user.email}|${token.clientId}`) ?? user.createdAt;
-          yield mapToken(token, user, grantedAt);
-        }
-      }
-    },
+    files: drive.files,
+    sharedDrives: drive.sharedDrives,
+    appGrants,
 
     async *activity(since: Date): AsyncGenerator<TActivityEvent> {
       const { internalDomains } = await workspace();
+      const reports = directory(GOOGLE_SCOPE.reports);
       const sources = [
         { app: "drive", eventName: undefined },
         { app: "token", eventName: "authorize" },
@@ -199,16 +183,87 @@ export function createGoogleWorkspaceAdapter(opts: {
       for (const { app, eventName } of sources) {
         const path = `/admin/reports/v1/activity/users/all/applications/${app}`;
         const query = { startTime: since.toISOString(), eventName, maxResults: 1000 };
-        for await (const page of pagesByToken<TGActivityList>(admin, path, query)) {
+        for await (const page of pagesByToken<TGActivityList>(reports, path, query)) {
           for (const activity of page.items ?? []) yield* mapActivity(activity, internalDomains);
         }
       }
     },
 
-    tenantSettings: () => readGoogleSettings({ admin, cloudIdentity }),
-    checkAccess: async () => GOOGLE_ACCESS.map((r) => ({ ...r, granted: true })),
-    coverageGaps: () => [...gaps],
+    tenantSettings: () => {
+      // The settings' calls need different scopes; one token carries every one delegated.
+      const settingsTokens = tokens.asGranted(adminSubject, settingsScopes);
+      const settingsClient = (baseUrl: string) =>
+        createJsonClient({ source: SOURCE, baseUrl, tokens: settingsTokens, http: opts.http });
+      return readGoogleSettings({
+        admin: settingsClient(baseUrls.admin),
+        cloudIdentity: settingsClient(baseUrls.cloudIdentity),
+      });
+    },
+    checkAccess: () =>
+      tokens.delegated
+        ? checkDelegatedAccess(tokens, adminSubject)
+        : checkTokenAccess(opts.credentials, endpoints.tokenInfoUrl ?? GOOGLE_TOKEN_INFO_URL, opts.http),
+    coverageGaps: () => gaps.list(),
   };
+}
+
+export const GOOGLE_TOKEN_INFO_URL = "https://oauth2.googleapis.com/tokeninfo";
+
+/**
+ * Domain-wide delegation answers per scope: the token endpoint refuses (`unauthorized_client`) a
+ * grant naming a scope the admin did not delegate. So each scope is asked for alone, as the admin.
+ */
+async function checkDelegatedAccess(tokens: TGoogleTokens, subject: string): Promise<TAccessCheck[]> {
+  const answers = new Map<string, Promise<{ granted: boolean; detail?: string }>>();
+  const probe = (scope: string) =>
+    tokens.probe(subject, [scope]).then(
+      () => ({ granted: true }),
+      (error: unknown) => {
+        if (error instanceof SourceAuthError) return { granted: false, detail: error.message };
+        throw error;
+      },
+    );
+  for (const { permission } of GOOGLE_ACCESS)
+    if (!answers.has(permission)) answers.set(permission, probe(permission));
+  return Promise.all(
+    GOOGLE_ACCESS.map(async (r) => ({ ...r, ...((await answers.get(r.permission)) ?? { granted: false }) })),
+  );
+}
+
+/** A scope is held when granted as such, or through its read-write parent (`drive` covers `drive.readonly`). */
+function holds(granted: Set<string>, scope: string): boolean {
+  return (
+    granted.has(scope) || (scope.endsWith(".readonly") && granted.has(scope.slice(0, -".readonly".length)))
+  );
+}
+
+/**
+ * A bare access token cannot be probed per scope; Google's tokeninfo endpoint says which scopes it
+ * carries (it does not say whether its user is an administrator: the first scan does).
+ */
+async function checkTokenAccess(
+  credentials: TGoogleCredentials,
+  tokenInfoUrl: string,
+  http: THttpOptions | undefined,
+): Promise<TAccessCheck[]> {
+  const token = "accessToken" in credentials ? credentials.accessToken : "";
+  const url = `${tokenInfoUrl}?${new URLSearchParams({ access_token: token }).toString()}`;
+  const response = await sendWithRetry(
+    SOURCE,
+    () => ({ url, init: { headers: { accept: "application/json" } } }),
+    http,
+  );
+  const body = (await response.json().catch(() => null)) as { scope?: unknown } | null;
+  if (!response.ok) {
+    const detail = `The access token was refused: ${apiErrorMessage(body, response.statusText)}`;
+    return GOOGLE_ACCESS.map((r) => ({ ...r, granted: false, detail }));
+  }
+  const granted = new Set(typeof body?.scope === "string" ? body.scope.split(" ") : []);
+  return GOOGLE_ACCESS.map((r) =>
+    holds(granted, r.permission)
+      ? { ...r, granted: true }
+      : { ...r, granted: false, detail: "The access token does not carry this scope" },
+  );
 }
 
 async function readWorkspace(admin: TJsonClient, config: TGoogleConfig): Promise<TWorkspace> {

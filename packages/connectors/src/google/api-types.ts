@@ -19,6 +19,17 @@ export type TGDriveFile = {
   modifiedTime?: string;
   size?: string;
   permissions?: TGDrivePermission[];
+  labelInfo?: { labels?: TGAppliedLabel[] };
+};
+
+/** A Drive label as applied to a file (Drive v3 `Label`): field values keyed by the field's id. */
+export type TGAppliedLabel = {
+  id?: string;
+  revisionId?: string;
+  fields?: Record<
+    string,
+    { id?: string; valueType?: string; selection?: string[]; text?: string[]; integer?: string[] }
+  >;
 };
 
 export type TGFileList = { files?: TGDriveFile[]; nextPageToken?: string };
@@ -74,3 +85,25 @@ export type TGActivity = {
   events?: Array<{ type?: string; name?: string; parameters?: TGActivityParameter[] }>;
 };
 export type TGActivityList = { items?: TGActivity[]; nextPageToken?: string };
+
+/** A label of the tenant's taxonomy (Drive Labels API v2 `GoogleAppsDriveLabelsV2Label`). */
+export type TGLabel = {
+  name?: string;
+  id?: string;
+  revisionId?: string;
+  labelType?: "LABEL_TYPE_UNSPECIFIED" | "SHARED" | "ADMIN" | "GOOGLE_APP";
+  properties?: { title?: string; description?: string };
+  lifecycle?: { state?: "UNPUBLISHED_DRAFT" | "PUBLISHED" | "DISABLED" | "DELETED" };
+  fields?: Array<{
+    id?: string;
+    queryKey?: string;
+    properties?: { displayName?: string };
+    selectionOptions?: {
+      choices?: Array<{
+        id?: string;
+        properties?: { displayName?: string; badgeConfig?: { color?: unknown; priorityOverride?: string } };
+      }>;
+    };
+  }>;
+};
+export type TGLabelList = { labels?: TGLabel[]; nextPageToken?: string };

@@ -66,7 +66,12 @@ export function mapPermission(permission: TGDrivePermission): TPermission | null
   return mapped;
 }
 
-export function mapFile(file: TGDriveFile, permissions: TGDrivePermission[]): TSourceFile {
+/** `label`: the display name of the file's sensitivity label (labels.ts), null when none or not read. */
+export function mapFile(
+  file: TGDriveFile,
+  permissions: TGDrivePermission[],
+  label: string | null = null,
+): TSourceFile {
   const mapped = permissions.map(mapPermission).filter((p): p is TPermission => p !== null);
   // Files in shared drives have no `owners`; the drive owns them and its organizers speak for it.
   const owner =
@@ -81,6 +86,7 @@ export function mapFile(file: TGDriveFile, permissions: TGDrivePermission[]): TS
     permissions: mapped,
     modifiedAt: file.modifiedTime ?? EPOCH,
     sizeBytes: Number(file.size ?? 0) || 0,
+    label,
   };
 }
 

@@ -1,14 +1,16 @@
+import { randomBytes } from "node:crypto";
+import { GOOGLE_ACCESS } from "../google/access";
 import {
   type TGActivity,
   type TGDomain,
   type TGDriveFile,
   type TGDrivePermission,
+  type TGLabel,
   type TGSharedDrive,
   type TGToken,
   type TGUser,
 } from "../google/api-types";
 import {
-  createTokenBook,
   pageAt,
   pageSize,
   startFakeServer,
@@ -17,10 +19,16 @@ import {
   type TFakeServer,
 } from "./fake-server";
 import { googleSettingsRoute, type TGoogleSettingsFixture } from "./fake-google-settings";
+import { createFakeDirectory } from "./fake-google-directory";
+import { createFakeDrive, grpcError, type TCaller } from "./fake-google-drive";
+import { GLOBAL_PARAMETERS, METHODS, type TMethodId } from "./fake-google-schema";
 import { checkJwtBearerGrant, type TFakeServiceAccount } from "./fake-google-token";
 
-// A fake of Google's token endpoint, Drive API v3, Admin SDK Directory API and Reports API, written
-// from their reference docs: same paths, query parameters, response shapes and paging.
+// A fake of Google's token endpoint, Drive API v3, Drive Labels API v2, Admin SDK Directory API and
+// Reports API, written from their reference docs: same paths, query parameters, response shapes and
+// paging, and as strict: unknown parameters and `fields` are refused, every token carries a subject
+// (the impersonated user) and scopes, each method wants one of its scopes, the Directory and Reports
+// answer only administrators, and Drive shows each user only what they may see.
 
 export type TGoogleFixture = {
   domains: TGDomain[];
@@ -32,6 +40,10 @@ export type TGoogleFixture = {
   tokens: Record<string, TGToken[]>;
   /** Reports activities by application name (drive, token, login). */
   activities: Record<string, TGActivity[]>;
+  /** The tenant's Drive labels (Drive Labels API); files carry applied ones in `labelInfo`. */
+  labels?: TGLabel[];
+  /** Users whose Drive service is turned off: Drive answers them 403 `domainPolicy`. */
+  driveDisabled?: string[];
   /** Tenant settings (Cloud Identity policies); absent: those resources are not served. */
   settings?: TGoogleSettingsFixture;
 };
@@ -40,16 +52,57 @@ export type TFakeGoogle = TFakeServer & {
   tokenUrl: string;
   /** Access tokens the fake has issued through the JWT bearer grant. */
   issuedTokens: string[];
+  /** Each issued token's subject and scopes, in order. */
+  grants: Array<{ subject: string; scopes: string[] }>;
+  /** Every endpoint of this fake, for an adapter's `endpoints`. */
+  endpoints: {
+    driveBaseUrl: string;
+    adminBaseUrl: string;
+    cloudIdentityBaseUrl: string;
+    drivelabelsBaseUrl: string;
+    tokenUrl: string;
+    tokenInfoUrl: string;
+  };
 };
 
-const googleError = (status: number, message: string, reason = "error") => ({
+/** Every scope the connector needs: what a correctly set-up domain-wide delegation lists. */
+export const ALL_CONNECTOR_SCOPES: readonly string[] = [...new Set(GOOGLE_ACCESS.map((r) => r.permission))];
+
+const googleError = (status: number, message: string, reason = "error", location?: string) => ({
   status,
   body: {
     error: {
       code: status,
       message,
-      errors: [{ message, domain: "global", reason }],
+      errors: [
+        {
+          message,
+          domain: "global",
+          reason,
+          ...(location ? { location, locationType: "parameter" } : {}),
+        },
+      ],
       status: statusName(status),
+    },
+  },
+});
+
+const INSUFFICIENT_SCOPES = (service: string, method: string): TFakeResponse => ({
+  status: 403,
+  body: {
+    error: {
+      code: 403,
+      message: "Request had insufficient authentication scopes.",
+      errors: [{ message: "Insufficient Permission", domain: "global", reason: "insufficientPermissions" }],
+      status: "PERMISSION_DENIED",
+      details: [
+        {
+          "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+          reason: "ACCESS_TOKEN_SCOPE_INSUFFICIENT",
+          domain: "googleapis.com",
+          metadata: { service, method },
+        },
+      ],
     },
   },
 });
@@ -70,14 +123,32 @@ export async function startFakeGoogle(opts: {
   fixture: TGoogleFixture;
   /** A pre-shared access token accepted as-is (the `{ accessToken }` credential). */
   accessToken?: string;
+  /** Whose token the pre-shared one is (the first admin by default) and its scopes (all by default). */
+  accessTokenSubject?: string;
+  accessTokenScopes?: readonly string[];
   serviceAccounts?: TFakeServiceAccount[];
+  /** The scopes of the service account's domain-wide delegation; every connector scope by default. */
+  authorizedScopes?: readonly string[];
+  /** Users the token endpoint refuses to impersonate though the Directory lists them (deleted since). */
+  refuseImpersonation?: string[];
   /** Upper bound on items per page, below the APIs' own maxima, to force paging. */
   pageSize?: number;
   tokenTtlSec?: number;
 }): Promise<TFakeGoogle> {
   const { fixture } = opts;
   const fakeMax = opts.pageSize ?? 1000;
-  const tokens = createTokenBook("ya29.", opts.accessToken);
+  const authorizedScopes = opts.authorizedScopes ?? ALL_CONNECTOR_SCOPES;
+  const userOf = (email: string) => fixture.users.find((u) => (u.primaryEmail ?? "").toLowerCase() === email);
+  const firstAdmin = fixture.users.find((u) => u.isAdmin)?.primaryEmail ?? "";
+  const tokens = new Map<string, { subject: string; scopes: string[] }>();
+  if (opts.accessToken) {
+    tokens.set(opts.accessToken, {
+      subject: (opts.accessTokenSubject ?? firstAdmin).toLowerCase(),
+      scopes: [...(opts.accessTokenScopes ?? authorizedScopes)],
+    });
+  }
+  const issuedTokens: string[] = [];
+  const grants: TFakeGoogle["grants"] = [];
 
   /** Drive, Directory and Reports page alike: `pageToken` in, `nextPageToken` out; a bad token is a 400. */
   function listPage<T>(
@@ -95,180 +166,160 @@ export async function startFakeGoogle(opts: {
     return { page: at.page, more: at.nextToken === undefined ? {} : { nextPageToken: at.nextToken } };
   }
 
+  const drive = createFakeDrive(fixture, listPage, googleError);
+  const directory = createFakeDirectory(fixture, listPage, googleError);
+
   function issueToken(req: TFakeRequest, tokenUrl: string): TFakeResponse {
-    const refused = checkJwtBearerGrant(req.body, {
+    const grant = checkJwtBearerGrant(req.body, {
       tokenUrl,
       serviceAccounts: opts.serviceAccounts ?? [],
-      // Domain-wide delegation is granted for reading as an admin; the fake accepts only admins.
-      mayImpersonate: (email) => fixture.users.some((u) => u.primaryEmail === email && u.isAdmin),
+      authorizedScopes,
+      // Domain-wide delegation impersonates any active user of the tenant, and no one else.
+      refuseSubject: (subject) => {
+        const user = userOf(subject);
+        return !user || user.suspended || opts.refuseImpersonation?.includes(subject)
+          ? "Invalid email or User ID"
+          : null;
+      },
     });
-    if (refused) return refused;
+    if ("refused" in grant) return grant.refused;
+    const token = `ya29.${randomBytes(16).toString("hex")}`;
+    tokens.set(token, grant);
+    issuedTokens.push(token);
+    grants.push(grant);
     return {
       status: 200,
-      body: { access_token: tokens.issue(), expires_in: opts.tokenTtlSec ?? 3599, token_type: "Bearer" },
+      body: { access_token: token, expires_in: opts.tokenTtlSec ?? 3599, token_type: "Bearer" },
     };
   }
 
-  function listFiles(q: URLSearchParams): TFakeResponse {
-    const corpora = q.get("corpora") ?? "user";
-    const allDrives = q.get("includeItemsFromAllDrives") === "true";
-    if (
-      (corpora === "allDrives" || corpora === "drive") &&
-      (!allDrives || q.get("supportsAllDrives") !== "true")
-    ) {
-      return googleError(
-        400,
-        "includeItemsFromAllDrives and supportsAllDrives must be set for this corpora.",
-        "invalid",
+  function tokenInfo(q: URLSearchParams): TFakeResponse {
+    const held = tokens.get(q.get("access_token") ?? "");
+    if (!held) return { status: 400, body: { error: "invalid_token", error_description: "Invalid Value" } };
+    return {
+      status: 200,
+      body: {
+        scope: held.scopes.join(" "),
+        email: held.subject,
+        expires_in: String(opts.tokenTtlSec ?? 3599),
+      },
+    };
+  }
+
+  /** Unknown query parameters and a token without one of the method's scopes are refused first. */
+  function precheck(
+    method: TMethodId,
+    q: URLSearchParams,
+    scopes: readonly string[],
+    pathParameters: string[] = [],
+  ): TFakeResponse | null {
+    const spec = METHODS[method];
+    const known = new Set<string>([...GLOBAL_PARAMETERS, ...spec.parameters]);
+    for (const name of q.keys()) {
+      if (!known.has(name) || pathParameters.includes(name)) {
+        const message =
+          `Invalid JSON payload received. Unknown name "${name}": Cannot bind query parameter. ` +
+          `Field '${name}' could not be found in request message.`;
+        return method.startsWith("drivelabels")
+          ? grpcError(400, "INVALID_ARGUMENT", message)
+          : googleError(400, message, "badRequest", name);
+      }
+    }
+    if (!scopes.some((s) => (spec.scopes as readonly string[]).includes(s))) {
+      const service = method.split(".")[0] ?? "";
+      return INSUFFICIENT_SCOPES(
+        `${service === "drivelabels" ? "drivelabels" : service}.googleapis.com`,
+        method,
       );
     }
-    if (corpora === "drive" && !q.get("driveId"))
-      return googleError(400, "driveId is required for corpora=drive.", "required");
-    let files = fixture.files;
-    if (corpora === "drive") files = files.filter((f) => f.driveId === q.get("driveId"));
-    else if (corpora === "user") files = files.filter((f) => !f.driveId);
-    if (/trashed\s*=\s*false/.test(q.get("q") ?? "")) files = files.filter((f) => !f.trashed);
-    const listed = listPage(files, q, { param: "pageSize", apiDefault: 100, apiMax: 1000 }, "Invalid Value");
-    if ("refused" in listed) return listed.refused;
-    const fields = q.get("fields") ?? "";
-    const wantPermissions = /permissions\(/.test(fields);
-    return {
-      status: 200,
-      body: {
-        kind: "drive#fileList",
-        ...listed.more,
-        files: listed.page.map(({ permissions, trashed: _trashed, ...file }) => ({
-          ...file,
-          // Drive leaves `permissions` out of files.list for items in shared drives.
-          ...(wantPermissions && !file.driveId ? { permissions } : {}),
-        })),
-      },
-    };
+    return null;
   }
 
-  function listPermissions(fileId: string, q: URLSearchParams): TFakeResponse {
-    const file = fixture.files.find((f) => f.id === fileId);
-    const drive = fixture.drives.find((d) => d.id === fileId);
-    const inSharedDrive = Boolean(file?.driveId) || Boolean(drive);
-    if ((!file && !drive) || (inSharedDrive && q.get("supportsAllDrives") !== "true")) {
-      return googleError(404, `File not found: ${fileId}.`, "notFound");
+  const notAdmin = () => googleError(403, "Not Authorized to access this resource/api", "forbidden");
+
+  function route(req: TFakeRequest, held: { subject: string; scopes: string[] }): TFakeResponse {
+    const q = req.query;
+    const caller: TCaller = { subject: held.subject, isAdmin: userOf(held.subject)?.isAdmin === true };
+    const driveOff = fixture.driveDisabled?.some((e) => e.toLowerCase() === caller.subject);
+    const driveApi = (method: TMethodId, pathParameters: string[], answer: () => TFakeResponse) =>
+      precheck(method, q, held.scopes, pathParameters) ??
+      (driveOff
+        ? googleError(403, "The domain administrators have disabled Drive apps.", "domainPolicy")
+        : answer());
+    const adminApi = (method: TMethodId, pathParameters: string[], answer: () => TFakeResponse) =>
+      precheck(method, q, held.scopes, pathParameters) ?? (caller.isAdmin ? answer() : notAdmin());
+    let match: RegExpExecArray | null;
+    if (req.path === "/drive/v3/files")
+      return driveApi("drive.files.list", [], () => drive.listFiles(q, caller));
+    if ((match = /^\/drive\/v3\/files\/([^/]+)\/permissions$/.exec(req.path))) {
+      const fileId = decodeURIComponent(match[1] ?? "");
+      return driveApi("drive.permissions.list", ["fileId"], () => drive.listPermissions(fileId, q, caller));
     }
-    if (drive && q.get("useDomainAdminAccess") !== "true")
-      return googleError(404, `Shared drive not found: ${fileId}`, "notFound");
-    const permissions = file?.permissions ?? drive?.permissions ?? [];
-    const listed = listPage(
-      permissions,
-      q,
-      { param: "pageSize", apiDefault: 100, apiMax: 100 },
-      "Invalid Value",
+    if (req.path === "/drive/v3/drives")
+      return driveApi("drive.drives.list", [], () => drive.listDrives(q, caller));
+    if (req.path === "/v2/labels")
+      return precheck("drivelabels.labels.list", q, held.scopes) ?? labels(q, held.scopes, caller);
+    if (req.path === "/admin/directory/v1/users")
+      return adminApi("directory.users.list", [], () => directory.listUsers(q));
+    if ((match = /^\/admin\/directory\/v1\/users\/([^/]+)\/tokens$/.exec(req.path))) {
+      const userKey = decodeURIComponent(match[1] ?? "");
+      return adminApi("directory.tokens.list", ["userKey"], () => directory.listTokens(userKey));
+    }
+    if (req.path === "/admin/directory/v1/customer/my_customer/domains") {
+      return adminApi("directory.domains.list", ["customer"], () => ({
+        status: 200,
+        body: { kind: "admin#directory#domainsList", domains: fixture.domains },
+      }));
+    }
+    if ((match = /^\/admin\/reports\/v1\/activity\/users\/all\/applications\/([^/]+)$/.exec(req.path))) {
+      const app = match[1] ?? "";
+      return adminApi("reports.activities.list", ["userKey", "applicationName"], () =>
+        directory.listActivities(app, q),
+      );
+    }
+    return (
+      googleSettingsRoute(fixture.settings, req) ?? googleError(404, `Not Found: ${req.path}`, "notFound")
     );
-    if ("refused" in listed) return listed.refused;
-    return {
-      status: 200,
-      body: { kind: "drive#permissionList", ...listed.more, permissions: listed.page },
-    };
   }
 
-  function listDrives(q: URLSearchParams): TFakeResponse {
-    // Without domain admin access only drives the caller is a member of are listed; the fake's caller is in none.
-    const drives = q.get("useDomainAdminAccess") === "true" ? fixture.drives : [];
-    const listed = listPage(drives, q, { param: "pageSize", apiDefault: 10, apiMax: 100 }, "Invalid Value");
-    if ("refused" in listed) return listed.refused;
-    return {
-      status: 200,
-      body: {
-        kind: "drive#driveList",
-        ...listed.more,
-        drives: listed.page.map(({ permissions: _p, ...d }) => ({ kind: "drive#drive", ...d })),
-      },
-    };
-  }
-
-  function listUsers(q: URLSearchParams): TFakeResponse {
-    if (q.get("customer") !== "my_customer" && !q.get("domain"))
-      return googleError(400, "Bad Request", "badRequest");
-    const sorted = [...fixture.users].sort((a, b) =>
-      (a.primaryEmail ?? "").localeCompare(b.primaryEmail ?? ""),
-    );
-    const listed = listPage(
-      sorted,
-      q,
-      { param: "maxResults", apiDefault: 100, apiMax: 500 },
-      "Invalid Input",
-    );
-    if ("refused" in listed) return listed.refused;
-    return {
-      status: 200,
-      body: { kind: "admin#directory#users", users: listed.page, ...listed.more },
-    };
-  }
-
-  function listTokens(userKey: string): TFakeResponse {
-    const user = fixture.users.find((u) => u.id === userKey || u.primaryEmail === userKey);
-    if (!user?.id) return googleError(404, "Resource Not Found: userKey", "notFound");
-    const items = (fixture.tokens[user.id] ?? []).map((t) => ({
-      kind: "admin#directory#token",
-      userKey: user.id,
-      ...t,
-    }));
-    return { status: 200, body: { kind: "admin#directory#tokenList", items } };
-  }
-
-  function listActivities(app: string, q: URLSearchParams): TFakeResponse {
-    const startTime = q.get("startTime");
-    const eventName = q.get("eventName");
-    if (startTime && Number.isNaN(Date.parse(startTime)))
-      return googleError(400, "Invalid value for startTime", "invalid");
-    const matching = (fixture.activities[app] ?? [])
-      .filter((a) => !startTime || Date.parse(a.id?.time ?? "") >= Date.parse(startTime))
-      .map((a) => (eventName ? { ...a, events: (a.events ?? []).filter((e) => e.name === eventName) } : a))
-      .filter((a) => (a.events ?? []).length > 0)
-      .sort((a, b) => Date.parse(b.id?.time ?? "") - Date.parse(a.id?.time ?? ""));
-    const listed = listPage(
-      matching,
-      q,
-      { param: "maxResults", apiDefault: 1000, apiMax: 1000 },
-      "Invalid pageToken",
-    );
-    if ("refused" in listed) return listed.refused;
-    return {
-      status: 200,
-      body: { kind: "admin#reports#activities", items: listed.page, ...listed.more },
-    };
+  /** All of the customer's labels need the label-admin scope as well as an administrator. */
+  function labels(q: URLSearchParams, scopes: string[], caller: TCaller): TFakeResponse {
+    const adminScopes = METHODS["drivelabels.labels.list"].scopes.filter((s) => s.includes(".admin."));
+    if (q.get("useAdminAccess") === "true" && !scopes.some((s) => (adminScopes as string[]).includes(s)))
+      return INSUFFICIENT_SCOPES("drivelabels.googleapis.com", "drivelabels.labels.list");
+    return drive.listLabels(q, caller);
   }
 
   const server = await startFakeServer({
     faultBody: (status) => googleError(status, status === 429 ? "Rate Limit Exceeded" : "Backend Error").body,
     handle: (req, baseUrl) => {
       if (req.method === "POST" && req.path === "/token") return issueToken(req, `${baseUrl}/token`);
-      if (!tokens.accepts(req)) {
+      if (req.method === "GET" && req.path === "/tokeninfo") return tokenInfo(req.query);
+      const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ""))?.[1];
+      const held = bearer ? tokens.get(bearer) : undefined;
+      if (!held) {
         return googleError(
           401,
           "Request had invalid authentication credentials. Expected OAuth 2 access token.",
           "authError",
         );
       }
-      const q = req.query;
-      let match: RegExpExecArray | null;
-      if (req.path === "/drive/v3/files") return listFiles(q);
-      if ((match = /^\/drive\/v3\/files\/([^/]+)\/permissions$/.exec(req.path))) {
-        return listPermissions(decodeURIComponent(match[1] ?? ""), q);
-      }
-      if (req.path === "/drive/v3/drives") return listDrives(q);
-      if (req.path === "/admin/directory/v1/users") return listUsers(q);
-      if ((match = /^\/admin\/directory\/v1\/users\/([^/]+)\/tokens$/.exec(req.path))) {
-        return listTokens(decodeURIComponent(match[1] ?? ""));
-      }
-      if (req.path === "/admin/directory/v1/customer/my_customer/domains") {
-        return { status: 200, body: { kind: "admin#directory#domainsList", domains: fixture.domains } };
-      }
-      if ((match = /^\/admin\/reports\/v1\/activity\/users\/all\/applications\/([^/]+)$/.exec(req.path))) {
-        return listActivities(match[1] ?? "", q);
-      }
-      return (
-        googleSettingsRoute(fixture.settings, req) ?? googleError(404, `Not Found: ${req.path}`, "notFound")
-      );
+      return route(req, held);
     },
   });
-  return { ...server, tokenUrl: `${server.url}/token`, issuedTokens: tokens.issued };
+  const tokenUrl = `${server.url}/token`;
+  return {
+    ...server,
+    tokenUrl,
+    issuedTokens,
+    grants,
+    endpoints: {
+      driveBaseUrl: server.url,
+      adminBaseUrl: server.url,
+      cloudIdentityBaseUrl: server.url,
+      drivelabelsBaseUrl: server.url,
+      tokenUrl,
+      tokenInfoUrl: `${server.url}/tokeninfo`,
+    },
+  };
 }

@@ -18,8 +18,10 @@ export function generateServiceAccount(
 
 /**
  * A small Workspace tenant with one of everything a scan must notice: an admin without gaps, a user
- * without 2SV, a suspended and a never-signed-in user, public / external / internal files, shared
- * drives with and without restrictions, an AI agent, a service account and an unverified app.
+ * without 2SV, a suspended and a never-signed-in user (whose Drive is turned off), public / external /
+ * internal files, a file only its owner can see, shared drives with and without restrictions (one
+ * the admin is not a member of, one whose only member is suspended), Drive labels (a badged
+ * classification and a plain one), an AI agent, a service account and an unverified app.
  * `extraUsers` / `extraFiles` pad the listings so paging can be exercised.
  */
 export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: number } = {}): TGoogleFixture {
@@ -109,17 +111,55 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
         { id: "p-ext", type: "user", role: "writer", emailAddress: "Ext@Partner.example" },
         { id: "p-partner", type: "domain", role: "reader", domain: "partner.example" },
       ],
+      labelInfo: { labels: [classified("ch-internal")] },
     },
     {
       id: "f-internal",
       name: "Team notes",
       mimeType: "application/vnd.google-apps.document",
-      owners: [{ emailAddress: "bob@acme.test" }],
+      owners: [{ emailAddress: "alice@acme.test" }],
       modifiedTime: "2025-04-12T12:00:00.000Z",
       permissions: [
-        owner("bob@acme.test", "p-bob"),
+        owner("alice@acme.test", "p-alice"),
         { id: "p-acme", type: "domain", role: "commenter", domain: "acme.test" },
       ],
+    },
+    {
+      // Shared with Alice by name: in her "shared with me", yet read once, from its owner.
+      id: "f-shared",
+      name: "Board deck.pptx",
+      mimeType: "application/vnd.google-apps.presentation",
+      owners: [{ emailAddress: "admin@acme.test" }],
+      modifiedTime: "2025-04-16T12:00:00.000Z",
+      size: "9000",
+      permissions: [
+        owner("admin@acme.test", "p-admin"),
+        { id: "p-alice", type: "user", role: "writer", emailAddress: "alice@acme.test" },
+      ],
+    },
+    {
+      // Shared with no one: only its owner (and a scan impersonating her) can see it.
+      id: "f-private",
+      name: "Salary review.xlsx",
+      mimeType: "application/vnd.google-apps.spreadsheet",
+      owners: [{ emailAddress: "alice@acme.test" }],
+      modifiedTime: "2025-04-14T12:00:00.000Z",
+      size: "4096",
+      permissions: [owner("alice@acme.test", "p-alice")],
+      labelInfo: { labels: [classified("ch-confidential")] },
+    },
+    {
+      id: "f-legal",
+      name: "Settlement terms.pdf",
+      mimeType: "application/pdf",
+      driveId: "d-legal",
+      modifiedTime: "2025-04-15T12:00:00.000Z",
+      size: "80000",
+      permissions: [
+        { id: "p-legal-alice", type: "user", role: "organizer", emailAddress: "alice@acme.test" },
+        { id: "anyoneWithLink", type: "anyone", role: "reader" },
+      ],
+      labelInfo: { labels: [{ id: LEGAL_HOLD, revisionId: "1", fields: {} }] },
     },
     {
       id: "f-drive",
@@ -178,6 +218,7 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
         ],
       },
       {
+        // Its only member is suspended: no one can be impersonated to read its files.
         id: "d-fin",
         name: "Finance",
         restrictions: { domainUsersOnly: true, driveMembersOnly: true, copyRequiresWriterPermission: false },
@@ -185,7 +226,19 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
           { id: "p-fin-bob", type: "user", role: "fileOrganizer", emailAddress: "bob@acme.test" },
         ],
       },
+      {
+        // The admin is not a member: only Alice (and the outside counsel) can list its files.
+        id: "d-legal",
+        name: "Legal",
+        restrictions: { domainUsersOnly: false, driveMembersOnly: true, copyRequiresWriterPermission: true },
+        permissions: [
+          { id: "p-legal-counsel", type: "user", role: "organizer", emailAddress: "counsel@lawfirm.example" },
+          { id: "p-legal-alice", type: "user", role: "organizer", emailAddress: "alice@acme.test" },
+        ],
+      },
     ],
+    labels: DRIVE_LABELS,
+    driveDisabled: ["dave@acme.test"],
     tokens: {
       "u-alice": [
         webToken("1234-chatgpt.apps.googleusercontent.com", "ChatGPT", [
@@ -244,6 +297,69 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
         activity("login", "l2", "2025-05-02T11:00:00.000Z", "bob@acme.test", [{ name: "login_failure" }]),
       ],
     },
+  };
+}
+
+const CLASSIFICATION = "lblClassification01";
+const LEGAL_HOLD = "lblLegalHold02";
+
+/** The tenant's Drive labels as the Labels API lists them with LABEL_VIEW_FULL. */
+const DRIVE_LABELS: NonNullable<TGoogleFixture["labels"]> = [
+  {
+    name: `labels/${CLASSIFICATION}@3`,
+    id: CLASSIFICATION,
+    revisionId: "3",
+    labelType: "ADMIN",
+    properties: { title: "Data classification" },
+    lifecycle: { state: "PUBLISHED" },
+    fields: [
+      {
+        id: "fldLevel",
+        queryKey: `labels/${CLASSIFICATION}.fldLevel`,
+        properties: { displayName: "Level" },
+        selectionOptions: {
+          choices: [
+            { id: "ch-public", properties: { displayName: "Public" } },
+            {
+              id: "ch-internal",
+              properties: { displayName: "Internal", badgeConfig: { priorityOverride: "2" } },
+            },
+            {
+              id: "ch-confidential",
+              properties: { displayName: "Confidential", badgeConfig: { priorityOverride: "1" } },
+            },
+          ],
+        },
+      },
+    ],
+  },
+  {
+    name: `labels/${LEGAL_HOLD}@1`,
+    id: LEGAL_HOLD,
+    revisionId: "1",
+    labelType: "SHARED",
+    properties: { title: "Legal hold" },
+    lifecycle: { state: "PUBLISHED" },
+    fields: [],
+  },
+  {
+    // Never published: not part of the taxonomy a scan reads.
+    name: "labels/lblDraft03",
+    id: "lblDraft03",
+    revisionId: "1",
+    labelType: "ADMIN",
+    properties: { title: "Draft taxonomy" },
+    lifecycle: { state: "UNPUBLISHED_DRAFT" },
+    fields: [],
+  },
+];
+
+/** The classification label applied with one of its choices. */
+function classified(choice: string) {
+  return {
+    id: CLASSIFICATION,
+    revisionId: "3",
+    fields: { fldLevel: { id: "fldLevel", valueType: "selection", selection: [choice] } },
   };
 }
 

@@ -25,7 +25,7 @@ beforeAll(async () => {
   graph = await startFakeGraph({ fixture: graphFixture, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
   gw = await startTestGateway({
     sourceEndpoints: {
-      google: { driveBaseUrl: google.url, adminBaseUrl: google.url, tokenUrl: google.tokenUrl },
+      google: google.endpoints,
       microsoft: { graphBaseUrl: graph.url, loginBaseUrl: graph.url },
     },
   });

@@ -1,0 +1,73 @@
+import { type TGActivity, type TGToken, type TGUser } from "../google/api-types";
+import { type TGoogleError, type TListPage } from "./fake-google-drive";
+import { type TFakeResponse } from "./fake-server";
+
+// The Admin SDK as the fake serves it: Directory users and OAuth tokens, Reports activities. Only an
+// administrator's token gets here (fake-google.ts checks it).
+
+export type TFakeDirectoryFixture = {
+  users: TGUser[];
+  tokens: Record<string, TGToken[]>;
+  activities: Record<string, TGActivity[]>;
+};
+
+export function createFakeDirectory(
+  fixture: TFakeDirectoryFixture,
+  listPage: TListPage,
+  googleError: TGoogleError,
+) {
+  function listUsers(q: URLSearchParams): TFakeResponse {
+    if (q.get("customer") !== "my_customer" && !q.get("domain"))
+      return googleError(400, "Bad Request", "badRequest");
+    const sorted = [...fixture.users].sort((a, b) =>
+      (a.primaryEmail ?? "").localeCompare(b.primaryEmail ?? ""),
+    );
+    const listed = listPage(
+      sorted,
+      q,
+      { param: "maxResults", apiDefault: 100, apiMax: 500 },
+      "Invalid Input",
+    );
+    if ("refused" in listed) return listed.refused;
+    return {
+      status: 200,
+      body: { kind: "admin#directory#users", users: listed.page, ...listed.more },
+    };
+  }
+
+  function listTokens(userKey: string): TFakeResponse {
+    const user = fixture.users.find((u) => u.id === userKey || u.primaryEmail === userKey);
+    if (!user?.id) return googleError(404, "Resource Not Found: userKey", "notFound");
+    const items = (fixture.tokens[user.id] ?? []).map((t) => ({
+      kind: "admin#directory#token",
+      userKey: user.id,
+      ...t,
+    }));
+    return { status: 200, body: { kind: "admin#directory#tokenList", items } };
+  }
+
+  function listActivities(app: string, q: URLSearchParams): TFakeResponse {
+    const startTime = q.get("startTime");
+    const eventName = q.get("eventName");
+    if (startTime && Number.isNaN(Date.parse(startTime)))
+      return googleError(400, "Invalid value for startTime", "invalid");
+    const matching = (fixture.activities[app] ?? [])
+      .filter((a) => !startTime || Date.parse(a.id?.time ?? "") >= Date.parse(startTime))
+      .map((a) => (eventName ? { ...a, events: (a.events ?? []).filter((e) => e.name === eventName) } : a))
+      .filter((a) => (a.events ?? []).length > 0)
+      .sort((a, b) => Date.parse(b.id?.time ?? "") - Date.parse(a.id?.time ?? ""));
+    const listed = listPage(
+      matching,
+      q,
+      { param: "maxResults", apiDefault: 1000, apiMax: 1000 },
+      "Invalid pageToken",
+    );
+    if ("refused" in listed) return listed.refused;
+    return {
+      status: 200,
+      body: { kind: "admin#reports#activities", items: listed.page, ...listed.more },
+    };
+  }
+
+  return { listUsers, listTokens, listActivities };
+}

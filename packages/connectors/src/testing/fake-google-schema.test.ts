@@ -1,0 +1,87 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  applyFieldMask,
+  DRIVE,
+  FILE,
+  GLOBAL_PARAMETERS,
+  invalidField,
+  METHODS,
+  parseFieldMask,
+  PERMISSION,
+} from "./fake-google-schema";
+
+// The fake's lists must be the Discovery documents' own. They live outside the repository (the
+// shared vendor reference); VENDOR_APIS_DIR points elsewhere when needed.
+const VENDOR_DIR = process.env.VENDOR_APIS_DIR ?? "/work/shared/reference/vendor-apis";
+const haveDiscovery = existsSync(join(VENDOR_DIR, "drive.v3.json"));
+
+type TDiscovery = {
+  parameters: Record<string, unknown>;
+  schemas: Record<string, { properties: Record<string, { properties?: Record<string, unknown> }> }>;
+  resources: Record<
+    string,
+    { methods: Record<string, { parameters: Record<string, unknown>; scopes: string[] }> }
+  >;
+};
+const load = (file: string) => JSON.parse(readFileSync(join(VENDOR_DIR, file), "utf8")) as TDiscovery;
+const sorted = (list: Iterable<string>) => [...list].sort();
+
+describe.skipIf(!haveDiscovery)("fake Google lists against the Discovery documents", () => {
+  it("takes Drive's global parameters, and each method's parameters and scopes", () => {
+    const driveDoc = load("drive.v3.json");
+    const directory = load("admin.directory_v1.json");
+    const reports = load("admin.reports_v1.json");
+    expect(sorted(GLOBAL_PARAMETERS)).toEqual(sorted(Object.keys(driveDoc.parameters)));
+    const documented = {
+      "drive.files.list": driveDoc.resources.files?.methods.list,
+      "drive.permissions.list": driveDoc.resources.permissions?.methods.list,
+      "drive.drives.list": driveDoc.resources.drives?.methods.list,
+      "directory.users.list": directory.resources.users?.methods.list,
+      "directory.tokens.list": directory.resources.tokens?.methods.list,
+      "directory.domains.list": directory.resources.domains?.methods.list,
+      "reports.activities.list": reports.resources.activities?.methods.list,
+    };
+    for (const [id, method] of Object.entries(documented)) {
+      const spec = METHODS[id as keyof typeof METHODS];
+      expect(sorted(spec.parameters), id).toEqual(sorted(Object.keys(method?.parameters ?? {})));
+      expect(sorted(spec.scopes), id).toEqual(sorted(method?.scopes ?? []));
+    }
+  });
+
+  it("selects exactly the properties of File, Permission, Drive and their nested objects", () => {
+    const { schemas } = load("drive.v3.json");
+    expect(sorted(FILE.properties)).toEqual(sorted(Object.keys(schemas.File?.properties ?? {})));
+    expect(sorted(PERMISSION.properties)).toEqual(sorted(Object.keys(schemas.Permission?.properties ?? {})));
+    expect(sorted(DRIVE.properties)).toEqual(sorted(Object.keys(schemas.Drive?.properties ?? {})));
+    expect(sorted(DRIVE.nested?.restrictions?.properties ?? [])).toEqual(
+      sorted(Object.keys(schemas.Drive?.properties.restrictions?.properties ?? {})),
+    );
+    expect(sorted(FILE.nested?.owners?.properties ?? [])).toEqual(
+      sorted(Object.keys(schemas.User?.properties ?? {})),
+    );
+    expect(sorted(FILE.nested?.labelInfo?.nested?.labels?.properties ?? [])).toEqual(
+      sorted(Object.keys(schemas.Label?.properties ?? {})),
+    );
+  });
+});
+
+describe("fields masks", () => {
+  it("parses nesting and slashes, and finds the first undeclared name at any depth", () => {
+    const tree = parseFieldMask("nextPageToken,files(id,owners(emailAddress),labelInfo/labels(id))");
+    expect(tree).not.toBeNull();
+    expect(
+      invalidField(tree ?? new Map(), { properties: ["nextPageToken", "files"], nested: { files: FILE } }),
+    ).toBe(null);
+    const bad = parseFieldMask("files(id,owners(email))") ?? new Map();
+    expect(invalidField(bad, { properties: ["files"], nested: { files: FILE } })).toBe("email");
+    expect(parseFieldMask("files(id")).toBeNull();
+  });
+
+  it("keeps only the selected properties of objects and of each array item", () => {
+    const tree = parseFieldMask("a,b(c)") ?? new Map();
+    expect(applyFieldMask({ a: 1, b: [{ c: 2, d: 3 }], e: 4 }, tree)).toEqual({ a: 1, b: [{ c: 2 }] });
+    expect(applyFieldMask({ a: { x: 1 } }, parseFieldMask("*") ?? new Map())).toEqual({ a: { x: 1 } });
+  });
+});

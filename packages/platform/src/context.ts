@@ -59,10 +59,13 @@ export type TRuntime = {
   webhookAllowPrivateTargets: boolean;
   /** DNS for outbound calls to tenant-supplied URLs; tests inject answers here (system DNS otherwise). */
   outboundResolver?: TResolver;
-  /** Where real-mode source adapters send requests; the vendors' public APIs when unset. */
+  /**
+   * Where real-mode source adapters send requests, by the base-URL names of each adapter's
+   * endpoints (`TSourceEndpoints` of @posture/connectors); the vendors' public APIs when unset.
+   */
   sourceEndpoints?: {
-    google?: { driveBaseUrl?: string; adminBaseUrl?: string; tokenUrl?: string };
-    microsoft?: { graphBaseUrl?: string; loginBaseUrl?: string };
+    google?: Partial<Record<string, string>>;
+    microsoft?: Partial<Record<string, string>>;
   };
 };
 

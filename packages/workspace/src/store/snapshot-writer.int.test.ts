@@ -203,6 +203,45 @@ describe("resource store snapshots", () => {
     expect(metrics.filesSensitiveLabelled).toBeLessThanOrEqual(metrics.filesSensitive ?? 0);
     expect(metrics.filesSensitiveLabelled).toBeGreaterThanOrEqual(publicIds.length);
   });
+
+  it("never calls a user dormant whose last sign-in the source could not read", async () => {
+    const base = demo();
+    const old = new Date(Date.now() - 400 * 86_400_000).toISOString();
+    const users = async function* () {
+      yield { ...baseUser, id: "u-known", email: "known@x.test", lastLoginAt: null, createdAt: old };
+      yield {
+        ...baseUser,
+        id: "u-unknown",
+        email: "unknown@x.test",
+        lastLoginAt: null,
+        createdAt: old,
+        unknown: ["lastLogin" as const],
+      };
+    };
+    const baseUser = { name: "U", isAdmin: false, mfaEnabled: true, suspended: false };
+    await snapshot(
+      {
+        ...base,
+        users,
+        files: async function* () {},
+        sharedDrives: async function* () {},
+        appGrants: async function* () {},
+      },
+      "scn_6",
+    );
+    const rows = await db.db
+      .select({
+        email: workspaceUsers.email,
+        dormant: workspaceUsers.dormant,
+        days: workspaceUsers.dormantDays,
+      })
+      .from(workspaceUsers)
+      .where(eq(workspaceUsers.connectorId, connectorId));
+    expect(rows.sort((a, b) => a.email.localeCompare(b.email))).toEqual([
+      { email: "known@x.test", dormant: true, days: 400 },
+      { email: "unknown@x.test", dormant: false, days: null },
+    ]);
+  });
 });
 
 async function collectFiles(adapter: TSourceAdapter) {

@@ -161,7 +161,9 @@ export async function openWorkspaceSnapshot(
     user: async (u) => {
       counts.users++;
       const lastMs = u.lastLoginAt ? Date.parse(u.lastLoginAt) : null;
-      const sinceMs = lastMs ?? Date.parse(u.createdAt);
+      // A source that could not say when the user last signed in (no licence or permission for
+      // it) leaves idleness unknown: counting from creation would call every old account dormant.
+      const sinceMs = u.unknown?.includes("lastLogin") ? NaN : (lastMs ?? Date.parse(u.createdAt));
       const idleDays = Number.isFinite(sinceMs)
         ? Math.max(0, Math.floor((now.getTime() - sinceMs) / DAY_MS))
         : null;

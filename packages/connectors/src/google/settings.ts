@@ -1,4 +1,5 @@
 import type { TJsonClient } from "../http/client";
+import { pagesByToken } from "../http/paginate";
 import type { TAccessRequirement, TSettingValue, TTenantSetting } from "../types";
 
 /**
@@ -7,10 +8,517 @@ import type { TAccessRequirement, TSettingValue, TTenantSetting } from "../types
  */
 export type TGoogleSettingSpec = { key: string; title: string; source: string; demo: TSettingValue };
 
-export const GOOGLE_SETTINGS: readonly TGoogleSettingSpec[] = [];
+export const POLICIES_SCOPE = "https://www.googleapis.com/auth/cloud-identity.policies.readonly";
+export const DIRECTORY_USERS_SCOPE = "https://www.googleapis.com/auth/admin.directory.user.readonly";
+export const ORG_UNITS_SCOPE = "https://www.googleapis.com/auth/admin.directory.orgunit.readonly";
+
+type TPolicyValue = Record<string, unknown>;
+
+/**
+ * A setting read from the Cloud Identity Policy API: the policy's setting type (without the
+ * `settings/` prefix), how the value is read from `setting.value`, Google's value when no policy
+ * is returned, and which of two values is the less secure (the tenant's value is the least secure
+ * of the root org unit's and every org-unit or group override's).
+ */
+type TPolicySetting = {
+  kind: "policy";
+  key: string;
+  title: string;
+  demo: TSettingValue;
+  setting: string;
+  field: string;
+  read: (value: TPolicyValue) => TSettingValue | undefined;
+  googleDefault: TSettingValue;
+  weaker: (a: TSettingValue, b: TSettingValue) => TSettingValue;
+  /** Judged only where admin accounts live (their org units' effective policy, plus group policies). */
+  adminsOnly?: boolean;
+};
+
+/** A setting computed from the Admin SDK Directory's admin accounts. */
+type TDirectorySetting = {
+  kind: "directory";
+  key: string;
+  title: string;
+  demo: TSettingValue;
+  source: string;
+  compute: (admins: readonly TGAdminUser[]) => TSettingValue;
+};
+
+type TSettingDef = TPolicySetting | TDirectorySetting;
+
+type TPolicyShape = Pick<TPolicySetting, "read" | "weaker" | "googleDefault">;
+
+/** A boolean field; `secure` is the value that passes, so the other one is the weaker. */
+function flag(field: string, secure: boolean, googleDefault: boolean): TPolicyShape & { field: string } {
+  return {
+    field,
+    googleDefault,
+    read: (v) => (typeof v[field] === "boolean" ? v[field] : undefined),
+    weaker: (a, b) => (a === secure ? b : a),
+  };
+}
+
+/** An enum field, its values from most to least secure; an unknown value counts as the least secure. */
+function choice(
+  field: string,
+  bestToWorst: readonly string[],
+  googleDefault: string,
+): TPolicyShape & { field: string } {
+  const rank = (x: TSettingValue) => {
+    const i = typeof x === "string" ? bestToWorst.indexOf(x) : -1;
+    return i < 0 ? bestToWorst.length : i;
+  };
+  return {
+    field,
+    googleDefault,
+    read: (v) => (typeof v[field] === "string" ? v[field] : undefined),
+    weaker: (a, b) => (rank(b) > rank(a) ? b : a),
+  };
+}
+
+/** A number where more is more secure (a minimum password length). */
+function atLeast(field: string, googleDefault: number): TPolicyShape & { field: string } {
+  return {
+    field,
+    googleDefault,
+    read: (v) => (typeof v[field] === "number" ? v[field] : undefined),
+    weaker: (a, b) => (typeof a === "number" && typeof b === "number" ? Math.min(a, b) : (a ?? b)),
+  };
+}
+
+/** A google.protobuf.Duration (`"43200s"`) read as seconds; fewer is more secure. */
+function durationAtMost(field: string, googleDefaultSeconds: number): TPolicyShape & { field: string } {
+  return {
+    field,
+    googleDefault: googleDefaultSeconds,
+    read: (v) => {
+      const raw = v[field];
+      const match = typeof raw === "string" ? /^(\d+)(?:\.\d+)?s$/.exec(raw) : null;
+      return match ? Number(match[1]) : undefined;
+    },
+    weaker: (a, b) => (typeof a === "number" && typeof b === "number" ? Math.max(a, b) : (a ?? b)),
+  };
+}
+
+const policy = (
+  key: string,
+  title: string,
+  setting: string,
+  shape: TPolicyShape & { field: string },
+  demo: TSettingValue,
+  extra: { adminsOnly?: boolean } = {},
+): TPolicySetting => ({ kind: "policy", key, title, setting, demo, ...shape, ...extra });
+
+/** `enforcedFrom` is a timestamp; the API answers the zero Timestamp when enforcement is off. */
+const twoStepEnforced: TPolicyShape & { field: string } = {
+  field: "enforcedFrom",
+  googleDefault: false,
+  read: (v) => {
+    const raw = v.enforcedFrom;
+    if (typeof raw !== "string") return undefined;
+    const at = Date.parse(raw);
+    return Number.isFinite(at) && at > 0 && at <= Date.now();
+  },
+  weaker: (a, b) => (a === true ? b : a),
+};
+
+/** Chat's external setting is two fields; read as one: OFF, TRUSTED_DOMAINS or ANY. */
+const externalChat: TPolicyShape & { field: string } = {
+  field: "allowExternalChat,externalChatRestriction",
+  googleDefault: "ANY",
+  read: (v) => {
+    if (v.allowExternalChat === false) return "OFF";
+    if (v.allowExternalChat === undefined && v.externalChatRestriction === undefined) return undefined;
+    return v.externalChatRestriction === "TRUSTED_DOMAINS" ? "TRUSTED_DOMAINS" : "ANY";
+  },
+  weaker: choice("x", ["OFF", "TRUSTED_DOMAINS", "ANY"], "ANY").weaker,
+};
+
+const SIGN_IN_FACTORS = [
+  "PASSKEY_ONLY",
+  "PASSKEY_PLUS_IP_BOUND_SECURITY_CODE",
+  "PASSKEY_PLUS_SECURITY_CODE",
+  "NO_TELEPHONY",
+  "ALL",
+];
+
+/** The admin accounts the Directory lists (super admins and delegated admins). */
+export type TGAdminUser = {
+  id?: string;
+  primaryEmail?: string;
+  isAdmin?: boolean;
+  isDelegatedAdmin?: boolean;
+  isEnforcedIn2Sv?: boolean;
+  isEnrolledIn2Sv?: boolean;
+  suspended?: boolean;
+  archived?: boolean;
+  orgUnitPath?: string;
+};
+
+const active = (u: TGAdminUser) => !u.suspended && !u.archived;
+const DIRECTORY_ADMINS = "GET /admin/directory/v1/users?query=isAdmin=true / isDelegatedAdmin=true";
+
+const DEFS: readonly TSettingDef[] = [
+  // Admin SDK Directory
+  {
+    kind: "directory",
+    key: "directory.super_admin_count",
+    title: "Active super administrator accounts",
+    source: `${DIRECTORY_ADMINS} (isAdmin, suspended)`,
+    compute: (admins) => admins.filter((u) => u.isAdmin && active(u)).length,
+    demo: 3,
+  },
+  {
+    kind: "directory",
+    key: "directory.admins_without_2sv_enforced",
+    title: "Active admin accounts (super and delegated) without 2-Step Verification enforced",
+    source: `${DIRECTORY_ADMINS} (isEnforcedIn2Sv)`,
+    compute: (admins) => admins.filter((u) => active(u) && u.isEnforcedIn2Sv !== true).length,
+    demo: 0,
+  },
+  // Security: authentication
+  policy(
+    "security.2sv_enrollment_allowed",
+    "Users may enroll in 2-Step Verification",
+    "security.two_step_verification_enrollment",
+    flag("allowEnrollment", true, true),
+    true,
+  ),
+  policy(
+    "security.2sv_enforced",
+    "2-Step Verification enforcement is on",
+    "security.two_step_verification_enforcement",
+    twoStepEnforced,
+    true,
+  ),
+  policy(
+    "security.2sv_methods_admins",
+    "2-Step Verification methods allowed where admin accounts live",
+    "security.two_step_verification_enforcement_factor",
+    choice("allowedSignInFactorSet", SIGN_IN_FACTORS, "ALL"),
+    "NO_TELEPHONY",
+    { adminsOnly: true },
+  ),
+  policy(
+    "security.super_admin_account_recovery",
+    "Super admins may recover their own accounts",
+    "security.super_admin_account_recovery",
+    flag("enableAccountRecovery", false, false),
+    true,
+  ),
+  policy(
+    "security.user_account_recovery",
+    "Users may recover their own accounts",
+    "security.user_account_recovery",
+    flag("enableAccountRecovery", true, false),
+    true,
+  ),
+  policy(
+    "security.advanced_protection_enrollment",
+    "Users may self-enroll in the Advanced Protection Program",
+    "security.advanced_protection_program",
+    flag("enableAdvancedProtectionSelfEnrollment", true, true),
+    true,
+  ),
+  policy(
+    "security.password_min_length",
+    "Minimum password length",
+    "security.password",
+    atLeast("minimumLength", 8),
+    8,
+  ),
+  policy(
+    "security.password_strength",
+    "Password strength required",
+    "security.password",
+    choice("allowedStrength", ["STRONG", "WEAK"], "STRONG"),
+    "STRONG",
+  ),
+  policy(
+    "security.password_reuse_allowed",
+    "Passwords may be reused",
+    "security.password",
+    flag("allowReuse", false, false),
+    false,
+  ),
+  policy(
+    "security.password_enforced_at_login",
+    "Password requirements are enforced at next sign-in",
+    "security.password",
+    flag("enforceRequirementsAtLogin", true, false),
+    true,
+  ),
+  policy(
+    "security.web_session_seconds",
+    "Google web session duration (seconds)",
+    "security.session_controls",
+    durationAtMost("webSessionDuration", 14 * 24 * 3600),
+    14 * 24 * 3600,
+  ),
+  policy(
+    "security.less_secure_apps_allowed",
+    "Users may allow less secure apps",
+    "security.less_secure_apps",
+    flag("allowLessSecureApps", false, false),
+    false,
+  ),
+  // API controls
+  policy(
+    "api_controls.unconfigured_third_party_apps",
+    "Access of unconfigured third-party apps",
+    "api_controls.unconfigured_third_party_apps",
+    choice("accessLevel", ["BLOCK_ALL", "ALLOW_SIGN_IN_ONLY"], "ACCESS_LEVEL_UNSPECIFIED"),
+    "ACCESS_LEVEL_UNSPECIFIED",
+  ),
+  policy(
+    "api_controls.trust_internal_apps",
+    "Domain-owned apps are trusted",
+    "api_controls.internal_apps",
+    flag("trustInternalApps", true, true),
+    true,
+  ),
+  // Drive and Docs
+  policy(
+    "drive.external_sharing",
+    "Sharing outside the organization",
+    "drive_and_docs.external_sharing",
+    choice("externalSharingMode", ["DISALLOWED", "ALLOWLISTED_DOMAINS", "ALLOWED"], "ALLOWED"),
+    "ALLOWED",
+  ),
+  policy(
+    "drive.external_sharing_warning",
+    "Users are warned when sharing outside the organization",
+    "drive_and_docs.external_sharing",
+    flag("warnForExternalSharing", true, true),
+    true,
+  ),
+  policy(
+    "drive.allowlisted_sharing_warning",
+    "Users are warned when sharing with allowlisted domains",
+    "drive_and_docs.external_sharing",
+    flag("warnForSharingOutsideAllowlistedDomains", true, true),
+    true,
+  ),
+  policy(
+    "drive.publishing_allowed",
+    "Files may be published on the web or made visible to anyone",
+    "drive_and_docs.external_sharing",
+    flag("allowPublishingFiles", false, true),
+    false,
+  ),
+  policy(
+    "drive.access_checker",
+    "Access Checker suggestions",
+    "drive_and_docs.external_sharing",
+    choice(
+      "accessCheckerSuggestions",
+      ["RECIPIENTS_ONLY", "RECIPIENTS_OR_AUDIENCE", "RECIPIENTS_OR_AUDIENCE_OR_PUBLIC"],
+      "RECIPIENTS_OR_AUDIENCE_OR_PUBLIC",
+    ),
+    "RECIPIENTS_OR_AUDIENCE",
+  ),
+  policy(
+    "drive.external_distribution",
+    "Who may distribute content outside the organization",
+    "drive_and_docs.external_sharing",
+    choice(
+      "allowedPartiesForDistributingContent",
+      ["NONE", "ELIGIBLE_INTERNAL_USERS", "ALL_ELIGIBLE_USERS"],
+      "ALL_ELIGIBLE_USERS",
+    ),
+    "ELIGIBLE_INTERNAL_USERS",
+  ),
+  policy(
+    "drive.shared_drive_creation_allowed",
+    "Users may create shared drives",
+    "drive_and_docs.shared_drive_creation",
+    flag("allowSharedDriveCreation", true, true),
+    true,
+  ),
+  policy(
+    "drive.shared_drive_managers_override",
+    "Shared drive managers may override shared drive settings",
+    "drive_and_docs.shared_drive_creation",
+    flag("allowManagersToOverrideSettings", false, true),
+    true,
+  ),
+  policy(
+    "drive.shared_drive_non_member_access",
+    "People outside a shared drive may be added to its files",
+    "drive_and_docs.shared_drive_creation",
+    flag("allowNonMemberAccess", false, true),
+    false,
+  ),
+  policy(
+    "drive.shared_drive_download_print_copy",
+    "Who may download, print and copy shared drive files",
+    "drive_and_docs.shared_drive_creation",
+    choice("allowedPartiesForDownloadPrintCopy", ["MANAGERS_ONLY", "EDITORS_ONLY", "ALL"], "ALL"),
+    "ALL",
+  ),
+  policy(
+    "drive.desktop_allowed",
+    "Google Drive for desktop is allowed",
+    "drive_and_docs.drive_for_desktop",
+    flag("allowDriveForDesktop", false, true),
+    true,
+  ),
+  // Gmail
+  policy(
+    "gmail.mail_delegation",
+    "Users may delegate access to their mailbox",
+    "gmail.mail_delegation",
+    flag("enableMailDelegation", false, false),
+    false,
+  ),
+  policy(
+    "gmail.pop_access",
+    "POP access is allowed",
+    "gmail.pop_access",
+    flag("enablePopAccess", false, true),
+    false,
+  ),
+  policy(
+    "gmail.imap_access",
+    "IMAP access is allowed",
+    "gmail.imap_access",
+    flag("enableImapAccess", false, true),
+    false,
+  ),
+  policy(
+    "gmail.auto_forwarding",
+    "Users may forward incoming mail automatically",
+    "gmail.auto_forwarding",
+    flag("enableAutoForwarding", false, true),
+    true,
+  ),
+  policy(
+    "gmail.per_user_outbound_gateway",
+    "Users may send through external SMTP servers",
+    "gmail.per_user_outbound_gateway",
+    flag("allowUsersToUseExternalSmtpServers", false, false),
+    false,
+  ),
+  policy(
+    "gmail.enhanced_pre_delivery_scanning",
+    "Enhanced pre-delivery message scanning",
+    "gmail.enhanced_pre_delivery_message_scanning",
+    flag("enableImprovedSuspiciousContentDetection", true, true),
+    true,
+  ),
+  // Calendar
+  policy(
+    "calendar.primary_external_sharing",
+    "Most a primary calendar may share outside the organization",
+    "calendar.primary_calendar_max_allowed_external_sharing",
+    choice(
+      "maxAllowedExternalSharing",
+      [
+        "EXTERNAL_FREE_BUSY_ONLY",
+        "EXTERNAL_ALL_INFO_READ_ONLY",
+        "EXTERNAL_ALL_INFO_READ_WRITE",
+        "EXTERNAL_ALL_INFO_READ_WRITE_MANAGE",
+      ],
+      "EXTERNAL_FREE_BUSY_ONLY",
+    ),
+    "EXTERNAL_ALL_INFO_READ_ONLY",
+  ),
+  policy(
+    "calendar.external_invitation_warning",
+    "Users are warned when inviting guests outside the organization",
+    "calendar.external_invitations",
+    flag("warnOnInvite", true, true),
+    true,
+  ),
+  // Groups for Business
+  policy(
+    "groups.external_access",
+    "Who outside the organization may access groups",
+    "groups_for_business.groups_sharing",
+    choice("collaborationCapability", ["DOMAIN_USERS_ONLY"], "DOMAIN_USERS_ONLY"),
+    "DOMAIN_USERS_ONLY",
+  ),
+  policy(
+    "groups.creation",
+    "Who may create groups",
+    "groups_for_business.groups_sharing",
+    choice(
+      "createGroupsAccessLevel",
+      ["ADMIN_ONLY", "USERS_IN_DOMAIN", "ANYONE_CAN_CREATE"],
+      "USERS_IN_DOMAIN",
+    ),
+    "USERS_IN_DOMAIN",
+  ),
+  policy(
+    "groups.owners_allow_external_members",
+    "Group owners may allow members from outside the organization",
+    "groups_for_business.groups_sharing",
+    flag("ownersCanAllowExternalMembers", false, false),
+    false,
+  ),
+  policy(
+    "groups.owners_allow_public_mail",
+    "Group owners may allow incoming email from outside the organization",
+    "groups_for_business.groups_sharing",
+    flag("ownersCanAllowIncomingMailFromPublic", false, true),
+    true,
+  ),
+  // Chat
+  policy(
+    "chat.external_chat",
+    "Chat with people outside the organization",
+    "chat.external_chat_restriction",
+    externalChat,
+    "TRUSTED_DOMAINS",
+  ),
+  policy(
+    "chat.external_file_sharing",
+    "Files that may be shared in Chat with people outside the organization",
+    "chat.chat_file_sharing",
+    choice("externalFileSharing", ["NO_FILES", "IMAGES_ONLY", "ALL_FILES"], "ALL_FILES"),
+    "NO_FILES",
+  ),
+  // Marketplace
+  policy(
+    "marketplace.apps_access",
+    "Which Google Workspace Marketplace apps users may install",
+    "workspace_marketplace.apps_access_options",
+    choice("accessLevel", ["ALLOW_NONE", "ALLOW_LISTED_APPS", "ALLOW_ALL"], "ALLOW_ALL"),
+    "ALLOW_LISTED_APPS",
+  ),
+];
+
+const policySource = (d: TPolicySetting) => `GET /v1/policies settings/${d.setting} (${d.field})`;
+
+export const GOOGLE_SETTINGS: readonly TGoogleSettingSpec[] = DEFS.map((d) => ({
+  key: d.key,
+  title: d.title,
+  source: d.kind === "policy" ? policySource(d) : d.source,
+  demo: d.demo,
+}));
 
 /** The scopes reading the settings needs (merged into the connector's access list). */
-export const GOOGLE_SETTINGS_ACCESS: readonly TAccessRequirement[] = [];
+export const GOOGLE_SETTINGS_ACCESS: readonly TAccessRequirement[] = [
+  {
+    feature: "Tenant settings: security, Drive, Gmail, Calendar, Groups, Chat and Marketplace policies",
+    permission: POLICIES_SCOPE,
+    impact:
+      "The Cloud Identity Policy API is not read (the delegated subject must be a super admin and the " +
+      "Cloud Identity API enabled); every CIS check on those settings is skipped.",
+  },
+  {
+    feature: "Tenant settings: admin accounts",
+    permission: DIRECTORY_USERS_SCOPE,
+    impact: "The super admin count and admin 2-Step Verification checks are skipped.",
+  },
+  {
+    feature: "Tenant settings: org units of admin accounts",
+    permission: ORG_UNITS_SCOPE,
+    impact:
+      "The admin security-key check is skipped, and an org unit's override cannot be told from the " +
+      "root's policy when the root sets nothing.",
+  },
+];
 
 export type TGoogleSettingsClients = {
   /** Admin SDK (Directory, Reports): https://admin.googleapis.com */
@@ -19,7 +527,174 @@ export type TGoogleSettingsClients = {
   cloudIdentity: TJsonClient;
 };
 
+/** A Cloud Identity policy as `policies.list` returns it. */
+export type TGPolicy = {
+  name?: string;
+  customer?: string;
+  policyQuery?: { query?: string; orgUnit?: string; group?: string; sortOrder?: number };
+  setting?: { type?: string; value?: TPolicyValue };
+  type?: "POLICY_TYPE_UNSPECIFIED" | "SYSTEM" | "ADMIN";
+};
+type TGPolicyList = { policies?: TGPolicy[]; nextPageToken?: string };
+type TGUserList = { users?: TGAdminUser[]; nextPageToken?: string };
+export type TGOrgUnit = { orgUnitId?: string; orgUnitPath?: string; parentOrgUnitId?: string; name?: string };
+type TGOrgUnitList = { organizationUnits?: TGOrgUnit[] };
+
+type TRead<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/** Why a read failed, naming the scope the delegation lacks when Google refused it. */
+function reasonOf(error: unknown, scope: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/\(HTTP 40[13]\)/.test(message))
+    return `${scope} not granted to the delegation, or the API is not enabled (${message})`;
+  return message;
+}
+
+async function attempt<T>(scope: string, read: () => Promise<T>): Promise<TRead<T>> {
+  try {
+    return { ok: true, value: await read() };
+  } catch (error) {
+    return { ok: false, reason: reasonOf(error, scope) };
+  }
+}
+
+/**
+ * Policy API filter for one application's settings, anchored like the reference's example
+ * (`setting.type.matches('^settings/gmail\\..*$')`); the dot is a character class so the CEL
+ * string literal needs no escape.
+ */
+export const policyFilter = (namespace: string) => `setting.type.matches('^settings/${namespace}[.].*$')`;
+
+async function readNamespace(client: TJsonClient, namespace: string): Promise<TGPolicy[]> {
+  const policies: TGPolicy[] = [];
+  const query = { filter: policyFilter(namespace), pageSize: 100 };
+  for await (const page of pagesByToken<TGPolicyList>(client, "/v1/policies", query))
+    policies.push(...(page.policies ?? []));
+  return policies;
+}
+
+async function readAdmins(admin: TJsonClient): Promise<TGAdminUser[]> {
+  const byId = new Map<string, TGAdminUser>();
+  for (const [query, isOne] of [
+    ["isAdmin=true", (u: TGAdminUser) => u.isAdmin === true],
+    ["isDelegatedAdmin=true", (u: TGAdminUser) => u.isDelegatedAdmin === true],
+  ] as const) {
+    const params = { customer: "my_customer", query, maxResults: 500, projection: "basic" };
+    for await (const page of pagesByToken<TGUserList>(admin, "/admin/directory/v1/users", params)) {
+      // The query already narrows the list; the flag is checked again rather than trusted.
+      for (const user of page.users ?? [])
+        if (isOne(user)) byId.set(user.id ?? user.primaryEmail ?? "", user);
+    }
+  }
+  return [...byId.values()];
+}
+
+async function readOrgUnits(admin: TJsonClient): Promise<TGOrgUnit[]> {
+  const list = await admin.get<TGOrgUnitList>("/admin/directory/v1/customer/my_customer/orgunits", {
+    orgUnitPath: "/",
+    type: "allIncludingParent",
+  });
+  return list.organizationUnits ?? [];
+}
+
+const ouRef = (orgUnitId: string | undefined) => `orgUnits/${(orgUnitId ?? "").replace(/^id:/, "")}`;
+
+function parentPath(path: string): string | null {
+  if (path === "/" || path === "") return null;
+  const cut = path.replace(/\/$/, "").lastIndexOf("/");
+  return cut <= 0 ? "/" : path.slice(0, cut);
+}
+
+/**
+ * The tenant's value of one policy setting: the least secure of the root org unit's value and
+ * every org-unit or group override's, so a check fails when any org unit's effective value fails.
+ * When the root sets nothing, Google's default applies there and is counted too.
+ */
+function tenantValue(
+  def: TPolicySetting,
+  policies: readonly TGPolicy[],
+  rootId: string | null,
+): TSettingValue {
+  const mine = policies.filter((p) => p.setting?.type === `settings/${def.setting}`);
+  const valueOf = (p: TGPolicy) => def.read(p.setting?.value ?? {}) ?? def.googleDefault;
+  const values = mine.map(valueOf);
+  const rootSet = rootId
+    ? mine.some((p) => !p.policyQuery?.group && p.policyQuery?.orgUnit === ouRef(rootId))
+    : mine.length > 0;
+  if (!rootSet) values.push(def.googleDefault);
+  return values.reduce((a, b) => def.weaker(a, b));
+}
+
+/** The value where admins live: each admin's org unit's nearest policy, and every group policy. */
+function adminsValue(
+  def: TPolicySetting,
+  policies: readonly TGPolicy[],
+  orgUnits: readonly TGOrgUnit[],
+  admins: readonly TGAdminUser[],
+): TSettingValue {
+  const mine = policies.filter((p) => p.setting?.type === `settings/${def.setting}`);
+  const idByPath = new Map(orgUnits.map((o) => [o.orgUnitPath ?? "", o.orgUnitId]));
+  const valueOf = (p: TGPolicy) => def.read(p.setting?.value ?? {}) ?? def.googleDefault;
+  const effective = (path: string): TSettingValue => {
+    for (let at: string | null = path || "/"; at !== null; at = parentPath(at)) {
+      const id = idByPath.get(at);
+      const found = id
+        ? mine.find((p) => !p.policyQuery?.group && p.policyQuery?.orgUnit === ouRef(id))
+        : undefined;
+      if (found) return valueOf(found);
+    }
+    return def.googleDefault;
+  };
+  const paths = new Set(admins.filter(active).map((u) => u.orgUnitPath || "/"));
+  if (paths.size === 0) paths.add("/");
+  // Group membership is not read, so a group policy counts as reaching an admin.
+  const values = [...[...paths].map(effective), ...mine.filter((p) => p.policyQuery?.group).map(valueOf)];
+  return values.reduce((a, b) => def.weaker(a, b));
+}
+
 /** Every setting of GOOGLE_SETTINGS, read or marked unavailable (never throws for one setting). */
-export async function readGoogleSettings(_clients: TGoogleSettingsClients): Promise<TTenantSetting[]> {
-  return [];
+export async function readGoogleSettings(clients: TGoogleSettingsClients): Promise<TTenantSetting[]> {
+  const { admin, cloudIdentity } = clients;
+  const namespaces = [
+    ...new Set(DEFS.flatMap((d) => (d.kind === "policy" ? [d.setting.split(".")[0] ?? ""] : []))),
+  ];
+  const [adminsRead, orgUnitsRead, ...namespaceReads] = await Promise.all([
+    attempt(DIRECTORY_USERS_SCOPE, () => readAdmins(admin)),
+    attempt(ORG_UNITS_SCOPE, () => readOrgUnits(admin)),
+    ...namespaces.map((ns) => attempt(POLICIES_SCOPE, () => readNamespace(cloudIdentity, ns))),
+  ]);
+  const byNamespace = new Map(namespaces.map((ns, i) => [ns, namespaceReads[i]]));
+  const rootId = orgUnitsRead?.ok
+    ? (orgUnitsRead.value.find((o) => o.orgUnitPath === "/")?.orgUnitId ?? null)
+    : null;
+
+  return DEFS.map((def): TTenantSetting => {
+    if (def.kind === "directory") {
+      if (!adminsRead?.ok) return { key: def.key, unavailable: adminsRead?.reason ?? "not read" };
+      return { key: def.key, value: def.compute(adminsRead.value), source: def.source };
+    }
+    const read = byNamespace.get(def.setting.split(".")[0] ?? "");
+    if (!read?.ok) return { key: def.key, unavailable: read?.reason ?? "not read" };
+    if (def.adminsOnly) {
+      if (!adminsRead?.ok) return { key: def.key, unavailable: adminsRead?.reason ?? "not read" };
+      if (!orgUnitsRead?.ok) return { key: def.key, unavailable: orgUnitsRead?.reason ?? "not read" };
+      return {
+        key: def.key,
+        value: adminsValue(def, read.value, orgUnitsRead.value, adminsRead.value),
+        source: `${policySource(def)}: effective policy of the org units holding admin accounts`,
+      };
+    }
+    const overrides = read.value.filter(
+      (p) =>
+        p.setting?.type === `settings/${def.setting}` &&
+        (p.policyQuery?.group || (rootId !== null && p.policyQuery?.orgUnit !== ouRef(rootId))),
+    ).length;
+    return {
+      key: def.key,
+      value: tenantValue(def, read.value, rootId),
+      source:
+        policySource(def) +
+        (overrides > 0 ? `: least secure of the root and ${overrides} org-unit or group override(s)` : ""),
+    };
+  });
 }

@@ -143,6 +143,23 @@ describe("Google Workspace tenant settings against the fake Policy API and Direc
       pageSize: "100",
     });
     expect(both.status).toBe(200);
+    // The reference's spellings (`\\.` as printed, `\\\\.` as CEL escapes it) and an unanchored pattern select alike.
+    for (const filter of [
+      "setting.type.matches('^settings/gmail\\..*$')",
+      "setting.type.matches('^settings/gmail\\\\..*$')",
+      'setting.type.matches("gmail.*")',
+    ]) {
+      const answer = await get("/v1/policies", { filter, pageSize: "100" });
+      expect(answer.status, filter).toBe(200);
+      expect(
+        answer.body.policies?.map((p) => p.setting.type).every((t) => t.startsWith("settings/gmail.")),
+      ).toBe(true);
+      // One per page here (the fixture pages by 1), and more to come.
+      expect(answer.body.policies?.length, filter).toBe(1);
+      expect(answer.body.nextPageToken, filter).toBeTruthy();
+    }
+    const unterminated = await get("/v1/policies", { filter: "setting.type.matches('^settings/gmail)" });
+    expect(unterminated.status).toBe(400);
     const otherCustomer = await get("/v1/policies", { filter: 'customer == "customers/C0other"' });
     expect(otherCustomer.status).toBe(403);
 

@@ -48,12 +48,25 @@ type TSettingDef = TPolicySetting | TDirectorySetting;
 
 type TPolicyShape = Pick<TPolicySetting, "read" | "weaker" | "googleDefault">;
 
+/** Struct values arrive as JSON booleans and numbers; their string spellings are read too. */
+function asBoolean(raw: unknown): boolean | undefined {
+  if (typeof raw === "boolean") return raw;
+  if (typeof raw === "string" && /^(true|false)$/i.test(raw)) return raw.toLowerCase() === "true";
+  return undefined;
+}
+
+function asNumber(raw: unknown): number | undefined {
+  if (typeof raw === "number" && Number.isFinite(raw)) return raw;
+  if (typeof raw === "string" && /^\d+$/.test(raw)) return Number(raw);
+  return undefined;
+}
+
 /** A boolean field; `secure` is the value that passes, so the other one is the weaker. */
 function flag(field: string, secure: boolean, googleDefault: boolean): TPolicyShape & { field: string } {
   return {
     field,
     googleDefault,
-    read: (v) => (typeof v[field] === "boolean" ? v[field] : undefined),
+    read: (v) => asBoolean(v[field]),
     weaker: (a, b) => (a === secure ? b : a),
   };
 }
@@ -81,7 +94,7 @@ function atLeast(field: string, googleDefault: number): TPolicyShape & { field: 
   return {
     field,
     googleDefault,
-    read: (v) => (typeof v[field] === "number" ? v[field] : undefined),
+    read: (v) => asNumber(v[field]),
     weaker: (a, b) => (typeof a === "number" && typeof b === "number" ? Math.min(a, b) : (a ?? b)),
   };
 }

@@ -95,8 +95,9 @@ function celString(text: string): { value: string; rest: string } | undefined {
       t: "\t",
       r: "\r",
     };
-    if (next === undefined || !(next in escapes)) return undefined;
-    value += escapes[next];
+    if (next === undefined) return undefined;
+    // The reference prints `'^settings/gmail\..*$'`: an escape CEL does not define keeps its backslash.
+    value += escapes[next] ?? `\\${next}`;
   }
   return undefined;
 }

@@ -84,6 +84,13 @@ const CONTROLS = {
     hipaa: ["164.312(e)(1)"],
     nist_csf: ["PR.DS-01"],
   },
+  alerting: {
+    soc2: ["CC7.2", "CC7.3"],
+    iso27001: ["A.8.16", "A.5.25"],
+    gdpr: ["Art. 32", "Art. 33"],
+    hipaa: ["164.308(a)(1)(ii)(D)", "164.308(a)(5)(ii)(C)"],
+    nist_csf: ["DE.CM-03", "DE.AE-02"],
+  },
   malware: {
     soc2: ["CC6.8"],
     iso27001: ["A.5.23"],
@@ -124,6 +131,25 @@ const check = ({ cis, ...rest }: TCheckInput): TTenantCheck => ({
   source: "google_workspace",
   benchmark: CIS(cis),
 });
+
+/** CIS 6.x: a system-defined alert rule is on, sends to the alert center and emails all super admins. */
+const alertRuleCheck = (
+  cis: string,
+  key: string,
+  displayName: string,
+  severity: TTenantCheck["severity"],
+): TTenantCheck =>
+  check({
+    id: `gws_alert_${key}`,
+    cis,
+    title: `The "${displayName}" alert is on and emails all super admins`,
+    severity,
+    settings: [`rules.alert_${key}`],
+    expected: `Rules > "${displayName}": Send to alert center on, Send email notifications to All super administrators`,
+    test: is(`rules.alert_${key}`, true),
+    fix: `Admin console > Rules > Google protects you by default (View list) > ${displayName} > Actions: Send to alert center, Send email notifications to All super administrators`,
+    controls: controls("alerting"),
+  });
 
 export const GOOGLE_WORKSPACE_CHECKS: readonly TTenantCheck[] = [
   // 1 Directory
@@ -559,4 +585,18 @@ export const GOOGLE_WORKSPACE_CHECKS: readonly TTenantCheck[] = [
     fix: "Admin console > Security > Access and data control > Less secure apps: Disable access to less secure apps (Recommended)",
     controls: controls("credentials", "oauthApp"),
   }),
+  // 6 Rules (alert center)
+  alertRuleCheck("6.1", "password_changed", "User's password changed", "LOW"),
+  alertRuleCheck("6.2", "government_backed_attacks", "Government-backed attacks", "MEDIUM"),
+  alertRuleCheck(
+    "6.3",
+    "suspicious_activity_suspension",
+    "User suspended due to suspicious activity",
+    "MEDIUM",
+  ),
+  alertRuleCheck("6.4", "admin_privilege_granted", "User granted Admin privilege", "MEDIUM"),
+  alertRuleCheck("6.5", "suspicious_programmatic_login", "Suspicious programmatic login", "MEDIUM"),
+  alertRuleCheck("6.6", "suspicious_login", "Suspicious login", "MEDIUM"),
+  alertRuleCheck("6.7", "leaked_password", "Leaked password", "MEDIUM"),
+  alertRuleCheck("6.8", "employee_spoofing", "Gmail potential employee spoofing", "MEDIUM"),
 ];

@@ -114,6 +114,25 @@ describe("readGoogleSettings", () => {
     expect(await at("2999-01-01T00:00:00Z")).toBe(false);
   });
 
+  it("reads each alert rule from its own policy, customer-wide, else Google's default state", async () => {
+    const rule = (displayName: string, state: string, recipients: unknown[]): TGPolicy => ({
+      policyQuery: {},
+      setting: {
+        type: "settings/rule.system_defined_alerts",
+        value: { displayName, state, action: { alertCenterAction: { recipients } } },
+      },
+    });
+    const values = await read([
+      rule("User's password changed", "ACTIVE", [{ allSuperAdmins: true }]),
+      rule("Leaked password", "ACTIVE", [{ email: "secops@acme.test" }]),
+    ]);
+    expect(values["rules.alert_password_changed"]).toBe(true);
+    expect(values["rules.alert_leaked_password"]).toBe(false);
+    // No policy: Google ships "Suspicious login" on and "User granted Admin privilege" off.
+    expect(values["rules.alert_suspicious_login"]).toBe(true);
+    expect(values["rules.alert_admin_privilege_granted"]).toBe(false);
+  });
+
   it("marks only the refused read's settings unavailable, naming the scope", async () => {
     const values = await read([], {
       "/admin/directory/v1/customer/my_customer/orgunits": new SourceAuthError(

@@ -32,6 +32,10 @@ type TPolicySetting = {
   weaker: (a: TSettingValue, b: TSettingValue) => TSettingValue;
   /** Judged only where admin accounts live (their org units' effective policy, plus group policies). */
   adminsOnly?: boolean;
+  /** Several policies share the setting type (alert rules); this one is those the predicate picks. */
+  where?: (value: TPolicyValue) => boolean;
+  /** A customer-wide setting (alert rules): any policy of it is the tenant's, not an override. */
+  customerLevel?: boolean;
 };
 
 /** A setting computed from the Admin SDK Directory's admin accounts. */
@@ -119,7 +123,7 @@ const policy = (
   setting: string,
   shape: TPolicyShape & { field: string },
   demo: TSettingValue,
-  extra: { adminsOnly?: boolean } = {},
+  extra: Pick<TPolicySetting, "adminsOnly" | "where" | "customerLevel"> = {},
 ): TPolicySetting => ({ kind: "policy", key, title, setting, demo, ...shape, ...extra });
 
 /** `enforcedFrom` is a timestamp; the API answers the zero Timestamp when enforcement is off. */
@@ -146,6 +150,33 @@ const externalChat: TPolicyShape & { field: string } = {
   },
   weaker: choice("x", ["OFF", "TRUSTED_DOMAINS", "ANY"], "ANY").weaker,
 };
+
+/**
+ * A system-defined alert rule (Admin console > Rules), read as one boolean: on, sending to the
+ * alert center, with email notifications reaching all super admins.
+ */
+function alertRule(key: string, displayName: string, googleDefault: boolean, demo: boolean): TPolicySetting {
+  return policy(
+    key,
+    `Alert rule "${displayName}" is on and emails all super admins`,
+    "rule.system_defined_alerts",
+    {
+      field: `displayName="${displayName}": state, action.alertCenterAction.recipients`,
+      googleDefault,
+      read: (v) => {
+        const action = (v.action as { alertCenterAction?: { recipients?: unknown } } | undefined)
+          ?.alertCenterAction;
+        const recipients = Array.isArray(action?.recipients)
+          ? (action.recipients as Array<Record<string, unknown>>)
+          : [];
+        return v.state === "ACTIVE" && recipients.some((r) => r.allSuperAdmins === true);
+      },
+      weaker: (a, b) => (a === true ? b : a),
+    },
+    demo,
+    { where: (v) => v.displayName === displayName, customerLevel: true },
+  );
+}
 
 const SIGN_IN_FACTORS = [
   "PASSKEY_ONLY",
@@ -499,6 +530,20 @@ const DEFS: readonly TSettingDef[] = [
     choice("accessLevel", ["ALLOW_NONE", "ALLOW_LISTED_APPS", "ALLOW_ALL"], "ALLOW_ALL"),
     "ALLOW_LISTED_APPS",
   ),
+  // Rules: system-defined alerts (Google's default state as the Admin console ships them)
+  alertRule("rules.alert_password_changed", "User's password changed", false, false),
+  alertRule("rules.alert_government_backed_attacks", "Government-backed attacks", true, true),
+  alertRule(
+    "rules.alert_suspicious_activity_suspension",
+    "User suspended due to suspicious activity",
+    true,
+    true,
+  ),
+  alertRule("rules.alert_admin_privilege_granted", "User granted Admin privilege", false, false),
+  alertRule("rules.alert_suspicious_programmatic_login", "Suspicious programmatic login", true, true),
+  alertRule("rules.alert_suspicious_login", "Suspicious login", true, true),
+  alertRule("rules.alert_leaked_password", "Leaked password", true, true),
+  alertRule("rules.alert_employee_spoofing", "Gmail potential employee spoofing", true, true),
 ];
 
 const policySource = (d: TPolicySetting) => `GET /v1/policies settings/${d.setting} (${d.field})`;
@@ -610,6 +655,10 @@ async function readOrgUnits(admin: TJsonClient): Promise<TGOrgUnit[]> {
   return list.organizationUnits ?? [];
 }
 
+/** Whether a policy sets this setting (its type, and for alert rules its rule). */
+const appliesTo = (def: TPolicySetting, p: TGPolicy) =>
+  p.setting?.type === `settings/${def.setting}` && (!def.where || def.where(p.setting.value ?? {}));
+
 const ouRef = (orgUnitId: string | undefined) => `orgUnits/${(orgUnitId ?? "").replace(/^id:/, "")}`;
 
 function parentPath(path: string): string | null {
@@ -628,12 +677,14 @@ function tenantValue(
   policies: readonly TGPolicy[],
   rootId: string | null,
 ): TSettingValue {
-  const mine = policies.filter((p) => p.setting?.type === `settings/${def.setting}`);
+  const mine = policies.filter((p) => appliesTo(def, p));
   const valueOf = (p: TGPolicy) => def.read(p.setting?.value ?? {}) ?? def.googleDefault;
   const values = mine.map(valueOf);
-  const rootSet = rootId
-    ? mine.some((p) => !p.policyQuery?.group && p.policyQuery?.orgUnit === ouRef(rootId))
-    : mine.length > 0;
+  const rootSet = def.customerLevel
+    ? mine.length > 0
+    : rootId
+      ? mine.some((p) => !p.policyQuery?.group && p.policyQuery?.orgUnit === ouRef(rootId))
+      : mine.length > 0;
   if (!rootSet) values.push(def.googleDefault);
   return values.reduce((a, b) => def.weaker(a, b));
 }
@@ -645,7 +696,7 @@ function adminsValue(
   orgUnits: readonly TGOrgUnit[],
   admins: readonly TGAdminUser[],
 ): TSettingValue {
-  const mine = policies.filter((p) => p.setting?.type === `settings/${def.setting}`);
+  const mine = policies.filter((p) => appliesTo(def, p));
   const idByPath = new Map(orgUnits.map((o) => [o.orgUnitPath ?? "", o.orgUnitId]));
   const valueOf = (p: TGPolicy) => def.read(p.setting?.value ?? {}) ?? def.googleDefault;
   const effective = (path: string): TSettingValue => {
@@ -699,7 +750,8 @@ export async function readGoogleSettings(clients: TGoogleSettingsClients): Promi
     }
     const overrides = read.value.filter(
       (p) =>
-        p.setting?.type === `settings/${def.setting}` &&
+        !def.customerLevel &&
+        appliesTo(def, p) &&
         (p.policyQuery?.group || (rootId !== null && p.policyQuery?.orgUnit !== ouRef(rootId))),
     ).length;
     return {

@@ -310,6 +310,39 @@ const toPolicies = (rows: readonly TPolicyRow[]): TGPolicy[] =>
     type: "ADMIN",
   }));
 
+const RULES = [
+  "User's password changed",
+  "Government-backed attacks",
+  "User suspended due to suspicious activity",
+  "User granted Admin privilege",
+  "Suspicious programmatic login",
+  "Suspicious login",
+  "Leaked password",
+  "Gmail potential employee spoofing",
+];
+
+/** A system-defined alert rule's policy value, as Admin console > Rules keeps it. */
+const alertRule = (
+  displayName: string,
+  state: "ACTIVE" | "INACTIVE",
+  recipients: Array<Record<string, unknown>>,
+): TPolicyRow => [
+  "rule.system_defined_alerts",
+  {
+    displayName,
+    state,
+    action: { alertCenterAction: { alertCenterConfig: { severity: "MEDIUM" }, recipients } },
+  },
+];
+
+// Weak: off, on without email, or emailing one address instead of all super admins.
+const weakRule = (displayName: string, i: number): TPolicyRow =>
+  i % 3 === 0
+    ? alertRule(displayName, "INACTIVE", [{ allSuperAdmins: true }])
+    : i % 3 === 1
+      ? alertRule(displayName, "ACTIVE", [])
+      : alertRule(displayName, "ACTIVE", [{ email: "secops@acme.test" }]);
+
 const SECURE_ROWS: readonly TPolicyRow[] = [
   ["security.two_step_verification_enrollment", { allowEnrollment: true }],
   ["security.two_step_verification_enforcement", { enforcedFrom: "2024-01-15T00:00:00Z" }],
@@ -391,6 +424,7 @@ const SECURE_ROWS: readonly TPolicyRow[] = [
   ["chat.external_chat_restriction", { allowExternalChat: true, externalChatRestriction: "TRUSTED_DOMAINS" }],
   ["chat.chat_file_sharing", { externalFileSharing: "NO_FILES", internalFileSharing: "ALL_FILES" }],
   ["workspace_marketplace.apps_access_options", { accessLevel: "ALLOW_LISTED_APPS" }],
+  ...RULES.map((name) => alertRule(name, "ACTIVE", [{ allSuperAdmins: true }])),
 ];
 
 // Mostly secure at the root: what fails is an org-unit or group override, or an insecure root value.
@@ -462,6 +496,7 @@ const WEAK_ROWS: readonly TPolicyRow[] = [
   ["chat.external_chat_restriction", { allowExternalChat: true, externalChatRestriction: "NO_RESTRICTION" }],
   ["chat.chat_file_sharing", { externalFileSharing: "ALL_FILES" }],
   ["workspace_marketplace.apps_access_options", { accessLevel: "ALLOW_ALL" }],
+  ...RULES.map(weakRule),
 ];
 
 export function secureGoogleSettings(): TGoogleSettingsFixture {

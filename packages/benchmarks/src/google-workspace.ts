@@ -151,6 +151,111 @@ const alertRuleCheck = (
     controls: controls("alerting"),
   });
 
+/** CIS 3.1.3.4.x: Gmail's attachment, link and spoofing protections, on and acting. */
+function gmailProtections(): TTenantCheck[] {
+  const ATTACHMENTS = "Admin console > Apps > Google Workspace > Gmail > Safety > Attachments";
+  const LINKS = "Admin console > Apps > Google Workspace > Gmail > Safety > Links and external images";
+  const SPOOFING = "Admin console > Apps > Google Workspace > Gmail > Safety > Spoofing and authentication";
+  const rows: Array<[cis: string, id: string, key: string, what: string, place: string, acting: boolean]> = [
+    [
+      "3.1.3.4.1.1",
+      "encrypted_attachments",
+      "encrypted_attachment_protection",
+      "Protect against encrypted attachments from untrusted senders",
+      ATTACHMENTS,
+      true,
+    ],
+    [
+      "3.1.3.4.1.2",
+      "script_attachments",
+      "script_attachment_protection",
+      "Protect against attachments with scripts from untrusted senders",
+      ATTACHMENTS,
+      true,
+    ],
+    [
+      "3.1.3.4.1.3",
+      "anomalous_attachments",
+      "anomalous_attachment_protection",
+      "Protect against anomalous attachment types in emails",
+      ATTACHMENTS,
+      true,
+    ],
+    [
+      "3.1.3.4.2.1",
+      "shortened_links",
+      "shortener_scanning",
+      "Identify links behind shortened URLs",
+      LINKS,
+      false,
+    ],
+    ["3.1.3.4.2.2", "linked_images", "external_image_scanning", "Scan linked images", LINKS, false],
+    [
+      "3.1.3.4.2.3",
+      "untrusted_link_warning",
+      "untrusted_link_warnings",
+      "Show warning prompt for any click on links to untrusted domains",
+      LINKS,
+      false,
+    ],
+    [
+      "3.1.3.4.3.1",
+      "similar_domain_spoofing",
+      "domain_spoofing_protection",
+      "Protect against domain spoofing based on similar domain names",
+      SPOOFING,
+      true,
+    ],
+    [
+      "3.1.3.4.3.2",
+      "employee_name_spoofing",
+      "employee_name_spoofing_protection",
+      "Protect against spoofing of employee names",
+      SPOOFING,
+      true,
+    ],
+    [
+      "3.1.3.4.3.3",
+      "inbound_domain_spoofing",
+      "inbound_domain_spoofing_protection",
+      "Protect against inbound emails spoofing your domain",
+      SPOOFING,
+      true,
+    ],
+    [
+      "3.1.3.4.3.4",
+      "unauthenticated_email",
+      "unauthenticated_email_protection",
+      "Protect against any unauthenticated emails",
+      SPOOFING,
+      true,
+    ],
+    [
+      "3.1.3.4.3.5",
+      "groups_spoofing",
+      "groups_spoofing_protection",
+      "Protect your Groups from inbound emails spoofing your domain",
+      SPOOFING,
+      true,
+    ],
+  ];
+  return rows.map(([cis, id, key, what, place, acting]) =>
+    check({
+      id: `gws_gmail_${id}_protected`,
+      cis,
+      title: `Gmail safety: ${what} is on`,
+      severity: "MEDIUM",
+      settings: [`gmail.${key}`],
+      expected: acting
+        ? `${what}: on in every org unit, with an action other than No action (warning, spam or quarantine)`
+        : `${what}: on in every org unit`,
+      test: acting ? is(`gmail.${key}`, "ON") : is(`gmail.${key}`, true),
+      fix: `${place}: check ${what}${acting ? ", action Keep email in inbox and show warning, or Move email to spam" : ""}`,
+      controls: controls("malware"),
+    }),
+  );
+}
+
 export const GOOGLE_WORKSPACE_CHECKS: readonly TTenantCheck[] = [
   // 1 Directory
   check({
@@ -339,6 +444,7 @@ export const GOOGLE_WORKSPACE_CHECKS: readonly TTenantCheck[] = [
     fix: "Admin console > Apps > Google Workspace > Gmail > User settings > Mail delegation: uncheck Let users delegate access to their mailbox to other users in the domain",
     controls: controls("admin"),
   }),
+  ...gmailProtections(),
   check({
     id: "gws_gmail_pop_imap_disabled",
     cis: "3.1.3.5.1",

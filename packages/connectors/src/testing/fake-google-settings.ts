@@ -410,6 +410,41 @@ const SECURE_ROWS: readonly TPolicyRow[] = [
     "calendar.primary_calendar_max_allowed_external_sharing",
     { maxAllowedExternalSharing: "EXTERNAL_FREE_BUSY_ONLY" },
   ],
+  [
+    "gmail.email_attachment_safety",
+    {
+      enableEncryptedAttachmentProtection: true,
+      encryptedAttachmentProtectionConsequence: "WARNING",
+      enableAttachmentWithScriptsProtection: true,
+      scriptAttachmentProtectionConsequence: "SPAM_FOLDER",
+      enableAnomalousAttachmentProtection: true,
+      anomalousAttachmentProtectionConsequence: "WARNING",
+    },
+  ],
+  [
+    "gmail.links_and_external_images",
+    {
+      enableShortenerScanning: true,
+      enableExternalImageScanning: true,
+      enableAggressiveWarningsOnUntrustedLinks: true,
+    },
+  ],
+  [
+    "gmail.spoofing_and_authentication",
+    {
+      detectDomainNameSpoofing: true,
+      domainSpoofingConsequence: "WARNING",
+      detectEmployeeNameSpoofing: true,
+      employeeNameSpoofingConsequence: "WARNING",
+      detectDomainSpoofingFromUnauthenticatedSenders: true,
+      inboundDomainSpoofingConsequence: "SPAM_FOLDER",
+      detectUnauthenticatedEmails: true,
+      unauthenticatedEmailConsequence: "WARNING",
+      detectGroupsSpoofing: true,
+      groupsSpoofingVisibilityType: "ALL_GROUPS",
+      groupsSpoofingConsequence: "SPAM_FOLDER",
+    },
+  ],
   ["calendar.external_invitations", { warnOnInvite: true }],
   [
     "groups_for_business.groups_sharing",
@@ -482,6 +517,45 @@ const WEAK_ROWS: readonly TPolicyRow[] = [
   [
     "calendar.primary_calendar_max_allowed_external_sharing",
     { maxAllowedExternalSharing: "EXTERNAL_ALL_INFO_READ_WRITE" },
+  ],
+  [
+    "gmail.email_attachment_safety",
+    {
+      enableEncryptedAttachmentProtection: false,
+      enableAttachmentWithScriptsProtection: true,
+      scriptAttachmentProtectionConsequence: "NO_ACTION",
+    },
+  ],
+  [
+    "gmail.links_and_external_images",
+    {
+      enableShortenerScanning: false,
+      enableExternalImageScanning: false,
+      enableAggressiveWarningsOnUntrustedLinks: false,
+    },
+  ],
+  [
+    "gmail.spoofing_and_authentication",
+    {
+      detectDomainNameSpoofing: true,
+      domainSpoofingConsequence: "NO_ACTION",
+      detectEmployeeNameSpoofing: false,
+      detectDomainSpoofingFromUnauthenticatedSenders: true,
+      inboundDomainSpoofingConsequence: "SPAM_FOLDER",
+      detectUnauthenticatedEmails: false,
+      detectGroupsSpoofing: true,
+      groupsSpoofingConsequence: "WARNING",
+    },
+  ],
+  // Inbound spoofing protection is on at the root but off for Sales; groups' protection does nothing there.
+  [
+    "gmail.spoofing_and_authentication",
+    {
+      detectDomainSpoofingFromUnauthenticatedSenders: false,
+      detectGroupsSpoofing: true,
+      groupsSpoofingConsequence: "NO_ACTION",
+    },
+    "/Sales",
   ],
   ["calendar.external_invitations", { warnOnInvite: false }],
   [

@@ -621,6 +621,97 @@ const DEFS: readonly TSettingDef[] = [
     choice("externalFileSharing", ["NO_FILES", "IMAGES_ONLY", "ALL_FILES"], "ALL_FILES"),
     "NO_FILES",
   ),
+  policy(
+    "chat.internal_file_sharing",
+    "Files that may be shared in Chat inside the organization",
+    "chat.chat_file_sharing",
+    choice("internalFileSharing", ["NO_FILES", "IMAGES_ONLY", "ALL_FILES"], "ALL_FILES"),
+    "ALL_FILES",
+  ),
+  policy(
+    "chat.external_spaces",
+    "Spaces with people outside the organization",
+    "chat.chat_external_spaces",
+    {
+      field: "enabled,domainAllowlistMode",
+      googleDefault: "ANY",
+      read: (v) => {
+        if (asBoolean(v.enabled) === false) return "OFF";
+        if (v.enabled === undefined && v.domainAllowlistMode === undefined) return undefined;
+        return v.domainAllowlistMode === "TRUSTED_DOMAINS" ? "TRUSTED_DOMAINS" : "ANY";
+      },
+      weaker: choice("x", ["OFF", "TRUSTED_DOMAINS", "ANY"], "ANY").weaker,
+    },
+    "TRUSTED_DOMAINS",
+  ),
+  policy(
+    "chat.apps_allowed",
+    "Users may install Chat apps",
+    "chat.chat_apps_access",
+    flag("enableApps", false, false),
+    true,
+  ),
+  policy(
+    "chat.incoming_webhooks_allowed",
+    "Users may add and use incoming webhooks",
+    "chat.chat_apps_access",
+    flag("enableWebhooks", false, false),
+    true,
+  ),
+  policy(
+    "calendar.secondary_external_sharing",
+    "Most a secondary calendar may share outside the organization",
+    "calendar.secondary_calendar_max_allowed_external_sharing",
+    choice(
+      "maxAllowedExternalSharing",
+      [
+        "EXTERNAL_FREE_BUSY_ONLY",
+        "EXTERNAL_ALL_INFO_READ_ONLY",
+        "EXTERNAL_ALL_INFO_READ_WRITE",
+        "EXTERNAL_ALL_INFO_READ_WRITE_MANAGE",
+      ],
+      "EXTERNAL_ALL_INFO_READ_ONLY",
+    ),
+    "EXTERNAL_FREE_BUSY_ONLY",
+  ),
+  policy(
+    "groups.view_conversations_default",
+    "Who may view a new group's conversations by default",
+    "groups_for_business.groups_sharing",
+    choice("viewTopicsDefaultAccessLevel", ["GROUP_MANAGERS", "GROUP_MEMBERS"], "DOMAIN_USERS"),
+    "DOMAIN_USERS",
+  ),
+  policy(
+    "sites.service_status",
+    "Google Sites service status",
+    "sites.service_status",
+    choice("serviceState", ["DISABLED", "ENABLED"], "ENABLED"),
+    "ENABLED",
+  ),
+  policy(
+    "groups.consumer_service_status",
+    "Access to Google Groups outside Groups for Business (external Google Groups)",
+    "groups.service_status",
+    choice("serviceState", ["DISABLED", "ENABLED"], "ENABLED"),
+    "DISABLED",
+  ),
+  policy(
+    "rules.dlp_drive_rule_active",
+    "An active DLP rule applies to Drive",
+    "rule.dlp",
+    {
+      field: "state, triggers",
+      googleDefault: false,
+      read: (v) =>
+        v.state === "ACTIVE" &&
+        Array.isArray(v.triggers) &&
+        v.triggers.some((t) => typeof t === "string" && t.startsWith("google.workspace.drive.")),
+      // One active Drive rule is enough: the best of the rules, not the weakest.
+      weaker: (a, b) => a === true || b === true,
+    },
+    true,
+    { customerLevel: true },
+  ),
   // Marketplace
   policy(
     "marketplace.apps_access",

@@ -457,7 +457,27 @@ const SECURE_ROWS: readonly TPolicyRow[] = [
     },
   ],
   ["chat.external_chat_restriction", { allowExternalChat: true, externalChatRestriction: "TRUSTED_DOMAINS" }],
-  ["chat.chat_file_sharing", { externalFileSharing: "NO_FILES", internalFileSharing: "ALL_FILES" }],
+  ["chat.chat_file_sharing", { externalFileSharing: "NO_FILES", internalFileSharing: "NO_FILES" }],
+  ["chat.chat_external_spaces", { enabled: true, domainAllowlistMode: "TRUSTED_DOMAINS" }],
+  ["chat.chat_apps_access", { enableApps: false, enableWebhooks: false }],
+  [
+    "calendar.secondary_calendar_max_allowed_external_sharing",
+    { maxAllowedExternalSharing: "EXTERNAL_FREE_BUSY_ONLY" },
+  ],
+  ["sites.service_status", { serviceState: "DISABLED" }],
+  ["groups.service_status", { serviceState: "DISABLED" }],
+  [
+    "rule.dlp",
+    {
+      displayName: "Card numbers on Drive",
+      state: "ACTIVE",
+      triggers: ["google.workspace.drive.file.v1.share"],
+    },
+  ],
+  [
+    "rule.dlp",
+    { displayName: "Old Gmail rule", state: "INACTIVE", triggers: ["google.workspace.gmail.email.v1.send"] },
+  ],
   ["workspace_marketplace.apps_access_options", { accessLevel: "ALLOW_LISTED_APPS" }],
   ...RULES.map((name) => alertRule(name, "ACTIVE", [{ allSuperAdmins: true }])),
 ];
@@ -565,10 +585,37 @@ const WEAK_ROWS: readonly TPolicyRow[] = [
       createGroupsAccessLevel: "USERS_IN_DOMAIN",
       ownersCanAllowExternalMembers: true,
       ownersCanAllowIncomingMailFromPublic: true,
+      viewTopicsDefaultAccessLevel: "DOMAIN_USERS",
     },
   ],
   ["chat.external_chat_restriction", { allowExternalChat: true, externalChatRestriction: "NO_RESTRICTION" }],
-  ["chat.chat_file_sharing", { externalFileSharing: "ALL_FILES" }],
+  ["chat.chat_file_sharing", { externalFileSharing: "ALL_FILES", internalFileSharing: "IMAGES_ONLY" }],
+  ["chat.chat_external_spaces", { enabled: true, domainAllowlistMode: "ALL_DOMAINS" }],
+  ["chat.chat_apps_access", { enableApps: false, enableWebhooks: false }],
+  ["chat.chat_apps_access", { enableApps: true, enableWebhooks: true }, "/Sales/EMEA"],
+  [
+    "calendar.secondary_calendar_max_allowed_external_sharing",
+    { maxAllowedExternalSharing: "EXTERNAL_ALL_INFO_READ_ONLY" },
+  ],
+  ["sites.service_status", { serviceState: "ENABLED" }],
+  ["groups.service_status", { serviceState: "ENABLED" }],
+  // A Drive DLP rule exists but is off; the active one watches Gmail only.
+  [
+    "rule.dlp",
+    {
+      displayName: "Card numbers on Drive",
+      state: "INACTIVE",
+      triggers: ["google.workspace.drive.file.v1.share"],
+    },
+  ],
+  [
+    "rule.dlp",
+    {
+      displayName: "Card numbers in mail",
+      state: "ACTIVE",
+      triggers: ["google.workspace.gmail.email.v1.send"],
+    },
+  ],
   ["workspace_marketplace.apps_access_options", { accessLevel: "ALLOW_ALL" }],
   ...RULES.map(weakRule),
 ];

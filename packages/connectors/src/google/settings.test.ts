@@ -88,6 +88,26 @@ describe("readGoogleSettings", () => {
     expect(values["security.web_session_seconds"]).toBe(86400);
   });
 
+  it("says in the source when Google's default stands in for a missing policy", async () => {
+    const settings = await readGoogleSettings({
+      admin: client({
+        "/admin/directory/v1/users": { users: [] },
+        "/admin/directory/v1/customer/my_customer/orgunits": orgUnits,
+      }),
+      cloudIdentity: client({
+        "/v1/policies": { policies: [policy("gmail.pop_access", { enablePopAccess: false })] },
+      }),
+    });
+    const source = (key: string) => settings.find((s) => s.key === key);
+    expect(source("gmail.imap_access")).toMatchObject({
+      source: expect.stringContaining("Google's default"),
+    });
+    expect(source("gmail.pop_access")).toMatchObject({
+      value: false,
+      source: expect.not.stringContaining("default"),
+    });
+  });
+
   it("counts the default when only an override is set", async () => {
     const values = await read([
       policy("gmail.auto_forwarding", { enableAutoForwarding: false }, "orgUnits/ou2"),

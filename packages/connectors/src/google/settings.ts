@@ -75,21 +75,26 @@ function flag(field: string, secure: boolean, googleDefault: boolean): TPolicySh
   };
 }
 
-/** An enum field, its values from most to least secure; an unknown value counts as the least secure. */
+/** Of two enum values ordered most to least secure, the less secure; an unknown value counts as least. */
+function lessSecureOf(bestToWorst: readonly string[]) {
+  const rank = (x: TSettingValue) => {
+    const i = typeof x === "string" ? bestToWorst.indexOf(x) : -1;
+    return i < 0 ? bestToWorst.length : i;
+  };
+  return (a: TSettingValue, b: TSettingValue) => (rank(b) > rank(a) ? b : a);
+}
+
+/** An enum field, its values from most to least secure. */
 function choice(
   field: string,
   bestToWorst: readonly string[],
   googleDefault: string,
 ): TPolicyShape & { field: string } {
-  const rank = (x: TSettingValue) => {
-    const i = typeof x === "string" ? bestToWorst.indexOf(x) : -1;
-    return i < 0 ? bestToWorst.length : i;
-  };
   return {
     field,
     googleDefault,
     read: (v) => (typeof v[field] === "string" ? v[field] : undefined),
-    weaker: (a, b) => (rank(b) > rank(a) ? b : a),
+    weaker: lessSecureOf(bestToWorst),
   };
 }
 
@@ -148,7 +153,7 @@ const externalChat: TPolicyShape & { field: string } = {
     if (v.allowExternalChat === undefined && v.externalChatRestriction === undefined) return undefined;
     return v.externalChatRestriction === "TRUSTED_DOMAINS" ? "TRUSTED_DOMAINS" : "ANY";
   },
-  weaker: choice("x", ["OFF", "TRUSTED_DOMAINS", "ANY"], "ANY").weaker,
+  weaker: lessSecureOf(["OFF", "TRUSTED_DOMAINS", "ANY"]),
 };
 
 /**
@@ -196,7 +201,7 @@ function protection(
       if (v[consequence] === "NO_ACTION") return "NO_ACTION";
       return on === undefined && v[consequence] === undefined ? undefined : "ON";
     },
-    weaker: choice("x", ["ON", "NO_ACTION", "OFF"], "OFF").weaker,
+    weaker: lessSecureOf(["ON", "NO_ACTION", "OFF"]),
   };
 }
 
@@ -640,7 +645,7 @@ const DEFS: readonly TSettingDef[] = [
         if (v.enabled === undefined && v.domainAllowlistMode === undefined) return undefined;
         return v.domainAllowlistMode === "TRUSTED_DOMAINS" ? "TRUSTED_DOMAINS" : "ANY";
       },
-      weaker: choice("x", ["OFF", "TRUSTED_DOMAINS", "ANY"], "ANY").weaker,
+      weaker: lessSecureOf(["OFF", "TRUSTED_DOMAINS", "ANY"]),
     },
     "TRUSTED_DOMAINS",
   ),
@@ -748,7 +753,8 @@ export const GOOGLE_SETTINGS: readonly TGoogleSettingSpec[] = DEFS.map((d) => ({
 /** The scopes reading the settings needs (merged into the connector's access list). */
 export const GOOGLE_SETTINGS_ACCESS: readonly TAccessRequirement[] = [
   {
-    feature: "Tenant settings: security, Drive, Gmail, Calendar, Groups, Chat and Marketplace policies",
+    feature:
+      "Tenant settings: security, API controls, Drive, Gmail, Calendar, Groups, Chat, Sites, Marketplace and alert-rule policies",
     permission: POLICIES_SCOPE,
     impact:
       "The Cloud Identity Policy API is not read (the delegated subject must be a super admin and the " +
@@ -938,18 +944,18 @@ export async function readGoogleSettings(clients: TGoogleSettingsClients): Promi
         source: `${policySource(def)}: effective policy of the org units holding admin accounts`,
       };
     }
-    const overrides = read.value.filter(
-      (p) =>
-        !def.customerLevel &&
-        appliesTo(def, p) &&
-        (p.policyQuery?.group || (rootId !== null && p.policyQuery?.orgUnit !== ouRef(rootId))),
-    ).length;
-    return {
-      key: def.key,
-      value: tenantValue(def, read.value, rootId),
-      source:
-        policySource(def) +
-        (overrides > 0 ? `: least secure of the root and ${overrides} org-unit or group override(s)` : ""),
-    };
+    const mine = read.value.filter((p) => appliesTo(def, p));
+    const overrides = def.customerLevel
+      ? 0
+      : mine.filter(
+          (p) => p.policyQuery?.group || (rootId !== null && p.policyQuery?.orgUnit !== ouRef(rootId)),
+        ).length;
+    const how =
+      mine.length === 0
+        ? ": no policy set, Google's default"
+        : overrides > 0
+          ? `: least secure of the root and ${overrides} org-unit or group override(s)`
+          : "";
+    return { key: def.key, value: tenantValue(def, read.value, rootId), source: policySource(def) + how };
   });
 }

@@ -283,6 +283,18 @@ export const GOOGLE_WORKSPACE_CHECKS: readonly TTenantCheck[] = [
     fix: "Admin console > Account > Admin roles > Super Admin > Admins: unassign the role from accounts that do not need it, giving them a narrower admin role",
     controls: controls("admin"),
   }),
+  check({
+    id: "gws_super_admins_dedicated",
+    cis: "1.1.3",
+    title: "Super admin accounts are used only for super admin activities",
+    severity: "MEDIUM",
+    settings: ["directory.super_admins_with_other_roles"],
+    expected:
+      "No active super admin account also holds another admin role (daily work uses a separate account)",
+    test: (v) => num(v, "directory.super_admins_with_other_roles") === 0,
+    fix: "Admin console > Account > Admin roles: unassign other roles from super admin accounts and give each super admin a separate, non-admin account for daily work",
+    controls: controls("admin"),
+  }),
   // 3.1.1 Calendar
   check({
     id: "gws_calendar_external_sharing_free_busy",

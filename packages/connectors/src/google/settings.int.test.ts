@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeGoogle, type TFakeGoogle } from "../testing/fake-google";
-import { ORG_UNITS_SCOPE, POLICIES_SCOPE, withGoogleTenant } from "../testing/fake-google-settings";
+import {
+  ORG_UNITS_SCOPE,
+  POLICIES_SCOPE,
+  ROLES_SCOPE,
+  withGoogleTenant,
+} from "../testing/fake-google-settings";
 import { buildGoogleFixture } from "../testing/google-fixture";
 import type { TTenantSetting } from "../types";
 import { createGoogleWorkspaceAdapter } from "./adapter";
@@ -114,6 +119,21 @@ describe("Google Workspace tenant settings against the fake Policy API and Direc
     expect(settings.get("security.2sv_methods_admins")).toMatchObject({
       unavailable: expect.stringContaining(ORG_UNITS_SCOPE),
     });
+  });
+
+  it("marks only the role check's count unavailable without the role-management scope", async () => {
+    const settings = await settingsOf("weak", { withheldScopes: [ROLES_SCOPE] });
+    const unavailable = [...settings.values()].filter((s) => "unavailable" in s).map((s) => s.key);
+    expect(unavailable).toEqual(["directory.super_admins_with_other_roles"]);
+  });
+
+  it("counts super admins who also hold another admin role", async () => {
+    expect(valueOf((await settingsOf("weak")).get("directory.super_admins_with_other_roles"))).toBe(1);
+    await fake?.close();
+    const secure = await settingsOf("secure");
+    expect(valueOf(secure.get("directory.super_admins_with_other_roles"))).toBe(0);
+    const calls = fake?.requests.filter((r) => r.path.endsWith("/roleassignments")) ?? [];
+    expect(calls.map((r) => r.query.get("maxResults"))).toEqual(["200"]);
   });
 
   it("answers like the Policy API: 400 on a bad filter or token, 403 on a withheld scope", async () => {

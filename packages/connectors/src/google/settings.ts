@@ -11,6 +11,7 @@ export type TGoogleSettingSpec = { key: string; title: string; source: string; d
 export const POLICIES_SCOPE = "https://www.googleapis.com/auth/cloud-identity.policies.readonly";
 export const DIRECTORY_USERS_SCOPE = "https://www.googleapis.com/auth/admin.directory.user.readonly";
 export const ORG_UNITS_SCOPE = "https://www.googleapis.com/auth/admin.directory.orgunit.readonly";
+export const ROLES_SCOPE = "https://www.googleapis.com/auth/admin.directory.rolemanagement.readonly";
 
 type TPolicyValue = Record<string, unknown>;
 
@@ -48,7 +49,13 @@ type TDirectorySetting = {
   compute: (admins: readonly TGAdminUser[]) => TSettingValue;
 };
 
-type TSettingDef = TPolicySetting | TDirectorySetting;
+/** A setting computed from the admin accounts and their role assignments. */
+type TRolesSetting = Omit<TDirectorySetting, "kind" | "compute"> & {
+  kind: "roles";
+  compute: (admins: readonly TGAdminUser[], roles: TRoleData) => TSettingValue;
+};
+
+type TSettingDef = TPolicySetting | TDirectorySetting | TRolesSetting;
 
 type TPolicyShape = Pick<TPolicySetting, "read" | "weaker" | "googleDefault">;
 
@@ -246,6 +253,23 @@ const DEFS: readonly TSettingDef[] = [
     source: `${DIRECTORY_ADMINS} (isEnforcedIn2Sv)`,
     compute: (admins) => admins.filter((u) => active(u) && u.isEnforcedIn2Sv !== true).length,
     demo: 0,
+  },
+  {
+    kind: "roles",
+    key: "directory.super_admins_with_other_roles",
+    title: "Active super admin accounts that also hold another admin role",
+    source:
+      "GET /admin/directory/v1/customer/my_customer/roles (isSuperAdminRole) and /roleassignments (assignedTo)",
+    compute: (admins, { superAdminRoleIds, assignments }) =>
+      admins.filter(
+        (u) =>
+          u.isAdmin &&
+          active(u) &&
+          assignments.some(
+            (a) => a.assignedTo === u.id && a.roleId !== undefined && !superAdminRoleIds.has(a.roleId),
+          ),
+      ).length,
+    demo: 1,
   },
   // Security: authentication
   policy(
@@ -766,6 +790,11 @@ export const GOOGLE_SETTINGS_ACCESS: readonly TAccessRequirement[] = [
     impact: "The super admin count and admin 2-Step Verification checks are skipped.",
   },
   {
+    feature: "Tenant settings: admin role assignments",
+    permission: ROLES_SCOPE,
+    impact: "The check that super admin accounts hold no other admin role is skipped.",
+  },
+  {
     feature: "Tenant settings: org units of admin accounts",
     permission: ORG_UNITS_SCOPE,
     impact:
@@ -793,6 +822,22 @@ type TGPolicyList = { policies?: TGPolicy[]; nextPageToken?: string };
 type TGUserList = { users?: TGAdminUser[]; nextPageToken?: string };
 export type TGOrgUnit = { orgUnitId?: string; orgUnitPath?: string; parentOrgUnitId?: string; name?: string };
 type TGOrgUnitList = { organizationUnits?: TGOrgUnit[] };
+
+export type TGRole = {
+  roleId?: string;
+  roleName?: string;
+  isSuperAdminRole?: boolean;
+  isSystemRole?: boolean;
+};
+export type TGRoleAssignment = {
+  roleAssignmentId?: string;
+  roleId?: string;
+  assignedTo?: string;
+  assigneeType?: "user" | "group";
+  scopeType?: string;
+  orgUnitId?: string;
+};
+type TRoleData = { superAdminRoleIds: ReadonlySet<string>; assignments: readonly TGRoleAssignment[] };
 
 type TRead<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -849,6 +894,20 @@ async function readOrgUnits(admin: TJsonClient): Promise<TGOrgUnit[]> {
     type: "allIncludingParent",
   });
   return list.organizationUnits ?? [];
+}
+
+async function readRoles(admin: TJsonClient): Promise<TRoleData> {
+  const base = "/admin/directory/v1/customer/my_customer";
+  const superAdminRoleIds = new Set<string>();
+  type TPage<T> = { items?: T[]; nextPageToken?: string };
+  for await (const page of pagesByToken<TPage<TGRole>>(admin, `${base}/roles`, { maxResults: 100 }))
+    for (const role of page.items ?? [])
+      if (role.isSuperAdminRole && role.roleId) superAdminRoleIds.add(role.roleId);
+  const assignments: TGRoleAssignment[] = [];
+  const query = { maxResults: 200 };
+  for await (const page of pagesByToken<TPage<TGRoleAssignment>>(admin, `${base}/roleassignments`, query))
+    assignments.push(...(page.items ?? []));
+  return { superAdminRoleIds, assignments };
 }
 
 /** Whether a policy sets this setting (its type, and for alert rules its rule). */
@@ -918,9 +977,10 @@ export async function readGoogleSettings(clients: TGoogleSettingsClients): Promi
   const namespaces = [
     ...new Set(DEFS.flatMap((d) => (d.kind === "policy" ? [d.setting.split(".")[0] ?? ""] : []))),
   ];
-  const [adminsRead, orgUnitsRead, ...namespaceReads] = await Promise.all([
+  const [adminsRead, orgUnitsRead, rolesRead, ...namespaceReads] = await Promise.all([
     attempt(DIRECTORY_USERS_SCOPE, () => readAdmins(admin)),
     attempt(ORG_UNITS_SCOPE, () => readOrgUnits(admin)),
+    attempt(ROLES_SCOPE, () => readRoles(admin)),
     ...namespaces.map((ns) => attempt(POLICIES_SCOPE, () => readNamespace(cloudIdentity, ns))),
   ]);
   const byNamespace = new Map(namespaces.map((ns, i) => [ns, namespaceReads[i]]));
@@ -929,6 +989,11 @@ export async function readGoogleSettings(clients: TGoogleSettingsClients): Promi
     : null;
 
   return DEFS.map((def): TTenantSetting => {
+    if (def.kind === "roles") {
+      if (!adminsRead?.ok) return { key: def.key, unavailable: adminsRead?.reason ?? "not read" };
+      if (!rolesRead?.ok) return { key: def.key, unavailable: rolesRead?.reason ?? "not read" };
+      return { key: def.key, value: def.compute(adminsRead.value, rolesRead.value), source: def.source };
+    }
     if (def.kind === "directory") {
       if (!adminsRead?.ok) return { key: def.key, unavailable: adminsRead?.reason ?? "not read" };
       return { key: def.key, value: def.compute(adminsRead.value), source: def.source };

@@ -3,7 +3,10 @@ import {
   DIRECTORY_USERS_SCOPE,
   ORG_UNITS_SCOPE,
   POLICIES_SCOPE,
+  ROLES_SCOPE,
   type TGAdminUser,
+  type TGRole,
+  type TGRoleAssignment,
   type TGOrgUnit,
   type TGPolicy,
 } from "../google/settings";
@@ -20,6 +23,9 @@ export type TGoogleSettingsFixture = {
   customerId: string;
   orgUnits: TGOrgUnit[];
   policies: TGPolicy[];
+  /** Admin roles and their assignments (Directory role management). */
+  roles?: TGRole[];
+  roleAssignments?: TGRoleAssignment[];
   /** Scopes the domain-wide delegation lacks: reads needing them answer 403 PERMISSION_DENIED. */
   withheldScopes?: string[];
   /** Upper bound on policies per page, below the API's own, to force paging. */
@@ -262,6 +268,46 @@ function listOrgUnits(
   };
 }
 
+/** Directory role management lists: `maxResults` within the method's bounds, offset page tokens. */
+function listDirectoryItems<T>(
+  fixture: TGoogleSettingsFixture,
+  customerId: string,
+  q: URLSearchParams,
+  items: readonly T[],
+  opts: { kind: string; max: number; allowed: readonly string[] },
+): TFakeResponse {
+  const unknown = unknownParam(q, ["maxResults", "pageToken", ...opts.allowed]);
+  if (unknown) return directoryError(400, `Invalid parameter: ${unknown}`, "invalidParameter");
+  if (withheld(fixture, ROLES_SCOPE))
+    return directoryError(403, "Request had insufficient authentication scopes.", "insufficientPermissions");
+  if (customerId !== "my_customer" && customerId !== fixture.customerId)
+    return directoryError(403, "Not Authorized to access this resource/api", "forbidden");
+  const raw = q.get("maxResults");
+  const size = raw === null ? opts.max : Number(raw);
+  if (!Number.isInteger(size) || size < 1 || size > opts.max)
+    return directoryError(400, "Invalid Input: maxResults", "invalid");
+  const token = q.get("pageToken");
+  const offset = token
+    ? Number(
+        Buffer.from(token, "base64url")
+          .toString()
+          .replace(/^offset:/, ""),
+      )
+    : 0;
+  if (!Number.isInteger(offset) || offset < 0)
+    return directoryError(400, "Invalid Input: pageToken", "invalid");
+  const next =
+    offset + size < items.length ? Buffer.from(`offset:${offset + size}`).toString("base64url") : undefined;
+  return {
+    status: 200,
+    body: {
+      kind: opts.kind,
+      items: items.slice(offset, offset + size),
+      ...(next ? { nextPageToken: next } : {}),
+    },
+  };
+}
+
 /** The fake Google's routes for tenant settings; undefined for a path that is not one of them. */
 export function googleSettingsRoute(
   fixture: TGoogleSettingsFixture | undefined,
@@ -272,6 +318,25 @@ export function googleSettingsRoute(
   let match: RegExpExecArray | null;
   if ((match = /^\/v1\/policies\/([^/]+)$/.exec(req.path)))
     return getPolicy(fixture, decodeURIComponent(match[1] ?? ""));
+  if ((match = /^\/admin\/directory\/v1\/customer\/([^/]+)\/roles$/.exec(req.path)))
+    return listDirectoryItems(fixture, decodeURIComponent(match[1] ?? ""), req.query, fixture.roles ?? [], {
+      kind: "admin#directory#roles",
+      max: 100,
+      allowed: [],
+    });
+  if ((match = /^\/admin\/directory\/v1\/customer\/([^/]+)\/roleassignments$/.exec(req.path))) {
+    const q = req.query;
+    const assignments = (fixture.roleAssignments ?? []).filter(
+      (a) =>
+        (!q.get("roleId") || a.roleId === q.get("roleId")) &&
+        (!q.get("userKey") || a.assignedTo === q.get("userKey")),
+    );
+    return listDirectoryItems(fixture, decodeURIComponent(match[1] ?? ""), q, assignments, {
+      kind: "admin#directory#roleAssignments",
+      max: 200,
+      allowed: ["roleId", "userKey", "includeIndirectRoleAssignments"],
+    });
+  }
   if ((match = /^\/admin\/directory\/v1\/customer\/([^/]+)\/orgunits$/.exec(req.path)))
     return listOrgUnits(fixture, decodeURIComponent(match[1] ?? ""), req.query);
   return undefined;
@@ -630,6 +695,15 @@ export function weakGoogleSettings(): TGoogleSettingsFixture {
 
 type TFixtureUser = TGUser & TGAdminUser;
 
+const SUPER_ADMIN_ROLE = "91447453409034241";
+const GROUPS_ADMIN_ROLE = "91447453409034242";
+const HELP_DESK_ROLE = "91447453409034246";
+const ROLES: TGRole[] = [
+  { roleId: SUPER_ADMIN_ROLE, roleName: "_SEED_ADMIN_ROLE", isSuperAdminRole: true, isSystemRole: true },
+  { roleId: GROUPS_ADMIN_ROLE, roleName: "_GROUPS_ADMIN_ROLE", isSuperAdminRole: false, isSystemRole: true },
+  { roleId: HELP_DESK_ROLE, roleName: "_HELP_DESK_ADMIN_ROLE", isSuperAdminRole: false, isSystemRole: true },
+];
+
 const adminUser = (n: number, extra: Partial<TFixtureUser>): TFixtureUser => ({
   id: `u-sa-${n}`,
   primaryEmail: `superadmin${n}@acme.test`,
@@ -674,12 +748,26 @@ export function withGoogleTenant(
       isEnforcedIn2Sv: false,
     }),
   );
+  const roleOf = (roleId: string, user: TFixtureUser, i: number): TGRoleAssignment => ({
+    roleAssignmentId: `ra-${i}`,
+    roleId,
+    assignedTo: user.id,
+    assigneeType: "user",
+    scopeType: "CUSTOMER",
+  });
+  const supers = admins.filter((u) => u.isAdmin);
+  const roleAssignments = [
+    ...supers.map((u, i) => roleOf(SUPER_ADMIN_ROLE, u, i)),
+    ...admins.filter((u) => u.isDelegatedAdmin).map((u, i) => roleOf(HELP_DESK_ROLE, u, 100 + i)),
+    // Weak: the first super admin is also the groups admin, doing daily work with super admin rights.
+    ...(tenant === "weak" && supers[0] ? [roleOf(GROUPS_ADMIN_ROLE, supers[0], 200)] : []),
+  ];
   const settings = tenant === "secure" ? secureGoogleSettings() : weakGoogleSettings();
   return {
     ...base,
     users: [...base.users.map((u) => ({ ...u, isAdmin: false })), ...admins],
-    settings: { ...settings, withheldScopes: opts.withheldScopes },
+    settings: { ...settings, roles: ROLES, roleAssignments, withheldScopes: opts.withheldScopes },
   };
 }
 
-export { DIRECTORY_USERS_SCOPE, ORG_UNITS_SCOPE, POLICIES_SCOPE };
+export { DIRECTORY_USERS_SCOPE, ORG_UNITS_SCOPE, POLICIES_SCOPE, ROLES_SCOPE };

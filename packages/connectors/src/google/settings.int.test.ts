@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { THttpOptions } from "../http/client";
+import { recordingSleep } from "../testing/adapter-harness";
 import { startFakeGoogle, type TFakeGoogle } from "../testing/fake-google";
 import {
   ORG_UNITS_SCOPE,
@@ -21,12 +23,19 @@ afterEach(async () => {
 
 async function settingsOf(
   tenant: "secure" | "weak",
-  opts: { withheldScopes?: string[]; pageSize?: number } = {},
+  opts: {
+    withheldScopes?: string[];
+    pageSize?: number;
+    http?: THttpOptions;
+    faults?: Array<Parameters<TFakeGoogle["injectFault"]>[0]>;
+  } = {},
 ): Promise<Map<string, TTenantSetting>> {
   const fixture = withGoogleTenant(buildGoogleFixture(), tenant, { withheldScopes: opts.withheldScopes });
   if (fixture.settings && opts.pageSize) fixture.settings.pageSize = opts.pageSize;
   fake = await startFakeGoogle({ fixture, accessToken: TOKEN });
+  for (const fault of opts.faults ?? []) fake.injectFault(fault);
   const adapter = createGoogleWorkspaceAdapter({
+    http: opts.http,
     credentials: { accessToken: TOKEN },
     endpoints: {
       driveBaseUrl: fake.url,
@@ -119,6 +128,28 @@ describe("Google Workspace tenant settings against the fake Policy API and Direc
     expect(settings.get("security.2sv_methods_admins")).toMatchObject({
       unavailable: expect.stringContaining(ORG_UNITS_SCOPE),
     });
+  });
+
+  it("retries the Policy API's 429 after Retry-After and still reads every setting", async () => {
+    const { delays, http } = recordingSleep();
+    const settings = await settingsOf("secure", {
+      http,
+      faults: [{ status: 429, count: 2, retryAfter: 1, pathPrefix: "/v1/policies" }],
+    });
+    expect([...settings.values()].filter((s) => "unavailable" in s)).toEqual([]);
+    expect(delays).toEqual([1000, 1000]);
+  });
+
+  it("marks the Policy API's settings unavailable when it stays down, and keeps the Directory's", async () => {
+    const { http } = recordingSleep();
+    const settings = await settingsOf("secure", {
+      http,
+      faults: [{ status: 503, count: 1000, pathPrefix: "/v1/policies" }],
+    });
+    expect(settings.get("gmail.auto_forwarding")).toMatchObject({
+      unavailable: expect.stringContaining("503"),
+    });
+    expect(valueOf(settings.get("directory.super_admin_count"))).toBe(2);
   });
 
   it("marks only the role check's count unavailable without the role-management scope", async () => {

@@ -22,7 +22,10 @@ function externalTargetText(shape: TDemoShape, rng: TRng): string {
   return target.emailAddress ?? target.domain;
 }
 
-/** The four stories behaviour analytics should find: sharing spike, bulk access, reactivation, OAuth burst. */
+/**
+ * The five stories behaviour analytics should find: sharing spike, bulk access, reactivation,
+ * OAuth burst, mass deletion.
+ */
 function scriptedEvents(shape: TDemoShape, apps: readonly TDemoApp[]): TTimedEvent[] {
   const s = shape.scripted;
   const now = shape.nowMs;
@@ -67,6 +70,14 @@ function scriptedEvents(shape: TDemoShape, apps: readonly TDemoApp[]): TTimedEve
       resourceId: randomFile(),
     });
   }
+  // Files binned in a burst (a leaver clearing out, ransomware, a sync gone wrong): 120 in 40 minutes.
+  const deletionAt = now - 14 * HOUR_MS;
+  for (let k = 0; k < 120; k++) {
+    push("mass-deletion", k, deletionAt + k * 20_000, s.massDeletion, {
+      type: "file_delete",
+      resourceId: randomFile(),
+    });
+  }
   for (let g = shape.grantCount - OAUTH_BURST_SIZE; g < shape.grantCount; g++) {
     const grant = grantAt(shape, apps, g);
     push("oauth-burst", g, Date.parse(grant.grantedAt), s.oauthBurst, {
@@ -104,10 +115,15 @@ function dailyEvents(
     else if (t < 0.27) event.type = "download";
     else if (t < 0.3) {
       event.type = "share_external";
-      event.target = externalTargetText(shape, rng);
+      // An anonymous link (Google "anyone with the link", SharePoint AnonymousLinkCreated) now and then.
+      event.target = rng.next() < 0.2 ? "anyone" : externalTargetText(shape, rng);
     } else if (t < 0.305) {
       event.type = "oauth_grant";
+      // The consented app's id: Google's client id, the Entra application id of "Consent to application.".
       event.target = rng.pick(apps).clientId;
+    } else if (t < 0.33) {
+      // Files binned day to day (Drive `trash`/`delete`, SharePoint FileRecycled/FileDeleted).
+      event.type = "file_delete";
     }
     if (event.type !== "login" && event.type !== "oauth_grant" && shape.fileCount > 0) {
       event.resourceId = fileIdAt(shape, rng.int(shape.fileCount));

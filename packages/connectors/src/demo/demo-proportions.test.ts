@@ -80,7 +80,7 @@ describe.each<[TConnectorType, string]>([
     for (const grant of grants) expect(emails.has(grant.userEmail)).toBe(true);
   });
 
-  it("has 13 weeks of activity, oldest first, with a sharing spike, a bulk access, a reactivation and an OAuth burst", async () => {
+  it("has 13 weeks of activity, oldest first, with a sharing spike, a bulk access, a reactivation, an OAuth burst and a mass deletion", async () => {
     const events = await collect(adapter.activity(new Date(0)));
     const times = events.map((e) => Date.parse(e.at));
     expect(times.every((t, i) => i === 0 || t >= (times[i - 1] ?? 0))).toBe(true);
@@ -108,6 +108,12 @@ describe.each<[TConnectorType, string]>([
     expect(maxPerActorInWindow("share_external", 2 * 3_600_000)).toBeGreaterThanOrEqual(30);
     expect(maxPerActorInWindow("file_access", 3_600_000)).toBeGreaterThanOrEqual(150);
     expect(maxPerActorInWindow("oauth_grant", 3_600_000)).toBeGreaterThanOrEqual(5);
+    // Mass deletion: one person bins well over the rule's 50 files within an hour; nobody else comes close.
+    expect(maxPerActorInWindow("file_delete", 3_600_000)).toBeGreaterThanOrEqual(100);
+    const deleters = new Map<string, number>();
+    for (const e of events)
+      if (e.type === "file_delete") deleters.set(e.actorEmail, (deleters.get(e.actorEmail) ?? 0) + 1);
+    expect([...deleters.values()].filter((n) => n >= 50)).toHaveLength(1);
 
     // Reactivation: an account silent for at least 30 days whose return is a login in the last few days.
     const byActor = new Map<string, number[]>();

@@ -29,7 +29,7 @@ import {
 } from "./api-types";
 import { microsoftTokenProvider, type TMicrosoftCredentials } from "./auth";
 import { MICROSOFT_ACCESS } from "./access";
-import { managementActivity } from "./management-activity";
+import { createManagementActivity } from "./management-activity";
 import { readMicrosoftSettings } from "./settings";
 import {
   isLibrary,
@@ -46,7 +46,7 @@ import {
 const SOURCE = "Microsoft 365";
 
 /** Where Graph and the identity platform live; only tests override these, never user input. */
-export type TMicrosoftEndpoints = { graphBaseUrl?: string; loginBaseUrl?: string };
+export type TMicrosoftEndpoints = { graphBaseUrl?: string; loginBaseUrl?: string; manageBaseUrl?: string };
 
 export type TMicrosoftConfig = { domain?: string; internalDomains?: string[] };
 
@@ -79,6 +79,14 @@ export function createMicrosoft365Adapter(opts: {
   const gaps: TCoverageGap[] = [];
   const organization = once(() => readOrganization(graph));
   const workspace = async (): Promise<TWorkspace> => toWorkspace(config, await organization());
+  const management = createManagementActivity({
+    credentials: opts.credentials,
+    loginBaseUrl: opts.endpoints?.loginBaseUrl,
+    manageBaseUrl: opts.endpoints?.manageBaseUrl,
+    http: opts.http,
+    internalDomains: async () => (await workspace()).internalDomains,
+    onGap: (gap) => gaps.push(gap),
+  });
 
   // Permissions and grants name users by object id only; one id → email index resolves them.
   const directory = once(async () => {
@@ -271,7 +279,7 @@ export function createMicrosoft365Adapter(opts: {
         const event = mapSignIn(signIn);
         if (event) yield event;
       }
-      yield* managementActivity(since);
+      yield* management.activity(since);
     },
 
     tenantSettings: () => readMicrosoftSettings(graph),

@@ -131,6 +131,7 @@ export const METRIC_OF_KIND = sql`case kind
   when 'file_access' then 'resource_accesses'
   when 'download' then 'resource_accesses'
   when 'oauth_grant' then 'oauth_grants'
+  when 'file_delete' then 'deletions'
   when 'login' then 'logins'
 end`;
 
@@ -154,7 +155,7 @@ export async function refreshWeeklyAggregates(db: Db, q: { orgId: string; from: 
         from activity_events
         where org_id = ${q.orgId}
           and at >= date_trunc('week', ${q.from.toISOString()}::timestamptz at time zone 'UTC') at time zone 'UTC'
-          and kind in ('share_external', 'file_access', 'download', 'oauth_grant', 'login')
+          and kind in ('share_external', 'file_access', 'download', 'oauth_grant', 'file_delete', 'login')
         group by 1, 2, 3, 4
         returning 1)
       select count(*)::int as n from ins`,

@@ -18,6 +18,7 @@ import { findDormantReturns } from "./dormant";
 import {
   baselineAt,
   DETECT_WEEKS,
+  emptySeries,
   LEARN_WEEKS,
   organizationStats,
   RATE_METRICS,
@@ -39,6 +40,7 @@ const KINDS_OF: Record<TRateMetric, string[]> = {
   external_shares: ["share_external"],
   resource_accesses: ["file_access", "download"],
   oauth_grants: ["oauth_grant"],
+  deletions: ["file_delete"],
 };
 
 type TPrincipalSeries = { series: TSeries; firstWeek: number };
@@ -84,17 +86,12 @@ async function loadSeries(db: Db, orgId: string, weeks: string[]): Promise<Map<s
         where org_id = ${orgId} and week >= ${weeks[0]}::date`,
   );
   const out = new Map<string, TPrincipalSeries>();
-  const empty = (): TSeries => ({
-    external_shares: new Array<number>(weeks.length).fill(0),
-    resource_accesses: new Array<number>(weeks.length).fill(0),
-    oauth_grants: new Array<number>(weeks.length).fill(0),
-  });
   for (const r of rows) {
     const i = index.get(r.week);
     if (i === undefined) continue;
     let p = out.get(r.principal);
     if (!p) {
-      p = { series: empty(), firstWeek: i };
+      p = { series: emptySeries(weeks.length), firstWeek: i };
       out.set(r.principal, p);
     }
     p.firstWeek = Math.min(p.firstWeek, i);
@@ -151,11 +148,10 @@ export async function refreshBehaviour(
   const all = await loadSeries(db, q.orgId, weeks);
 
   // The organization's pooled complete weeks: the fallback for principals with a short history.
-  const pooled: Record<TRateMetric, number[]> = {
-    external_shares: [],
-    resource_accesses: [],
-    oauth_grants: [],
-  };
+  const pooled = Object.fromEntries(RATE_METRICS.map((m) => [m, [] as number[]])) as Record<
+    TRateMetric,
+    number[]
+  >;
   for (const p of all.values())
     for (let i = p.firstWeek; i < last; i++)
       for (const m of RATE_METRICS) pooled[m].push(p.series[m][i] ?? 0);

@@ -323,23 +323,33 @@ export function createManagementActivity(opts: TManagementActivityOptions): TMan
       const end = now().getTime();
       const from = Math.max(since.getTime(), end - MAX_LOOKBACK_MS);
       for (const contentType of CONTENT_TYPES) {
-        for (let t = from; t < end; t += WINDOW_MS) {
-          const windowEnd = new Date(Math.min(end, t + WINDOW_MS));
-          for await (const content of contentOf(contentType, new Date(t), windowEnd)) {
-            if (!content.contentUri) continue;
-            const { body } = await get<TO365Record[]>(
-              content.contentUri,
-              {},
-              `Fetching ${contentType} content`,
-            );
-            for (const record of Array.isArray(body) ? body : []) {
-              // Blobs overlap: the same record can arrive in two of them.
-              if (!record.Id || seen.has(record.Id)) continue;
-              seen.add(record.Id);
-              const event = mapO365Record(record, internalDomains);
-              if (event && Date.parse(event.at) >= since.getTime()) yield event;
+        try {
+          for (let t = from; t < end; t += WINDOW_MS) {
+            const windowEnd = new Date(Math.min(end, t + WINDOW_MS));
+            for await (const content of contentOf(contentType, new Date(t), windowEnd)) {
+              if (!content.contentUri) continue;
+              const { body } = await get<TO365Record[]>(
+                content.contentUri,
+                {},
+                `Fetching ${contentType} content`,
+              );
+              for (const record of Array.isArray(body) ? body : []) {
+                // Blobs overlap: the same record can arrive in two of them.
+                if (!record.Id || seen.has(record.Id)) continue;
+                seen.add(record.Id);
+                const event = mapO365Record(record, internalDomains);
+                if (event && Date.parse(event.at) >= since.getTime()) yield event;
+              }
             }
           }
+        } catch (error) {
+          // One content type refused (its subscription disabled, AF20022/AF20023…): the others are still read.
+          if (!(error instanceof SourceHttpError) || error.status >= 500) throw error;
+          opts.onGap({
+            feature: MANAGEMENT_ACTIVITY_FEATURE,
+            missing: `${contentType} subscription`,
+            detail: `${error.message}. The other audit content types are read.`,
+          });
         }
       }
     } catch (error) {

@@ -259,3 +259,100 @@ export async function startFakeO365Activity(opts: {
   });
   return { ...server, started };
 }
+
+const isoSeconds = (at: Date | string) => new Date(at).toISOString().slice(0, 19);
+
+/** A SharePoint / OneDrive audit record as the feed returns it (CreationTime without a zone). */
+export function sharePointRecord(o: {
+  id: string;
+  at: Date | string;
+  user: string;
+  operation: string;
+  file?: string;
+  target?: string;
+  targetType?: string;
+  userType?: number;
+}): TO365Record {
+  return {
+    Id: o.id,
+    RecordType: o.operation.startsWith("Sharing") || o.operation.includes("Link") ? 14 : 6,
+    CreationTime: isoSeconds(o.at),
+    Operation: o.operation,
+    UserType: o.userType ?? 0,
+    UserId: o.user,
+    Workload: o.user.endsWith("onmicrosoft.com") ? "OneDrive" : "SharePoint",
+    ObjectId: `https://contoso.sharepoint.com/sites/finance/Shared Documents/${o.file ?? "report.xlsx"}`,
+    ListItemUniqueId: `li-${o.file ?? "report.xlsx"}`,
+    SourceFileName: o.file ?? "report.xlsx",
+    ...(o.target ? { TargetUserOrGroupName: o.target } : {}),
+    ...(o.targetType ? { TargetUserOrGroupType: o.targetType } : {}),
+  };
+}
+
+/** An Entra (Azure AD) audit record: UserLoggedIn, UserLoginFailed, "Consent to application."… */
+export function azureAdRecord(o: {
+  id: string;
+  at: Date | string;
+  user: string;
+  operation: string;
+  appId?: string;
+  appName?: string;
+  resultStatus?: string;
+}): TO365Record {
+  return {
+    Id: o.id,
+    RecordType: o.operation === "Consent to application." ? 8 : 15,
+    CreationTime: isoSeconds(o.at),
+    Operation: o.operation,
+    UserType: 0,
+    UserId: o.user,
+    Workload: "AzureActiveDirectory",
+    ResultStatus: o.resultStatus ?? "Success",
+    ObjectId: o.appId ? `sp-${o.appId}` : o.user,
+    ...(o.appId
+      ? {
+          ModifiedProperties: [
+            { Name: "ConsentContext.IsAdminConsent", NewValue: "False", OldValue: "" },
+            {
+              Name: "TargetId.ServicePrincipalNames",
+              NewValue: `${o.appId};https://app.example/${o.appId}`,
+              OldValue: "",
+            },
+          ],
+          Target: [
+            { ID: `ServicePrincipal_sp-${o.appId}`, Type: 2 },
+            { ID: o.appName ?? "Some App", Type: 1 },
+          ],
+        }
+      : {}),
+  };
+}
+
+/**
+ * Records packed into content blobs of `perBlob`, each made available (`created`) `delayMin`
+ * minutes after its last record, as the feed publishes them late; never later than `notAfter`.
+ */
+export function blobsOf(
+  contentType: string,
+  records: TO365Record[],
+  o: { perBlob?: number; delayMin?: number; notAfter?: Date; prefix?: string } = {},
+): TO365Blob[] {
+  const per = o.perBlob ?? 50;
+  const sorted = [...records].sort((a, b) => (a.CreationTime ?? "").localeCompare(b.CreationTime ?? ""));
+  const out: TO365Blob[] = [];
+  for (let i = 0; i < sorted.length; i += per) {
+    const chunk = sorted.slice(i, i + per);
+    const last = Date.parse(`${chunk[chunk.length - 1]?.CreationTime ?? ""}Z`);
+    const created = Math.min(
+      last + (o.delayMin ?? 30) * 60_000,
+      (o.notAfter ?? new Date()).getTime() - 60_000,
+    );
+    out.push({
+      contentType,
+      contentId: `${o.prefix ?? contentType}$${i / per}`,
+      created: new Date(created).toISOString(),
+      records: chunk,
+    });
+  }
+  return out;
+}

@@ -12,7 +12,7 @@ import {
 } from "../testing/fake-o365-activity";
 import { buildGraphFixture, GRAPH_TENANT_ID } from "../testing/graph-fixture";
 import { createMicrosoft365Adapter } from "./adapter";
-import { CONTENT_TYPES } from "./management-activity";
+import { CONTENT_TYPES, createManagementActivity } from "./management-activity";
 
 // The Microsoft 365 adapter's audit activity, read through the Office 365 Management Activity API
 // fake (one login URL for both resources, as login.microsoftonline.com), and the fake's refusals.
@@ -209,6 +209,22 @@ describe("Microsoft 365 audit activity (Office 365 Management Activity API)", ()
     expect(events.filter((e) => e.id.startsWith("sp-") || e.id.startsWith("aad-"))).toHaveLength(7);
   });
 
+  it("the feed down after its retries: a coverage gap, never a failed scan", async () => {
+    const s = await start({ subscriptions: [...CONTENT_TYPES], blobs: auditContent() });
+    s.o365.injectFault({
+      status: 503,
+      count: 100,
+      pathPrefix: `/api/v1.0/${GRAPH_TENANT_ID}/activity/feed/subscriptions/content`,
+    });
+    const { http } = recordingSleep();
+    const adapter = adapterFor(s, http);
+    const events = await collect(adapter.activity(SINCE));
+    expect(events.map((e) => e.id).sort()).toEqual(["s-admin", "s-alice"]);
+    expect(adapter.coverageGaps()).toEqual([
+      expect.objectContaining({ missing: "Office 365 Management Activity API unavailable" }),
+    ]);
+  });
+
   it("without ActivityFeed.Read: a coverage gap, and sign-ins still arrive", async () => {
     const s = await start({ withoutPermission: true, blobs: auditContent() });
     const adapter = adapterFor(s);
@@ -228,6 +244,36 @@ describe("Microsoft 365 audit activity (Office 365 Management Activity API)", ()
     expect(adapter.coverageGaps()).toEqual([
       expect.objectContaining({ missing: "Unified audit log (Microsoft Purview audit)" }),
     ]);
+  });
+});
+
+describe("the connect-time check of the feed", () => {
+  const reader = (s: { graph: TFakeGraph; o365: TFakeO365Activity }) =>
+    createManagementActivity({
+      credentials: { tenantId: GRAPH_TENANT_ID, clientId: CLIENT_ID, clientSecret: SECRET },
+      loginBaseUrl: s.o365.url,
+      manageBaseUrl: s.o365.url,
+      internalDomains: async () => ["contoso.test"],
+      onGap: () => undefined,
+    });
+
+  it("starts the subscriptions and answers granted", async () => {
+    const s = await start();
+    const check = await reader(s).checkAccess();
+    expect(check).toMatchObject({ permission: "ActivityFeed.Read", granted: true });
+    expect(check.detail).toContain("12 hours");
+    expect(s.o365.started).toEqual([...CONTENT_TYPES]);
+    // Connected again later: nothing to start, nothing to say.
+    expect((await reader(s).checkAccess()).detail).toBeUndefined();
+  });
+
+  it("answers not granted, saying why, without ActivityFeed.Read or with the audit log off", async () => {
+    const denied = await reader(await start({ withoutPermission: true })).checkAccess();
+    expect(denied).toMatchObject({ permission: "ActivityFeed.Read", granted: false });
+    expect(denied.detail).toContain("AF10001");
+    const off = await reader(await start({ auditLogOff: true })).checkAccess();
+    expect(off.granted).toBe(false);
+    expect(off.detail).toContain("audit log");
   });
 });
 

@@ -1,7 +1,13 @@
 import { sendWithRetry, type THttpOptions, type TTokenProvider } from "../http/client";
 import { apiErrorMessage, SourceHttpError } from "../http/errors";
 import { once } from "../shared/once";
-import { SourceAuthError, type TActivityEvent, type TCoverageGap } from "../types";
+import {
+  SourceAuthError,
+  type TAccessCheck,
+  type TAccessRequirement,
+  type TActivityEvent,
+  type TCoverageGap,
+} from "../types";
 import { microsoftTokenProvider, type TMicrosoftCredentials } from "./auth";
 
 // Microsoft 365 activity from the Office 365 Management Activity API
@@ -15,6 +21,14 @@ export const MANAGE_DEFAULT_SCOPE = "https://manage.office.com/.default";
 export const CONTENT_TYPES = ["Audit.SharePoint", "Audit.AzureActiveDirectory", "Audit.General"] as const;
 export const MANAGEMENT_ACTIVITY_FEATURE = "Microsoft 365 audit activity";
 export const MANAGEMENT_ACTIVITY_PERMISSION = "ActivityFeed.Read (Office 365 Management APIs)";
+
+/** What the connect-time check reports for the feed (Entra admin centre: API permissions › Office 365 Management APIs). */
+export const MANAGEMENT_ACTIVITY_ACCESS: TAccessRequirement = {
+  feature: MANAGEMENT_ACTIVITY_FEATURE,
+  permission: "ActivityFeed.Read",
+  impact:
+    "SharePoint and OneDrive file access, downloads, external shares and deletions and Entra consents are not read: sharing spikes, bulk access, OAuth bursts and mass deletions cannot be detected on Microsoft 365 (sign-ins still are, with AuditLog.Read.All).",
+};
 
 const SOURCE = "Office 365 Management Activity API";
 const HOUR_MS = 3_600_000;
@@ -188,6 +202,8 @@ export type TManagementActivity = {
   startSubscriptions: () => Promise<string[]>;
   /** Audit records since `since` (at most the API's 7 days), deduplicated by Id, mapped. */
   activity: (since: Date) => AsyncGenerator<TActivityEvent>;
+  /** Connect-time probe: starts the subscriptions and answers whether the feed can be read. */
+  checkAccess: () => Promise<TAccessCheck>;
 };
 
 export function createManagementActivity(opts: TManagementActivityOptions): TManagementActivity {
@@ -371,5 +387,28 @@ export function createManagementActivity(opts: TManagementActivityOptions): TMan
     }
   }
 
-  return { startSubscriptions: subscriptions, activity };
+  async function checkAccess(): Promise<TAccessCheck> {
+    try {
+      const started = await subscriptions();
+      return {
+        ...MANAGEMENT_ACTIVITY_ACCESS,
+        granted: true,
+        ...(started.length > 0
+          ? {
+              detail: `Started ${started.join(", ")}: Microsoft makes the first content available up to 12 hours later.`,
+            }
+          : {}),
+      };
+    } catch (error) {
+      const detail =
+        error instanceof ManagementActivityGap
+          ? error.gap.detail
+          : error instanceof Error
+            ? error.message
+            : String(error);
+      return { ...MANAGEMENT_ACTIVITY_ACCESS, granted: false, detail };
+    }
+  }
+
+  return { startSubscriptions: subscriptions, activity, checkAccess };
 }

@@ -43,7 +43,7 @@ const KINDS_OF: Record<TRateMetric, string[]> = {
   deletions: ["file_delete"],
 };
 
-type TPrincipalSeries = { series: TSeries; firstWeek: number };
+export type TPrincipalSeries = { series: TSeries; firstWeek: number };
 
 export type TNewAnomaly = {
   id: string;
@@ -78,12 +78,19 @@ async function announce(emit: TEmit, orgId: string, fresh: TNewAnomaly[], public
   }
 }
 
-async function loadSeries(db: Db, orgId: string, weeks: string[]): Promise<Map<string, TPrincipalSeries>> {
+/** Weekly series per principal over `weeks` (oldest first); one principal's only with `principal`. */
+export async function loadSeries(
+  db: Db,
+  orgId: string,
+  weeks: string[],
+  principal?: string,
+): Promise<Map<string, TPrincipalSeries>> {
   const index = new Map(weeks.map((w, i) => [w, i]));
   const rows = await queryRows<{ principal: string; metric: string; week: string; count: number }>(
     db,
     sql`select principal, metric, week::text as week, count from activity_weekly
-        where org_id = ${orgId} and week >= ${weeks[0]}::date`,
+        where org_id = ${orgId} and week >= ${weeks[0]}::date
+        ${principal === undefined ? sql`` : sql`and principal = ${principal}`}`,
   );
   const out = new Map<string, TPrincipalSeries>();
   for (const r of rows) {

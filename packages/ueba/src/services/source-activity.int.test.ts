@@ -17,6 +17,7 @@ import type { TLogger } from "@posture/platform";
 import { and, count, eq, like } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { storeActivity, type TActivityInput } from "./activity-store";
+import { getBaseline } from "./behaviour-views";
 import { refreshBehaviour } from "./refresh";
 import { ingestScanActivity } from "./scan-activity";
 
@@ -235,6 +236,11 @@ describe("Microsoft 365 audit content through ingestion and refresh", { timeout:
     expect(deletion?.observed).toBeGreaterThanOrEqual(120);
     expect(deletion?.observed).toBeLessThanOrEqual(121);
     expect(deletion?.details).toMatchObject({ metric: "deletions" });
+    // The baseline view shows the deletions learned before the burst: about one a week, floored spread.
+    const baseline = await getBaseline(db.db, { orgId, userId: "deleter@contoso.test" });
+    expect(baseline.source).toBe("self");
+    expect(baseline.baseline.deletionCount).toBeLessThanOrEqual(1);
+    expect(baseline.spread.deletionCount).toBe(3);
   });
 });
 

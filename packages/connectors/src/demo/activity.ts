@@ -71,11 +71,13 @@ function scriptedEvents(shape: TDemoShape, apps: readonly TDemoApp[]): TTimedEve
     });
   }
   // Files binned in a burst (a leaver clearing out, ransomware, a sync gone wrong): 120 in 40 minutes.
+  // 120 different files (the metric counts files): consecutive ones from a random start.
   const deletionAt = now - 14 * HOUR_MS;
+  const firstDeleted = shape.fileCount > 0 ? rng.int(shape.fileCount) : 0;
   for (let k = 0; k < 120; k++) {
     push("mass-deletion", k, deletionAt + k * 20_000, s.massDeletion, {
       type: "file_delete",
-      resourceId: randomFile(),
+      ...(k < shape.fileCount ? { resourceId: fileIdAt(shape, (firstDeleted + k) % shape.fileCount) } : {}),
     });
   }
   for (let g = shape.grantCount - OAUTH_BURST_SIZE; g < shape.grantCount; g++) {

@@ -245,7 +245,7 @@ describe("Microsoft 365 audit content through ingestion and refresh", { timeout:
 });
 
 describe("Google Drive delete events through ingestion and refresh", { timeout: 120_000 }, () => {
-  it("a burst of trash and delete events is a mass deletion; a steady trickle is not", async () => {
+  it("a burst of deleted files is a mass deletion; a tidy-up or an emptied bin is not", async () => {
     const now = Date.now();
     const ago = (ms: number) => new Date(now - ms).toISOString();
     const people = [
@@ -256,7 +256,7 @@ describe("Google Drive delete events through ingestion and refresh", { timeout: 
     const { orgId, connectorId } = await newSource("google_workspace");
     await storeActivity(db.db, { orgId, connectorId, first: true, events: stream(history(people, "", now)) });
 
-    const drive = (id: string, at: string, email: string, name: string) => ({
+    const drive = (id: string, at: string, email: string, name: string, doc = `doc-${id}`) => ({
       kind: "admin#reports#activity",
       id: { time: at, uniqueQualifier: id, applicationName: "drive", customerId: "C0abc" },
       actor: { email, profileId: `profile-${email}` },
@@ -264,7 +264,7 @@ describe("Google Drive delete events through ingestion and refresh", { timeout: 
         {
           type: name === "trash" ? "trash" : "delete",
           name,
-          parameters: [{ name: "doc_id", value: `doc-${id}` }],
+          parameters: [{ name: "doc_id", value: doc }],
         },
       ],
     });
@@ -273,6 +273,16 @@ describe("Google Drive delete events through ingestion and refresh", { timeout: 
       drive: [
         ...Array.from({ length: 90 }, (_, k) =>
           drive(`w${k}`, ago(8 * HOUR - k * 30_000), "wiper@acme.test", k % 3 ? "trash" : "delete"),
+        ),
+        // Thirty files binned, then the bin emptied: 60 events, 30 files, under the rule's minimum.
+        ...Array.from({ length: 60 }, (_, k) =>
+          drive(
+            `b${k}`,
+            ago(7 * HOUR - k * 30_000),
+            "purger@acme.test",
+            k < 30 ? "trash" : "delete",
+            `bin-${k % 30}`,
+          ),
         ),
         // Under the rule's minimum: a tidy-up, not an incident.
         ...Array.from({ length: 12 }, (_, k) =>

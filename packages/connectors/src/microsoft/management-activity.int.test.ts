@@ -195,6 +195,18 @@ describe("Microsoft 365 audit activity (Office 365 Management Activity API)", ()
     expect(starts.map((r) => r.query.get("contentType"))).toEqual(["Audit.General"]);
   });
 
+  it("fetches a fresh token when the cached one has expired", async () => {
+    const s = await start({ subscriptions: [...CONTENT_TYPES], blobs: auditContent() });
+    const adapter = adapterFor(s);
+    const first = await collect(adapter.activity(SINCE));
+    s.o365.expireTokens();
+    const second = await collect(adapter.activity(SINCE));
+    expect(second.map((e) => e.id).sort()).toEqual(first.map((e) => e.id).sort());
+    expect(adapter.coverageGaps()).toEqual([]);
+    const tokenRequests = s.o365.requests.filter((r) => r.path.endsWith("/oauth2/v2.0/token"));
+    expect(tokenRequests.filter((r) => r.body.includes("manage.office.com"))).toHaveLength(2);
+  });
+
   it("waits out 429 with Retry-After and still reads everything", async () => {
     const s = await start({ subscriptions: [...CONTENT_TYPES], blobs: auditContent() });
     s.o365.injectFault({

@@ -19,6 +19,8 @@ describe("mapO365Record", () => {
     expect(sp("FilePreviewed")?.type).toBe("file_access");
     expect(sp("FileDownloaded")).toEqual({ ...base, type: "download", resourceId });
     expect(sp("FileSyncDownloadedFull")?.type).toBe("download");
+    // Audit.General: Power BI reports exported or downloaded.
+    expect(sp("ExportReport")?.type).toBe("download");
     for (const op of ["FileDeleted", "FileRecycled", "FileDeletedFirstStageRecycleBin"])
       expect(sp(op)).toEqual({ ...base, type: "file_delete", resourceId });
     expect(sp("FileModified")).toBeNull();

@@ -70,7 +70,8 @@ export type TO365Content = {
 export type TO365Subscription = { contentType?: string; status?: string; webhook?: unknown };
 
 const ACCESS_OPS = new Set(["FileAccessed", "FilePreviewed"]);
-const DOWNLOAD_OPS = new Set(["FileDownloaded", "FileSyncDownloadedFull"]);
+/** SharePoint/OneDrive downloads, and Power BI's (Audit.General): a report exported or its .pbix downloaded. */
+const DOWNLOAD_OPS = new Set(["FileDownloaded", "FileSyncDownloadedFull", "ExportReport", "DownloadReport"]);
 const DELETE_OPS = new Set(["FileDeleted", "FileRecycled", "FileDeletedFirstStageRecycleBin"]);
 /** Sharing operations whose target names who got access (CompanyLinkCreated is internal by definition). */
 const SHARE_OPS = new Set(["SharingSet", "SharingInvitationCreated", "AddedToSecureLink"]);

@@ -31,6 +31,8 @@ export type TO365ActivityFixture = {
 export type TFakeO365Activity = TFakeServer & {
   /** Content types started through this fake, in order. */
   started: string[];
+  /** Every access token issued so far stops working, as when tokens expire or are revoked. */
+  expireTokens: () => void;
 };
 
 const MANAGE_SCOPE = "https://manage.office.com/.default";
@@ -68,6 +70,9 @@ export async function startFakeO365Activity(opts: {
   const manageTokens = createTokenBook("eyJhdWQiOiJtYW5hZ2Ui.");
   const graphTokens = createTokenBook("eyJhdWQiOiJncmFwaCJ9.");
   const enabled = new Set(fixture.subscriptions ?? []);
+  const expired = new Set<string>();
+  const bearer = (req: TFakeRequest) =>
+    /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ""))?.[1] ?? "";
   const started: string[] = [];
   const size = opts.pageSize ?? 100;
 
@@ -181,7 +186,7 @@ export async function startFakeO365Activity(opts: {
     tenant: string,
     op: string,
   ): Promise<TFakeResponse> {
-    if (!manageTokens.accepts(req)) {
+    if (!manageTokens.accepts(req) || expired.has(bearer(req))) {
       // A token for another audience (Graph) or none at all: refused before anything else.
       return { status: 401, body: { Message: "Authorization has been denied for this request." } };
     }
@@ -257,7 +262,13 @@ export async function startFakeO365Activity(opts: {
       return { status: 404, body: { error: { code: "NotFound", message: `No resource ${req.path}.` } } };
     },
   });
-  return { ...server, started };
+  return {
+    ...server,
+    started,
+    expireTokens: () => {
+      for (const t of manageTokens.issued) expired.add(t);
+    },
+  };
 }
 
 const isoSeconds = (at: Date | string) => new Date(at).toISOString().slice(0, 19);

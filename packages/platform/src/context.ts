@@ -62,7 +62,7 @@ export type TRuntime = {
   /** Where real-mode source adapters send requests; the vendors' public APIs when unset. */
   sourceEndpoints?: {
     google?: { driveBaseUrl?: string; adminBaseUrl?: string; tokenUrl?: string };
-    microsoft?: { graphBaseUrl?: string; loginBaseUrl?: string };
+    microsoft?: { graphBaseUrl?: string; loginBaseUrl?: string; manageBaseUrl?: string };
   };
 };
 

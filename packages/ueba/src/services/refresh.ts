@@ -121,12 +121,17 @@ async function crossedAt(
     KINDS_OF[c.metric].map((k) => sql`${k}`),
     sql`, `,
   );
+  const inWeek = sql`org_id = ${orgId} and principal = ${principal} and kind in (${kinds})
+    and at >= ${start.toISOString()}::timestamptz and at < ${end.toISOString()}::timestamptz`;
+  // Deletions count files (activity-store): each file's first deletion of the week adds one.
+  const events =
+    c.metric === "deletions"
+      ? sql`select min(at) as at, coalesce(resource_id, external_id) as k, 1 as count
+            from activity_events where ${inWeek} group by 2`
+      : sql`select at, id as k, count from activity_events where ${inWeek}`;
   const [row] = await queryRows<{ at: Date | string }>(
     db,
-    sql`select at from (
-          select at, sum(count) over (order by at, id) as run from activity_events
-          where org_id = ${orgId} and principal = ${principal} and kind in (${kinds})
-            and at >= ${start.toISOString()}::timestamptz and at < ${end.toISOString()}::timestamptz) s
+    sql`select at from (select at, sum(count) over (order by at, k) as run from (${events}) e) s
         where run >= ${c.threshold} order by at limit 1`,
   );
   return row ? new Date(row.at) : start;

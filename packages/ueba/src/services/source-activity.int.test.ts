@@ -304,5 +304,9 @@ describe("Google Drive delete events through ingestion and refresh", { timeout: 
     );
     await refreshBehaviour(db.db, { orgId, now: new Date(now) }, deps);
     expect(await anomalyKinds(orgId)).toEqual(["wiper@acme.test:mass_deletion"]);
+    // `at`: when the 50th different file went (the burst's files are 30 s apart from 8 hours ago).
+    const [wipe] = await db.db.select().from(anomalies).where(eq(anomalies.orgId, orgId));
+    expect(wipe?.observed).toBe(90);
+    expect(wipe?.at.toISOString()).toBe(new Date(now - 8 * HOUR + 49 * 30_000).toISOString());
   });
 });

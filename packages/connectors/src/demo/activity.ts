@@ -1,7 +1,7 @@
 import type { TActivityEvent } from "../types";
 import { grantAt, OAUTH_BURST_SIZE, type TDemoApp } from "./apps";
 import { externalTarget } from "./files";
-import { rngFor, STREAMS, type TRng } from "./prng";
+import { fnv1a, rngFor, STREAMS, type TRng } from "./prng";
 import { DAY_MS, isoAt, type TDemoShape } from "./shape";
 import { isActiveUser, userAt, userEmailAt } from "./users";
 
@@ -12,6 +12,19 @@ export const DORMANT_SINCE_DAYS = 60;
 const HOUR_MS = 3_600_000;
 
 type TTimedEvent = TActivityEvent & { ms: number };
+
+const STORIES = ["reactivation", "sharing-spike", "bulk-access", "mass-deletion", "oauth-burst"];
+const hex = (n: number, width: number) => (n >>> 0).toString(16).padStart(width, "0").slice(-width);
+
+/**
+ * An event's id as its source names it: Google Reports' `evt-…` keys here, the audit record's GUID
+ * `Id` for Microsoft 365 (the Management Activity feed). Day (or story), user and index are encoded
+ * in the GUID's fields, so ids stay unique and stable; the first field is a hash for looks.
+ */
+function eventId(shape: TDemoShape, key: string, day: number, user: number, k: number): string {
+  if (shape.type !== "microsoft_365") return `evt-${key}`;
+  return `${hex(fnv1a(`${shape.words[0]}:${key}`), 8)}-${hex(day, 4)}-4${hex(k >>> 12, 3)}-a${hex(k, 3)}-${hex(user, 12)}`;
+}
 
 function fileIdAt(shape: TDemoShape, index: number): string {
   return shape.flavour.fileId(rngFor(shape.words, STREAMS.file, index));
@@ -38,7 +51,7 @@ function scriptedEvents(shape: TDemoShape, apps: readonly TDemoApp[]): TTimedEve
     event: Omit<TActivityEvent, "id" | "at" | "actorEmail">,
   ) =>
     events.push({
-      id: `evt-${story}-${k}`,
+      id: eventId(shape, `${story}-${k}`, 0xf000 + STORIES.indexOf(story), user, k),
       at: isoAt(ms),
       ms,
       actorEmail: userEmailAt(shape, user),
@@ -107,7 +120,7 @@ function dailyEvents(
     const ms = dayStart + rng.int(DAY_MS);
     const t = rng.next();
     const event: TTimedEvent = {
-      id: `evt-${day}-${user}-${k}`,
+      id: eventId(shape, `${day}-${user}-${k}`, day, user, k),
       at: isoAt(ms),
       ms,
       actorEmail,

@@ -86,6 +86,11 @@ describe.each<[TConnectorType, string]>([
     expect(times.every((t, i) => i === 0 || t >= (times[i - 1] ?? 0))).toBe(true);
     expect(Math.min(...times)).toBeGreaterThanOrEqual(NOW.getTime() - 91 * DAY_MS);
     expect(Math.max(...times)).toBeLessThanOrEqual(NOW.getTime());
+    // Ids as the source names them: Microsoft 365 audit records' GUIDs, unique either way.
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    if (type === "microsoft_365")
+      for (const e of events)
+        expect(e.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/);
 
     const maxPerActorInWindow = (type: TActivityEvent["type"], windowMs: number) => {
       let best = 0;

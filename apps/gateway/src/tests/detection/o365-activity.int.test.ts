@@ -135,4 +135,30 @@ describe("Microsoft 365 audit activity over HTTP", { timeout: 120_000 }, () => {
       { observed: 80 },
     ]);
   });
+
+  it("a Microsoft 365 demo tenant shows all five behaviour kinds", async () => {
+    const a = await gw.createActor({ plan: "business" });
+    const created = await gw.request("POST", "/api/connectors", {
+      cookie: a.cookie,
+      body: { type: "microsoft_365", displayName: "Demo", mode: "demo", config: { fileCount: 400 } },
+    });
+    expect(created.status).toBe(201);
+    const { id } = created.body as { id: string };
+    expect((await gw.request("POST", `/api/connectors/${id}/sync`, { cookie: a.cookie })).status).toBe(200);
+    const end = Date.now() + 60_000;
+    let types: string[] = [];
+    while (Date.now() < end) {
+      const res = await gw.request("GET", "/api/behavior/anomalies", { key: a.key });
+      types = (res.body as { anomalies: Array<{ type: string }> }).anomalies.map((x) => x.type).sort();
+      if (types.length >= 5) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(types).toEqual([
+      "bulk_access",
+      "dormant_reactivation",
+      "mass_deletion",
+      "oauth_burst",
+      "sharing_spike",
+    ]);
+  });
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SEVERITIES } from "@posture/db";
+import { ANOMALY_TYPES, SEVERITIES } from "@posture/db";
 
 // The spec's Events table: one schema per event, exactly its data fields.
 const ZSeverity = z.enum(SEVERITIES);
@@ -77,7 +77,7 @@ export const ZClientUnhealthyData = z.strictObject({
 export const ZAnomalyDetectedData = z.strictObject({
   anomalyId: z.string().min(1),
   principal: z.string(),
-  type: z.enum(["sharing_spike", "bulk_access", "dormant_reactivation", "oauth_burst"]),
+  type: z.enum(ANOMALY_TYPES),
   severity: ZSeverity,
   confidence: z.number().min(0).max(1),
   at: z.iso.datetime(),

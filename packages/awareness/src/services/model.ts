@@ -38,6 +38,8 @@ const ANOMALY_NUDGE: Record<string, (a: TSignals["anomalies"][number]) => string
   bulk_access: (a) => `Confirm why you opened or downloaded ${a.observed} files in ${a.window}`,
   dormant_reactivation: () =>
     "Confirm it was you who signed in to your long-unused account, or report it to security",
+  mass_deletion: (a) =>
+    `Confirm the ${a.observed} files you deleted in ${a.window} were meant to go, and restore them from the bin if not`,
   oauth_burst: (a) =>
     `Review the ${a.observed} apps you granted access to in ${a.window} and revoke those you do not use`,
 };

@@ -1,7 +1,7 @@
 import type { TActivityEvent } from "../types";
 import { grantAt, OAUTH_BURST_SIZE, type TDemoApp } from "./apps";
 import { externalTarget } from "./files";
-import { rngFor, STREAMS, type TRng } from "./prng";
+import { fnv1a, rngFor, STREAMS, type TRng } from "./prng";
 import { DAY_MS, isoAt, type TDemoShape } from "./shape";
 import { isActiveUser, userAt, userEmailAt } from "./users";
 
@@ -13,6 +13,19 @@ const HOUR_MS = 3_600_000;
 
 type TTimedEvent = TActivityEvent & { ms: number };
 
+const STORIES = ["reactivation", "sharing-spike", "bulk-access", "mass-deletion", "oauth-burst"];
+const hex = (n: number, width: number) => (n >>> 0).toString(16).padStart(width, "0").slice(-width);
+
+/**
+ * An event's id as its source names it: Google Reports' `evt-…` keys here, the audit record's GUID
+ * `Id` for Microsoft 365 (the Management Activity feed). Day (or story), user and index are encoded
+ * in the GUID's fields, so ids stay unique and stable; the first field is a hash for looks.
+ */
+function eventId(shape: TDemoShape, key: string, day: number, user: number, k: number): string {
+  if (shape.type !== "microsoft_365") return `evt-${key}`;
+  return `${hex(fnv1a(`${shape.words[0]}:${key}`), 8)}-${hex(day, 4)}-4${hex(k >>> 12, 3)}-a${hex(k, 3)}-${hex(user, 12)}`;
+}
+
 function fileIdAt(shape: TDemoShape, index: number): string {
   return shape.flavour.fileId(rngFor(shape.words, STREAMS.file, index));
 }
@@ -22,7 +35,10 @@ function externalTargetText(shape: TDemoShape, rng: TRng): string {
   return target.emailAddress ?? target.domain;
 }
 
-/** The four stories behaviour analytics should find: sharing spike, bulk access, reactivation, OAuth burst. */
+/**
+ * The five stories behaviour analytics should find: sharing spike, bulk access, reactivation,
+ * OAuth burst, mass deletion.
+ */
 function scriptedEvents(shape: TDemoShape, apps: readonly TDemoApp[]): TTimedEvent[] {
   const s = shape.scripted;
   const now = shape.nowMs;
@@ -35,7 +51,7 @@ function scriptedEvents(shape: TDemoShape, apps: readonly TDemoApp[]): TTimedEve
     event: Omit<TActivityEvent, "id" | "at" | "actorEmail">,
   ) =>
     events.push({
-      id: `evt-${story}-${k}`,
+      id: eventId(shape, `${story}-${k}`, 0xf000 + STORIES.indexOf(story), user, k),
       at: isoAt(ms),
       ms,
       actorEmail: userEmailAt(shape, user),
@@ -67,6 +83,16 @@ function scriptedEvents(shape: TDemoShape, apps: readonly TDemoApp[]): TTimedEve
       resourceId: randomFile(),
     });
   }
+  // Files binned in a burst (a leaver clearing out, ransomware, a sync gone wrong): 120 in 40 minutes.
+  // 120 different files (the metric counts files): consecutive ones from a random start.
+  const deletionAt = now - 14 * HOUR_MS;
+  const firstDeleted = shape.fileCount > 0 ? rng.int(shape.fileCount) : 0;
+  for (let k = 0; k < 120; k++) {
+    push("mass-deletion", k, deletionAt + k * 20_000, s.massDeletion, {
+      type: "file_delete",
+      ...(k < shape.fileCount ? { resourceId: fileIdAt(shape, (firstDeleted + k) % shape.fileCount) } : {}),
+    });
+  }
   for (let g = shape.grantCount - OAUTH_BURST_SIZE; g < shape.grantCount; g++) {
     const grant = grantAt(shape, apps, g);
     push("oauth-burst", g, Date.parse(grant.grantedAt), s.oauthBurst, {
@@ -94,7 +120,7 @@ function dailyEvents(
     const ms = dayStart + rng.int(DAY_MS);
     const t = rng.next();
     const event: TTimedEvent = {
-      id: `evt-${day}-${user}-${k}`,
+      id: eventId(shape, `${day}-${user}-${k}`, day, user, k),
       at: isoAt(ms),
       ms,
       actorEmail,
@@ -104,10 +130,15 @@ function dailyEvents(
     else if (t < 0.27) event.type = "download";
     else if (t < 0.3) {
       event.type = "share_external";
-      event.target = externalTargetText(shape, rng);
+      // An anonymous link (Google "anyone with the link", SharePoint AnonymousLinkCreated) now and then.
+      event.target = rng.next() < 0.2 ? "anyone" : externalTargetText(shape, rng);
     } else if (t < 0.305) {
       event.type = "oauth_grant";
+      // The consented app's id: Google's client id, the Entra application id of "Consent to application.".
       event.target = rng.pick(apps).clientId;
+    } else if (t < 0.33) {
+      // Files binned day to day (Drive `trash`/`delete`, SharePoint FileRecycled/FileDeleted).
+      event.type = "file_delete";
     }
     if (event.type !== "login" && event.type !== "oauth_grant" && shape.fileCount > 0) {
       event.resourceId = fileIdAt(shape, rng.int(shape.fileCount));

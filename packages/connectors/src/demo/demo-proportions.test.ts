@@ -105,12 +105,17 @@ describe.each<[TConnectorType, string]>([
     for (const grant of grants) expect(emails.has(grant.userEmail)).toBe(true);
   });
 
-  it("has 13 weeks of activity, oldest first, with a sharing spike, a bulk access, a reactivation and an OAuth burst", async () => {
+  it("has 13 weeks of activity, oldest first, with a sharing spike, a bulk access, a reactivation, an OAuth burst and a mass deletion", async () => {
     const events = await collect(adapter.activity(new Date(0)));
     const times = events.map((e) => Date.parse(e.at));
     expect(times.every((t, i) => i === 0 || t >= (times[i - 1] ?? 0))).toBe(true);
     expect(Math.min(...times)).toBeGreaterThanOrEqual(NOW.getTime() - 91 * DAY_MS);
     expect(Math.max(...times)).toBeLessThanOrEqual(NOW.getTime());
+    // Ids as the source names them: Microsoft 365 audit records' GUIDs, unique either way.
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    if (type === "microsoft_365")
+      for (const e of events)
+        expect(e.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/);
 
     const maxPerActorInWindow = (type: TActivityEvent["type"], windowMs: number) => {
       let best = 0;
@@ -133,6 +138,12 @@ describe.each<[TConnectorType, string]>([
     expect(maxPerActorInWindow("share_external", 2 * 3_600_000)).toBeGreaterThanOrEqual(30);
     expect(maxPerActorInWindow("file_access", 3_600_000)).toBeGreaterThanOrEqual(150);
     expect(maxPerActorInWindow("oauth_grant", 3_600_000)).toBeGreaterThanOrEqual(5);
+    // Mass deletion: one person bins well over the rule's 50 files within an hour; nobody else comes close.
+    expect(maxPerActorInWindow("file_delete", 3_600_000)).toBeGreaterThanOrEqual(100);
+    const deleters = new Map<string, number>();
+    for (const e of events)
+      if (e.type === "file_delete") deleters.set(e.actorEmail, (deleters.get(e.actorEmail) ?? 0) + 1);
+    expect([...deleters.values()].filter((n) => n >= 50)).toHaveLength(1);
 
     // Reactivation: an account silent for at least 30 days whose return is a login in the last few days.
     const byActor = new Map<string, number[]>();

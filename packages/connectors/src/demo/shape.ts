@@ -45,6 +45,7 @@ export type TDemoShape = {
     sharingSpike: number;
     bulkAccess: number;
     oauthBurst: number;
+    massDeletion: number;
   };
 };
 
@@ -109,6 +110,7 @@ export function shapeOf(opts: TShapeInput): TDemoShape {
       sharingSpike: a + 2,
       bulkAccess: a + 3,
       oauthBurst: a + 4,
+      massDeletion: a + 5,
     },
   };
 }

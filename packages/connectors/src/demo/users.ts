@@ -56,7 +56,7 @@ export function userAt(shape: TDemoShape, index: number): TSourceUser {
   const { first, last, suffix } = nameParts(index);
   const isAdmin = index < shape.adminCount;
   const s = shape.scripted;
-  const scripted = index >= s.enablesMfa && index <= s.oauthBurst;
+  const scripted = index >= s.enablesMfa && index <= s.massDeletion;
 
   // Low-discrepancy sequences rather than coin flips: proportions hold even for small tenants.
   let mfaEnabled: boolean;

@@ -170,6 +170,11 @@ export function mapActivity(activity: TGActivity, internalDomains: string[]): TA
       case "view":
         events.push({ id, at, actorEmail, type: "file_access", ...withDoc });
         break;
+      // Drive audit events: `trash` moves an item to the bin, `delete` removes it for good.
+      case "trash":
+      case "delete":
+        events.push({ id, at, actorEmail, type: "file_delete", ...withDoc });
+        break;
       case "authorize": {
         const clientId = param(event.parameters, "client_id");
         const target = param(event.parameters, "app_name") ?? clientId;

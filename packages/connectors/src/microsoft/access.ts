@@ -1,4 +1,5 @@
 import type { TAccessCheck, TAccessRequirement } from "../types";
+import { MANAGEMENT_ACTIVITY_ACCESS } from "./management-activity";
 import { MICROSOFT_SETTINGS_ACCESS } from "./settings";
 
 /** The licence Graph asks for before it serves sign-in data and authentication-method reports. */
@@ -78,6 +79,7 @@ export const MICROSOFT_GRAPH_ACCESS: readonly TAccessRequirement[] = [
  */
 export const MICROSOFT_ACCESS: readonly TAccessRequirement[] = [
   ...MICROSOFT_GRAPH_ACCESS,
+  MANAGEMENT_ACTIVITY_ACCESS,
   ...MICROSOFT_SETTINGS_ACCESS,
 ];
 

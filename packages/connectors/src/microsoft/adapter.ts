@@ -8,7 +8,6 @@ import {
 } from "../http/client";
 import { SourceHttpError } from "../http/errors";
 import { graphItems } from "../http/paginate";
-import { createCachedTokenProvider, requestToken } from "../http/token";
 import { workspaceOf } from "../shared/normalise";
 import { once } from "../shared/once";
 import {
@@ -53,7 +52,11 @@ import {
   permissionGranted,
   tokenRoles,
 } from "./access";
-import { managementActivity } from "./management-activity";
+import {
+  createManagementActivity,
+  MANAGE_DEFAULT_SCOPE,
+  MANAGEMENT_ACTIVITY_ACCESS,
+} from "./management-activity";
 import { readMicrosoftSettings } from "./settings";
 import {
   isLibrary,
@@ -71,7 +74,7 @@ import {
 const SOURCE = "Microsoft 365";
 
 /** Where Graph and the identity platform live; only tests override these, never user input. */
-export type TMicrosoftEndpoints = { graphBaseUrl?: string; loginBaseUrl?: string };
+export type TMicrosoftEndpoints = { graphBaseUrl?: string; loginBaseUrl?: string; manageBaseUrl?: string };
 
 export type TMicrosoftConfig = { domain?: string; internalDomains?: string[] };
 
@@ -84,8 +87,6 @@ const USER_SIGN_IN_SELECT = `${USER_SELECT},signInActivity`;
 const MICROSOFT_GRAPH_APP_ID = "00000003-0000-0000-c000-000000000000";
 const APP_SELECT = "id,appId,displayName,appOwnerOrganizationId,servicePrincipalType,verifiedPublisher";
 const LABELS_PATH = "/v1.0/security/dataSecurityAndGovernance/sensitivityLabels";
-/** The Office 365 Management Activity API's app-only scope (its permissions are on its own token). */
-const MANAGEMENT_SCOPE = "https://manage.office.com/.default";
 
 /**
  * Files SharePoint and OneDrive keep sensitivity labels for (Office Open XML and PDF, per
@@ -112,29 +113,12 @@ const LABELLED_EXTENSIONS = new Set([
 
 type TDirectoryEntry = { email: string; createdAt: string };
 
-/**
- * An app-only token for the Office 365 Management Activity API (scope manage.office.com), whose
- * roles carry its own permissions (ActivityFeed.Read).
- */
-export function managementTokenProvider(
+/** An app-only token for the Office 365 Management Activity API, whose roles carry its own permissions. */
+export const managementTokenProvider = (
   credentials: TMicrosoftCredentials,
-  loginBaseUrl: string = MICROSOFT_LOGIN_URL,
+  loginBaseUrl?: string,
   http?: THttpOptions,
-): TTokenProvider {
-  return createCachedTokenProvider(() =>
-    requestToken(
-      SOURCE,
-      `${loginBaseUrl.replace(/\/$/, "")}/${encodeURIComponent(credentials.tenantId)}/oauth2/v2.0/token`,
-      {
-        grant_type: "client_credentials",
-        client_id: credentials.clientId,
-        client_secret: credentials.clientSecret,
-        scope: MANAGEMENT_SCOPE,
-      },
-      http,
-    ),
-  );
-}
+): TTokenProvider => microsoftTokenProvider(credentials, { loginBaseUrl, http, scope: MANAGE_DEFAULT_SCOPE });
 
 /** The Graph message of a 403 (a permission or licence refused), or null for any other error. */
 function denial(error: unknown): string | null {
@@ -180,6 +164,15 @@ export function createMicrosoft365Adapter(opts: {
 
   const organization = once(() => readOrganization(graph));
   const workspace = async (): Promise<TWorkspace> => toWorkspace(config, await organization());
+  const management = createManagementActivity({
+    credentials: opts.credentials,
+    tokens: managementTokens,
+    loginBaseUrl: opts.endpoints?.loginBaseUrl,
+    manageBaseUrl: opts.endpoints?.manageBaseUrl,
+    http: opts.http,
+    internalDomains: async () => (await workspace()).internalDomains,
+    onGap: (gap) => gaps.set(`${gap.feature}|${gap.missing}`, gap),
+  });
 
   // Permissions and grants name users by object id, SharePoint by login name (the UPN); one index
   // of each resolves them to the user's email.
@@ -545,11 +538,23 @@ export function createMicrosoft365Adapter(opts: {
         if (!message) throw error;
         recordGap(MS_FEATURE.signIns, message);
       }
-      yield* managementActivity(since);
+      yield* management.activity(since);
     },
 
     tenantSettings: () => readMicrosoftSettings(graph),
-    checkAccess: () => checkAccess(graph, tokens, managementTokens),
+    checkAccess: async () => {
+      const checks = await checkAccess(graph, tokens, managementTokens);
+      const feed = checks.find((c) => c.permission === MANAGEMENT_ACTIVITY_ACCESS.permission);
+      if (!feed?.granted) return checks;
+      // Granted: start the feed's subscriptions now, so content is there by the first scans; an
+      // audit log that is turned off shows here as not granted, with the API's reason.
+      const started = await management.checkAccess();
+      return checks.map((c) =>
+        c === feed
+          ? { ...c, granted: started.granted, ...(started.detail ? { detail: started.detail } : {}) }
+          : c,
+      );
+    },
     coverageGaps: () => [...gaps.values()],
   };
 }

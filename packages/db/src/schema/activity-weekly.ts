@@ -1,8 +1,14 @@
 import { date, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { organizations } from "./organizations";
 
-/** The metrics behaviour analytics baselines: activity kinds folded into three counts (plus logins). */
-export const ACTIVITY_METRICS = ["external_shares", "resource_accesses", "oauth_grants", "logins"] as const;
+/** The metrics behaviour analytics baselines: activity kinds folded into four counts (plus logins). */
+export const ACTIVITY_METRICS = [
+  "external_shares",
+  "resource_accesses",
+  "oauth_grants",
+  "deletions",
+  "logins",
+] as const;
 export type TActivityMetric = (typeof ACTIVITY_METRICS)[number];
 
 // activity_events summed per principal, metric and ISO week (`week` is the Monday, UTC): what

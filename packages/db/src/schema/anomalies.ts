@@ -3,7 +3,13 @@ import { createdAt, idColumn, tsColumn } from "./columns";
 import { SEVERITIES } from "../severity";
 import { organizations } from "./organizations";
 
-export const ANOMALY_TYPES = ["sharing_spike", "bulk_access", "dormant_reactivation", "oauth_burst"] as const;
+export const ANOMALY_TYPES = [
+  "sharing_spike",
+  "bulk_access",
+  "dormant_reactivation",
+  "oauth_burst",
+  "mass_deletion",
+] as const;
 export type TAnomalyType = (typeof ANOMALY_TYPES)[number];
 
 // One row per principal, type and window (an ISO week, `2026-W47`): a recomputation updates it

@@ -18,6 +18,10 @@ const ZCounts = z.object({
   externalShareCount: z.number().nonnegative(),
   resourceAccessCount: z.number().nonnegative(),
   oauthGrantCount: z.number().nonnegative(),
+  deletionCount: z
+    .number()
+    .nonnegative()
+    .describe("files moved to the bin or deleted (the mass_deletion metric)"),
 });
 
 export const ZGetBaselineOutput = z.object({

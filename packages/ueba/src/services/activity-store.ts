@@ -131,11 +131,12 @@ export const METRIC_OF_KIND = sql`case kind
   when 'file_access' then 'resource_accesses'
   when 'download' then 'resource_accesses'
   when 'oauth_grant' then 'oauth_grants'
+  when 'file_delete' then 'deletions'
   when 'login' then 'logins'
 end`;
 
 /**
- * Rebuilds the organization's weekly aggregates from `from` on (whole ISO weeks), in one
+ * Rebuilds the organization's weekly aggregates (deletions as distinct files a week) from `from` on (whole ISO weeks), in one
  * transaction: readers see the old weeks or the new ones, never half.
  */
 export async function refreshWeeklyAggregates(db: Db, q: { orgId: string; from: Date }): Promise<number> {
@@ -150,11 +151,16 @@ export async function refreshWeeklyAggregates(db: Db, q: { orgId: string; from: 
       sql`with ins as (
         insert into activity_weekly (org_id, principal, metric, week, count)
         select org_id, principal, ${METRIC_OF_KIND} as metric,
-               date_trunc('week', at at time zone 'UTC')::date as week, sum(count)::int
+               date_trunc('week', at at time zone 'UTC')::date as week,
+               -- Deletions count files, not events: binning then purging a file (Drive trash then
+               -- delete, SharePoint FileRecycled then FileDeletedFirstStageRecycleBin) is one file.
+               (case when min(kind) = 'file_delete'
+                 then count(distinct coalesce(resource_id, external_id))
+                 else sum(count) end)::int
         from activity_events
         where org_id = ${q.orgId}
           and at >= date_trunc('week', ${q.from.toISOString()}::timestamptz at time zone 'UTC') at time zone 'UTC'
-          and kind in ('share_external', 'file_access', 'download', 'oauth_grant', 'login')
+          and kind in ('share_external', 'file_access', 'download', 'oauth_grant', 'file_delete', 'login')
         group by 1, 2, 3, 4
         returning 1)
       select count(*)::int as n from ins`,

@@ -9,7 +9,9 @@ import {
   type TSeverity,
 } from "@posture/db";
 import { firstOr404, iso } from "@posture/platform";
-import { LEARN_WEEKS } from "./model";
+import { baselineAt, LEARN_WEEKS, RULES } from "./model";
+import { HORIZON_WEEKS, loadSeries } from "./refresh";
+import { robust, type TRobust } from "./robust";
 import { labelOfKey, recentWeeks, WEEK_MS } from "./weeks";
 
 export type TAnomalyView = {
@@ -114,6 +116,35 @@ function principalOf(raw: string): string {
   }
 }
 
+/**
+ * The deletions baseline as the refresh at `computedAt` learned it. behavior_baselines has no
+ * columns for it (they would need a migration), so it is recomputed from the weekly aggregates:
+ * the principal's own weeks, or the organization's pooled weeks while their history is short.
+ */
+async function deletionBaseline(
+  db: Db,
+  q: { orgId: string; principal: string; computedAt: Date; source: "self" | "organization" },
+): Promise<TRobust> {
+  const weeks = recentWeeks(q.computedAt, HORIZON_WEEKS);
+  const last = weeks.length - 1;
+  const floor = RULES.deletions.scaleFloor;
+  const pooled: number[] = [];
+  const all = await loadSeries(db, q.orgId, weeks, q.source === "self" ? q.principal : undefined);
+  if (q.source === "organization")
+    for (const p of all.values())
+      for (let i = p.firstWeek; i < last; i++) pooled.push(p.series.deletions[i] ?? 0);
+  const org = robust(pooled, floor);
+  const own = all.get(q.principal);
+  if (!own) return org;
+  const b = baselineAt(own.series, own.firstWeek, last, {
+    external_shares: org,
+    resource_accesses: org,
+    oauth_grants: org,
+    deletions: org,
+  });
+  return b.stats.deletions;
+}
+
 /** A principal's learned weekly baseline (medians); 404 for an unknown principal or another organization's. */
 export async function getBaseline(db: Db, q: { orgId: string; userId: string }) {
   const b = firstOr404(
@@ -126,6 +157,12 @@ export async function getBaseline(db: Db, q: { orgId: string; userId: string }) 
       .limit(1),
     "Principal",
   );
+  const deletions = await deletionBaseline(db, {
+    orgId: q.orgId,
+    principal: b.principal,
+    computedAt: b.computedAt,
+    source: b.source,
+  });
   return {
     userId: b.principal,
     periodsLearned: b.periodsLearned,
@@ -134,11 +171,13 @@ export async function getBaseline(db: Db, q: { orgId: string; userId: string }) 
       externalShareCount: round(b.externalShareMedian),
       resourceAccessCount: round(b.resourceAccessMedian),
       oauthGrantCount: round(b.oauthGrantMedian),
+      deletionCount: round(deletions.median),
     },
     spread: {
       externalShareCount: round(b.externalShareScale),
       resourceAccessCount: round(b.resourceAccessScale),
       oauthGrantCount: round(b.oauthGrantScale),
+      deletionCount: round(deletions.scale),
     },
     riskScore: b.riskTotal,
     computedAt: iso(b.computedAt),

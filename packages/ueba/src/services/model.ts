@@ -4,7 +4,7 @@ import { deviation, robust, type TRobust } from "./robust";
 // The behaviour model, free of I/O: weekly series in, baselines, heatmap cells and anomaly
 // candidates out. Thresholds and their reasons are in docs/decisions.md (Behaviour analytics).
 
-export const RATE_METRICS = ["external_shares", "resource_accesses", "oauth_grants"] as const;
+export const RATE_METRICS = ["external_shares", "resource_accesses", "oauth_grants", "deletions"] as const;
 export type TRateMetric = (typeof RATE_METRICS)[number];
 
 /** Weeks of history a baseline learns from (Defender for Cloud Apps compares against about a month; we keep a quarter). */
@@ -52,6 +52,15 @@ export const RULES: Record<TRateMetric, TMetricRule> = {
     high: 10,
     critical: 30,
   },
+  // Files moved to the bin or deleted: ransomware, a leaver wiping their work, a sync gone wrong.
+  deletions: {
+    type: "mass_deletion",
+    scaleFloor: 3,
+    minDeviation: 6,
+    minCount: 50,
+    high: 12,
+    critical: 40,
+  },
 };
 
 export type TSeries = Record<TRateMetric, number[]>;
@@ -79,11 +88,19 @@ export type TCandidate = {
 
 /** The organization's pooled weekly counts per metric: the fallback baseline for newcomers. */
 export function organizationStats(pooled: Record<TRateMetric, number[]>): Record<TRateMetric, TRobust> {
-  return {
-    external_shares: robust(pooled.external_shares, RULES.external_shares.scaleFloor),
-    resource_accesses: robust(pooled.resource_accesses, RULES.resource_accesses.scaleFloor),
-    oauth_grants: robust(pooled.oauth_grants, RULES.oauth_grants.scaleFloor),
-  };
+  return statsOf((m) => pooled[m]);
+}
+
+function statsOf(values: (m: TRateMetric) => number[]): Record<TRateMetric, TRobust> {
+  return Object.fromEntries(RATE_METRICS.map((m) => [m, robust(values(m), RULES[m].scaleFloor)])) as Record<
+    TRateMetric,
+    TRobust
+  >;
+}
+
+/** A series of zeros per rate metric. */
+export function emptySeries(weeks: number): TSeries {
+  return Object.fromEntries(RATE_METRICS.map((m) => [m, new Array<number>(weeks).fill(0)])) as TSeries;
 }
 
 /** The baseline a week is judged against: up to LEARN_WEEKS of the principal's weeks before it. */
@@ -96,16 +113,7 @@ export function baselineAt(
   const from = Math.max(firstWeek, weekIndex - LEARN_WEEKS);
   const periodsLearned = Math.max(0, weekIndex - from);
   if (periodsLearned < MIN_OWN_WEEKS) return { periodsLearned, source: "organization", stats: org };
-  const slice = (m: TRateMetric) => series[m].slice(from, weekIndex);
-  return {
-    periodsLearned,
-    source: "self",
-    stats: {
-      external_shares: robust(slice("external_shares"), RULES.external_shares.scaleFloor),
-      resource_accesses: robust(slice("resource_accesses"), RULES.resource_accesses.scaleFloor),
-      oauth_grants: robust(slice("oauth_grants"), RULES.oauth_grants.scaleFloor),
-    },
-  };
+  return { periodsLearned, source: "self", stats: statsOf((m) => series[m].slice(from, weekIndex)) };
 }
 
 /**

@@ -18,6 +18,7 @@ import { findDormantReturns } from "./dormant";
 import {
   baselineAt,
   DETECT_WEEKS,
+  emptySeries,
   LEARN_WEEKS,
   organizationStats,
   RATE_METRICS,
@@ -39,9 +40,10 @@ const KINDS_OF: Record<TRateMetric, string[]> = {
   external_shares: ["share_external"],
   resource_accesses: ["file_access", "download"],
   oauth_grants: ["oauth_grant"],
+  deletions: ["file_delete"],
 };
 
-type TPrincipalSeries = { series: TSeries; firstWeek: number };
+export type TPrincipalSeries = { series: TSeries; firstWeek: number };
 
 export type TNewAnomaly = {
   id: string;
@@ -76,25 +78,27 @@ async function announce(emit: TEmit, orgId: string, fresh: TNewAnomaly[], public
   }
 }
 
-async function loadSeries(db: Db, orgId: string, weeks: string[]): Promise<Map<string, TPrincipalSeries>> {
+/** Weekly series per principal over `weeks` (oldest first); one principal's only with `principal`. */
+export async function loadSeries(
+  db: Db,
+  orgId: string,
+  weeks: string[],
+  principal?: string,
+): Promise<Map<string, TPrincipalSeries>> {
   const index = new Map(weeks.map((w, i) => [w, i]));
   const rows = await queryRows<{ principal: string; metric: string; week: string; count: number }>(
     db,
     sql`select principal, metric, week::text as week, count from activity_weekly
-        where org_id = ${orgId} and week >= ${weeks[0]}::date`,
+        where org_id = ${orgId} and week >= ${weeks[0]}::date
+        ${principal === undefined ? sql`` : sql`and principal = ${principal}`}`,
   );
   const out = new Map<string, TPrincipalSeries>();
-  const empty = (): TSeries => ({
-    external_shares: new Array<number>(weeks.length).fill(0),
-    resource_accesses: new Array<number>(weeks.length).fill(0),
-    oauth_grants: new Array<number>(weeks.length).fill(0),
-  });
   for (const r of rows) {
     const i = index.get(r.week);
     if (i === undefined) continue;
     let p = out.get(r.principal);
     if (!p) {
-      p = { series: empty(), firstWeek: i };
+      p = { series: emptySeries(weeks.length), firstWeek: i };
       out.set(r.principal, p);
     }
     p.firstWeek = Math.min(p.firstWeek, i);
@@ -117,12 +121,17 @@ async function crossedAt(
     KINDS_OF[c.metric].map((k) => sql`${k}`),
     sql`, `,
   );
+  const inWeek = sql`org_id = ${orgId} and principal = ${principal} and kind in (${kinds})
+    and at >= ${start.toISOString()}::timestamptz and at < ${end.toISOString()}::timestamptz`;
+  // Deletions count files (activity-store): each file's first deletion of the week adds one.
+  const events =
+    c.metric === "deletions"
+      ? sql`select min(at) as at, coalesce(resource_id, external_id) as k, 1 as count
+            from activity_events where ${inWeek} group by 2`
+      : sql`select at, id as k, count from activity_events where ${inWeek}`;
   const [row] = await queryRows<{ at: Date | string }>(
     db,
-    sql`select at from (
-          select at, sum(count) over (order by at, id) as run from activity_events
-          where org_id = ${orgId} and principal = ${principal} and kind in (${kinds})
-            and at >= ${start.toISOString()}::timestamptz and at < ${end.toISOString()}::timestamptz) s
+    sql`select at from (select at, sum(count) over (order by at, k) as run from (${events}) e) s
         where run >= ${c.threshold} order by at limit 1`,
   );
   return row ? new Date(row.at) : start;
@@ -151,11 +160,10 @@ export async function refreshBehaviour(
   const all = await loadSeries(db, q.orgId, weeks);
 
   // The organization's pooled complete weeks: the fallback for principals with a short history.
-  const pooled: Record<TRateMetric, number[]> = {
-    external_shares: [],
-    resource_accesses: [],
-    oauth_grants: [],
-  };
+  const pooled = Object.fromEntries(RATE_METRICS.map((m) => [m, [] as number[]])) as Record<
+    TRateMetric,
+    number[]
+  >;
   for (const p of all.values())
     for (let i = p.firstWeek; i < last; i++)
       for (const m of RATE_METRICS) pooled[m].push(p.series[m][i] ?? 0);

@@ -37,7 +37,7 @@ async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000
 }
 
 describe("behaviour analytics on a demo source", { timeout: 180_000 }, () => {
-  it("finds the four planted stories after one scan, and nothing else", async () => {
+  it("finds the five planted stories after one scan, and nothing else", async () => {
     const a = await gw.createActor({ plan: "business" });
     const created = await gw.request("POST", "/api/connectors", {
       cookie: a.cookie,
@@ -49,14 +49,14 @@ describe("behaviour analytics on a demo source", { timeout: 180_000 }, () => {
 
     const found = await until(
       () => anomaliesOf(a.key),
-      (l) => l.length >= 4,
+      (l) => l.length >= 5,
     );
     expect(new Set(found.map((x) => x.type))).toEqual(
-      new Set(["sharing_spike", "bulk_access", "dormant_reactivation", "oauth_burst"]),
+      new Set(["sharing_spike", "bulk_access", "dormant_reactivation", "oauth_burst", "mass_deletion"]),
     );
     // Exactly one per story, each a different person: no false positive among the other users.
-    expect(found).toHaveLength(4);
-    expect(new Set(found.map((x) => x.principal)).size).toBe(4);
+    expect(found).toHaveLength(5);
+    expect(new Set(found.map((x) => x.principal)).size).toBe(5);
     for (const x of found) {
       expect(x.confidence).toBeGreaterThan(0.5);
       expect(x.confidence).toBeLessThanOrEqual(1);
@@ -84,12 +84,12 @@ describe("behaviour analytics on a demo source", { timeout: 180_000 }, () => {
         .select()
         .from(events)
         .where(and(eq(events.orgId, a.orgId), eq(events.type, "anomaly.detected")));
-    expect(await announced()).toHaveLength(4);
+    expect(await announced()).toHaveLength(5);
     expect((await gw.request("POST", `/api/connectors/${id}/sync`, { cookie: a.cookie })).status).toBe(200);
     await new Promise((r) => setTimeout(r, 1_500));
     await refreshBehaviour(gw.db.db, { orgId: a.orgId }, announce());
-    expect(await anomaliesOf(a.key)).toHaveLength(4);
-    expect(await announced()).toHaveLength(4);
+    expect(await anomaliesOf(a.key)).toHaveLength(5);
+    expect(await announced()).toHaveLength(5);
 
     // The timeline shows them as their own kind.
     const timeline = await gw.request("GET", "/api/timeline?limit=100&significant=true", { key: a.key });
@@ -107,20 +107,20 @@ describe("behaviour analytics on a demo source", { timeout: 180_000 }, () => {
     expect(map.cells).toHaveLength(map.users.length);
     for (const row of map.cells) expect(row).toHaveLength(8);
     const totals = map.cells.map((r) => r.reduce((s, v) => s + v, 0));
-    expect(new Set(map.users.slice(0, 4))).toEqual(new Set(found.map((x) => x.principal)));
+    expect(new Set(map.users.slice(0, 5))).toEqual(new Set(found.map((x) => x.principal)));
     expect(totals[0]).toBeGreaterThanOrEqual(totals[totals.length - 1] ?? 0);
     // However hot a user's sub-threshold weeks add up to, a detected anomaly ranks above them.
-    const quiet = map.users[4];
-    if (!quiet) throw new Error("fewer than five users on the heatmap");
+    const quiet = map.users[5];
+    if (!quiet) throw new Error("fewer than six users on the heatmap");
     await gw.db.db
       .update(behaviorBaselines)
       .set({ riskTotal: 100_000 })
       .where(and(eq(behaviorBaselines.orgId, a.orgId), eq(behaviorBaselines.principal, quiet)));
-    const hot = (await gw.request("GET", "/api/behavior/heatmap?weeks=8&limit=5", { key: a.key })).body as {
+    const hot = (await gw.request("GET", "/api/behavior/heatmap?weeks=8&limit=6", { key: a.key })).body as {
       users: string[];
     };
-    expect(new Set(hot.users.slice(0, 4))).toEqual(new Set(found.map((x) => x.principal)));
-    expect(hot.users[4]).toBe(quiet);
+    expect(new Set(hot.users.slice(0, 5))).toEqual(new Set(found.map((x) => x.principal)));
+    expect(hot.users[5]).toBe(quiet);
 
     // Baselines: thirteen weeks of demo history give a baseline of the user's own.
     const spiker = spikes[0]?.principal ?? "";
@@ -138,6 +138,8 @@ describe("behaviour analytics on a demo source", { timeout: 180_000 }, () => {
     expect(b.periodsLearned).toBe(12);
     expect(b.source).toBe("self");
     expect(b.baseline.externalShareCount).toBeLessThan(5);
+    // Deletions are baselined too: a demo user bins a file now and then.
+    expect(b.baseline.deletionCount).toBeLessThan(3);
     expect(b.baseline.resourceAccessCount).toBeGreaterThan(0);
 
     // Isolation: another organization sees none of it, and gets 404 for this principal.
@@ -167,7 +169,7 @@ describe("baselines and anomalies on a synthetic population", { timeout: 180_000
     );
     const steady = await refreshBehaviour(gw.db.db, { orgId: a.orgId, now }, announce());
     expect(steady.principals).toBe(principals);
-    // 300 people × 3 rate metrics × 2 evaluated weeks + 300 dormancy checks: 2,100 chances, 0 flagged.
+    // 300 people × 4 rate metrics × 2 evaluated weeks + 300 dormancy checks: 2,700 chances, 0 flagged.
     expect(steady.anomalies).toBe(0);
 
     // A heavy user's normal is not a spike: baselines are per person.
@@ -184,6 +186,7 @@ describe("baselines and anomalies on a synthetic population", { timeout: 180_000
     await ins("person1@steady.test", "share_external", 45, "spike");
     await ins("person2@steady.test", "file_access", 900, "bulk");
     await ins("person3@steady.test", "oauth_grant", 8, "oauth");
+    await ins("person4@steady.test", "file_delete", 120, "wipe");
     // Silent since 70 days ago, now back: its earlier history is in the store.
     await ins("sleeper@steady.test", "login", 3, "old", new Date(now.getTime() - 75 * 86_400_000));
     await ins("sleeper@steady.test", "login", 1, "back", new Date(now.getTime() - 2 * 86_400_000));
@@ -196,9 +199,10 @@ describe("baselines and anomalies on a synthetic population", { timeout: 180_000
       "person1@steady.test:sharing_spike",
       "person2@steady.test:bulk_access",
       "person3@steady.test:oauth_burst",
+      "person4@steady.test:mass_deletion",
       "sleeper@steady.test:dormant_reactivation",
     ]);
-    expect(planted.newAnomalies).toHaveLength(4);
+    expect(planted.newAnomalies).toHaveLength(5);
     const spike = got.find((x) => x.type === "sharing_spike");
     // The moment the running count crossed the threshold, inside the burst.
     expect(Date.parse(spike?.at ?? "")).toBeGreaterThanOrEqual(now.getTime() - 86_400_000);
@@ -211,7 +215,7 @@ describe("baselines and anomalies on a synthetic population", { timeout: 180_000
     // Recomputing changes nothing and announces nothing new.
     const again = await refreshBehaviour(gw.db.db, { orgId: a.orgId, now }, announce());
     expect(again.newAnomalies).toEqual([]);
-    expect(await anomaliesOf(a.key)).toHaveLength(4);
+    expect(await anomaliesOf(a.key)).toHaveLength(5);
   });
 
   it("grows confidence with history: a spike after two weeks is less certain than after twelve", async () => {

@@ -542,19 +542,9 @@ export function createMicrosoft365Adapter(opts: {
     },
 
     tenantSettings: () => readMicrosoftSettings(graph),
-    checkAccess: async () => {
-      const checks = await checkAccess(graph, tokens, managementTokens);
-      const feed = checks.find((c) => c.permission === MANAGEMENT_ACTIVITY_ACCESS.permission);
-      if (!feed?.granted) return checks;
-      // Granted: start the feed's subscriptions now, so content is there by the first scans; an
-      // audit log that is turned off shows here as not granted, with the API's reason.
-      const started = await management.checkAccess();
-      return checks.map((c) =>
-        c === feed
-          ? { ...c, granted: started.granted, ...(started.detail ? { detail: started.detail } : {}) }
-          : c,
-      );
-    },
+    // Permissions from the tokens' roles. The feed's subscriptions start at the first activity
+    // read (the connect's first scan), not here: a check changes nothing in the tenant.
+    checkAccess: () => checkAccess(graph, tokens, managementTokens),
     coverageGaps: () => [...gaps.values()],
   };
 }

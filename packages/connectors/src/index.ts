@@ -9,3 +9,5 @@ export {
 export { createDemoAdapter, describeDemoWorkspace, type TDemoOptions } from "./demo";
 export { createGoogleWorkspaceAdapter, type TGoogleEndpoints } from "./google/adapter";
 export { createMicrosoft365Adapter, type TMicrosoftEndpoints } from "./microsoft/adapter";
+export { GOOGLE_SETTINGS, type TGoogleSettingSpec } from "./google/settings";
+export { MICROSOFT_SETTINGS, type TMicrosoftSettingSpec } from "./microsoft/settings";

@@ -1,6 +1,13 @@
 import { and, count, eq } from "drizzle-orm";
 import { connectors, scans, type Db } from "@posture/db";
-import { createSourceAdapter } from "@posture/connectors";
+import {
+  createSourceAdapter,
+  GOOGLE_ACCESS,
+  MICROSOFT_ACCESS,
+  type TAccessCheck,
+  type TConnectorType,
+  type TSourceEndpoints,
+} from "@posture/connectors";
 import { lockOrg } from "./locks";
 import { toScanResult, type TScanResult } from "./scan-runner";
 import {
@@ -25,6 +32,13 @@ export type TConnectorView = {
   findingCount: number;
   lastScanAt: string | null;
   createdAt: string;
+  access: TConnectorAccess | null;
+};
+
+/** The connect-time access check as stored and returned: what was granted, what is missing and why it matters. */
+export type TConnectorAccess = {
+  granted: Array<{ feature: string; permission: string }>;
+  missing: Array<{ feature: string; permission: string; licence?: string; impact: string; detail?: string }>;
 };
 
 const viewColumns = {
@@ -38,12 +52,20 @@ const viewColumns = {
   findingCount: connectors.findingCount,
   lastScanAt: connectors.lastScanAt,
   createdAt: connectors.createdAt,
+  access: connectors.access,
 };
 
 type TRow = Omit<typeof connectors.$inferSelect, "orgId" | "credentialsEnc" | "config" | "healthDetail">;
 
 function toView(r: TRow): TConnectorView {
-  return { ...r, lastScanAt: iso(r.lastScanAt), createdAt: iso(r.createdAt) };
+  // A demo source grants everything, including one connected before access was checked.
+  const access = r.access ?? (r.mode === "demo" ? demoAccess(r.type) : null);
+  return { ...r, access, lastScanAt: iso(r.lastScanAt), createdAt: iso(r.createdAt) };
+}
+
+function demoAccess(type: TConnectorType): TConnectorAccess {
+  const requirements = type === "google_workspace" ? GOOGLE_ACCESS : MICROSOFT_ACCESS;
+  return toConnectorAccess(requirements.map((r) => ({ ...r, granted: true })));
 }
 
 export async function listConnectors(db: Db, input: { orgId: string }): Promise<TConnectorView[]> {
@@ -89,6 +111,77 @@ export async function getScan(
   return toScanResult(row);
 }
 
+/** How long a connect waits for the source to answer its access probes, all together. */
+export const ACCESS_CHECK_DEADLINE_MS = 30_000;
+
+export function toConnectorAccess(checks: readonly TAccessCheck[]): TConnectorAccess {
+  const access: TConnectorAccess = { granted: [], missing: [] };
+  for (const c of checks) {
+    if (c.granted) access.granted.push({ feature: c.feature, permission: c.permission });
+    else
+      access.missing.push({
+        feature: c.feature,
+        permission: c.permission,
+        ...(c.licence === undefined ? {} : { licence: c.licence }),
+        impact: c.impact,
+        ...(c.detail === undefined ? {} : { detail: c.detail }),
+      });
+  }
+  return access;
+}
+
+/**
+ * Asks the source which of the connector's requirements it grants. Demo sources grant all. A
+ * source that cannot be reached (down, slow past the deadline, credentials refused) does not fail
+ * the connect: every requirement is reported missing with what went wrong, and the first scan
+ * says the rest.
+ */
+export async function checkConnectorAccess(input: {
+  type: TConnectorType;
+  mode: "real" | "demo";
+  credentials?: unknown;
+  config: Record<string, unknown>;
+  endpoints?: TSourceEndpoints;
+  deadlineMs?: number;
+}): Promise<TConnectorAccess> {
+  const adapter = createSourceAdapter({
+    type: input.type,
+    mode: input.mode,
+    connectorId: "access-check",
+    credentials: input.credentials,
+    config: input.config,
+    ...(input.endpoints ? { endpoints: input.endpoints } : {}),
+    // An interactive request: the adapter's per-request timeout, one retry at most.
+    http: { retry: { maxAttempts: 2 } },
+  });
+  const deadlineMs = input.deadlineMs ?? ACCESS_CHECK_DEADLINE_MS;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const checks = await Promise.race([
+      adapter.checkAccess(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${Math.round(deadlineMs / 1000)} s`)),
+          deadlineMs,
+        );
+      }),
+    ]);
+    return toConnectorAccess(checks);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const requirements = input.type === "google_workspace" ? GOOGLE_ACCESS : MICROSOFT_ACCESS;
+    return toConnectorAccess(
+      requirements.map((r) => ({
+        ...r,
+        granted: false,
+        detail: `unknown: the access check could not reach the source (${message.slice(0, 300)})`,
+      })),
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export type TCreateConnector = {
   orgId: string;
   actor: TActor;
@@ -104,16 +197,18 @@ export type TCreateConnector = {
 export async function createConnector(
   db: Db,
   input: TCreateConnector,
-  deps: { encryptionKey: Buffer },
+  deps: { encryptionKey: Buffer; sourceEndpoints?: TSourceEndpoints; accessDeadlineMs?: number },
 ): Promise<TConnectorView> {
-  // Validates credentials (real mode) and config exactly as a scan will read them: 400 with
-  // per-field details now, rather than a failed scan later. Nothing is contacted here.
-  createSourceAdapter({
+  // Validates credentials (real mode) and config exactly as a scan will read them (400 with
+  // per-field details now, rather than a failed scan later), then asks the source which of the
+  // connector's permissions it grants.
+  const access = await checkConnectorAccess({
     type: input.type,
     mode: input.mode,
-    connectorId: "validation",
     credentials: input.credentials,
     config: input.config ?? {},
+    ...(deps.sourceEndpoints ? { endpoints: deps.sourceEndpoints } : {}),
+    ...(deps.accessDeadlineMs === undefined ? {} : { deadlineMs: deps.accessDeadlineMs }),
   });
   const max = PLANS[input.plan].sourcesMax;
   // The connector and its audit entry commit together or not at all.
@@ -145,13 +240,19 @@ export async function createConnector(
             ? null
             : encryptSecret(deps.encryptionKey, JSON.stringify(input.credentials)),
         config: input.config ?? {},
+        access,
       })
       .returning(viewColumns);
     if (!row) throw new Error("connector insert returned nothing");
     await audit(tx, input, {
       action: "CONNECTOR_CONNECTED",
       target: row.id,
-      metadata: { type: row.type, mode: row.mode, displayName: row.displayName },
+      metadata: {
+        type: row.type,
+        mode: row.mode,
+        displayName: row.displayName,
+        accessMissing: access.missing.map((m) => m.permission),
+      },
     });
     return toView(row);
   });

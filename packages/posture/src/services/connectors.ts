@@ -4,7 +4,9 @@ import {
   createSourceAdapter,
   GOOGLE_ACCESS,
   MICROSOFT_ACCESS,
+  SourceAuthError,
   type TAccessCheck,
+  type TAccessRequirement,
   type TConnectorType,
   type TSourceEndpoints,
 } from "@posture/connectors";
@@ -131,10 +133,39 @@ export function toConnectorAccess(checks: readonly TAccessCheck[]): TConnectorAc
 }
 
 /**
- * Asks the source which of the connector's requirements it grants. Demo sources grant all. A
- * source that cannot be reached (down, slow past the deadline, credentials refused) does not fail
- * the connect: every requirement is reported missing with what went wrong, and the first scan
- * says the rest.
+ * The answer of an access probe, settled: what the source said, or, when it could not be asked
+ * (down, slower than the deadline, credentials refused), every requirement missing with `detail`
+ * saying it is unknown and why. Never throws: a connect does not fail on it.
+ */
+export async function settleAccess(
+  probe: () => Promise<readonly TAccessCheck[]>,
+  requirements: readonly TAccessRequirement[],
+  deadlineMs: number,
+): Promise<TConnectorAccess> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const checks = await Promise.race([
+      probe(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${deadlineMs} ms`)), deadlineMs);
+      }),
+    ]);
+    return toConnectorAccess(checks);
+  } catch (err) {
+    const message = (err instanceof Error ? err.message : String(err)).slice(0, 300);
+    const why =
+      err instanceof SourceAuthError
+        ? `the source refused the credentials (${message})`
+        : `the source could not be reached (${message})`;
+    return toConnectorAccess(requirements.map((r) => ({ ...r, granted: false, detail: `unknown: ${why}` })));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Asks the source which of the connector's requirements it grants (demo sources grant all), after
+ * validating credentials and config exactly as a scan will read them (400 with per-field details).
  */
 export async function checkConnectorAccess(input: {
   type: TConnectorType;
@@ -154,32 +185,11 @@ export async function checkConnectorAccess(input: {
     // An interactive request: the adapter's per-request timeout, one retry at most.
     http: { retry: { maxAttempts: 2 } },
   });
-  const deadlineMs = input.deadlineMs ?? ACCESS_CHECK_DEADLINE_MS;
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const checks = await Promise.race([
-      adapter.checkAccess(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`no answer within ${Math.round(deadlineMs / 1000)} s`)),
-          deadlineMs,
-        );
-      }),
-    ]);
-    return toConnectorAccess(checks);
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    const requirements = input.type === "google_workspace" ? GOOGLE_ACCESS : MICROSOFT_ACCESS;
-    return toConnectorAccess(
-      requirements.map((r) => ({
-        ...r,
-        granted: false,
-        detail: `unknown: the access check could not reach the source (${message.slice(0, 300)})`,
-      })),
-    );
-  } finally {
-    clearTimeout(timer);
-  }
+  return settleAccess(
+    () => adapter.checkAccess(),
+    input.type === "google_workspace" ? GOOGLE_ACCESS : MICROSOFT_ACCESS,
+    input.deadlineMs ?? ACCESS_CHECK_DEADLINE_MS,
+  );
 }
 
 export type TCreateConnector = {

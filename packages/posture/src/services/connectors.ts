@@ -209,9 +209,34 @@ export async function createConnector(
   input: TCreateConnector,
   deps: { encryptionKey: Buffer; sourceEndpoints?: TSourceEndpoints; accessDeadlineMs?: number },
 ): Promise<TConnectorView> {
-  // Validates credentials (real mode) and config exactly as a scan will read them (400 with
-  // per-field details now, rather than a failed scan later), then asks the source which of the
-  // connector's permissions it grants.
+  const max = PLANS[input.plan].sourcesMax;
+  const refuseOverLimit = async (q: Db) => {
+    if (max === null) return;
+    const [used] = await q.select({ n: count() }).from(connectors).where(eq(connectors.orgId, input.orgId));
+    if ((used?.n ?? 0) >= max) {
+      throw new AppError(
+        "plan_limit_reached",
+        `Your plan allows ${max} connected source${max === 1 ? "" : "s"}`,
+        {
+          limit: { sources: max },
+        },
+      );
+    }
+  };
+  // Validates credentials (real mode) and config exactly as a scan will read them: 400 with
+  // per-field details now, rather than a failed scan later.
+  createSourceAdapter({
+    type: input.type,
+    mode: input.mode,
+    connectorId: "validation",
+    credentials: input.credentials,
+    config: input.config ?? {},
+  });
+  // A connect past the plan's limit is refused before the source is contacted (and again below,
+  // under the lock, where it counts).
+  await refuseOverLimit(db);
+  // Which of the connector's scopes or permissions the source grants (outside the transaction:
+  // the source may take seconds to answer).
   const access = await checkConnectorAccess({
     type: input.type,
     mode: input.mode,
@@ -220,24 +245,11 @@ export async function createConnector(
     ...(deps.sourceEndpoints ? { endpoints: deps.sourceEndpoints } : {}),
     ...(deps.accessDeadlineMs === undefined ? {} : { deadlineMs: deps.accessDeadlineMs }),
   });
-  const max = PLANS[input.plan].sourcesMax;
   // The connector and its audit entry commit together or not at all.
   return db.transaction(async (tx) => {
     // Serialise connects per organization so two concurrent requests cannot both take the last slot.
     await tx.execute(lockOrg(input.orgId, "connectors"));
-    if (max !== null) {
-      const [used] = await tx
-        .select({ n: count() })
-        .from(connectors)
-        .where(eq(connectors.orgId, input.orgId));
-      if ((used?.n ?? 0) >= max) {
-        throw new AppError(
-          "plan_limit_reached",
-          `Your plan allows ${max} connected source${max === 1 ? "" : "s"}`,
-          { limit: { sources: max } },
-        );
-      }
-    }
+    await refuseOverLimit(tx as unknown as Db);
     const [row] = await tx
       .insert(connectors)
       .values({

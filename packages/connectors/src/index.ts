@@ -9,3 +9,7 @@ export {
 export { createDemoAdapter, describeDemoWorkspace, type TDemoOptions } from "./demo";
 export { createGoogleWorkspaceAdapter, type TGoogleEndpoints } from "./google/adapter";
 export { createMicrosoft365Adapter, type TMicrosoftEndpoints } from "./microsoft/adapter";
+export { GOOGLE_SETTINGS, type TGoogleSettingSpec } from "./google/settings";
+export { MICROSOFT_SETTINGS, type TMicrosoftSettingSpec } from "./microsoft/settings";
+export { GOOGLE_ACCESS } from "./google/access";
+export { MICROSOFT_ACCESS } from "./microsoft/access";

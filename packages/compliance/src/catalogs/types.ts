@@ -19,6 +19,9 @@ export const EVIDENCE_KINDS = [
   "incident",
   "awareness",
   "posture",
+  // Tenant settings against the CIS benchmarks (@posture/benchmarks): evidence of the controls
+  // each check maps to, never listed in a catalog's `kinds`.
+  "tenant_config",
 ] as const;
 export type TEvidenceKind = (typeof EVIDENCE_KINDS)[number];
 
@@ -63,4 +66,5 @@ export const KIND_THEMES: Record<TEvidenceKind, string> = {
   incident: "Incident response",
   awareness: "Security awareness",
   posture: "Overall posture",
+  tenant_config: "Tenant configuration",
 };

@@ -1,6 +1,7 @@
 import type { TSeverity } from "@posture/db";
 import { KIND_RULES, type TEvidenceKind } from "../catalogs";
 import type { TSignals } from "./signals";
+import { assessTenantChecks } from "./tenant-checks";
 
 /** How one kind of evidence stands: `none` means nothing was collected to judge it. */
 export type TKindStatus = "pass" | "partial" | "fail" | "none";
@@ -42,6 +43,8 @@ function byFindings(s: TSignals, kind: TEvidenceKind, fact: string): TKindAssess
 type TAssessor = (s: TSignals) => TKindAssessment;
 
 const ASSESSORS: Record<TEvidenceKind, TAssessor> = {
+  // Every tenant check of the organization; a control takes only the checks mapped to it (evaluate.ts).
+  tenant_config: (s) => assessTenantChecks(s, s.tenantChecks),
   mfa: (s) =>
     byFindings(
       s,

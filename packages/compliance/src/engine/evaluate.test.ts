@@ -18,6 +18,7 @@ function signals(o: Partial<TSignals> = {}): TSignals {
     audit: { entriesInPeriod: 20, total: 200, chainIntact: true, brokenAtSeq: null },
     incidents: { inPeriod: 1, open: 0, resolved: 1, withPostMortem: 1 },
     activityEventsInPeriod: 500,
+    tenantChecks: [],
     ...o,
   };
 }

@@ -7,6 +7,14 @@ import {
 } from "../catalogs";
 import { assessKind, type TKindAssessment } from "./assess-kinds";
 import type { TSignals } from "./signals";
+import {
+  assessTenantChecks,
+  checksByControl,
+  controlKey,
+  type TTenantCheckEvidence,
+  type TTenantCheckSignal,
+} from "./tenant-checks";
+import type { TTenantCheck } from "@posture/benchmarks";
 
 export const CONTROL_STATUSES = ["SATISFIED", "PARTIAL", "GAP"] as const;
 export type TControlStatus = (typeof CONTROL_STATUSES)[number];
@@ -19,6 +27,8 @@ export type TControlResult = {
   reason: string;
   evidence: TKindAssessment[];
   findingIds: string[];
+  /** The tenant-configuration checks evidencing this control (empty when none is mapped or run). */
+  tenantChecks: TTenantCheckEvidence[];
 };
 
 export type TFrameworkResult = {
@@ -28,8 +38,35 @@ export type TFrameworkResult = {
   satisfied: number;
   partial: number;
   gap: number;
+  /** Controls with tenant-check evidence. */
+  evidencedByTenantChecks: number;
   controls: TControlResult[];
 };
+
+/** The tenant checks that evidence a control, with their assessment; null when there are none. */
+export type TTenantEvidenceOf = (
+  framework: TComplianceFramework,
+  controlId: string,
+) => { checks: TTenantCheckSignal[]; assessment: TKindAssessment } | null;
+
+export const NO_TENANT_EVIDENCE: TTenantEvidenceOf = () => null;
+
+/**
+ * Which of the organization's tenant-check results evidence which control: each check of the
+ * catalog names its controls in all five frameworks. A control whose mapped checks have no result
+ * (no connector of their source, or no scan in the period) is judged as before.
+ */
+export function tenantEvidenceIndex(s: TSignals, catalog: readonly TTenantCheck[]): TTenantEvidenceOf {
+  const byControl = checksByControl(catalog);
+  const results = new Map(s.tenantChecks.map((c) => [c.id, c]));
+  return (framework, controlId) => {
+    const checks = (byControl.get(controlKey(framework, controlId)) ?? []).flatMap((id) => {
+      const r = results.get(id);
+      return r ? [r] : [];
+    });
+    return checks.length === 0 ? null : { checks, assessment: assessTenantChecks(s, checks) };
+  };
+}
 
 /**
  * A control is a GAP when any of its evidence fails or none of it could be collected, PARTIAL
@@ -61,13 +98,27 @@ export function assessAll(s: TSignals): Record<TEvidenceKind, TKindAssessment> {
 export function evaluateFramework(
   framework: TComplianceFramework,
   kinds: Record<TEvidenceKind, TKindAssessment>,
+  tenantEvidenceOf: TTenantEvidenceOf = NO_TENANT_EVIDENCE,
 ): TFrameworkResult {
   const f = FRAMEWORKS[framework];
   const controls = f.controls.map((c): TControlResult => {
-    const evidence = c.kinds.map((k) => kinds[k]);
+    const tenant = tenantEvidenceOf(framework, c.id);
+    const evidence = [...c.kinds.map((k) => kinds[k]), ...(tenant ? [tenant.assessment] : [])];
     const status = controlStatus(evidence);
     const findingIds = [...new Set(evidence.filter((e) => e.status !== "pass").flatMap((e) => e.findingIds))];
-    return { id: c.id, title: c.title, status, reason: reasonOf(status, evidence), evidence, findingIds };
+    return {
+      id: c.id,
+      title: c.title,
+      status,
+      reason: reasonOf(status, evidence),
+      evidence,
+      findingIds,
+      tenantChecks: (tenant?.checks ?? []).map((t) => ({
+        id: t.id,
+        benchmark: t.benchmark,
+        status: t.status,
+      })),
+    };
   });
   const count = (s: TControlStatus) => controls.filter((c) => c.status === s).length;
   return {
@@ -77,6 +128,7 @@ export function evaluateFramework(
     satisfied: count("SATISFIED"),
     partial: count("PARTIAL"),
     gap: count("GAP"),
+    evidencedByTenantChecks: controls.filter((c) => c.tenantChecks.length > 0).length,
     controls,
   };
 }

@@ -1,4 +1,5 @@
 import type { TSeverity } from "@posture/db";
+import type { TTenantCheckSignal } from "./tenant-checks";
 
 /** One open finding named as a reason (the worst few per rule are kept, not all of them). */
 export type TFindingRef = {
@@ -37,4 +38,6 @@ export type TSignals = {
   audit: { entriesInPeriod: number; total: number; chainIntact: boolean; brokenAtSeq: number | null };
   incidents: { inPeriod: number; open: number; resolved: number; withPostMortem: number };
   activityEventsInPeriod: number;
+  /** The latest result of each tenant-configuration check run on the organization's connectors. */
+  tenantChecks: TTenantCheckSignal[];
 };

@@ -28,12 +28,31 @@ export const ZCreateReportInput = z.strictObject({
   framework: ZFramework.default("soc2"),
 });
 
+export const ZTenantCheckEvidence = z.object({
+  id: z.string().describe("The check id, also the rule id of its finding when it fails"),
+  benchmark: z
+    .object({ name: z.string(), version: z.string(), id: z.string() })
+    .describe(
+      'The benchmark recommendation, e.g. `{name: "CIS Google Workspace Foundations", version: "1.3.0", id: "4.1.1.1"}`',
+    ),
+  status: z
+    .enum(["pass", "fail", "unavailable"])
+    .describe(
+      "Over the organization's connectors: failing on any fails; unavailable when none could read its settings",
+    ),
+});
+
 export const ZControlOut = z.object({
   id: z.string(),
   title: z.string(),
   status: z.enum(CONTROL_STATUSES),
   reason: z.string(),
   findingIds: z.array(z.string()),
+  tenantChecks: z
+    .array(ZTenantCheckEvidence)
+    .describe(
+      "The tenant-configuration checks evidencing this control, from the scans of the period (empty when none is mapped or run). A failing CRITICAL/HIGH check makes the control a GAP, a failing MEDIUM/LOW or unreadable one PARTIAL.",
+    ),
 });
 
 export const ZCreateReportOutput = z.object({

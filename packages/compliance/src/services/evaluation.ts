@@ -6,11 +6,16 @@ import {
   assessAll,
   crossGaps,
   evaluateFramework,
+  tenantEvidenceIndex,
   type TCrossGap,
   type TFrameworkResult,
 } from "../engine/evaluate";
 import type { TSignals } from "../engine/signals";
 import { gatherSignals } from "./signals";
+import { GOOGLE_WORKSPACE_CHECKS, MICROSOFT_365_CHECKS, type TTenantCheck } from "@posture/benchmarks";
+
+/** Every tenant-configuration check, both sources. */
+export const TENANT_CHECKS: readonly TTenantCheck[] = [...GOOGLE_WORKSPACE_CHECKS, ...MICROSOFT_365_CHECKS];
 
 export type TOrgEvaluation = {
   org: { id: string; name: string };
@@ -31,10 +36,22 @@ export async function orgName(db: Db, orgId: string): Promise<string> {
 /** The frameworks asked for (all five by default), judged on one set of facts. */
 export async function evaluateOrg(
   db: Db,
-  o: { orgId: string; days: number; frameworks?: readonly TComplianceFramework[]; now?: Date },
+  o: {
+    orgId: string;
+    days: number;
+    frameworks?: readonly TComplianceFramework[];
+    now?: Date;
+    /** The tenant-check catalog (tests inject their own); both benchmark catalogs by default. */
+    tenantChecks?: readonly TTenantCheck[];
+  },
 ): Promise<TOrgEvaluation> {
-  const [name, signals] = await Promise.all([orgName(db, o.orgId), gatherSignals(db, o)]);
+  const catalog = o.tenantChecks ?? TENANT_CHECKS;
+  const [name, signals] = await Promise.all([
+    orgName(db, o.orgId),
+    gatherSignals(db, { ...o, tenantChecks: catalog }),
+  ]);
   const kinds = assessAll(signals);
-  const results = (o.frameworks ?? COMPLIANCE_FRAMEWORKS).map((f) => evaluateFramework(f, kinds));
+  const tenant = tenantEvidenceIndex(signals, catalog);
+  const results = (o.frameworks ?? COMPLIANCE_FRAMEWORKS).map((f) => evaluateFramework(f, kinds, tenant));
   return { org: { id: o.orgId, name }, signals, results, crossGaps: crossGaps(results) };
 }

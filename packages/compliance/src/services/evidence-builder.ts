@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { Readable, Transform } from "node:stream";
 import { finished } from "node:stream/promises";
 import archiver from "archiver";
-import type { Db, TComplianceFramework } from "@posture/db";
+import { asc, eq } from "drizzle-orm";
+import { connectors, tenantCheckResults, type Db, type TComplianceFramework } from "@posture/db";
 import { KIND_RULES, type TEvidenceKind } from "../catalogs";
 import type { TFrameworkResult } from "../engine/evaluate";
 import { evaluateOrg } from "./evaluation";
@@ -28,6 +29,7 @@ const F = {
   shares: "evidence/configuration/external-shares.csv",
   apps: "evidence/configuration/oauth-apps.csv",
   summary: "evidence/configuration/summary.json",
+  tenantChecks: "evidence/configuration/tenant-checks.json",
   audit: "evidence/audit-log.csv",
   auditCheck: "evidence/audit-log-verification.json",
   incidents: "evidence/incidents.json",
@@ -50,7 +52,28 @@ const KIND_FILES: Record<TEvidenceKind, readonly string[]> = {
   incident: [F.incidents],
   awareness: [F.summary],
   posture: [F.findings, F.summary],
+  tenant_config: [F.tenantChecks, F.findings],
 };
+
+/** Each connector's latest tenant-check results: what was read, against which benchmark recommendation. */
+async function tenantChecksJson(db: Db, orgId: string) {
+  const rows = await db
+    .select({
+      connector: connectors.displayName,
+      connectorType: connectors.type,
+      checkId: tenantCheckResults.checkId,
+      benchmark: tenantCheckResults.benchmark,
+      status: tenantCheckResults.status,
+      observed: tenantCheckResults.observed,
+      reason: tenantCheckResults.reason,
+      checkedAt: tenantCheckResults.checkedAt,
+    })
+    .from(tenantCheckResults)
+    .innerJoin(connectors, eq(connectors.id, tenantCheckResults.connectorId))
+    .where(eq(tenantCheckResults.orgId, orgId))
+    .orderBy(asc(connectors.displayName), asc(tenantCheckResults.checkId));
+  return rows.map((r) => ({ ...r, checkedAt: r.checkedAt.toISOString() }));
+}
 
 /** Entry names come from control ids ("Art. 5(1)(f)", "164.308(a)(1)(ii)(A)"): only [A-Za-z0-9._-], never "..". */
 export function safeEntryName(id: string): string {
@@ -185,6 +208,7 @@ export async function buildEvidencePackage(
   await add(F.shares, externalSharesCsv(db, o.orgId));
   await add(F.apps, oauthAppsCsv(db, o.orgId));
   await add(F.summary, json({ organization: e.org, period: e.signals.period, signals: e.signals }));
+  await add(F.tenantChecks, json(await tenantChecksJson(db, o.orgId)));
   const auditCheck = await verifyAuditChain(db, o.orgId);
   await add(F.audit, auditCsv(db, o.orgId, from));
   await add(F.auditCheck, json({ ...auditCheck, verifiedAt: now.toISOString() }));

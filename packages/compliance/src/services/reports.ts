@@ -1,8 +1,10 @@
 import { complianceRuns, type Db } from "@posture/db";
+import type { TTenantCheck } from "@posture/benchmarks";
 import { audit, type TActor } from "@posture/platform";
 import { satisfiedPct as satisfiedPctOf, type TControlStatus } from "../engine/evaluate";
 import type { TComplianceFramework } from "../catalogs";
 import { evaluateOrg } from "./evaluation";
+import type { TTenantCheckEvidence } from "../engine/tenant-checks";
 
 export type TEvidenceReport = {
   runId: string;
@@ -18,6 +20,7 @@ export type TEvidenceReport = {
       status: TControlStatus;
       reason: string;
       findingIds: string[];
+      tenantChecks: TTenantCheckEvidence[];
     }>;
   };
 };
@@ -40,6 +43,7 @@ export async function createEvidenceReport(
     status: c.status,
     reason: c.reason,
     findingIds: c.findingIds,
+    tenantChecks: c.tenantChecks,
   }));
   const runId = await db.transaction(async (tx) => {
     const [run] = await tx
@@ -93,6 +97,13 @@ export type TDashboard = {
     partial: number;
     gap: number;
     controls: number;
+    evidencedByTenantChecks: number;
+    tenantControls: Array<{
+      id: string;
+      title: string;
+      status: TControlStatus;
+      tenantChecks: TTenantCheckEvidence[];
+    }>;
   }>;
   crossGaps: Array<{ theme: string; frameworks: TComplianceFramework[]; reason: string }>;
 };
@@ -100,8 +111,15 @@ export type TDashboard = {
 export const DASHBOARD_DAYS = 30;
 
 /** GET /api/compliance/dashboard: every framework over the last 30 days, and the themes failing in several. */
-export async function getDashboard(db: Db, o: { orgId: string }): Promise<TDashboard> {
-  const e = await evaluateOrg(db, { orgId: o.orgId, days: DASHBOARD_DAYS });
+export async function getDashboard(
+  db: Db,
+  o: { orgId: string; tenantChecks?: readonly TTenantCheck[] },
+): Promise<TDashboard> {
+  const e = await evaluateOrg(db, {
+    orgId: o.orgId,
+    days: DASHBOARD_DAYS,
+    ...(o.tenantChecks ? { tenantChecks: o.tenantChecks } : {}),
+  });
   return {
     periodDays: DASHBOARD_DAYS,
     frameworks: e.results.map((r) => ({
@@ -112,6 +130,10 @@ export async function getDashboard(db: Db, o: { orgId: string }): Promise<TDashb
       partial: r.partial,
       gap: r.gap,
       controls: r.controls.length,
+      evidencedByTenantChecks: r.evidencedByTenantChecks,
+      tenantControls: r.controls
+        .filter((c) => c.tenantChecks.length > 0)
+        .map((c) => ({ id: c.id, title: c.title, status: c.status, tenantChecks: c.tenantChecks })),
     })),
     crossGaps: e.crossGaps.map((g) => ({ theme: g.theme, frameworks: g.frameworks, reason: g.reason })),
   };

@@ -3,6 +3,7 @@ import { complianceRuns, type Db } from "@posture/db";
 import { firstOr404, iso } from "@posture/platform";
 import type { TControlStatus } from "../engine/evaluate";
 import type { TEvidenceReport } from "./reports";
+import type { TTenantCheckEvidence } from "../engine/tenant-checks";
 
 type TStoredControl = {
   id: string;
@@ -10,6 +11,7 @@ type TStoredControl = {
   status: TControlStatus;
   reason: string;
   findingIds: string[];
+  tenantChecks: TTenantCheckEvidence[];
 };
 
 export type TStoredRun = TEvidenceReport & {
@@ -26,6 +28,8 @@ const controlsOf = (raw: Array<Record<string, unknown>>): TStoredControl[] =>
     status: c.status as TControlStatus,
     reason: String(c.reason),
     findingIds: Array.isArray(c.findingIds) ? c.findingIds.map(String) : [],
+    // Runs stored before tenant checks existed carry none.
+    tenantChecks: Array.isArray(c.tenantChecks) ? (c.tenantChecks as TTenantCheckEvidence[]) : [],
   }));
 
 /** GET /api/compliance/reports/{runId}: a stored run, compared with the one before it. */

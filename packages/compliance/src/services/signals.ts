@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm";
 import { labelSensitiveSql, queryRows, type Db, type TSeverity } from "@posture/db";
 import type { TFindingRef, TSignals } from "../engine/signals";
+import { tenantCheckSignals, type TTenantCheckStatus } from "../engine/tenant-checks";
+import type { TTenantCheck } from "@posture/benchmarks";
 import { verifyAuditChain } from "./evidence-files";
 
 const DAY_MS = 86_400_000;
@@ -26,7 +28,7 @@ export const gradeOf = (score: number): string => GRADES.find(([min]) => score >
  */
 export async function gatherSignals(
   db: Db,
-  o: { orgId: string; days: number; now?: Date },
+  o: { orgId: string; days: number; now?: Date; tenantChecks?: readonly TTenantCheck[] },
 ): Promise<TSignals> {
   const to = o.now ?? new Date();
   const from = new Date(to.getTime() - o.days * DAY_MS);
@@ -106,6 +108,13 @@ export async function gatherSignals(
       FROM incidents WHERE org_id = ${org}`,
   );
 
+  // Each tenant check's latest result per connector, from the scans of the period.
+  const tenantRows = await queryRows<{ check_id: string; status: TTenantCheckStatus }>(
+    db,
+    sql`SELECT check_id, status FROM tenant_check_results
+        WHERE org_id = ${org} AND checked_at >= ${from} AND checked_at <= ${to}`,
+  );
+
   const openByRule: TSignals["openByRule"] = {};
   for (const r of byRule) (openByRule[r.rule_id] ??= {})[r.severity] = n(r.c);
   const topFindings: TFindingRef[] = top.map((f) => ({
@@ -161,5 +170,9 @@ export async function gatherSignals(
       withPostMortem: n(inc?.with_pm),
     },
     activityEventsInPeriod: n(src?.activity),
+    tenantChecks: tenantCheckSignals(
+      o.tenantChecks ?? [],
+      tenantRows.map((r) => ({ checkId: r.check_id, status: r.status })),
+    ),
   };
 }

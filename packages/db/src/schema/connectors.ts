@@ -25,6 +25,18 @@ export const connectors = pgTable(
     resourceCount: integer("resource_count").notNull().default(0),
     findingCount: integer("finding_count").notNull().default(0),
     lastScanAt: tsColumn("last_scan_at"),
+    // The connect-time access check: each permission a feature needs, granted or missing (null:
+    // never checked, connectors made before issue 18).
+    access: jsonb("access").$type<{
+      granted: Array<{ feature: string; permission: string }>;
+      missing: Array<{
+        feature: string;
+        permission: string;
+        licence?: string;
+        impact: string;
+        detail?: string;
+      }>;
+    }>(),
     createdAt: createdAt(),
   },
   (t) => [index("connectors_org_idx").on(t.orgId)],

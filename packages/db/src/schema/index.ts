@@ -39,3 +39,4 @@ export * from "./behavior-baselines";
 export * from "./anomalies";
 export * from "./scan-detections";
 export * from "./sign-in-failures";
+export * from "./tenant-check-results";

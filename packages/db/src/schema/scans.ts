@@ -23,6 +23,9 @@ export const scans = pgTable(
     findingsTotal: integer("findings_total").notNull().default(0),
     postureScore: integer("posture_score"),
     breakdown: jsonb("breakdown").$type<Record<string, unknown>>(),
+    // What the scan could not read (a permission or licence missing, a setting unavailable): the
+    // adapter's coverage gaps and the unavailable tenant settings, deduplicated. Null before issue 18.
+    coverage: jsonb("coverage").$type<Array<{ feature: string; missing: string; detail: string }>>(),
     error: text("error"),
     requestedByUserId: text("requested_by_user_id"),
     startedAt: tsColumn("started_at"),

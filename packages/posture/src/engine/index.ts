@@ -31,3 +31,4 @@ export {
   type TResourceType,
   type TSeverity,
 } from "./types";
+export { TENANT_CONFIGURATION, tenantCheckFindings } from "./tenant-findings";

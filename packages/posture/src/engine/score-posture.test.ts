@@ -9,8 +9,14 @@ import {
 import type { TSeverity } from "./types";
 
 let next = 0;
-function f(category: string, severity: TSeverity, ruleId: string, id = `f${next++}`): TScoredFinding {
-  return { id, category, severity, ruleId, title: `${ruleId} ${id}` };
+function f(
+  category: string,
+  severity: TSeverity,
+  ruleId: string,
+  id = `f${next++}`,
+  fix?: string,
+): TScoredFinding {
+  return { id, category, severity, ruleId, title: `${ruleId} ${id}`, ...(fix === undefined ? {} : { fix }) };
 }
 const zero = { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0 };
 
@@ -28,8 +34,9 @@ describe("scorePosture arithmetic", () => {
   });
 
   it("takes round(cap·S/(S+cap)) per category with S = Σ weight·log2(1+count)", () => {
-    // public: S = 10 → 25·10/35 = 7.14 → 7. external: S = 5·log2 3 = 7.92 → 6.02 → 6.
-    // identity: S = 10 + 7.92 + 2 = 19.92 → 20·19.92/39.92 = 9.98 → 10. apps: S = 1 → 15/16 → 1.
+    // public: S = 10 → 20·10/30 = 6.67 → 7. external: S = 5·log2 3 = 7.92 → 20·7.92/27.92 = 5.67 → 6.
+    // identity: S = 10 + 7.92 + 2 = 19.92 → 18·19.92/37.92 = 9.46 → 9. apps: S = 1 → 14/15 → 1.
+    // tenant: S = 5 + 2 = 7 → 15·7/22 = 4.77 → 5.
     const findings = [
       f("public_exposure", "CRITICAL", "public_link", "pub"),
       f("external_sharing", "HIGH", "external_share", "ext-b"),
@@ -39,36 +46,68 @@ describe("scorePosture arithmetic", () => {
       f("identity", "HIGH", "user_without_mfa", "usr-1"),
       f("identity", "MEDIUM", "dormant_account", "dormant"),
       f("third_party_apps", "LOW", "app_unverified_publisher", "app"),
+      f("tenant_configuration", "HIGH", "gws_2sv", "tc-2sv", "Security > 2-Step Verification > Enforce"),
+      f("tenant_configuration", "MEDIUM", "gws_apps", "tc-apps", "API controls > block unconfigured apps"),
     ];
     const result = scorePosture(findings);
     expect(result.categories).toEqual([
       { category: "public_exposure", deductionPoints: 7, findingCount: 1 },
       { category: "external_sharing", deductionPoints: 6, findingCount: 2 },
       { category: "shared_drive_exposure", deductionPoints: 0, findingCount: 0 },
-      { category: "identity", deductionPoints: 10, findingCount: 4 },
+      { category: "identity", deductionPoints: 9, findingCount: 4 },
       { category: "third_party_apps", deductionPoints: 1, findingCount: 1 },
+      { category: "tenant_configuration", deductionPoints: 5, findingCount: 2 },
     ]);
-    expect(result.score).toBe(76);
+    expect(result.score).toBe(72);
     expect(result.grade).toBe("C");
 
-    // Fixing one: public 7 → 0; admin: identity S = 9.92 → 6.63 → 7 (3); an external HIGH: 6 → 4 (2);
-    // a user HIGH: S = 17 → 9.19 → 9 (1); dormant: S = 17.92 → 9.45 → 9 (1); app: 1 → 0 (1).
-    // Ties: more severe first, then by id.
+    // Fixing one: public 7 → 0; admin: identity S = 9.92 → 6.39 → 6 (3); 2SV: tenant S = 2 → 1.76 → 2
+    // (3); an external HIGH: 6 → 4 (2); the apps setting: S = 5 → 3.75 → 4 (1); app: 1 → 0 (1); a user
+    // HIGH: S = 17 → 8.74 → 9 (0); dormant: S = 17.92 → 8.98 → 9 (0). Ties: more severe first, then id.
     expect(result.topImprovements).toEqual([
       { findingId: "pub", scoreDelta: 7 },
       { findingId: "adm", scoreDelta: 3 },
+      { findingId: "tc-2sv", scoreDelta: 3 },
       { findingId: "ext-a", scoreDelta: 2 },
       { findingId: "ext-b", scoreDelta: 2 },
-      { findingId: "usr-1", scoreDelta: 1 },
-      { findingId: "usr-2", scoreDelta: 1 },
-      { findingId: "dormant", scoreDelta: 1 },
+      { findingId: "tc-apps", scoreDelta: 1 },
       { findingId: "app", scoreDelta: 1 },
+      { findingId: "usr-1", scoreDelta: 0 },
+      { findingId: "usr-2", scoreDelta: 0 },
+      { findingId: "dormant", scoreDelta: 0 },
     ]);
+    // One action each: a file's link, a file's outside grants, a tenant setting (titled by its fix).
     expect(result.quickWins).toEqual([
-      { findingId: "pub", ruleId: "public_link", scoreDelta: 7, title: "public_link pub" },
-      { findingId: "ext-a", ruleId: "external_share", scoreDelta: 2, title: "external_share ext-a" },
-      { findingId: "ext-b", ruleId: "external_share", scoreDelta: 2, title: "external_share ext-b" },
+      { action: "remove_public_link", title: "public_link pub", findingIds: ["pub"], scoreDelta: 7 },
+      {
+        action: "change_setting",
+        title: "Security > 2-Step Verification > Enforce",
+        findingIds: ["tc-2sv"],
+        scoreDelta: 3,
+      },
+      {
+        action: "remove_external_access",
+        title: "external_share ext-a",
+        findingIds: ["ext-a"],
+        scoreDelta: 2,
+      },
+      {
+        action: "remove_external_access",
+        title: "external_share ext-b",
+        findingIds: ["ext-b"],
+        scoreDelta: 2,
+      },
+      {
+        action: "change_setting",
+        title: "API controls > block unconfigured apps",
+        findingIds: ["tc-apps"],
+        scoreDelta: 1,
+      },
     ]);
+    for (const win of result.quickWins)
+      expect(scorePosture(findings.filter((x) => !win.findingIds.includes(x.id))).score).toBe(
+        result.score + win.scoreDelta,
+      );
   });
 
   it("lists categories it does not know with their count but deducts nothing for them", () => {
@@ -77,7 +116,7 @@ describe("scorePosture arithmetic", () => {
       f("public_exposure", "HIGH", "public_link"),
     ]);
     expect(result.categories.at(-1)).toEqual({ category: "policy", deductionPoints: 0, findingCount: 1 });
-    expect(result.score).toBe(100 - 4);
+    expect(result.score).toBe(100 - 4); // one HIGH public link: 20·5/25
   });
 
   it("keeps at most ten top improvements and ten quick wins, quick wins only with a positive delta", () => {
@@ -113,7 +152,8 @@ describe("scorePosture bounds and diminishing returns", () => {
       })),
     );
     const result = scorePosture(findings);
-    expect(result.score).toBe(100 - (21 + 21 + 13 + 17 + 13));
+    // S = 10·log2(10001) = 132.9 per category: 17 + 17 + 12 + 16 + 13 + 13.
+    expect(result.score).toBe(100 - (17 + 17 + 12 + 16 + 13 + 13));
     expect(result.grade).toBe("F");
   });
 

@@ -1,16 +1,21 @@
-import { QUICK_WIN_RULES } from "./rule-ids";
+import { QUICK_WIN_RULES, RULE_IDS } from "./rule-ids";
+import { TENANT_CONFIGURATION } from "./tenant-findings";
 import { FINDING_CATEGORIES, SEVERITIES, SEVERITY_RANK, type TSeverity } from "./types";
 
 // The formula is documented in README.md beside this file; keep the two in step.
 
 /** Points each category can take off the score at most; they sum to 100. */
 export const CATEGORY_CAPS: Record<string, number> = {
-  public_exposure: 25,
-  external_sharing: 25,
-  shared_drive_exposure: 15,
-  identity: 20,
-  third_party_apps: 15,
+  public_exposure: 20,
+  external_sharing: 20,
+  shared_drive_exposure: 13,
+  identity: 18,
+  third_party_apps: 14,
+  tenant_configuration: 15,
 };
+
+/** What a quick win asks the admin to do. */
+export type TQuickWinAction = "remove_public_link" | "remove_external_access" | "change_setting";
 
 export const SEVERITY_WEIGHTS: Record<TSeverity, number> = { CRITICAL: 10, HIGH: 5, MEDIUM: 2, LOW: 1 };
 
@@ -32,6 +37,8 @@ export type TScoredFinding = {
   severity: TSeverity;
   ruleId: string;
   title?: string;
+  /** Tenant-configuration findings: the fix, which names the setting to change. */
+  fix?: string;
 };
 
 export type TPostureBreakdown = {
@@ -39,8 +46,18 @@ export type TPostureBreakdown = {
   grade: TGrade;
   categories: Array<{ category: string; deductionPoints: number; findingCount: number }>;
   topImprovements: Array<{ findingId: string; scoreDelta: number }>;
-  quickWins: Array<{ findingId: string; ruleId: string; scoreDelta: number; title?: string }>;
+  /** One action each, best first: what to do, the findings it resolves, the score it gains. */
+  quickWins: Array<{ action: TQuickWinAction; title: string; findingIds: string[]; scoreDelta: number }>;
 };
+
+/** The one action that fixes a finding, when there is one (a quick-win rule or a tenant check). */
+function quickWinOf(f: TScoredFinding): { action: TQuickWinAction; title: string } | null {
+  if (f.category === TENANT_CONFIGURATION)
+    return { action: "change_setting", title: f.fix ?? f.title ?? f.ruleId };
+  if (!QUICK_WIN_RULES.has(f.ruleId)) return null;
+  const action = f.ruleId === RULE_IDS.publicLink ? "remove_public_link" : "remove_external_access";
+  return { action, title: f.title ?? f.ruleId };
+}
 
 type TCounts = Record<TSeverity, number>;
 
@@ -130,13 +147,10 @@ export function scorePosture(findings: readonly TScoredFinding[]): TPostureBreak
       .slice(0, TOP_LIMIT)
       .map(({ finding, delta }) => ({ findingId: finding.id, scoreDelta: delta })),
     quickWins: ranked
-      .filter(({ finding, delta }) => delta > 0 && QUICK_WIN_RULES.has(finding.ruleId))
-      .slice(0, TOP_LIMIT)
-      .map(({ finding, delta }) => ({
-        findingId: finding.id,
-        ruleId: finding.ruleId,
-        scoreDelta: delta,
-        ...(finding.title === undefined ? {} : { title: finding.title }),
-      })),
+      .flatMap(({ finding, delta }) => {
+        const win = delta > 0 ? quickWinOf(finding) : null;
+        return win ? [{ ...win, findingIds: [finding.id], scoreDelta: delta }] : [];
+      })
+      .slice(0, TOP_LIMIT),
   };
 }

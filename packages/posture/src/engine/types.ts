@@ -9,10 +9,12 @@ export const FINDING_CATEGORIES = [
   "shared_drive_exposure",
   "identity",
   "third_party_apps",
+  // A tenant setting that fails its benchmark check (`@posture/benchmarks`), one finding per check.
+  "tenant_configuration",
 ] as const;
 export type TFindingCategory = (typeof FINDING_CATEGORIES)[number];
 
-export type TResourceType = "file" | "user" | "shared_drive" | "app" | "workspace";
+export type TResourceType = "file" | "user" | "shared_drive" | "app" | "workspace" | "tenant_setting";
 
 export type TDetectedFinding = {
   /** sha256(ruleId + ":" + resourceId), hex: the same problem on the same resource across scans. */

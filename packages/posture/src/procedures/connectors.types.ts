@@ -12,6 +12,39 @@ export const ZConnector = z.object({
   findingCount: z.number().int().nonnegative(),
   lastScanAt: ZTimestamp.nullable(),
   createdAt: ZTimestamp,
+  access: z
+    .object({
+      granted: z
+        .array(
+          z.object({
+            feature: z.string().describe("What the connector reads with it, e.g. `Tenant settings`"),
+            permission: z
+              .string()
+              .describe(
+                "Google OAuth scope or Microsoft application permission, as the admin console names it",
+              ),
+          }),
+        )
+        .describe("Requirements the tenant grants"),
+      missing: z
+        .array(
+          z.object({
+            feature: z.string(),
+            permission: z.string(),
+            licence: z.string().optional().describe("A licence the feature also needs, e.g. `Entra ID P1`"),
+            impact: z.string().describe("What scans cannot see without it"),
+            detail: z
+              .string()
+              .optional()
+              .describe("What the source answered; `unknown: …` when it could not be reached"),
+          }),
+        )
+        .describe("Requirements not granted, or unknown because the source could not be asked"),
+    })
+    .nullable()
+    .describe(
+      "The connect-time access check: each scope or permission the connector's features need. Demo sources grant all; null for a connector made before access was checked.",
+    ),
 });
 
 export const ZConnectorIdInput = z.strictObject({ id: z.string().min(1).max(100) });
@@ -28,7 +61,7 @@ export const createConnectorMeta = {
     tags: ["connectors"],
     summary: "Connect a source",
     description:
-      "mode `demo` reads a deterministic synthetic workspace of that type; `real` needs the source's credentials (encrypted at rest, never returned). 402 plan_limit_reached past sources.max.",
+      "mode `demo` reads a deterministic synthetic workspace of that type; `real` needs the source's credentials (encrypted at rest, never returned) and asks the source, within 30 s, which of the scopes or application permissions the connector's features need it grants: the answer's `access` lists them granted and missing (with the licence and the impact). A source that cannot be reached still connects, with every requirement missing and `detail` saying why. 402 plan_limit_reached past sources.max.",
     successDescription: "Created",
   },
   successStatus: 201,
@@ -119,4 +152,13 @@ export const ZScanResult = z.object({
   findingsNew: z.number().int().nonnegative(),
   findingsResolved: z.number().int().nonnegative(),
   postureScore: z.number().int().min(0).max(100),
+  coverage: z
+    .array(
+      z.object({
+        feature: z.string().describe("What could not be read, e.g. `Tenant settings`, `MFA registration`"),
+        missing: z.string().describe("The permission, scope or licence missing, or the error"),
+        detail: z.string().describe("What the scan skipped because of it"),
+      }),
+    )
+    .describe("What the scan could not read and why: empty when it read everything"),
 });

@@ -7,5 +7,12 @@ export const createConnector = procedure({ auth: "session", role: "ADMIN" })
   .input(ZCreateConnectorInput)
   .output(ZConnector)
   .mutation(({ ctx, input }) =>
-    create(ctx.db, { ...scopeOf(ctx.principal), plan: ctx.principal.org.plan, ...input }, ctx.runtime),
+    create(
+      ctx.db,
+      { ...scopeOf(ctx.principal), plan: ctx.principal.org.plan, ...input },
+      {
+        encryptionKey: ctx.runtime.encryptionKey,
+        ...(ctx.runtime.sourceEndpoints ? { sourceEndpoints: ctx.runtime.sourceEndpoints } : {}),
+      },
+    ),
   );

@@ -14,6 +14,26 @@ export const ZFinding = z.object({
   ruleId: z.string(),
   connectorId: z.string(),
   resolvedAt: ZTimestamp.nullable(),
+  benchmark: z
+    .object({
+      name: z.string().describe("e.g. `CIS Google Workspace Foundations`, `CIS Microsoft 365 Foundations`"),
+      version: z.string().describe("The benchmark version the check follows, e.g. `1.3.0`"),
+      id: z.string().describe("The benchmark's own recommendation id, e.g. `3.1.2.1.1`"),
+    })
+    .optional()
+    .describe(
+      "Tenant-configuration findings (category `tenant_configuration`) only: the benchmark recommendation the tenant fails. Other findings omit it.",
+    ),
+  tenantCheck: z
+    .object({
+      settings: z
+        .record(z.string(), z.unknown())
+        .describe("The tenant settings the check read, by setting key, as read on the last scan"),
+      expected: z.string().describe("The value the benchmark expects, in words"),
+      fix: z.string().describe("How to fix it, as the admin console names it"),
+    })
+    .optional()
+    .describe("Tenant-configuration findings only: the setting read, the expected value and the fix."),
 });
 
 export const listFindingsMeta = {
@@ -23,7 +43,7 @@ export const listFindingsMeta = {
     tags: ["findings"],
     summary: "List findings, most severe first, then newest",
     description:
-      "Open findings by default (`status=all` or `RESOLVED` to widen); `severity` and `category` narrow (`category` is the link of alert.grouped). Offset-paginated: limit default 50, max 500; `total` counts every match, nextOffset is null on the last page.",
+      "Open findings by default (`status=all` or `RESOLVED` to widen); `severity` and `category` narrow (`category` is the link of alert.grouped; `tenant_configuration` lists the failing tenant-setting checks, whose rows carry `benchmark`). Offset-paginated: limit default 50, max 500; `total` counts every match, nextOffset is null on the last page.",
   },
 } satisfies TMeta;
 export const ZListFindingsInput = offsetInput(50, 500).extend({

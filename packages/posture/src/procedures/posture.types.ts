@@ -33,14 +33,20 @@ export const ZPostureBreakdownOutput = z.object({
     }),
   ),
   topImprovements: z.array(z.object({ findingId: z.string(), scoreDelta: z.number().int() })),
-  quickWins: z.array(
-    z.object({
-      findingId: z.string(),
-      ruleId: z.string(),
-      scoreDelta: z.number().int(),
-      title: z.string().optional(),
-    }),
-  ),
+  quickWins: z
+    .array(
+      z.object({
+        action: z
+          .enum(["remove_public_link", "remove_external_access", "change_setting"])
+          .describe(
+            "What to do: remove a file's public link, remove a file's outside grants, or change a tenant setting",
+          ),
+        title: z.string().describe("The finding fixed, or for `change_setting` the fix naming the setting"),
+        findingIds: z.array(z.string()).describe("The findings this one action resolves"),
+        scoreDelta: z.number().int().positive().describe("How much the score rises once they are resolved"),
+      }),
+    )
+    .describe("Actions that each resolve findings in one step and raise the score, best first, at most ten"),
 });
 
 export const listTimelineMeta = {

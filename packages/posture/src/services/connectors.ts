@@ -1,6 +1,15 @@
 import { and, count, eq } from "drizzle-orm";
 import { connectors, scans, type Db } from "@posture/db";
-import { createSourceAdapter } from "@posture/connectors";
+import {
+  createSourceAdapter,
+  GOOGLE_ACCESS,
+  MICROSOFT_ACCESS,
+  SourceAuthError,
+  type TAccessCheck,
+  type TAccessRequirement,
+  type TConnectorType,
+  type TSourceEndpoints,
+} from "@posture/connectors";
 import { lockOrg } from "./locks";
 import { toScanResult, type TScanResult } from "./scan-runner";
 import {
@@ -25,6 +34,13 @@ export type TConnectorView = {
   findingCount: number;
   lastScanAt: string | null;
   createdAt: string;
+  access: TConnectorAccess | null;
+};
+
+/** The connect-time access check as stored and returned: what was granted, what is missing and why it matters. */
+export type TConnectorAccess = {
+  granted: Array<{ feature: string; permission: string }>;
+  missing: Array<{ feature: string; permission: string; licence?: string; impact: string; detail?: string }>;
 };
 
 const viewColumns = {
@@ -38,12 +54,20 @@ const viewColumns = {
   findingCount: connectors.findingCount,
   lastScanAt: connectors.lastScanAt,
   createdAt: connectors.createdAt,
+  access: connectors.access,
 };
 
 type TRow = Omit<typeof connectors.$inferSelect, "orgId" | "credentialsEnc" | "config" | "healthDetail">;
 
 function toView(r: TRow): TConnectorView {
-  return { ...r, lastScanAt: iso(r.lastScanAt), createdAt: iso(r.createdAt) };
+  // A demo source grants everything, including one connected before access was checked.
+  const access = r.access ?? (r.mode === "demo" ? demoAccess(r.type) : null);
+  return { ...r, access, lastScanAt: iso(r.lastScanAt), createdAt: iso(r.createdAt) };
+}
+
+function demoAccess(type: TConnectorType): TConnectorAccess {
+  const requirements = type === "google_workspace" ? GOOGLE_ACCESS : MICROSOFT_ACCESS;
+  return toConnectorAccess(requirements.map((r) => ({ ...r, granted: true })));
 }
 
 export async function listConnectors(db: Db, input: { orgId: string }): Promise<TConnectorView[]> {
@@ -89,6 +113,85 @@ export async function getScan(
   return toScanResult(row);
 }
 
+/** How long a connect waits for the source to answer its access probes, all together. */
+export const ACCESS_CHECK_DEADLINE_MS = 30_000;
+
+export function toConnectorAccess(checks: readonly TAccessCheck[]): TConnectorAccess {
+  const access: TConnectorAccess = { granted: [], missing: [] };
+  for (const c of checks) {
+    if (c.granted) access.granted.push({ feature: c.feature, permission: c.permission });
+    else
+      access.missing.push({
+        feature: c.feature,
+        permission: c.permission,
+        ...(c.licence === undefined ? {} : { licence: c.licence }),
+        impact: c.impact,
+        ...(c.detail === undefined ? {} : { detail: c.detail }),
+      });
+  }
+  return access;
+}
+
+/**
+ * The answer of an access probe, settled: what the source said, or, when it could not be asked
+ * (down, slower than the deadline, credentials refused), every requirement missing with `detail`
+ * saying it is unknown and why. Never throws: a connect does not fail on it.
+ */
+export async function settleAccess(
+  probe: () => Promise<readonly TAccessCheck[]>,
+  requirements: readonly TAccessRequirement[],
+  deadlineMs: number,
+): Promise<TConnectorAccess> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const checks = await Promise.race([
+      probe(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${deadlineMs} ms`)), deadlineMs);
+      }),
+    ]);
+    return toConnectorAccess(checks);
+  } catch (err) {
+    const message = (err instanceof Error ? err.message : String(err)).slice(0, 300);
+    const why =
+      err instanceof SourceAuthError
+        ? `the source refused the credentials (${message})`
+        : `the source could not be reached (${message})`;
+    return toConnectorAccess(requirements.map((r) => ({ ...r, granted: false, detail: `unknown: ${why}` })));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Asks the source which of the connector's requirements it grants (demo sources grant all), after
+ * validating credentials and config exactly as a scan will read them (400 with per-field details).
+ */
+export async function checkConnectorAccess(input: {
+  type: TConnectorType;
+  mode: "real" | "demo";
+  credentials?: unknown;
+  config: Record<string, unknown>;
+  endpoints?: TSourceEndpoints;
+  deadlineMs?: number;
+}): Promise<TConnectorAccess> {
+  const adapter = createSourceAdapter({
+    type: input.type,
+    mode: input.mode,
+    connectorId: "access-check",
+    credentials: input.credentials,
+    config: input.config,
+    ...(input.endpoints ? { endpoints: input.endpoints } : {}),
+    // An interactive request: the adapter's per-request timeout, one retry at most.
+    http: { retry: { maxAttempts: 2 } },
+  });
+  return settleAccess(
+    () => adapter.checkAccess(),
+    input.type === "google_workspace" ? GOOGLE_ACCESS : MICROSOFT_ACCESS,
+    input.deadlineMs ?? ACCESS_CHECK_DEADLINE_MS,
+  );
+}
+
 export type TCreateConnector = {
   orgId: string;
   actor: TActor;
@@ -104,10 +207,24 @@ export type TCreateConnector = {
 export async function createConnector(
   db: Db,
   input: TCreateConnector,
-  deps: { encryptionKey: Buffer },
+  deps: { encryptionKey: Buffer; sourceEndpoints?: TSourceEndpoints; accessDeadlineMs?: number },
 ): Promise<TConnectorView> {
+  const max = PLANS[input.plan].sourcesMax;
+  const refuseOverLimit = async (q: Db) => {
+    if (max === null) return;
+    const [used] = await q.select({ n: count() }).from(connectors).where(eq(connectors.orgId, input.orgId));
+    if ((used?.n ?? 0) >= max) {
+      throw new AppError(
+        "plan_limit_reached",
+        `Your plan allows ${max} connected source${max === 1 ? "" : "s"}`,
+        {
+          limit: { sources: max },
+        },
+      );
+    }
+  };
   // Validates credentials (real mode) and config exactly as a scan will read them: 400 with
-  // per-field details now, rather than a failed scan later. Nothing is contacted here.
+  // per-field details now, rather than a failed scan later.
   createSourceAdapter({
     type: input.type,
     mode: input.mode,
@@ -115,24 +232,24 @@ export async function createConnector(
     credentials: input.credentials,
     config: input.config ?? {},
   });
-  const max = PLANS[input.plan].sourcesMax;
+  // A connect past the plan's limit is refused before the source is contacted (and again below,
+  // under the lock, where it counts).
+  await refuseOverLimit(db);
+  // Which of the connector's scopes or permissions the source grants (outside the transaction:
+  // the source may take seconds to answer).
+  const access = await checkConnectorAccess({
+    type: input.type,
+    mode: input.mode,
+    credentials: input.credentials,
+    config: input.config ?? {},
+    ...(deps.sourceEndpoints ? { endpoints: deps.sourceEndpoints } : {}),
+    ...(deps.accessDeadlineMs === undefined ? {} : { deadlineMs: deps.accessDeadlineMs }),
+  });
   // The connector and its audit entry commit together or not at all.
   return db.transaction(async (tx) => {
     // Serialise connects per organization so two concurrent requests cannot both take the last slot.
     await tx.execute(lockOrg(input.orgId, "connectors"));
-    if (max !== null) {
-      const [used] = await tx
-        .select({ n: count() })
-        .from(connectors)
-        .where(eq(connectors.orgId, input.orgId));
-      if ((used?.n ?? 0) >= max) {
-        throw new AppError(
-          "plan_limit_reached",
-          `Your plan allows ${max} connected source${max === 1 ? "" : "s"}`,
-          { limit: { sources: max } },
-        );
-      }
-    }
+    await refuseOverLimit(tx as unknown as Db);
     const [row] = await tx
       .insert(connectors)
       .values({
@@ -145,13 +262,19 @@ export async function createConnector(
             ? null
             : encryptSecret(deps.encryptionKey, JSON.stringify(input.credentials)),
         config: input.config ?? {},
+        access,
       })
       .returning(viewColumns);
     if (!row) throw new Error("connector insert returned nothing");
     await audit(tx, input, {
       action: "CONNECTOR_CONNECTED",
       target: row.id,
-      metadata: { type: row.type, mode: row.mode, displayName: row.displayName },
+      metadata: {
+        type: row.type,
+        mode: row.mode,
+        displayName: row.displayName,
+        accessMissing: access.missing.map((m) => m.permission),
+      },
     });
     return toView(row);
   });

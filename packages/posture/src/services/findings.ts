@@ -14,6 +14,17 @@ export type TFindingView = {
   ruleId: string;
   connectorId: string;
   resolvedAt: string | null;
+  /** Tenant-configuration findings only: the benchmark recommendation the failing check implements. */
+  benchmark?: { name: string; version: string; id: string };
+  /** Tenant-configuration findings only: the settings read, what was expected, and the fix. */
+  tenantCheck?: { settings: Record<string, unknown>; expected: string; fix: string };
+};
+
+type TTenantDetails = {
+  benchmark: { name: string; version: string; id: string };
+  settings: Record<string, unknown>;
+  expected: string;
+  fix: string;
 };
 
 const columns = {
@@ -28,14 +39,28 @@ const columns = {
   ruleId: findings.ruleId,
   connectorId: findings.connectorId,
   resolvedAt: findings.resolvedAt,
+  // Only tenant-configuration findings carry a benchmark; other rows read no details at all.
+  tenant: sql<TTenantDetails | null>`CASE WHEN ${findings.category} = 'tenant_configuration' THEN ${findings.details} END`,
 };
 
-type TRow = Pick<typeof findings.$inferSelect, keyof typeof columns>;
+type TRow = Pick<typeof findings.$inferSelect, Exclude<keyof typeof columns, "tenant">> & {
+  tenant: TTenantDetails | null;
+};
 
-const toView = (r: TRow): TFindingView => ({
+const toView = ({ tenant, ...r }: TRow): TFindingView => ({
   ...r,
   detectedAt: iso(r.detectedAt),
   resolvedAt: iso(r.resolvedAt),
+  ...(tenant?.benchmark
+    ? {
+        benchmark: tenant.benchmark,
+        tenantCheck: {
+          settings: tenant.settings ?? {},
+          expected: tenant.expected ?? "",
+          fix: tenant.fix ?? "",
+        },
+      }
+    : {}),
 });
 
 export type TListFindings = {

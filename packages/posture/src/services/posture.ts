@@ -1,4 +1,4 @@
-import { and, asc, eq, isNotNull } from "drizzle-orm";
+import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
 import { findings, scans, type Db } from "@posture/db";
 import { iso } from "@posture/platform";
 import { scorePosture } from "../engine";
@@ -12,10 +12,13 @@ export async function computeOrgPosture(db: Db, input: { orgId: string }) {
       severity: findings.severity,
       ruleId: findings.ruleId,
       title: findings.title,
+      fix: sql<
+        string | null
+      >`CASE WHEN ${findings.category} = 'tenant_configuration' THEN ${findings.details}->>'fix' END`,
     })
     .from(findings)
     .where(and(eq(findings.orgId, input.orgId), eq(findings.status, "OPEN")));
-  return scorePosture(open);
+  return scorePosture(open.map(({ fix, ...f }) => (fix === null ? f : { ...f, fix })));
 }
 
 /** One point per completed scan, oldest first. */

@@ -1,16 +1,19 @@
 import { and, eq, notInArray, sql, type SQL } from "drizzle-orm";
 import {
   allowLongStatements,
+  arrayLiteral,
   connectors,
   fromExcluded,
   JOB_STATEMENT_TIMEOUT_MS,
   oauthGrants,
   queryRows,
   scans,
+  tenantCheckResults,
   type Db,
   type TSeverity,
 } from "@posture/db";
-import type { TAppGrant } from "@posture/connectors";
+import type { TAppGrant, TCoverageGap } from "@posture/connectors";
+import type { TCheckResult } from "@posture/benchmarks";
 import { lockOrg } from "./locks";
 import { computeOrgPosture } from "./posture";
 import { dropDetections } from "./scan-detections";
@@ -27,6 +30,10 @@ export type TPersistInput = {
   runId: string;
   grants: TAppGrant[];
   resourceCount: number;
+  /** Every tenant check's result this scan: replaces the connector's stored results. */
+  tenantChecks?: readonly TCheckResult[];
+  /** What the scan could not read (stored on the scan). */
+  coverage?: TCoverageGap[];
   now: Date;
   /** Runs in the scan's transaction once its results are written (the event outbox). */
   withinTransaction?: (tx: Db, result: TPersistResult) => Promise<void>;
@@ -88,6 +95,10 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
     await tx.execute(sql`ANALYZE scan_detected`);
     // Every run's staged rows go when this transaction commits (this run's are copied above).
     await dropDetections(tx as unknown as Db, scanId);
+    // A tenant check this scan could not evaluate is neither failed nor fixed: its open finding stays.
+    const unevaluated = arrayLiteral(
+      (input.tenantChecks ?? []).filter((r) => r.status === "unavailable").map((r) => r.check.id),
+    );
     const count = async (statement: SQL) => (await queryRows<{ n: number }>(tx, statement))[0]?.n ?? 0;
 
     const inserted = await count(sql`
@@ -119,11 +130,13 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
         UPDATE findings f SET status = 'RESOLVED', resolved_at = ${now.toISOString()}::timestamptz
         WHERE f.connector_id = ${connectorId} AND f.status = 'OPEN'
           AND NOT EXISTS (SELECT 1 FROM scan_detected d WHERE d.fingerprint = f.fingerprint)
+          AND f.rule_id <> ALL(${unevaluated}::text[])
         RETURNING 1)
       SELECT count(*)::int AS n FROM upd`);
     const findingsTotal = await count(sql`SELECT count(*)::int AS n FROM scan_detected`);
 
     await replaceGrants(tx as unknown as Db, input);
+    if (input.tenantChecks) await replaceTenantCheckResults(tx as unknown as Db, input, input.tenantChecks);
     await tx
       .update(connectors)
       .set({
@@ -147,6 +160,7 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
         findingsTotal,
         postureScore: posture.score,
         breakdown: posture as unknown as Record<string, unknown>,
+        coverage: input.coverage ?? [],
         completedAt: now,
       })
       .where(eq(scans.id, scanId));
@@ -174,6 +188,25 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
     await input.withinTransaction?.(tx, result);
     return result;
   });
+}
+
+/** The connector's tenant-check results as of this scan (the compliance evidence of their controls). */
+async function replaceTenantCheckResults(db: Db, input: TPersistInput, results: readonly TCheckResult[]) {
+  await db.delete(tenantCheckResults).where(eq(tenantCheckResults.connectorId, input.connector.id));
+  for (const batch of chunks([...results], 500))
+    await db.insert(tenantCheckResults).values(
+      batch.map((r) => ({
+        orgId: input.orgId,
+        connectorId: input.connector.id,
+        checkId: r.check.id,
+        benchmark: r.check.benchmark,
+        status: r.status,
+        observed: r.observed,
+        reason: r.reason ?? null,
+        scanId: input.scanId,
+        checkedAt: input.now,
+      })),
+    );
 }
 
 /** The connector's apps and agents as of this scan (used by the timeline and agent views). */

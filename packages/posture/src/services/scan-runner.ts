@@ -4,13 +4,17 @@ import {
   createSourceAdapter,
   SourceAuthError,
   type TAppGrant,
+  type TConnectorType,
+  type TCoverageGap,
   type TSourceAdapter,
+  type TTenantSetting,
   type TWorkspace,
 } from "@posture/connectors";
+import { checksFor, evaluateTenantChecks, type TCheckResult, type TTenantCheck } from "@posture/benchmarks";
 import { AppError, decryptSecret, type TJobQueue, type TLogger, type TRuntime } from "@posture/platform";
 import { openWorkspaceSnapshot, type TWorkspaceSink } from "@posture/workspace";
 import { ingestScanActivity, queueBehaviourRefresh } from "@posture/ueba";
-import { createRuleEngine } from "../engine";
+import { createRuleEngine, tenantCheckFindings } from "../engine";
 import { ensureDefaultRules } from "./policies";
 import { dispatchDeliveries } from "@posture/webhooks";
 import { recordScanEvents } from "./scan-events";
@@ -33,6 +37,8 @@ export type TScanDeps = {
   log: TLogger;
   /** Overridable for tests that point a real-mode connector at a fake source. */
   adapterFor?: (connector: typeof connectors.$inferSelect, runtime: TRuntime) => TSourceAdapter;
+  /** The tenant-configuration checks of a source; the benchmark catalogs unless a test injects its own. */
+  tenantChecks?: (type: TConnectorType) => readonly TTenantCheck[];
 };
 
 export type TScanResult = {
@@ -42,6 +48,8 @@ export type TScanResult = {
   findingsNew: number;
   findingsResolved: number;
   postureScore: number;
+  /** What the scan could not read, and why (empty when it read everything). */
+  coverage: TCoverageGap[];
 };
 
 type TScanRow = typeof scans.$inferSelect;
@@ -54,6 +62,7 @@ export function toScanResult(s: TScanRow): TScanResult {
     findingsNew: s.findingsNew,
     findingsResolved: s.findingsResolved,
     postureScore: s.postureScore ?? 0,
+    coverage: s.coverage ?? [],
   };
 }
 
@@ -87,7 +96,63 @@ type TReadOutcome = {
   grants: TAppGrant[];
   /** Identifies this attempt's staged detections (scan_detections.run_id). */
   runId: string;
+  /** Every tenant check's result (failing ones were staged as findings). */
+  tenantChecks: TCheckResult[];
+  /** Settings that could not be read, as coverage gaps. */
+  settingsGaps: TCoverageGap[];
 };
+
+/**
+ * The tenant's settings, read after the inventory. Reading them never fails the scan: a source
+ * that answers none (an error thrown by the adapter) leaves every check unavailable, said so in
+ * the scan's coverage.
+ */
+async function readTenantSettings(
+  adapter: TSourceAdapter,
+): Promise<{ settings: TTenantSetting[]; gaps: TCoverageGap[] }> {
+  try {
+    return { settings: await adapter.tenantSettings(), gaps: [] };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return {
+      settings: [],
+      gaps: [{ feature: "Tenant settings", missing: "read failed", detail: message.slice(0, 500) }],
+    };
+  }
+}
+
+/** One gap per distinct reason settings were unavailable, naming the settings and the checks skipped. */
+function unavailableSettingGaps(
+  settings: readonly TTenantSetting[],
+  results: readonly TCheckResult[],
+): TCoverageGap[] {
+  const byReason = new Map<string, string[]>();
+  for (const s of settings) {
+    if (!("unavailable" in s)) continue;
+    byReason.set(s.unavailable, [...(byReason.get(s.unavailable) ?? []), s.key]);
+  }
+  return [...byReason].map(([reason, keys]) => {
+    const skipped = results
+      .filter((r) => r.status === "unavailable" && r.check.settings.some((k) => keys.includes(k)))
+      .map((r) => r.check.id);
+    return {
+      feature: "Tenant settings",
+      missing: reason,
+      detail: `Not read: ${keys.join(", ")}.${skipped.length > 0 ? ` Checks not evaluated: ${skipped.join(", ")}.` : ""}`,
+    };
+  });
+}
+
+/** The adapter's gaps and the unavailable settings', each once. */
+export function mergeCoverage(...lists: ReadonlyArray<readonly TCoverageGap[]>): TCoverageGap[] {
+  const seen = new Map<string, TCoverageGap>();
+  for (const list of lists)
+    for (const g of list) {
+      const key = JSON.stringify([g.feature, g.missing, g.detail]);
+      if (!seen.has(key)) seen.set(key, { feature: g.feature, missing: g.missing, detail: g.detail });
+    }
+  return [...seen.values()];
+}
 
 const YIELD_EVERY = 2_000;
 
@@ -99,7 +164,7 @@ const YIELD_EVERY = 2_000;
  */
 async function readSource(
   adapter: TSourceAdapter,
-  scan: { scanId: string; trusted: string[]; now: Date },
+  scan: { scanId: string; trusted: string[]; now: Date; checks: readonly TTenantCheck[] },
   openStore: (ws: TWorkspace) => Promise<TWorkspaceSink>,
 ): Promise<TReadOutcome> {
   const ws = await adapter.workspace();
@@ -113,6 +178,8 @@ async function readSource(
   const detections = stageDetections(store.write, { scanId: scan.scanId, runId });
   let resourceCount = 0;
   const grants: TAppGrant[] = [];
+  let tenantChecks: TCheckResult[] = [];
+  let settingsGaps: TCoverageGap[] = [];
   const counted = async () => {
     if (++resourceCount % YIELD_EVERY === 0) await new Promise(setImmediate);
   };
@@ -139,13 +206,18 @@ async function readSource(
       await counted();
     }
     await detections.add(engine.finish());
+    // The tenant's configuration against its benchmark: failing checks are findings like any other.
+    const { settings, gaps } = await readTenantSettings(adapter);
+    tenantChecks = evaluateTenantChecks(scan.checks, settings);
+    settingsGaps = [...gaps, ...unavailableSettingGaps(settings, tenantChecks)];
+    await detections.add(tenantCheckFindings(tenantChecks));
     await detections.flush();
   } catch (err) {
     await store.abort();
     throw err;
   }
   await store.commit();
-  return { resourceCount, grants, runId };
+  return { resourceCount, grants, runId, tenantChecks, settingsGaps };
 }
 
 /**
@@ -178,18 +250,21 @@ export async function runScanJob(deps: TScanDeps, scanId: string, attempt: numbe
   let read: TReadOutcome;
   let activity: Promise<Date | null> = Promise.resolve(now);
   let activityMs = 0;
+  let adapter: TSourceAdapter | undefined;
   try {
-    const adapter = (deps.adapterFor ?? defaultAdapterFor)(connector, deps.runtime);
+    const source = (deps.adapterFor ?? defaultAdapterFor)(connector, deps.runtime);
+    adapter = source;
     // Behaviour analytics: the source's activity since the last scan, stored while the inventory
     // is read (on a connection of its own, so the database works on both at once).
     activity = ingestScanActivity(deps, {
       orgId: connector.orgId,
       connectorId: connector.id,
       scanId,
-      activity: (since) => adapter.activity(since),
+      activity: (since) => source.activity(since),
       now,
     }).finally(() => (activityMs = Math.round(performance.now() - phase)));
-    read = await readSource(adapter, { scanId, trusted, now }, (workspace) =>
+    const checks = (deps.tenantChecks ?? checksFor)(connector.type);
+    read = await readSource(source, { scanId, trusted, now, checks }, (workspace) =>
       openWorkspaceSnapshot(db, {
         orgId: connector.orgId,
         connectorId: connector.id,
@@ -217,6 +292,7 @@ export async function runScanJob(deps: TScanDeps, scanId: string, attempt: numbe
 
   const readMs = Math.round(performance.now() - phase);
   let outbox: string[] = [];
+  const persistedCoverage = mergeCoverage(adapter?.coverageGaps() ?? [], read.settingsGaps);
   const persisted = await persistScan(db, {
     scanId,
     orgId: connector.orgId,
@@ -224,6 +300,8 @@ export async function runScanJob(deps: TScanDeps, scanId: string, attempt: numbe
     runId: read.runId,
     grants: read.grants,
     resourceCount: read.resourceCount,
+    tenantChecks: read.tenantChecks,
+    coverage: persistedCoverage,
     now,
     // Transactional outbox: the scan's events commit with its results…
     withinTransaction: async (tx, result) => {
@@ -238,6 +316,12 @@ export async function runScanJob(deps: TScanDeps, scanId: string, attempt: numbe
   });
   const persistMs = Math.round(performance.now() - phase) - readMs;
   const changedSince = await activity;
+  if (persisted && adapter) {
+    // The activity read ran beside the inventory and may have met gaps of its own since.
+    const coverage = mergeCoverage(adapter.coverageGaps(), read.settingsGaps);
+    if (coverage.length > persistedCoverage.length)
+      await db.update(scans).set({ coverage }).where(eq(scans.id, scanId));
+  }
   if (persisted) {
     // …and are dispatched after the commit; what a crash here leaves undispatched, the webhook sweep sends.
     await dispatchDeliveries(deps.jobs, outbox);

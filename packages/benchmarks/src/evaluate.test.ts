@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import { GOOGLE_SETTINGS, MICROSOFT_SETTINGS, type TTenantSetting } from "@posture/connectors";
+import { COMPLIANCE_FRAMEWORKS } from "@posture/db";
+import { checksFor, evaluateTenantChecks } from "./evaluate";
+import { GOOGLE_WORKSPACE_CHECKS } from "./google-workspace";
+import { MICROSOFT_365_CHECKS } from "./microsoft-365";
+import type { TTenantCheck } from "./types";
+
+const controls = {
+  soc2: ["CC6.1"],
+  iso27001: ["A.5.17"],
+  gdpr: ["Art.32"],
+  hipaa: ["164.312(d)"],
+  nist_csf: ["PR.AA-03"],
+};
+
+function check(id: string, settings: string[], test: TTenantCheck["test"]): TTenantCheck {
+  return {
+    id,
+    source: "google_workspace",
+    benchmark: { name: "CIS Google Workspace Foundations", version: "1.3.0", id: "1.1.1" },
+    title: `${id} holds`,
+    severity: "HIGH",
+    settings,
+    expected: "true",
+    test,
+    fix: "Turn it on",
+    controls,
+  };
+}
+
+const enforced = check("gws_2sv", ["2sv.enforced"], (v) => v["2sv.enforced"] === true);
+const both = check("gws_both", ["a", "b"], (v) => v.a === "on" && Array.isArray(v.b) && v.b.length === 0);
+
+describe("evaluateTenantChecks", () => {
+  it("passes and fails on the values read, and reports what it observed", () => {
+    const settings: TTenantSetting[] = [
+      { key: "2sv.enforced", value: false, source: "GET x" },
+      { key: "a", value: "on", source: "GET y" },
+      { key: "b", value: [], source: "GET y" },
+    ];
+    const results = evaluateTenantChecks([enforced, both], settings);
+    expect(results.map((r) => [r.check.id, r.status, r.observed, r.reason])).toEqual([
+      ["gws_2sv", "fail", { "2sv.enforced": false }, undefined],
+      ["gws_both", "pass", { a: "on", b: [] }, undefined],
+    ]);
+    const fixed = evaluateTenantChecks([enforced], [{ key: "2sv.enforced", value: true, source: "GET x" }]);
+    expect(fixed[0]?.status).toBe("pass");
+  });
+
+  it("is unavailable, not failed, when a setting could not be read or is missing", () => {
+    const results = evaluateTenantChecks(
+      [enforced, both],
+      [
+        { key: "2sv.enforced", unavailable: "scope admin.directory.user.readonly not granted" },
+        { key: "a", value: "off", source: "GET y" },
+      ],
+    );
+    expect(results[0]).toMatchObject({
+      status: "unavailable",
+      observed: {},
+      reason: "2sv.enforced: scope admin.directory.user.readonly not granted",
+    });
+    // b was never read: unavailable even though a alone would fail the test.
+    expect(results[1]).toMatchObject({
+      status: "unavailable",
+      observed: { a: "off" },
+      reason: "b: not read",
+    });
+  });
+
+  it("fails a check whose test throws on an unexpected value, saying why", () => {
+    const brittle = check("gws_brittle", ["list"], (v) => (v.list as string[]).includes("x"));
+    const [result] = evaluateTenantChecks([brittle], [{ key: "list", value: null, source: "GET z" }]);
+    expect(result?.status).toBe("fail");
+    expect(result?.reason).toMatch(/^test failed on the values read: /);
+  });
+
+  it("names each source's catalog", () => {
+    expect(checksFor("google_workspace")).toBe(GOOGLE_WORKSPACE_CHECKS);
+    expect(checksFor("microsoft_365")).toBe(MICROSOFT_365_CHECKS);
+  });
+});
+
+describe("the catalogs", () => {
+  const catalogs = [
+    { type: "google_workspace", checks: GOOGLE_WORKSPACE_CHECKS, keys: GOOGLE_SETTINGS.map((s) => s.key) },
+    { type: "microsoft_365", checks: MICROSOFT_365_CHECKS, keys: MICROSOFT_SETTINGS.map((s) => s.key) },
+  ] as const;
+
+  it.each(catalogs)(
+    "$type: each check reads only its source's settings and maps all five frameworks",
+    (c) => {
+      const keys = new Set<string>(c.keys);
+      const ids = new Set<string>();
+      for (const k of c.checks) {
+        expect(k.source, k.id).toBe(c.type);
+        expect(ids.has(k.id), `duplicate ${k.id}`).toBe(false);
+        ids.add(k.id);
+        expect(k.settings.length, k.id).toBeGreaterThan(0);
+        for (const key of k.settings)
+          expect(keys.has(key), `${k.id} reads unknown setting ${key}`).toBe(true);
+        for (const framework of COMPLIANCE_FRAMEWORKS)
+          expect(k.controls[framework]?.length ?? 0, `${k.id} maps no ${framework} control`).toBeGreaterThan(
+            0,
+          );
+        expect(k.benchmark.id, k.id).toMatch(/^\d+(\.\d+)*$/);
+        expect(k.benchmark.version, k.id).toMatch(/^\d+\.\d+\.\d+$/);
+      }
+    },
+  );
+
+  it.each(catalogs)("$type: the demo tenant's settings evaluate every check (none unavailable)", (c) => {
+    const specs = c.type === "google_workspace" ? GOOGLE_SETTINGS : MICROSOFT_SETTINGS;
+    const demo: TTenantSetting[] = specs.map((s) => ({ key: s.key, value: s.demo, source: "demo" }));
+    for (const r of evaluateTenantChecks(c.checks, demo))
+      expect(r.status, r.check.id).not.toBe("unavailable");
+  });
+});

@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { GOOGLE_WORKSPACE_CHECKS, MICROSOFT_365_CHECKS, type TTenantCheck } from "@posture/benchmarks";
+import { COMPLIANCE_FRAMEWORKS, FRAMEWORKS } from "../catalogs";
+import { assessAll, evaluateFramework, tenantEvidenceIndex } from "./evaluate";
+import type { TSignals } from "./signals";
+import { tenantCheckSignals } from "./tenant-checks";
+
+function signals(o: Partial<TSignals> = {}): TSignals {
+  return {
+    period: { days: 30, from: "2026-10-01T00:00:00.000Z", to: "2026-10-31T00:00:00.000Z" },
+    sources: { connected: 1, unhealthy: 0, scansInPeriod: 3, lastScanAt: "2026-10-30T00:00:00.000Z" },
+    posture: { score: 92, grade: "A" },
+    openByRule: {},
+    topFindings: [],
+    resolvedInPeriod: 4,
+    users: { total: 50, active: 48, mfa: 48, admins: 3, adminsWithoutMfa: 0, dormant: 0, riskySharers: 1 },
+    files: { total: 1000, public: 0, external: 0, sensitive: 10, sensitiveLabelled: 10 },
+    apps: { total: 4, unverified: 0, aiAgents: 1 },
+    trustedDomains: 2,
+    audit: { entriesInPeriod: 20, total: 200, chainIntact: true, brokenAtSeq: null },
+    incidents: { inPeriod: 1, open: 0, resolved: 1, withPostMortem: 1 },
+    activityEventsInPeriod: 500,
+    tenantChecks: [],
+    ...o,
+  };
+}
+
+const bench = (id: string) => ({ name: "CIS Google Workspace Foundations", version: "1.3.0", id });
+function check(id: string, severity: TTenantCheck["severity"], hipaa: string[]): TTenantCheck {
+  return {
+    id,
+    source: "google_workspace",
+    benchmark: bench(id.length.toString()),
+    title: id,
+    severity,
+    settings: [id],
+    expected: "on",
+    test: () => true,
+    fix: "turn it on",
+    controls: { soc2: ["CC6.1"], iso27001: ["A.5.17"], gdpr: ["Art. 32"], hipaa, nist_csf: ["PR.AA-03"] },
+  };
+}
+// Automatic logoff has no automated evidence of its own: a session-timeout check is its only one.
+const LOGOFF = "164.312(a)(2)(iii)";
+const timeout = check("gws_session_timeout", "MEDIUM", [LOGOFF]);
+const twoStep = check("gws_2sv", "HIGH", ["164.312(d)"]);
+const CATALOG = [timeout, twoStep];
+
+const evaluate = (rows: Array<{ checkId: string; status: "pass" | "fail" | "unavailable" }>) => {
+  const s = signals({ tenantChecks: tenantCheckSignals(CATALOG, rows) });
+  return evaluateFramework("hipaa", assessAll(s), tenantEvidenceIndex(s, CATALOG));
+};
+
+describe("tenant checks as compliance evidence", () => {
+  it("a control with no evidence of its own is satisfied by its passing checks, and names them", () => {
+    const before = evaluateFramework("hipaa", assessAll(signals()));
+    expect(before.controls.find((c) => c.id === LOGOFF)).toMatchObject({ status: "GAP", tenantChecks: [] });
+    expect(before.evidencedByTenantChecks).toBe(0);
+
+    const r = evaluate([{ checkId: "gws_session_timeout", status: "pass" }]);
+    const logoff = r.controls.find((c) => c.id === LOGOFF);
+    expect(logoff).toMatchObject({
+      status: "SATISFIED",
+      tenantChecks: [{ id: "gws_session_timeout", benchmark: timeout.benchmark, status: "pass" }],
+    });
+    expect(logoff?.reason).toContain("Tenant configuration: 1 of 1 benchmark checks pass");
+    // Only controls whose checks ran count: gws_2sv has no result.
+    expect(r.evidencedByTenantChecks).toBe(1);
+  });
+
+  it("a failing HIGH check fails its controls, a failing MEDIUM one makes them partial", () => {
+    const r = evaluate([
+      { checkId: "gws_session_timeout", status: "fail" },
+      { checkId: "gws_2sv", status: "fail" },
+    ]);
+    expect(r.controls.find((c) => c.id === LOGOFF)?.status).toBe("PARTIAL");
+    const auth = r.controls.find((c) => c.id === "164.312(d)");
+    expect(auth?.status).toBe("GAP");
+    expect(auth?.reason).toContain("failing: gws_2sv (CIS Google Workspace Foundations 7)");
+    expect(r.evidencedByTenantChecks).toBe(2);
+  });
+
+  it("one failing connector fails the check; a check no connector could read leaves its control partial", () => {
+    expect(
+      tenantCheckSignals(CATALOG, [
+        { checkId: "gws_2sv", status: "pass" },
+        { checkId: "gws_2sv", status: "fail" },
+        { checkId: "gws_session_timeout", status: "unavailable" },
+        { checkId: "not_in_catalog", status: "fail" },
+      ]).map((c) => [c.id, c.status]),
+    ).toEqual([
+      ["gws_session_timeout", "unavailable"],
+      ["gws_2sv", "fail"],
+    ]);
+    const r = evaluate([
+      { checkId: "gws_session_timeout", status: "unavailable" },
+      { checkId: "gws_2sv", status: "pass" },
+    ]);
+    // Nothing readable: no evidence collected for logoff (as a kind with no scan), so still a gap.
+    expect(r.controls.find((c) => c.id === LOGOFF)?.status).toBe("GAP");
+    expect(r.controls.find((c) => c.id === "164.312(d)")?.status).toBe("SATISFIED");
+  });
+});
+
+describe("the benchmark catalogs", () => {
+  it("map every check only to controls of the five frameworks' catalogs", () => {
+    for (const c of [...GOOGLE_WORKSPACE_CHECKS, ...MICROSOFT_365_CHECKS])
+      for (const f of COMPLIANCE_FRAMEWORKS) {
+        const known = new Set(FRAMEWORKS[f].controls.map((x) => x.id));
+        for (const id of c.controls[f]) expect(known.has(id), `${c.id} → ${f} ${id}`).toBe(true);
+      }
+  });
+});

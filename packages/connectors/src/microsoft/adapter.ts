@@ -52,11 +52,7 @@ import {
   permissionGranted,
   tokenRoles,
 } from "./access";
-import {
-  createManagementActivity,
-  MANAGE_DEFAULT_SCOPE,
-  MANAGEMENT_ACTIVITY_ACCESS,
-} from "./management-activity";
+import { createManagementActivity, MANAGE_DEFAULT_SCOPE } from "./management-activity";
 import { readMicrosoftSettings } from "./settings";
 import {
   isLibrary,

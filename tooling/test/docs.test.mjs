@@ -9,7 +9,16 @@ const dirs = (parent) =>
     .filter((d) => d.isDirectory())
     .map((d) => `${parent}/${d.name}`);
 
-const DOCS = ["README.md", ...readdirSync(join(root, "docs")).map((f) => `docs/${f}`)];
+/** Every markdown file under docs/, sub-folders (docs/sources/) included. */
+const markdownUnder = (parent) =>
+  readdirSync(join(root, parent), { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory()
+      ? markdownUnder(`${parent}/${d.name}`)
+      : d.name.endsWith(".md")
+        ? [`${parent}/${d.name}`]
+        : [],
+  );
+const DOCS = ["README.md", ...markdownUnder("docs")];
 // Short paths in the docs are relative to the doc, the repository, a package, or a package's src
 // folder. Build outputs (dist/) and the specification (shared/, beside the clone) are not in it.
 const PACKAGES = [...dirs("apps"), ...dirs("packages")];

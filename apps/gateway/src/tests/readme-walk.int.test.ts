@@ -76,8 +76,19 @@ const PROMISES: Array<{ call: RegExp; check: (c: TCall) => void }> = [
     // most severe first, then newest (also: the first finding, taken for the ticket)
     call: /^GET \/api\/findings$/,
     check: ({ body, search }) => {
-      const findings = body.findings as Array<{ severity: string; detectedAt: string }>;
+      const findings = body.findings as Array<{ severity: string; detectedAt: string; category: string }>;
       expect(findings.length).toBe(Number(search.get("limit")));
+      // The tenant's settings against the CIS benchmark: each finding names its recommendation.
+      if (search.get("category") === "tenant_configuration")
+        for (const f of findings)
+          expect(f).toMatchObject({
+            category: "tenant_configuration",
+            benchmark: {
+              name: "CIS Google Workspace Foundations",
+              version: expect.stringMatching(/^\d+\.\d+\.\d+$/),
+              id: expect.stringMatching(/^\d+(\.\d+)+$/),
+            },
+          });
       // Severity rank descending, then detectedAt descending: a key that sorts as the service does.
       const keys = findings.map((f) => `${SEVERITY_RANK[f.severity as TSeverity] ?? 0}|${f.detectedAt}`);
       expect(keys).toEqual([...keys].sort().reverse());
@@ -115,10 +126,12 @@ const PROMISES: Array<{ call: RegExp; check: (c: TCall) => void }> = [
   },
   {
     call: /^GET \/api\/inventory$/,
-    check: ({ body }) => {
+    check: ({ body, search }) => {
       expect(body.type).toBe("files");
       expect(body.rows.length).toBeGreaterThan(0);
-      expect(body.rows[0].name).toMatch(/payroll/i);
+      const label = search.get("label");
+      if (label) for (const row of body.rows) expect(row.label.toLowerCase()).toBe(label.toLowerCase());
+      else expect(body.rows[0].name).toMatch(/payroll/i);
     },
   },
   {
@@ -160,6 +173,35 @@ const PROMISES: Array<{ call: RegExp; check: (c: TCall) => void }> = [
       const kinds = new Set((body.points as Array<{ kind: string }>).map((p) => p.kind));
       expect(kinds).toContain("ai_agent");
       expect(kinds).toContain("oauth_app");
+    },
+  },
+  {
+    // waited for until both tenants' mass deletions are in, then listed whole: every kind occurs
+    call: /^GET \/api\/behavior\/anomalies$/,
+    check: ({ body, search }) => {
+      const anomalies = body.anomalies as Array<{ type: string }>;
+      if (search.get("type")) for (const a of anomalies) expect(a.type).toBe(search.get("type"));
+      else
+        expect(new Set(anomalies.map((a) => a.type))).toEqual(
+          new Set(["sharing_spike", "bulk_access", "dormant_reactivation", "oauth_burst", "mass_deletion"]),
+        );
+    },
+  },
+  {
+    // controls evidenced by tenant checks, each naming its CIS recommendations
+    call: /^GET \/api\/compliance\/dashboard$/,
+    check: ({ body }) => {
+      const frameworks = body.frameworks as Array<{
+        id: string;
+        evidencedByTenantChecks: number;
+        tenantControls: Array<{ tenantChecks: Array<{ benchmark: { name: string } }> }>;
+      }>;
+      expect(frameworks.map((f) => f.id).sort()).toEqual(["gdpr", "hipaa", "iso27001", "nist_csf", "soc2"]);
+      for (const f of frameworks) {
+        expect(f.evidencedByTenantChecks).toBeGreaterThan(0);
+        const names = new Set(f.tenantControls.flatMap((c) => c.tenantChecks.map((t) => t.benchmark.name)));
+        expect(names).toEqual(new Set(["CIS Google Workspace Foundations", "CIS Microsoft 365 Foundations"]));
+      }
     },
   },
   {

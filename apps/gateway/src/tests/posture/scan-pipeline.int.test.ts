@@ -40,7 +40,9 @@ async function sync(cookie: string, id: string) {
 describe("connect → scan → findings → posture", () => {
   it("scans a demo source and reports new, then nothing new, then new and resolved after drift", async () => {
     const a = await gw.createActor({ plan: "business", role: "OWNER" });
-    const connector = await connectDemo(a.cookie);
+    // 2,000 files: a revision flips about 1.2% of clean files to exposed, so at 400 files one seed
+    // in ~70 (the connector id) added none and the drift below found nothing new; at 2,000, e^-21.
+    const connector = await connectDemo(a.cookie, 2000);
     expect(connector).toMatchObject({ status: "CONNECTED", healthStatus: "healthy", mode: "demo" });
 
     const first = await sync(a.cookie, connector.id);
@@ -68,7 +70,7 @@ describe("connect → scan → findings → posture", () => {
     // The source drifts: the demo workspace's next revision removes some exposures and adds others.
     await gw.db.db
       .update(connectors)
-      .set({ config: { fileCount: 400, revision: 1 } })
+      .set({ config: { fileCount: 2000, revision: 1 } })
       .where(eq(connectors.id, connector.id));
     const drift = (await sync(a.cookie, connector.id)).body as TScan;
     expect(drift.findingsNew).toBeGreaterThan(0);

@@ -4,30 +4,11 @@ import { COMPLIANCE_FRAMEWORKS } from "@posture/db";
 import { checksFor, evaluateTenantChecks } from "./evaluate";
 import { GOOGLE_WORKSPACE_CHECKS } from "./google-workspace";
 import { MICROSOFT_365_CHECKS } from "./microsoft-365";
+import { testCheck } from "./testing";
 import type { TTenantCheck } from "./types";
 
-const controls = {
-  soc2: ["CC6.1"],
-  iso27001: ["A.5.17"],
-  gdpr: ["Art.32"],
-  hipaa: ["164.312(d)"],
-  nist_csf: ["PR.AA-03"],
-};
-
-function check(id: string, settings: string[], test: TTenantCheck["test"]): TTenantCheck {
-  return {
-    id,
-    source: "google_workspace",
-    benchmark: { name: "CIS Google Workspace Foundations", version: "1.3.0", id: "1.1.1" },
-    title: `${id} holds`,
-    severity: "HIGH",
-    settings,
-    expected: "true",
-    test,
-    fix: "Turn it on",
-    controls,
-  };
-}
+const check = (id: string, settings: string[], test: TTenantCheck["test"]) =>
+  testCheck({ id, settings, test });
 
 const enforced = check("gws_2sv", ["2sv.enforced"], (v) => v["2sv.enforced"] === true);
 const both = check("gws_both", ["a", "b"], (v) => v.a === "on" && Array.isArray(v.b) && v.b.length === 0);

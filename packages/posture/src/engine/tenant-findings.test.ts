@@ -1,28 +1,19 @@
 import { evaluateTenantChecks, type TTenantCheck } from "@posture/benchmarks";
+import { testCheck } from "@posture/benchmarks/testing";
 import { describe, expect, it } from "vitest";
 import { fingerprintOf } from "./finding";
 import { tenantCheckFindings } from "./tenant-findings";
 
-const controls = {
-  soc2: ["CC6.1"],
-  iso27001: ["A.5.17"],
-  gdpr: ["Art.32"],
-  hipaa: ["164.312(d)"],
-  nist_csf: ["PR.AA-03"],
-};
 const benchmark = { name: "CIS Google Workspace Foundations", version: "1.3.0", id: "4.1.1.1" };
-const twoStep: TTenantCheck = {
+const twoStep: TTenantCheck = testCheck({
   id: "gws_2sv_enforced",
-  source: "google_workspace",
   benchmark,
   title: "2-Step Verification is enforced for all users",
-  severity: "HIGH",
   settings: ["2sv.enforced"],
   expected: "enforced",
   test: (v) => v["2sv.enforced"] === true,
   fix: "Admin console > Security > 2-Step Verification > Enforcement: On",
-  controls,
-};
+});
 const sharing: TTenantCheck = {
   ...twoStep,
   id: "gws_sharing",

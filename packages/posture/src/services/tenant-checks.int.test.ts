@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TTenantCheck } from "@posture/benchmarks";
+import { testCheck } from "@posture/benchmarks/testing";
 import { createDemoAdapter, type TCoverageGap, type TTenantSetting } from "@posture/connectors";
 import { connectors, findings, organizations, scans, tenantCheckResults } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
@@ -15,30 +16,22 @@ import { runScanJob, type TScanDeps } from "./scan-runner";
 // The scan path of tenant settings against the real database: settings → checks → findings and
 // tenant_check_results, with a catalog of its own (the benchmark catalogs are filled elsewhere).
 
-const controls = {
-  soc2: ["CC6.1"],
-  iso27001: ["A.5.17"],
-  gdpr: ["Art.32"],
-  hipaa: ["164.312(d)"],
-  nist_csf: ["PR.AA-03"],
-};
 const check = (
   id: string,
   key: string,
   expected: boolean,
   severity: TTenantCheck["severity"],
-): TTenantCheck => ({
-  id,
-  source: "google_workspace",
-  benchmark: { name: "CIS Google Workspace Foundations", version: "1.3.0", id: `1.1.${id.length}` },
-  title: `${key} is ${String(expected)}`,
-  severity,
-  settings: [key],
-  expected: String(expected),
-  test: (v) => v[key] === expected,
-  fix: `Set ${key} to ${String(expected)}`,
-  controls,
-});
+): TTenantCheck =>
+  testCheck({
+    id,
+    benchmark: { name: "CIS Google Workspace Foundations", version: "1.3.0", id: `1.1.${id.length}` },
+    title: `${key} is ${String(expected)}`,
+    severity,
+    settings: [key],
+    expected: String(expected),
+    test: (v) => v[key] === expected,
+    fix: `Set ${key} to ${String(expected)}`,
+  });
 const CHECKS = [
   check("gws_2sv", "2sv.enforced", true, "HIGH"),
   check("gws_less_secure", "lsa.allowed", false, "MEDIUM"),

@@ -1,5 +1,6 @@
 export * from "./schema";
 export * from "./severity";
+export * from "./finding-categories";
 export * from "./client";
 export { acquireDataDirLock, DataDirInUseError, lockFileOf, type TDataDirHolder } from "./data-dir-lock";
 export { resolveDataDir, workspaceRoot } from "./paths";

@@ -100,6 +100,22 @@ describe("tenant checks as compliance evidence", () => {
     expect(r.controls.find((c) => c.id === LOGOFF)?.status).toBe("GAP");
     expect(r.controls.find((c) => c.id === "164.312(d)")?.status).toBe("SATISFIED");
   });
+
+  it("names the first five failing checks of a control and counts the rest", () => {
+    const many = Array.from({ length: 7 }, (_, i) => check(`gws_c${i}`, "LOW", [LOGOFF]));
+    const s = signals({
+      tenantChecks: tenantCheckSignals(
+        many,
+        many.map((c) => ({ checkId: c.id, status: "fail" as const })),
+      ),
+    });
+    const reason = evaluateFramework("hipaa", assessAll(s), tenantEvidenceIndex(s, many)).controls.find(
+      (c) => c.id === LOGOFF,
+    )?.reason;
+    expect(reason).toContain("failing: gws_c0 (CIS Google Workspace Foundations 6), gws_c1");
+    expect(reason).toContain("gws_c4 (CIS Google Workspace Foundations 6) and 2 more");
+    expect(reason).not.toContain("gws_c5");
+  });
 });
 
 describe("the benchmark catalogs", () => {

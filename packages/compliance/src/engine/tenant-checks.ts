@@ -48,6 +48,9 @@ export function checksByControl(catalog: readonly TTenantCheck[]): Map<string, s
 export const controlKey = (framework: TComplianceFramework, controlId: string) =>
   `${framework}\u0000${controlId}`;
 
+/** How many checks a reason names before "and N more". */
+const NAMED_AT_MOST = 5;
+
 /**
  * The tenant checks behind one control as one piece of evidence, judged like the finding-backed
  * kinds: a failing CRITICAL or HIGH check fails it, a failing MEDIUM or LOW one makes it partial,
@@ -67,9 +70,14 @@ export function assessTenantChecks(s: TSignals, checks: readonly TTenantCheckSig
           ? "partial"
           : "pass";
   const name = (c: TTenantCheckSignal) => `${c.id} (${c.benchmark.name} ${c.benchmark.id})`;
+  // A reason is read in a table cell: the first few by name, then how many more.
+  const names = (list: readonly TTenantCheckSignal[]) =>
+    list.length <= NAMED_AT_MOST
+      ? list.map(name).join(", ")
+      : `${list.slice(0, NAMED_AT_MOST).map(name).join(", ")} and ${list.length - NAMED_AT_MOST} more`;
   const parts = [
-    failing.length > 0 ? `failing: ${failing.map(name).join(", ")}` : "",
-    unavailable.length > 0 ? `not readable: ${unavailable.map(name).join(", ")}` : "",
+    failing.length > 0 ? `failing: ${names(failing)}` : "",
+    unavailable.length > 0 ? `not readable: ${names(unavailable)}` : "",
     `${passing.length} of ${checks.length} benchmark checks pass`,
   ].filter(Boolean);
   const failingIds = new Set(failing.map((c) => c.id));

@@ -1,24 +1,8 @@
-import type { Db } from "@posture/db";
+import { categoryCap, categoryLabel, type Db } from "@posture/db";
 import { audit, type TActor } from "@posture/platform";
 import { createReport, SEVERITY_COLORS, type TCell, type TTheme } from "@posture/pdf";
 import { postureReportData, type TPostureReportData } from "./posture-report-data";
 import { reportTheme } from "./theme";
-
-const CATEGORY_LABELS: Record<string, string> = {
-  public_exposure: "Public exposure",
-  external_sharing: "External sharing",
-  shared_drive_exposure: "Shared drive exposure",
-  identity: "Identity",
-  third_party_apps: "Third-party apps",
-};
-/** Each category's cap in the posture score (the bars are drawn against it). */
-const CATEGORY_CAPS: Record<string, number> = {
-  public_exposure: 25,
-  external_sharing: 25,
-  shared_drive_exposure: 15,
-  identity: 20,
-  third_party_apps: 15,
-};
 
 export function renderPostureReport(d: TPostureReportData, theme: TTheme, now = new Date()): Promise<Buffer> {
   const r = createReport({ title: `Security posture report: ${d.orgName}`, theme, createdAt: now });
@@ -59,10 +43,10 @@ export function renderPostureReport(d: TPostureReportData, theme: TTheme, now = 
   r.barChart({
     title: "Points deducted (bar against the category's maximum)",
     bars: d.categories.map((c) => ({
-      label: `${CATEGORY_LABELS[c.category] ?? c.category} (${c.findingCount})`,
+      label: `${categoryLabel(c.category)} (${c.findingCount})`,
       value: c.deductionPoints,
     })),
-    max: Math.max(...d.categories.map((c) => CATEGORY_CAPS[c.category] ?? c.deductionPoints), 1),
+    max: Math.max(...d.categories.map((c) => categoryCap(c.category) || c.deductionPoints), 1),
     unit: " pts",
   });
 

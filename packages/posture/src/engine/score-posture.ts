@@ -1,18 +1,11 @@
 import { QUICK_WIN_RULES, RULE_IDS } from "./rule-ids";
 import { TENANT_CONFIGURATION } from "./tenant-findings";
+import { categoryCap } from "@posture/db";
 import { FINDING_CATEGORIES, SEVERITIES, SEVERITY_RANK, type TSeverity } from "./types";
 
-// The formula is documented in README.md beside this file; keep the two in step.
+export { CATEGORY_CAPS } from "./types";
 
-/** Points each category can take off the score at most; they sum to 100. */
-export const CATEGORY_CAPS: Record<string, number> = {
-  public_exposure: 20,
-  external_sharing: 20,
-  shared_drive_exposure: 13,
-  identity: 18,
-  third_party_apps: 14,
-  tenant_configuration: 15,
-};
+// The formula is documented in README.md beside this file; keep the two in step.
 
 /** What a quick win asks the admin to do. */
 export type TQuickWinAction = "remove_public_link" | "remove_external_access" | "change_setting";
@@ -117,7 +110,7 @@ export function scorePosture(findings: readonly TScoredFinding[]): TPostureBreak
   const categories: TPostureBreakdown["categories"] = [];
   let total = 0;
   for (const [category, c] of counts) {
-    const cap = CATEGORY_CAPS[category] ?? 0;
+    const cap = categoryCap(category);
     const deduction = categoryDeduction(cap, c);
     deductions.set(category, deduction);
     total += deduction;

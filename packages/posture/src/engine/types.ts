@@ -1,18 +1,10 @@
-import type { TSeverity } from "@posture/db";
+import type { TFindingCategory, TSeverity } from "@posture/db";
 
 // The severity vocabulary is @posture/db's (one list for the table, the engine and the API).
 export { lowerSeverity, maxSeverity, SEVERITIES, SEVERITY_RANK, type TSeverity } from "@posture/db";
 
-export const FINDING_CATEGORIES = [
-  "public_exposure",
-  "external_sharing",
-  "shared_drive_exposure",
-  "identity",
-  "third_party_apps",
-  // A tenant setting that fails its benchmark check (`@posture/benchmarks`), one finding per check.
-  "tenant_configuration",
-] as const;
-export type TFindingCategory = (typeof FINDING_CATEGORIES)[number];
+// The categories and their caps are @posture/db's too (the reports label and draw them).
+export { CATEGORY_CAPS, FINDING_CATEGORIES, type TFindingCategory } from "@posture/db";
 
 export type TResourceType = "file" | "user" | "shared_drive" | "app" | "workspace" | "tenant_setting";
 

@@ -42,7 +42,7 @@ describe("createSourceAdapter in real mode against the fakes", () => {
       connectorId: "conn-m",
       credentials: { tenantId: GRAPH_TENANT_ID, clientId, clientSecret: "secret" },
       config: {},
-      endpoints: { microsoft: { graphBaseUrl: fake.url, loginBaseUrl: fake.url } },
+      endpoints: { microsoft: { graphBaseUrl: fake.url, loginBaseUrl: fake.url, manageBaseUrl: fake.url } },
     });
     const grants: string[] = [];
     for await (const grant of adapter.appGrants()) grants.push(grant.label);

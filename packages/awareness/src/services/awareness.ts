@@ -46,7 +46,7 @@ export async function collectSignals(
     return s;
   };
 
-  const users = await queryRows<{ email: string; mfa: boolean; dormant: boolean; suspended: boolean }>(
+  const users = await queryRows<{ email: string; mfa: boolean | null; dormant: boolean; suspended: boolean }>(
     db,
     sql`select lower(email) as email, bool_and(mfa_enabled) as mfa, bool_or(dormant) as dormant,
           bool_and(status = 'suspended') as suspended

@@ -22,7 +22,8 @@ export const workspaceUsers = pgTable(
     email: text("email").notNull(),
     name: text("name").notNull(),
     isAdmin: boolean("is_admin").notNull(),
-    mfaEnabled: boolean("mfa_enabled").notNull(),
+    /** Null: the source could not say (no licence or permission for MFA registration details). */
+    mfaEnabled: boolean("mfa_enabled"),
     status: text("status", { enum: USER_STATUSES }).notNull(),
     lastLoginAt: tsColumn("last_login_at"),
     sourceCreatedAt: tsColumn("source_created_at"),

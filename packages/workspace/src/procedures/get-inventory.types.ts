@@ -32,7 +32,12 @@ const ZUserRow = z.object({
   email: z.string(),
   name: z.string(),
   isAdmin: z.boolean(),
-  mfaEnabled: z.boolean(),
+  mfaEnabled: z
+    .boolean()
+    .nullable()
+    .describe(
+      "Null when the source could not say (Microsoft 365 without Entra ID P1/P2 or AuditLog.Read.All); counted in `metrics.mfaUnknown`, not in the coverage",
+    ),
   status: z.string(),
   lastSignInAt: z.string().nullable(),
   dormant: z.boolean(),

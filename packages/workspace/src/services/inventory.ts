@@ -66,8 +66,10 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
       metrics: metricsOf({
         total: totals.users,
         admins: m.admins,
-        mfaCoveragePct: pct(m.mfaEnabled, totals.users),
-        withoutMfa: totals.users - m.mfaEnabled,
+        // Over the users whose MFA the source could read; `mfaUnknown` counts the others.
+        mfaCoveragePct: pct(m.mfaEnabled, totals.users - m.mfaUnknown),
+        withoutMfa: totals.users - m.mfaEnabled - m.mfaUnknown,
+        mfaUnknown: m.mfaUnknown,
         dormant: m.dormant,
         suspended: m.suspended,
       }),

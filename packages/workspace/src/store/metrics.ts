@@ -4,6 +4,8 @@ import type { TExposure, TSensitivity, TShareType } from "@posture/db";
 export const METRIC_KEYS = [
   "admins",
   "mfaEnabled",
+  /** Users whose MFA the source could not read (stored as null, counted neither way). */
+  "mfaUnknown",
   "dormant",
   "suspended",
   "filesPublic",

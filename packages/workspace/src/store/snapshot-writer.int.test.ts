@@ -204,7 +204,7 @@ describe("resource store snapshots", () => {
     expect(metrics.filesSensitiveLabelled).toBeGreaterThanOrEqual(publicIds.length);
   });
 
-  it("never calls a user dormant whose last sign-in the source could not read", async () => {
+  it("never calls a user dormant, or without MFA, when the source could not say", async () => {
     const base = demo();
     const old = new Date(Date.now() - 400 * 86_400_000).toISOString();
     const users = async function* () {
@@ -215,7 +215,7 @@ describe("resource store snapshots", () => {
         email: "unknown@x.test",
         lastLoginAt: null,
         createdAt: old,
-        unknown: ["lastLogin" as const],
+        unknown: ["lastLogin" as const, "mfa" as const],
       };
     };
     const baseUser = { name: "U", isAdmin: false, mfaEnabled: true, suspended: false };
@@ -234,13 +234,19 @@ describe("resource store snapshots", () => {
         email: workspaceUsers.email,
         dormant: workspaceUsers.dormant,
         days: workspaceUsers.dormantDays,
+        mfa: workspaceUsers.mfaEnabled,
       })
       .from(workspaceUsers)
       .where(eq(workspaceUsers.connectorId, connectorId));
     expect(rows.sort((a, b) => a.email.localeCompare(b.email))).toEqual([
-      { email: "known@x.test", dormant: true, days: 400 },
-      { email: "unknown@x.test", dormant: false, days: null },
+      { email: "known@x.test", dormant: true, days: 400, mfa: true },
+      { email: "unknown@x.test", dormant: false, days: null, mfa: null },
     ]);
+    const [snap] = await db.db
+      .select()
+      .from(workspaceSnapshots)
+      .where(eq(workspaceSnapshots.connectorId, connectorId));
+    expect(snap?.metrics).toMatchObject({ mfaEnabled: 1, mfaUnknown: 1, dormant: 1 });
   });
 });
 

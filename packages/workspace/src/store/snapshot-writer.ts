@@ -169,7 +169,9 @@ export async function openWorkspaceSnapshot(
         : null;
       const dormant = !u.suspended && idleDays !== null && idleDays >= DORMANT_DAYS;
       if (u.isAdmin) metrics.admins++;
-      if (u.mfaEnabled) metrics.mfaEnabled++;
+      const mfa = u.unknown?.includes("mfa") ? null : u.mfaEnabled;
+      if (mfa === null) metrics.mfaUnknown++;
+      else if (mfa) metrics.mfaEnabled++;
       if (dormant) metrics.dormant++;
       if (u.suspended) metrics.suspended++;
       await push(buffers.users as TBuffer, [
@@ -180,7 +182,7 @@ export async function openWorkspaceSnapshot(
         u.email.toLowerCase(),
         u.name,
         u.isAdmin,
-        u.mfaEnabled,
+        mfa,
         u.suspended ? "suspended" : "active",
         u.lastLoginAt,
         u.createdAt,

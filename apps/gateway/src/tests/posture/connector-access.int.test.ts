@@ -25,7 +25,7 @@ beforeAll(async () => {
   const nowhere = `http://127.0.0.1:${await freePort()}`;
   gw = await startTestGateway({
     sourceEndpoints: {
-      microsoft: { graphBaseUrl: graph.url, loginBaseUrl: graph.url },
+      microsoft: { graphBaseUrl: graph.url, loginBaseUrl: graph.url, manageBaseUrl: graph.url },
       google: { driveBaseUrl: nowhere, adminBaseUrl: nowhere, tokenUrl: `${nowhere}/token` },
     },
   });

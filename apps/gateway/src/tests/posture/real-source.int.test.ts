@@ -13,7 +13,9 @@ const CLIENT_SECRET = "fake-graph-secret-value";
 beforeAll(async () => {
   graph = await startFakeGraph({ fixture, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
   gw = await startTestGateway({
-    sourceEndpoints: { microsoft: { graphBaseUrl: graph.url, loginBaseUrl: graph.url } },
+    sourceEndpoints: {
+      microsoft: { graphBaseUrl: graph.url, loginBaseUrl: graph.url, manageBaseUrl: graph.url },
+    },
   });
 });
 afterAll(async () => {

@@ -26,7 +26,7 @@ beforeAll(async () => {
   gw = await startTestGateway({
     sourceEndpoints: {
       google: google.endpoints,
-      microsoft: { graphBaseUrl: graph.url, loginBaseUrl: graph.url },
+      microsoft: { graphBaseUrl: graph.url, loginBaseUrl: graph.url, manageBaseUrl: graph.url },
     },
   });
 });
@@ -38,6 +38,8 @@ afterAll(async () => {
 
 type TRows = { rows: Array<Record<string, unknown>>; total: number };
 
+let lastScan = "";
+
 async function connectAndScan(c: ReturnType<typeof client>, body: Record<string, unknown>) {
   const created = await c.post("/api/connectors", body);
   expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -45,6 +47,7 @@ async function connectAndScan(c: ReturnType<typeof client>, body: Record<string,
   const scan = await c.post(`/api/connectors/${id}/sync`, undefined);
   expect(scan.status, JSON.stringify(scan.body)).toBe(200);
   expect(scan.body).toMatchObject({ status: "COMPLETE" });
+  lastScan = (scan.body as { scanId: string }).scanId;
   return id;
 }
 
@@ -106,5 +109,62 @@ describe("real adapters fill the resource store", () => {
     expect(items.total).toBeGreaterThan(0);
     const agents = body<{ agents: unknown[] }>(await c.get("/api/agent-guard/inventory"));
     expect(agents.agents.length).toBeGreaterThan(0);
+  });
+});
+
+describe("a Microsoft 365 tenant without Entra ID P1/P2", () => {
+  let basic: TFakeGraph;
+  let gateway: TTestGateway;
+  beforeAll(async () => {
+    basic = await startFakeGraph({
+      fixture: { ...graphFixture, entraPremium: false },
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+    });
+    gateway = await startTestGateway({
+      sourceEndpoints: {
+        microsoft: { graphBaseUrl: basic.url, loginBaseUrl: basic.url, manageBaseUrl: basic.url },
+      },
+    });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await basic.close();
+  });
+
+  it("lists its users with MFA and last sign-in unknown, never as missing, and says why", async () => {
+    const a = await gateway.createActor({ plan: "business" });
+    const c = client(gateway, a.cookie);
+    const id = await connectAndScan(c, {
+      type: "microsoft_365",
+      displayName: "Contoso basic",
+      mode: "real",
+      credentials: { tenantId: graphFixture.tenantId, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET },
+    });
+    const users = body<TRows & { metrics: Record<string, number> }>(
+      await c.get("/api/inventory?type=users&limit=200"),
+    );
+    expect(users.total).toBe(graphFixture.users.length);
+    for (const u of users.rows)
+      expect({ email: u.email, mfa: u.mfaEnabled, dormant: u.dormant }).toEqual({
+        email: u.email,
+        mfa: null,
+        dormant: false,
+      });
+    expect(users.metrics).toMatchObject({ mfaUnknown: users.total, withoutMfa: 0 });
+    const identity = body<{ findings: Array<{ ruleId: string }> }>(
+      await c.get("/api/findings?category=identity&limit=500"),
+    );
+    expect(identity.findings.map((f) => f.ruleId)).not.toContain("user_without_mfa");
+    expect(identity.findings.map((f) => f.ruleId)).not.toContain("dormant_account");
+    const scans = body<{ coverage: Array<{ feature: string; missing: string }> }>(
+      await c.get(`/api/connectors/${id}/scans/${lastScan}`),
+    );
+    expect(scans.coverage).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ feature: "MFA registration", missing: "Microsoft Entra ID P1 or P2" }),
+        expect.objectContaining({ feature: "Last sign-in", missing: "Microsoft Entra ID P1 or P2" }),
+      ]),
+    );
   });
 });

@@ -1,0 +1,1 @@
+ALTER TABLE "workspace_users" ALTER COLUMN "mfa_enabled" DROP NOT NULL;

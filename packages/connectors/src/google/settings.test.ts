@@ -19,6 +19,9 @@ function client(answers: Record<string, unknown>): TJsonClient {
       if (answer === undefined) throw new Error(`unexpected ${path}`);
       return answer as T;
     },
+    // The settings are only read.
+    post: () => Promise.reject(new Error("unexpected POST")),
+    send: () => Promise.reject(new Error("unexpected request")),
   };
 }
 

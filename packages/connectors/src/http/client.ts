@@ -30,6 +30,13 @@ export type TQuery = Record<string, string | number | boolean | undefined>;
 export type TJsonClient = {
   /** GET a path relative to the base URL, or an absolute URL on the same origin (a next-page link). */
   get: <T>(pathOrUrl: string, query?: TQuery) => Promise<T>;
+  /** POST (an action) with an optional JSON body, read like `get`. */
+  post: <T>(pathOrUrl: string, query?: TQuery, body?: unknown) => Promise<T>;
+  /**
+   * The authorized request itself, retried and with one fresh token after a 401, its final
+   * response unread: for APIs whose answers need more than `readJson` (headers, error codes).
+   */
+  send: (method: "GET" | "POST", pathOrUrl: string, query?: TQuery, body?: unknown) => Promise<Response>;
 };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -117,21 +124,34 @@ export function createJsonClient(opts: {
   http?: THttpOptions;
 }): TJsonClient {
   const { source, baseUrl, tokens, http } = opts;
+  const send: TJsonClient["send"] = async (method, pathOrUrl, query, body) => {
+    const url = buildUrl(baseUrl, pathOrUrl, query);
+    const build = async (): Promise<TRequest> => ({
+      url,
+      init: {
+        method,
+        headers: {
+          authorization: `Bearer ${await tokens.getToken()}`,
+          accept: "application/json",
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      },
+    });
+    let response = await sendWithRetry(source, build, http);
+    if (response.status === 401) {
+      // A cached token can be revoked or expire early; one fresh token decides whether access is really gone.
+      await response.body?.cancel();
+      tokens.invalidate();
+      response = await sendWithRetry(source, build, http);
+    }
+    return response;
+  };
   return {
-    get: async <T>(pathOrUrl: string, query?: TQuery): Promise<T> => {
-      const url = buildUrl(baseUrl, pathOrUrl, query);
-      const build = async (): Promise<TRequest> => ({
-        url,
-        init: { headers: { authorization: `Bearer ${await tokens.getToken()}`, accept: "application/json" } },
-      });
-      let response = await sendWithRetry(source, build, http);
-      if (response.status === 401) {
-        // A cached token can be revoked or expire early; one fresh token decides whether access is really gone.
-        await response.body?.cancel();
-        tokens.invalidate();
-        response = await sendWithRetry(source, build, http);
-      }
-      return readJson<T>(source, response);
-    },
+    send,
+    get: async <T>(pathOrUrl: string, query?: TQuery) =>
+      readJson<T>(source, await send("GET", pathOrUrl, query)),
+    post: async <T>(pathOrUrl: string, query?: TQuery, body?: unknown) =>
+      readJson<T>(source, await send("POST", pathOrUrl, query, body)),
   };
 }

@@ -1,11 +1,4 @@
-import {
-  createJsonClient,
-  readJson,
-  sendWithRetry,
-  type THttpOptions,
-  type TJsonClient,
-  type TTokenProvider,
-} from "../http/client";
+import { createJsonClient, type THttpOptions, type TJsonClient, type TTokenProvider } from "../http/client";
 import { SourceHttpError } from "../http/errors";
 import { graphItems } from "../http/paginate";
 import { workspaceOf } from "../shared/normalise";
@@ -142,9 +135,8 @@ export function createMicrosoft365Adapter(opts: {
     http: opts.http,
   });
 
-  const graphBaseUrl = (opts.endpoints?.graphBaseUrl ?? "https://graph.microsoft.com").replace(/\/$/, "");
   const loginBaseUrl = (opts.endpoints?.loginBaseUrl ?? MICROSOFT_LOGIN_URL).replace(/\/$/, "");
-  // The Management Activity API's roles are on a token of its own; only checkAccess asks for it here.
+  // The Management Activity API's roles are on a token of its own, shared by the feed and checkAccess.
   const managementTokens = managementTokenProvider(opts.credentials, loginBaseUrl, opts.http);
 
   const gaps = new Map<string, TCoverageGap>();
@@ -192,25 +184,6 @@ export function createMicrosoft365Adapter(opts: {
     return { byId: await emailLookup(), byLogin: (upn) => byLogin.get(upn.toLowerCase()) };
   };
 
-  /** POST to Graph (actions): the same token, retries and 401 refresh as the JSON client's GET. */
-  async function graphPost<T>(path: string): Promise<T> {
-    const url = `${graphBaseUrl}${path}`;
-    const build = async () => ({
-      url,
-      init: {
-        method: "POST",
-        headers: { authorization: `Bearer ${await tokens.getToken()}`, accept: "application/json" },
-      },
-    });
-    let response = await sendWithRetry(SOURCE, build, opts.http);
-    if (response.status === 401) {
-      await response.body?.cancel();
-      tokens.invalidate();
-      response = await sendWithRetry(SOURCE, build, opts.http);
-    }
-    return readJson<T>(SOURCE, response);
-  }
-
   // Sensitivity labels: the tenant's catalogue (id → name) once, then each labelable file's ids.
   let labelsReadable = true;
   const labelCatalogue = once(async (): Promise<Map<string, string> | null> => {
@@ -256,7 +229,7 @@ export function createMicrosoft365Adapter(opts: {
     const path = `/v1.0/drives/${encodeURIComponent(driveId)}/items/${encodeURIComponent(item.id)}/extractSensitivityLabels`;
     let result: TMsExtractSensitivityLabelsResult;
     try {
-      result = await graphPost<TMsExtractSensitivityLabelsResult>(path);
+      result = await graph.post<TMsExtractSensitivityLabelsResult>(path);
     } catch (error) {
       const message = denial(error);
       if (message) {

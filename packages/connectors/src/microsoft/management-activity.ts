@@ -1,4 +1,4 @@
-import { sendWithRetry, type THttpOptions, type TTokenProvider } from "../http/client";
+import { createJsonClient, type THttpOptions, type TTokenProvider } from "../http/client";
 import { apiErrorMessage, SourceHttpError } from "../http/errors";
 import { once } from "../shared/once";
 import {
@@ -217,35 +217,20 @@ export function createManagementActivity(opts: TManagementActivityOptions): TMan
     });
   const base = new URL(opts.manageBaseUrl ?? MANAGE_BASE_URL);
   const tenant = encodeURIComponent(opts.credentials.tenantId);
-  const root = `${base.origin}${base.pathname.replace(/\/$/, "")}/api/v1.0/${tenant}/activity/feed`;
+  // Content and next-page links come from the API's answers: the client never hands the token to
+  // another host than the feed's.
+  const feed = createJsonClient({
+    source: SOURCE,
+    baseUrl: `${base.origin}${base.pathname.replace(/\/$/, "")}/api/v1.0/${tenant}/activity/feed`,
+    tokens,
+    http: opts.http,
+  });
   const now = opts.now ?? (() => new Date());
   // PublisherIdentifier gives the requests the tenant's own throttling quota, not the shared one.
   const publisher = { PublisherIdentifier: opts.credentials.tenantId };
 
   async function call(method: "GET" | "POST", pathOrUrl: string, query: Record<string, string> = {}) {
-    const url = new URL(/^https?:\/\//.test(pathOrUrl) ? pathOrUrl : `${root}${pathOrUrl}`);
-    // Content and next-page links come from the API's answers: never hand the token to another host.
-    if (url.origin !== base.origin)
-      throw new SourceHttpError(`${SOURCE}: refusing a link off ${base.origin}`, 400);
-    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-    const build = async () => ({
-      url: url.toString(),
-      init: {
-        method,
-        headers: {
-          authorization: `Bearer ${await tokens.getToken()}`,
-          accept: "application/json",
-          ...(method === "POST" ? { "content-type": "application/json" } : {}),
-        },
-        ...(method === "POST" ? { body: "{}" } : {}),
-      },
-    });
-    let response = await sendWithRetry(SOURCE, build, opts.http);
-    if (response.status === 401) {
-      await response.body?.cancel();
-      tokens.invalidate();
-      response = await sendWithRetry(SOURCE, build, opts.http);
-    }
+    const response = await feed.send(method, pathOrUrl, query, method === "POST" ? {} : undefined);
     const body: unknown = await response.json().catch(() => null);
     return { status: response.status, body, headers: response.headers } satisfies TReply;
   }

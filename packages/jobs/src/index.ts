@@ -8,6 +8,7 @@ export { combineJobModules, periodicTasksOf, startPeriodicTasks, type TPeriodicO
 export { createInProcessQueue, type TInProcessOptions } from "./in-process";
 export { createBullQueue, LEGACY_QUEUE_NAME, type TBullQueueOptions } from "./bullmq";
 export { startWorkers, type TWorkers, type TWorkersOptions } from "./workers";
+export { withTimeout } from "./timeout";
 
 /** Default Redis key prefix of the job queue; the gateway and the scheduler must agree on it. */
 export const DEFAULT_JOBS_PREFIX = "jobs";

@@ -10,6 +10,7 @@ import {
   type TConnectorType,
   type TSourceEndpoints,
 } from "@posture/connectors";
+import { withTimeout } from "@posture/jobs";
 import { lockOrg } from "./locks";
 import { toScanResult, type TScanResult } from "./scan-runner";
 import {
@@ -142,14 +143,12 @@ export async function settleAccess(
   requirements: readonly TAccessRequirement[],
   deadlineMs: number,
 ): Promise<TConnectorAccess> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const checks = await Promise.race([
+    const checks = await withTimeout(
       probe(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${deadlineMs} ms`)), deadlineMs);
-      }),
-    ]);
+      deadlineMs,
+      () => new Error(`no answer within ${deadlineMs} ms`),
+    );
     return toConnectorAccess(checks);
   } catch (err) {
     const message = (err instanceof Error ? err.message : String(err)).slice(0, 300);
@@ -158,8 +157,6 @@ export async function settleAccess(
         ? `the source refused the credentials (${message})`
         : `the source could not be reached (${message})`;
     return toConnectorAccess(requirements.map((r) => ({ ...r, granted: false, detail: `unknown: ${why}` })));
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import {
   CIS_ADMIN_ROLE_TEMPLATE_IDS,
   GLOBAL_ADMIN_ROLE_TEMPLATE_ID,
@@ -15,6 +14,7 @@ import {
   type TMsSharepointSettings,
 } from "../microsoft/settings";
 import { pageAt, type TFakeRequest, type TFakeResponse } from "./fake-server";
+import { graphDenied, graphError, graphNotPremium } from "./graph-errors";
 
 // Graph v1.0's tenant-policy resources as the reference documents them: singletons with their
 // @odata.context, collections as `value` arrays with @odata.nextLink paging, 403
@@ -170,17 +170,6 @@ const RESOURCES: Record<string, TResource> = {
   },
 };
 
-const graphError = (status: number, code: string, message: string): TFakeResponse => ({
-  status,
-  body: {
-    error: {
-      code,
-      message,
-      innerError: { date: new Date().toISOString(), "request-id": randomBytes(8).toString("hex") },
-    },
-  },
-});
-
 function selected<T extends object>(item: T, select: string[] | null): Partial<T> {
   if (!select) return item;
   return Object.fromEntries(
@@ -233,11 +222,7 @@ export function graphSettingsRoute(
 
   const granted = fixture.granted;
   if (granted && !resource.permissions.some((p) => granted.includes(p))) {
-    return graphError(
-      403,
-      "Authorization_RequestDenied",
-      "Insufficient privileges to complete the operation.",
-    );
+    return graphDenied();
   }
   const rawSelect = req.query.get("$select");
   const select = rawSelect ? rawSelect.split(",").map((s) => s.trim()) : null;
@@ -274,11 +259,7 @@ export function graphSettingsRoute(
     case "/v1.0/identity/conditionalAccess/policies":
       if (fixture.entraIdP1 === false) {
         // Assumed shape: Graph's premium-feature refusal (as for sign-in logs); see docs/decisions.md.
-        return graphError(
-          403,
-          "Authentication_RequestFromNonPremiumTenantOrB2CTenant",
-          "Neither tenant is B2C or tenant doesn't have premium license",
-        );
+        return graphNotPremium();
       }
       return collection(
         req,

@@ -24,6 +24,7 @@ import {
   type TFakeResponse,
   type TFakeServer,
 } from "./fake-server";
+import { graphDenied, graphError, graphNotPremium, oauthError } from "./graph-errors";
 import { graphSettingsRoute, type TGraphSettingsFixture } from "./fake-graph-settings";
 import { GRAPH_V1_PROPERTIES, type TGraphEntityType } from "./graph-v1-properties";
 
@@ -83,26 +84,6 @@ export const ALL_GRAPH_ROLES: readonly string[] = [
 
 // Graph returns only these user properties unless $select asks for others (signInActivity never by default).
 const USER_DEFAULT_PROPERTIES = ["id", "displayName", "mail", "userPrincipalName"];
-
-const graphError = (status: number, code: string, message: string): TFakeResponse => ({
-  status,
-  body: {
-    error: {
-      code,
-      message,
-      innerError: { date: new Date().toISOString(), "request-id": randomBytes(8).toString("hex") },
-    },
-  },
-});
-
-const denied = () =>
-  graphError(403, "Authorization_RequestDenied", "Insufficient privileges to complete the operation.");
-const notPremium = () =>
-  graphError(
-    403,
-    "Authentication_RequestFromNonPremiumTenantOrB2CTenant",
-    "Neither tenant is B2C or tenant doesn't have premium license",
-  );
 
 /**
  * The application permissions graph-permissions.json lists for each path the fake serves (any one
@@ -274,10 +255,7 @@ export async function startFakeGraph(opts: {
 
   function issueToken(tenant: string, req: TFakeRequest): TFakeResponse {
     const form = new URLSearchParams(req.body);
-    const oauthError = (status: number, error: string, description: string) => ({
-      status,
-      body: { error, error_description: description, error_codes: [], timestamp: new Date().toISOString() },
-    });
+
     if (
       tenant !== fixture.tenantId &&
       !(fixture.organization.verifiedDomains ?? []).some((d) => d.name === tenant)
@@ -723,9 +701,9 @@ export async function startFakeGraph(opts: {
         optionError(req.query, r.options) ?? (r.entity ? selectError(r.entity, req.query) : null);
       if (refused) return refused;
       const needs: readonly string[] = GRAPH_ROUTE_PERMISSIONS[r.key];
-      if (!needs.some((p) => roles.has(p))) return denied();
-      if ((r.also?.(req.query) ?? []).some((p) => !roles.has(p))) return denied();
-      if (r.premium?.(req.query) && !premium) return notPremium();
+      if (!needs.some((p) => roles.has(p))) return graphDenied();
+      if ((r.also?.(req.query) ?? []).some((p) => !roles.has(p))) return graphDenied();
+      if (r.premium?.(req.query) && !premium) return graphNotPremium();
       return r.serve(req, baseUrl, m);
     }
     return graphError(400, "BadRequest", `Resource not found for the segment '${req.path}'.`);

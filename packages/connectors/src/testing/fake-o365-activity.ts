@@ -7,6 +7,7 @@ import {
   type TFakeResponse,
   type TFakeServer,
 } from "./fake-server";
+import { oauthError } from "./graph-errors";
 
 // A fake of the Office 365 Management Activity API and of the identity platform's token endpoint
 // for its resource, written from the API reference
@@ -87,10 +88,7 @@ export async function startFakeO365Activity(opts: {
       });
       return { status: relayed.status, body: await relayed.json() };
     }
-    const oauthError = (status: number, error: string, description: string): TFakeResponse => ({
-      status,
-      body: { error, error_description: description, error_codes: [], timestamp: new Date().toISOString() },
-    });
+
     if (tenant !== fixture.tenantId)
       return oauthError(400, "invalid_request", `AADSTS90002: Tenant '${tenant}' not found.`);
     if (form.get("grant_type") !== "client_credentials")

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createGoogleWorkspaceAdapter, type TSettingValue } from "@posture/connectors";
+import { createGoogleWorkspaceAdapter } from "@posture/connectors";
 import { startFakeGoogle, type TFakeGoogle } from "@posture/connectors/testing/google";
 import { buildGoogleFixture } from "@posture/connectors/testing/google-fixture";
 // The tenant builders live beside the fake; the package does not export them.
 import { POLICIES_SCOPE, withGoogleTenant } from "../../connectors/src/testing/fake-google-settings";
+import { evaluateTenantChecks } from "./evaluate";
 import { GOOGLE_WORKSPACE_CHECKS } from "./google-workspace";
 
 const TOKEN = "static-test-token";
@@ -32,17 +33,10 @@ async function evaluate(
       tokenUrl: fake.tokenUrl,
     },
   });
-  const settings = await adapter.tenantSettings();
-  const values: Record<string, TSettingValue> = {};
-  const unavailable = new Set<string>();
-  for (const s of settings) {
-    if ("value" in s) values[s.key] = s.value;
-    else unavailable.add(s.key);
-  }
-  return GOOGLE_WORKSPACE_CHECKS.map((check) => ({
-    id: check.id,
-    evaluated: check.settings.every((key) => !unavailable.has(key)),
-    passed: check.settings.every((key) => key in values) && check.test(values),
+  return evaluateTenantChecks(GOOGLE_WORKSPACE_CHECKS, await adapter.tenantSettings()).map((r) => ({
+    id: r.check.id,
+    evaluated: r.status !== "unavailable",
+    passed: r.status === "pass",
   }));
 }
 

@@ -1,4 +1,4 @@
-import { createMicrosoft365Adapter, type TSettingValue, type TTenantSetting } from "@posture/connectors";
+import { createMicrosoft365Adapter, type TTenantSetting } from "@posture/connectors";
 import { startFakeGraph, type TFakeGraph } from "@posture/connectors/testing/graph";
 import { buildGraphFixture, GRAPH_TENANT_ID } from "@posture/connectors/testing/graph-fixture";
 import { afterEach, describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import {
   buildWeakGraphSettings,
   type TGraphSettingsFixture,
 } from "../../connectors/src/testing/fake-graph-settings";
+import { evaluateTenantChecks } from "./evaluate";
 import { MICROSOFT_365_CHECKS } from "./microsoft-365";
 
 const CLIENT_ID = "aaaaaaaa-0000-0000-0000-000000000001";
@@ -34,14 +35,11 @@ async function tenantSettings(settings: TGraphSettingsFixture): Promise<TTenantS
 
 /** Each check's outcome: pass, fail, or not evaluated when a setting it reads is unavailable. */
 function outcomes(settings: TTenantSetting[]): Record<string, "pass" | "fail" | "not_evaluated"> {
-  const values = new Map<string, TSettingValue>();
-  for (const s of settings) if ("value" in s) values.set(s.key, s.value);
   return Object.fromEntries(
-    MICROSOFT_365_CHECKS.map((c) => {
-      if (!c.settings.every((k) => values.has(k))) return [c.id, "not_evaluated"];
-      const read = Object.fromEntries(c.settings.map((k) => [k, values.get(k) ?? null]));
-      return [c.id, c.test(read) ? "pass" : "fail"];
-    }),
+    evaluateTenantChecks(MICROSOFT_365_CHECKS, settings).map((r) => [
+      r.check.id,
+      r.status === "unavailable" ? "not_evaluated" : r.status,
+    ]),
   );
 }
 

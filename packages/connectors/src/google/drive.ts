@@ -1,3 +1,4 @@
+import { emailDomain } from "@posture/platform";
 import { type TJsonClient } from "../http/client";
 import { SourceHttpError } from "../http/errors";
 import { pagesByToken } from "../http/paginate";
@@ -45,8 +46,6 @@ export type TDriveReaderDeps = {
 };
 
 type TDriveRead = { members: TGDrivePermission[]; fileCount: number };
-
-const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase();
 
 /** A refusal that costs one user or one drive, not the scan: the token or the API said no. */
 function refusal(error: unknown): string | null {
@@ -182,7 +181,7 @@ export function createDriveReader(deps: TDriveReaderDeps) {
     return members
       .filter((m) => m.type === "user" && !m.deleted && m.emailAddress)
       .map((m) => ({ email: (m.emailAddress ?? "").toLowerCase(), rank: ROLE_ORDER.indexOf(m.role ?? "") }))
-      .filter((m) => internal.has(domainOf(m.email)) && !suspended.has(m.email))
+      .filter((m) => internal.has(emailDomain(m.email) ?? "") && !suspended.has(m.email))
       .sort((a, b) => (a.rank < 0 ? 99 : a.rank) - (b.rank < 0 ? 99 : b.rank))
       .map((m) => m.email)
       .slice(0, MAX_READERS_TRIED);

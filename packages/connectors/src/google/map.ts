@@ -1,3 +1,4 @@
+import { emailDomain } from "@posture/platform";
 import { EPOCH } from "../shared/normalise";
 import {
   type TActivityEvent,
@@ -133,7 +134,6 @@ function param(parameters: TGActivityParameter[] | undefined, name: string): str
   return found?.value ?? found?.multiValue?.join(" ");
 }
 
-const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase();
 // Visibility values that open a file beyond the domain (domain-wide links stay internal).
 const PUBLIC_VISIBILITY = new Set(["people_with_link", "public_on_the_web"]);
 
@@ -152,7 +152,7 @@ export function mapActivity(activity: TGActivity, internalDomains: string[]): TA
     switch (event.name) {
       case "change_user_access": {
         const target = param(event.parameters, "target_user")?.toLowerCase();
-        if (target && !internal.has(domainOf(target))) {
+        if (target && !internal.has(emailDomain(target) ?? target)) {
           events.push({ id, at, actorEmail, type: "share_external", ...withDoc, target });
         }
         break;

@@ -1,3 +1,4 @@
+import { emailDomain } from "@posture/platform";
 import { createJsonClient, type THttpOptions, type TTokenProvider } from "../http/client";
 import { apiErrorMessage, SourceHttpError } from "../http/errors";
 import { once } from "../shared/once";
@@ -104,8 +105,7 @@ function externalTarget(record: TO365Record, internal: Set<string>): string | nu
   if (!raw) return record.TargetUserOrGroupType === "Guest" ? "guest" : null;
   const target = guestEmail(raw);
   if (EMAIL.test(target)) {
-    const domain = target.slice(target.lastIndexOf("@") + 1);
-    return internal.has(domain) ? null : target;
+    return internal.has(emailDomain(target) ?? "") ? null : target;
   }
   // A group or a display name: external only when SharePoint says the grantee is a guest.
   return record.TargetUserOrGroupType === "Guest" ? target : null;

@@ -11,5 +11,6 @@ export { createGoogleWorkspaceAdapter, type TGoogleEndpoints } from "./google/ad
 export { createMicrosoft365Adapter, type TMicrosoftEndpoints } from "./microsoft/adapter";
 export { GOOGLE_SETTINGS, type TGoogleSettingSpec } from "./google/settings";
 export { MICROSOFT_SETTINGS, type TMicrosoftSettingSpec } from "./microsoft/settings";
+export { accessRequirementsOf } from "./access";
 export { GOOGLE_ACCESS } from "./google/access";
 export { MICROSOFT_ACCESS } from "./microsoft/access";

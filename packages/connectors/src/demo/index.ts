@@ -4,8 +4,7 @@ import { appsOf, grantAt } from "./apps";
 import { driveAt, driveIdAt } from "./drives";
 import { fileAt } from "./files";
 import { demoTenantSettings } from "./settings";
-import { GOOGLE_ACCESS } from "../google/access";
-import { MICROSOFT_ACCESS } from "../microsoft/access";
+import { accessRequirementsOf } from "../access";
 import { shapeOf, type TShapeInput } from "./shape";
 import { userAt } from "./users";
 
@@ -67,7 +66,7 @@ export function createDemoAdapter(opts: TDemoOptions): TSourceAdapter {
     tenantSettings: async () => demoTenantSettings(shape),
     // The sandbox is granted everything a real tenant could grant.
     checkAccess: async () =>
-      (shape.type === "google_workspace" ? GOOGLE_ACCESS : MICROSOFT_ACCESS).map((r) => ({
+      accessRequirementsOf(shape.type).map((r) => ({
         ...r,
         granted: true,
       })),

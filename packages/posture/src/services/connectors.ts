@@ -1,9 +1,8 @@
 import { and, count, eq } from "drizzle-orm";
 import { connectors, scans, type Db } from "@posture/db";
 import {
+  accessRequirementsOf,
   createSourceAdapter,
-  GOOGLE_ACCESS,
-  MICROSOFT_ACCESS,
   SourceAuthError,
   type TAccessCheck,
   type TAccessRequirement,
@@ -67,8 +66,7 @@ function toView(r: TRow): TConnectorView {
 }
 
 function demoAccess(type: TConnectorType): TConnectorAccess {
-  const requirements = type === "google_workspace" ? GOOGLE_ACCESS : MICROSOFT_ACCESS;
-  return toConnectorAccess(requirements.map((r) => ({ ...r, granted: true })));
+  return toConnectorAccess(accessRequirementsOf(type).map((r) => ({ ...r, granted: true })));
 }
 
 export async function listConnectors(db: Db, input: { orgId: string }): Promise<TConnectorView[]> {
@@ -184,7 +182,7 @@ export async function checkConnectorAccess(input: {
   });
   return settleAccess(
     () => adapter.checkAccess(),
-    input.type === "google_workspace" ? GOOGLE_ACCESS : MICROSOFT_ACCESS,
+    accessRequirementsOf(input.type),
     input.deadlineMs ?? ACCESS_CHECK_DEADLINE_MS,
   );
 }

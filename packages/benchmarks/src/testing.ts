@@ -4,7 +4,7 @@ import type { TTenantCheck } from "./types";
 export const TEST_CONTROLS: TTenantCheck["controls"] = {
   soc2: ["CC6.1"],
   iso27001: ["A.5.17"],
-  gdpr: ["Art.32"],
+  gdpr: ["Art. 32"],
   hipaa: ["164.312(d)"],
   nist_csf: ["PR.AA-03"],
 };

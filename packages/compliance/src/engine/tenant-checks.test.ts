@@ -1,35 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { GOOGLE_WORKSPACE_CHECKS, MICROSOFT_365_CHECKS, type TTenantCheck } from "@posture/benchmarks";
+import { TEST_CONTROLS, testCheck } from "@posture/benchmarks/testing";
 import { COMPLIANCE_FRAMEWORKS, FRAMEWORKS } from "../catalogs";
 import { assessAll, evaluateFramework, tenantEvidenceIndex } from "./evaluate";
-import type { TSignals } from "./signals";
 import { tenantCheckSignals } from "./tenant-checks";
-
-function signals(o: Partial<TSignals> = {}): TSignals {
-  return {
-    period: { days: 30, from: "2026-10-01T00:00:00.000Z", to: "2026-10-31T00:00:00.000Z" },
-    sources: { connected: 1, unhealthy: 0, scansInPeriod: 3, lastScanAt: "2026-10-30T00:00:00.000Z" },
-    posture: { score: 92, grade: "A" },
-    openByRule: {},
-    topFindings: [],
-    resolvedInPeriod: 4,
-    users: { total: 50, active: 48, mfa: 48, admins: 3, adminsWithoutMfa: 0, dormant: 0, riskySharers: 1 },
-    files: { total: 1000, public: 0, external: 0, sensitive: 10, sensitiveLabelled: 10 },
-    apps: { total: 4, unverified: 0, aiAgents: 1 },
-    trustedDomains: 2,
-    audit: { entriesInPeriod: 20, total: 200, chainIntact: true, brokenAtSeq: null },
-    incidents: { inPeriod: 1, open: 0, resolved: 1, withPostMortem: 1 },
-    activityEventsInPeriod: 500,
-    tenantChecks: [],
-    ...o,
-  };
-}
+import { signals } from "./test-signals";
 
 const bench = (id: string) => ({ name: "CIS Google Workspace Foundations", version: "1.3.0", id });
-function check(id: string, severity: TTenantCheck["severity"], hipaa: string[]): TTenantCheck {
-  return {
+const check = (id: string, severity: TTenantCheck["severity"], hipaa: string[]): TTenantCheck =>
+  testCheck({
     id,
-    source: "google_workspace",
     benchmark: bench(id.length.toString()),
     title: id,
     severity,
@@ -37,9 +17,8 @@ function check(id: string, severity: TTenantCheck["severity"], hipaa: string[]):
     expected: "on",
     test: () => true,
     fix: "turn it on",
-    controls: { soc2: ["CC6.1"], iso27001: ["A.5.17"], gdpr: ["Art. 32"], hipaa, nist_csf: ["PR.AA-03"] },
-  };
-}
+    controls: { ...TEST_CONTROLS, hipaa },
+  });
 // Automatic logoff has no automated evidence of its own: a session-timeout check is its only one.
 const LOGOFF = "164.312(a)(2)(iii)";
 const timeout = check("gws_session_timeout", "MEDIUM", [LOGOFF]);

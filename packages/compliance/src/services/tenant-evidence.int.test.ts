@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TTenantCheck } from "@posture/benchmarks";
+import { TEST_CONTROLS, testCheck } from "@posture/benchmarks/testing";
 import { organizations, tenantCheckResults } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
 import { randomBytes } from "node:crypto";
@@ -11,24 +12,18 @@ import { getDashboard } from "./reports";
 // the dashboard counts and names those controls. An injected catalog (the benchmark catalogs are
 // filled elsewhere).
 const LOGOFF = "164.312(a)(2)(iii)";
-const check = (id: string, severity: TTenantCheck["severity"], hipaa: string): TTenantCheck => ({
-  id,
-  source: "google_workspace",
-  benchmark: { name: "CIS Google Workspace Foundations", version: "1.3.0", id: `3.1.${id.length}` },
-  title: id,
-  severity,
-  settings: [id],
-  expected: "on",
-  test: () => true,
-  fix: "turn it on",
-  controls: {
-    soc2: ["CC6.1"],
-    iso27001: ["A.5.17"],
-    gdpr: ["Art. 32"],
-    hipaa: [hipaa],
-    nist_csf: ["PR.AA-03"],
-  },
-});
+const check = (id: string, severity: TTenantCheck["severity"], hipaa: string): TTenantCheck =>
+  testCheck({
+    id,
+    benchmark: { name: "CIS Google Workspace Foundations", version: "1.3.0", id: `3.1.${id.length}` },
+    title: id,
+    severity,
+    settings: [id],
+    expected: "on",
+    test: () => true,
+    fix: "turn it on",
+    controls: { ...TEST_CONTROLS, hipaa: [hipaa] },
+  });
 const CATALOG = [check("gws_session_timeout", "MEDIUM", LOGOFF), check("gws_2sv", "HIGH", "164.312(d)")];
 
 let db: TestDb;

@@ -71,8 +71,6 @@ const stopPeriodic = await startPeriodicJobs(jobs, {
   onRestored: (ids) => log.warn({ schedulers: ids }, "periodic schedules were missing from Redis; restored"),
   onError: (err) => log.warn({ err: err.message }, "periodic schedule check failed; trying again later"),
 });
-log.info({ jobs: Object.keys(registry), prefix: env.JOBS_PREFIX }, "scheduler running");
-
 // Job durations are recorded by the workers; queue depth and the pool are read at scrape time.
 collectProcessMetrics();
 observedGauge("job_queue_jobs", "Background jobs in the queue by state", ["state"], async () => {
@@ -123,3 +121,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     );
   });
 }
+
+// Only now, with the handlers in place: a SIGTERM before them would take Node's default and kill
+// the process with running jobs and no exit code.
+log.info({ jobs: Object.keys(registry), prefix: env.JOBS_PREFIX }, "scheduler running");

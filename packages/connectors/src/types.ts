@@ -141,6 +141,55 @@ export type TAccessCheck = TAccessRequirement & { granted: boolean; detail?: str
 export type TCoverageGap = { feature: string; missing: string; detail: string };
 
 /**
+ * Where a source's file change feeds stand, opaque to everything but the adapter that made it: a
+ * Drive page token per user and per shared drive, a Graph `@odata.deltaLink` per drive, the
+ * demo's revision. A scan stores it in the same transaction as its findings, so a scan that dies
+ * leaves the previous cursor behind and the next one reads the same changes again (applying a
+ * change twice is harmless; losing one is not).
+ */
+export type TChangeCursor = { source: string; feeds: Record<string, string> };
+
+/**
+ * One change a feed reports. `file`: the file as it is now, permissions and label included
+ * (added, changed, or moved into scope). `removed`: a file gone (deleted, in the bin, or out of
+ * scope). `ownerGone` / `driveGone`: a user's personal drive or a shared drive no longer read (user
+ * deleted or suspended, drive deleted): each stored file of it (personal: `driveId` null and
+ * owned by the user) that this read did not also report as a `file` is gone.
+ */
+export type TFileChange =
+  | { kind: "file"; file: TSourceFile }
+  | { kind: "removed"; fileId: string }
+  | { kind: "ownerGone"; ownerEmail: string }
+  | { kind: "driveGone"; driveId: string };
+
+/** One read of the change feeds: the changes, streamed, then where the feeds stand after them. */
+export type TChangeRead = {
+  changes: AsyncIterable<TFileChange>;
+  /** Valid once `changes` is exhausted: the cursor the next scan starts from. */
+  cursor: () => TChangeCursor;
+};
+
+/**
+ * A source's file change feeds (Google Drive `changes`, Graph drive delta, the demo's revisions).
+ * Users, shared drives, app grants and settings have no such feed worth the name (or none at
+ * all): a scan reads them whole every time, and only files incrementally.
+ */
+export type TChangeFeed = {
+  /**
+   * The feeds' current position, taken before a full read: what changes while the full read runs
+   * is reported by the next incremental read, never lost.
+   */
+  start: () => Promise<TChangeCursor>;
+  /**
+   * Every file change since `since`, in feed order (a file may be reported more than once; the
+   * last report wins). Iterating throws ChangeCursorExpiredError when a feed's token is no longer
+   * valid (Drive 410, Graph 410 `resyncRequired`, a cursor of another source or version): the scan
+   * then reads everything.
+   */
+  read: (since: TChangeCursor) => TChangeRead;
+};
+
+/**
  * A source, read page by page: large tenants are streamed, never held whole by the adapter.
  * Adapters throw SourceAuthError when the credentials are refused (the connector turns
  * unhealthy) and SourceUnavailableError when the source is down after its retries.
@@ -158,6 +207,8 @@ export type TSourceAdapter = {
   checkAccess: () => Promise<TAccessCheck[]>;
   /** What the reads so far had to skip, and why; read after a scan. */
   coverageGaps: () => TCoverageGap[];
+  /** The file change feeds; a source without them is scanned in full every time. */
+  changeFeed?: TChangeFeed;
 };
 
 export class SourceAuthError extends Error {
@@ -171,5 +222,17 @@ export class SourceUnavailableError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "SourceUnavailableError";
+  }
+}
+
+/** A change feed's token expired or cannot be used: the scan falls back to a full read. */
+export class ChangeCursorExpiredError extends Error {
+  constructor(
+    message: string,
+    /** The feed whose token expired (a user, a drive), when one did. */
+    readonly feed?: string,
+  ) {
+    super(message);
+    this.name = "ChangeCursorExpiredError";
   }
 }

@@ -1,4 +1,10 @@
-export { openWorkspaceSnapshot, type TWorkspaceSink, type TSnapshotScope } from "./store/snapshot-writer";
+export {
+  openWorkspaceSnapshot,
+  type TSnapshotMode,
+  type TSnapshotResult,
+  type TSnapshotScope,
+  type TWorkspaceSink,
+} from "./store/snapshot-writer";
 export type { TSnapshotCounts } from "./store/finish-snapshot";
 export { workspaceRouter } from "./router";
 export { lapseExpiredApprovals } from "./services/approvals";

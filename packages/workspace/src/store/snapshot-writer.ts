@@ -30,6 +30,20 @@ import { openTransaction } from "./transaction";
 export type TSnapshotScope = { orgId: string; connectorId: string; scanId: string; now: Date };
 
 /**
+ * `full`: the scan streams every resource; whatever the store held that it did not see is gone.
+ * `incremental`: users and shared drives still come whole (pruned as in a full snapshot), files
+ * only as the change feeds report them (`file` replaces a stored file with its permissions and
+ * sharing items; the `remove…` calls delete); every other stored file stays as it is.
+ */
+export type TSnapshotMode = "full" | "incremental";
+
+/** What a committed snapshot holds: the store's totals for the connector, and the files it removed. */
+export type TSnapshotResult = TSnapshotCounts & {
+  /** Source ids of the files this snapshot deleted (gone from the source); empty for a first snapshot. */
+  removedFileIds: string[];
+};
+
+/**
  * Receives one scan's resources as the scan reads them. Each call may flush a batch to the
  * database (hence the promise); nothing is visible to readers until `commit`.
  */
@@ -38,12 +52,18 @@ export type TWorkspaceSink = {
   file: (file: TSourceFile) => Promise<void>;
   drive: (drive: TSharedDrive) => Promise<void>;
   grant: (grant: TAppGrant) => Promise<void>;
+  /** Incremental snapshots only: a file gone from the source, with its permissions and sharing items. */
+  removeFile: (sourceFileId: string) => Promise<void>;
+  /** Incremental snapshots only: every personal-drive file of this owner not reported by `file` is gone. */
+  removeOwner: (ownerEmail: string) => Promise<void>;
+  /** Incremental snapshots only: every file of this shared drive not reported by `file` is gone. */
+  removeDrive: (driveId: string) => Promise<void>;
   /**
    * Runs a statement of the caller's in the snapshot's transaction, in turn with the snapshot's
    * own writes: it becomes visible with the snapshot, or is rolled back with it.
    */
   write: (statement: (tx: Db) => Promise<void>) => Promise<void>;
-  commit: () => Promise<TSnapshotCounts>;
+  commit: () => Promise<TSnapshotResult>;
   abort: () => Promise<void>;
 };
 
@@ -74,7 +94,7 @@ export const SNAPSHOT_TABLES = [
  */
 export async function openWorkspaceSnapshot(
   db: Db,
-  scope: TSnapshotScope & { workspace: TWorkspace },
+  scope: TSnapshotScope & { workspace: TWorkspace; mode?: TSnapshotMode },
 ): Promise<TWorkspaceSink> {
   const open = openTransaction(db);
   const tx = await open.tx;
@@ -307,15 +327,19 @@ export async function openWorkspaceSnapshot(
       counts.grants++;
       grants.push(g);
     },
+    removeFile: () => Promise.reject(new Error("incremental snapshots: not yet")),
+    removeOwner: () => Promise.reject(new Error("incremental snapshots: not yet")),
+    removeDrive: () => Promise.reject(new Error("incremental snapshots: not yet")),
     write: (statement) => pipeline.send(() => statement(tx)),
     commit: async () => {
       try {
         for (const b of Object.values(buffers)) await flush(b);
         await pipeline.drain();
         if (!fresh) changed += await pruneUnseen(tx, connectorId);
-        return await open.commit((t) =>
+        const totals = await open.commit((t) =>
           finishSnapshot(t, { ...scope, counts, metrics, externalByOwner, grants, changed }),
         );
+        return { ...totals, removedFileIds: [] };
       } catch (err) {
         await open.rollback();
         throw err;

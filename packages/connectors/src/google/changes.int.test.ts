@@ -264,6 +264,31 @@ describe("Google Drive change feed against the fake", () => {
     });
   });
 
+  it("lists a user back whole once they can be read, and drops one whose Drive is turned off", async () => {
+    const server = await start();
+    const cursor = await feedOf(server).start();
+    expect(cursor.feeds["user:bob@acme.test"]).toBeUndefined();
+    const before = byId(await collect(adapterFor(server).files()));
+    // Bob is back: his files (and one made while he was away) are listed whole.
+    server.tenant.unsuspendUser("bob@acme.test");
+    server.tenant.addFile(file("f-bob", "bob@acme.test"));
+    // Alice's Drive is turned off: her files leave the snapshot, as in a full read.
+    server.tenant.setDriveEnabled("alice@acme.test", false);
+    const first = await readAll(feedOf(server), cursor);
+    const after = byId(await collect(adapterFor(server).files()));
+    expect(sorted(apply(before, first.changes))).toEqual(sorted(after));
+    expect(first.changes).toContainEqual({ kind: "ownerGone", ownerEmail: "alice@acme.test" });
+    expect(after.has("f-bob") && !after.has("f-public")).toBe(true);
+    expect(Object.keys(first.cursor.feeds)).toContain("user:bob@acme.test");
+    expect(Object.keys(first.cursor.feeds)).not.toContain("user:alice@acme.test");
+    // Turned back on: listed whole again.
+    server.tenant.setDriveEnabled("alice@acme.test", true);
+    const second = await readAll(feedOf(server), first.cursor);
+    const end = byId(await collect(adapterFor(server).files()));
+    expect(sorted(apply(after, second.changes))).toEqual(sorted(end));
+    expect(end.has("f-public")).toBe(true);
+  });
+
   it.each([410, 400] as const)(
     "throws ChangeCursorExpiredError when Drive answers an old token with %i",
     async (status) => {

@@ -56,6 +56,9 @@ export type TFakeGoogleTenant = {
   transferOwnership: (id: string, newOwner: string) => void;
   addUser: (user: TGUser) => void;
   suspendUser: (email: string) => void;
+  unsuspendUser: (email: string) => void;
+  /** Turns a user's Drive service off (Drive answers them 403 `domainPolicy`) or back on. */
+  setDriveEnabled: (email: string, enabled: boolean) => void;
   /** Gone from the Directory (its files are no longer anyone's to read). */
   deleteUser: (email: string) => void;
   addDrive: (drive: TGSharedDrive & { id: string; permissions: TGDrivePermission[] }) => void;
@@ -70,7 +73,7 @@ export type TFakeGoogleTenant = {
 const lower = (value: string | undefined) => (value ?? "").toLowerCase();
 
 export function createFakeChanges(
-  fixture: TFakeDriveFixture,
+  fixture: TFakeDriveFixture & { driveDisabled?: string[] },
   view: {
     canSee: (file: TFile, subject: string) => boolean;
     isMember: (drive: TFakeDriveFixture["drives"][number] | undefined, subject: string) => boolean;
@@ -118,6 +121,12 @@ export function createFakeChanges(
 
   const userOf = (email: string) => fixture.users.find((u) => lower(u.primaryEmail) === lower(email));
 
+  function setSuspended(email: string, suspended: boolean) {
+    const user = userOf(email);
+    if (!user) throw new Error(`fake Google: no user ${email}`);
+    user.suspended = suspended;
+  }
+
   const tenant: TFakeGoogleTenant = {
     addFile: (file) => {
       fixture.files.push(file);
@@ -149,10 +158,11 @@ export function createFakeChanges(
         ];
       }),
     addUser: (user) => void fixture.users.push(user),
-    suspendUser: (email) => {
-      const user = userOf(email);
-      if (!user) throw new Error(`fake Google: no user ${email}`);
-      user.suspended = true;
+    suspendUser: (email) => setSuspended(email, true),
+    unsuspendUser: (email) => setSuspended(email, false),
+    setDriveEnabled: (email, enabled) => {
+      const off = (fixture.driveDisabled ?? []).filter((e) => lower(e) !== lower(email));
+      fixture.driveDisabled = enabled ? off : [...off, lower(email)];
     },
     deleteUser: (email) => {
       const user = userOf(email);

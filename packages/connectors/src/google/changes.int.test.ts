@@ -289,6 +289,28 @@ describe("Google Drive change feed against the fake", () => {
     expect(end.has("f-public")).toBe(true);
   });
 
+  it("costs one changes.list per feed when nothing changed, however large the tenant", async () => {
+    const server = await start({
+      fixture: buildGoogleFixture({ extraFiles: 2000, extraUsers: 6 }),
+      pageSize: 50,
+    });
+    const cursor = await feedOf(server).start();
+    const fullFrom = server.requests.length;
+    const files = await collect(adapterFor(server).files());
+    const fullRequests = server.requests.length - fullFrom;
+    const readFrom = server.requests.length;
+    const { changes, cursor: next } = await readAll(feedOf(server), cursor);
+    const reads = server.requests.slice(readFrom).filter((r) => r.path.startsWith("/drive/v3/"));
+    expect(changes).toEqual([]);
+    expect(next).toEqual(cursor);
+    const lists = reads.filter((r) => r.path === "/drive/v3/changes");
+    expect(lists).toHaveLength(Object.keys(cursor.feeds).length);
+    // Besides the feeds: the shared drives and their members, as every scan reads them.
+    expect(reads.filter((r) => r.path === "/drive/v3/files")).toHaveLength(0);
+    expect(files.length).toBeGreaterThan(2000);
+    expect(fullRequests).toBeGreaterThan(3 * reads.length);
+  });
+
   it.each([410, 400] as const)(
     "throws ChangeCursorExpiredError when Drive answers an old token with %i",
     async (status) => {

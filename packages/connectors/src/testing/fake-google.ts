@@ -20,6 +20,8 @@ import {
 } from "./fake-server";
 import { googleSettingsRoute, type TGoogleSettingsFixture } from "./fake-google-settings";
 import { createFakeChanges, type TFakeChangesOptions, type TFakeGoogleTenant } from "./fake-google-changes";
+
+export type { TFakeChangesOptions, TFakeGoogleTenant } from "./fake-google-changes";
 import { createFakeDirectory } from "./fake-google-directory";
 import { createFakeDrive, grpcError, type TCaller } from "./fake-google-drive";
 import { GLOBAL_PARAMETERS, METHODS, type TMethodId } from "./fake-google-schema";

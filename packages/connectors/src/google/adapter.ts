@@ -16,6 +16,7 @@ import {
 import { GOOGLE_ACCESS, GOOGLE_FEATURE, GOOGLE_SCOPE } from "./access";
 import { type TGActivityList, type TGDomainList, type TGTokenList, type TGUserList } from "./api-types";
 import { GOOGLE_TOKEN_URL, googleTokens, type TGoogleCredentials, type TGoogleTokens } from "./auth";
+import { createDriveChangeFeed } from "./changes";
 import { createDriveReader } from "./drive";
 import { createGapBook } from "./gaps";
 import { readLabelCatalogue, type TLabelCatalogue } from "./labels";
@@ -98,8 +99,9 @@ export function createGoogleWorkspaceAdapter(opts: {
     }
   }
 
+  const driveAs = (subject: string) => client(baseUrls.drive, subject, [GOOGLE_SCOPE.drive]);
   const drive = createDriveReader({
-    driveAs: (subject) => client(baseUrls.drive, subject, [GOOGLE_SCOPE.drive]),
+    driveAs,
     delegated: tokens.delegated,
     adminSubject,
     users,
@@ -204,6 +206,20 @@ export function createGoogleWorkspaceAdapter(opts: {
         ? checkDelegatedAccess(tokens, adminSubject)
         : checkTokenAccess(opts.credentials, endpoints.tokenInfoUrl ?? GOOGLE_TOKEN_INFO_URL, opts.http),
     coverageGaps: () => gaps.list(),
+    // A bare access token sees only its own user's Drive: no per-user feeds to keep, so it is
+    // scanned in full every time (docs/sources/google-workspace.md, "The change feed").
+    ...(tokens.delegated
+      ? {
+          changeFeed: createDriveChangeFeed({
+            source: SOURCE,
+            parts: drive.parts,
+            driveAs,
+            labels,
+            gaps,
+            concurrency: opts.concurrency ?? DEFAULT_USER_CONCURRENCY,
+          }),
+        }
+      : {}),
   };
 }
 

@@ -20,6 +20,7 @@ export type TGDriveFile = {
   size?: string;
   permissions?: TGDrivePermission[];
   labelInfo?: { labels?: TGAppliedLabel[] };
+  trashed?: boolean;
 };
 
 /** A Drive label as applied to a file (Drive v3 `Label`): field values keyed by the field's id. */
@@ -33,6 +34,17 @@ export type TGAppliedLabel = {
 };
 
 export type TGFileList = { files?: TGDriveFile[]; nextPageToken?: string };
+
+/** Drive v3 `Change`: a file's new state, or its removal from the feed (deleted, access lost). */
+export type TGChange = {
+  changeType?: "file" | "drive";
+  removed?: boolean;
+  fileId?: string;
+  file?: TGDriveFile;
+  driveId?: string;
+};
+export type TGChangeList = { changes?: TGChange[]; nextPageToken?: string; newStartPageToken?: string };
+export type TGStartPageToken = { startPageToken?: string };
 export type TGPermissionList = { permissions?: TGDrivePermission[]; nextPageToken?: string };
 
 export type TGSharedDrive = {

@@ -23,7 +23,7 @@ import { mapFile, mapSharedDrive } from "./map";
 
 const FILES = "/drive/v3/files";
 const PERMISSION_FIELDS = "nextPageToken,permissions(id,type,role,emailAddress,domain,deleted)";
-const FILE_FIELDS =
+export const FILE_FIELDS =
   "id,name,mimeType,driveId,owners(emailAddress),modifiedTime,size," +
   "permissions(id,type,role,emailAddress,domain,deleted)";
 const OWNED_BY_USER = "'me' in owners and trashed = false";
@@ -45,10 +45,11 @@ export type TDriveReaderDeps = {
   concurrency: number;
 };
 
-type TDriveRead = { members: TGDrivePermission[]; fileCount: number };
+/** A shared drive as read: its members, its file count, and whether every file was listed. */
+type TDriveRead = { members: TGDrivePermission[]; fileCount: number; complete: boolean };
 
 /** A refusal that costs one user or one drive, not the scan: the token or the API said no. */
-function refusal(error: unknown): string | null {
+export function refusal(error: unknown): string | null {
   if (error instanceof SourceAuthError) return error.message;
   if (error instanceof SourceHttpError && error.status === 404) return error.message;
   return null;
@@ -102,14 +103,19 @@ export function createDriveReader(deps: TDriveReaderDeps) {
     return mapFile(file, permissions ?? [], labelName(file.labelInfo?.labels, await deps.labels()));
   }
 
+  /** The files `subject` owns in their My Drive; a refusal is thrown. */
+  async function* ownedFiles(subject: string): AsyncGenerator<TSourceFile> {
+    const client = deps.driveAs(subject);
+    const query = await fileQuery({ corpora: "user", q: OWNED_BY_USER });
+    for await (const page of pagesByToken<TGFileList>(client, FILES, query)) {
+      for (const file of page.files ?? []) yield await toSourceFile(client, file);
+    }
+  }
+
   /** The files `subject` owns in their My Drive (one owner per file: each is listed once). */
   async function* userFiles(subject: string): AsyncGenerator<TSourceFile> {
-    const client = deps.driveAs(subject);
     try {
-      const query = await fileQuery({ corpora: "user", q: OWNED_BY_USER });
-      for await (const page of pagesByToken<TGFileList>(client, FILES, query)) {
-        for (const file of page.files ?? []) yield await toSourceFile(client, file);
-      }
+      yield* ownedFiles(subject);
     } catch (error) {
       const reason = refusal(error);
       if (reason === null) throw error;
@@ -196,7 +202,8 @@ export function createDriveReader(deps: TDriveReaderDeps) {
     fields: "full" | "count",
   ): AsyncGenerator<{ client: TJsonClient; file: TGDriveFile }> {
     const members = await driveMembers(drive.id);
-    const record = (fileCount: number) => drives.set(drive.id, { members, fileCount });
+    const record = (fileCount: number, complete: boolean) =>
+      drives.set(drive.id, { members, fileCount, complete });
     const problems: string[] = [];
     for (const subject of await readers(members)) {
       const client = deps.driveAs(subject);
@@ -213,13 +220,13 @@ export function createDriveReader(deps: TDriveReaderDeps) {
             yield { client, file };
           }
         }
-        record(count);
+        record(count, true);
         return;
       } catch (error) {
         const reason = refusal(error);
         if (reason === null) throw error;
         if (count > 0) {
-          record(count);
+          record(count, false);
           gaps.add(
             GOOGLE_FEATURE.sharedDrives,
             "part of these shared drives' files",
@@ -231,7 +238,7 @@ export function createDriveReader(deps: TDriveReaderDeps) {
         problems.push(`${subject}: ${reason}`);
       }
     }
-    record(0);
+    record(0, false);
     gaps.add(
       GOOGLE_FEATURE.sharedDrives,
       "a member to read these shared drives' files as",
@@ -261,6 +268,23 @@ export function createDriveReader(deps: TDriveReaderDeps) {
   }
 
   return {
+    /** What the change feed (changes.ts) reads with: the same users, drives, readers and mapping. */
+    parts: {
+      fileQuery,
+      toSourceFile,
+      ownedFiles,
+      activeUsers,
+      adminDrives,
+      driveMembers,
+      readers,
+      /** The files of a shared drive, through its first readable member; false when not all were listed. */
+      async *sharedDriveFiles(drive: TGSharedDrive & { id: string }): AsyncGenerator<TSourceFile, boolean> {
+        for await (const { client, file } of driveFiles(drive, "full"))
+          yield await toSourceFile(client, file);
+        return drives.get(drive.id)?.complete === true;
+      },
+    },
+
     async *files(): AsyncGenerator<TSourceFile> {
       const seen = new Set<string>();
       const once = async function* (files: AsyncIterable<TSourceFile>) {
@@ -286,7 +310,7 @@ export function createDriveReader(deps: TDriveReaderDeps) {
     async *sharedDrives(): AsyncGenerator<TSharedDrive> {
       for await (const drive of adminDrives()) {
         if (!drives.has(drive.id)) for await (const listed of driveFiles(drive, "count")) void listed;
-        const read = drives.get(drive.id) ?? { members: [], fileCount: 0 };
+        const read = drives.get(drive.id) ?? { members: [], fileCount: 0, complete: false };
         yield mapSharedDrive(drive, read.members, read.fileCount);
       }
     },

@@ -130,22 +130,12 @@ export function createFakeDrive(fixture: TFakeDriveFixture, listPage: TListPage,
       "Invalid Value",
     );
     if ("refused" in listed) return listed.refused;
-    const labelIds = new Set((q.get("includeLabels") ?? "").split(",").filter(Boolean));
+    const labelIds = includedLabels(q);
     return masked(q, FILE_LIST, DEFAULT_FIELDS.files, {
       kind: "drive#fileList",
       incompleteSearch: false,
       ...listed.more,
-      files: listed.page.map(({ permissions, trashed, labelInfo, ...file }) => ({
-        kind: "drive#file",
-        ...file,
-        trashed: Boolean(trashed),
-        // Only the labels named in includeLabels come back.
-        labelInfo: { labels: (labelInfo?.labels ?? []).filter((l) => l.id && labelIds.has(l.id)) },
-        // Drive leaves `permissions` out of files.list for items in shared drives.
-        ...(file.driveId
-          ? {}
-          : { permissions: permissions.map((p) => ({ kind: "drive#permission", ...p })) }),
-      })),
+      files: listed.page.map((file) => fileResource(file, labelIds)),
     });
   }
 
@@ -241,7 +231,27 @@ export function createFakeDrive(fixture: TFakeDriveFixture, listPage: TListPage,
     return { status: 200, body: { labels: shown, ...listed.more } };
   }
 
-  return { listFiles, listPermissions, listDrives, listLabels };
+  return { listFiles, listPermissions, listDrives, listLabels, canSee, isMember, masked };
+}
+
+/** The label ids a request's `includeLabels` names. */
+export const includedLabels = (q: URLSearchParams) =>
+  new Set((q.get("includeLabels") ?? "").split(",").filter(Boolean));
+
+/** A fixture file as Drive lists it (files.list, changes.list), before the `fields` mask. */
+export function fileResource(
+  { permissions, trashed, labelInfo, ...file }: TFakeDriveFixture["files"][number],
+  labelIds: Set<string>,
+) {
+  return {
+    kind: "drive#file",
+    ...file,
+    trashed: Boolean(trashed),
+    // Only the labels named in includeLabels come back.
+    labelInfo: { labels: (labelInfo?.labels ?? []).filter((l) => l.id && labelIds.has(l.id)) },
+    // Drive leaves `permissions` out of file lists for items in shared drives.
+    ...(file.driveId ? {} : { permissions: permissions.map((p) => ({ kind: "drive#permission", ...p })) }),
+  };
 }
 
 /** The error body of Google's gRPC-transcoded APIs (Drive Labels, Cloud Identity): no `errors` array. */

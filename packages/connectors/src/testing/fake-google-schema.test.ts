@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   applyFieldMask,
+  CHANGE,
+  CHANGE_LIST,
   DRIVE,
   FILE,
   GLOBAL_PARAMETERS,
@@ -10,6 +12,7 @@ import {
   METHODS,
   parseFieldMask,
   PERMISSION,
+  START_PAGE_TOKEN,
 } from "./fake-google-schema";
 
 // The fake's lists must be the Discovery documents' own. They live outside the repository (the
@@ -38,6 +41,8 @@ describe.skipIf(!haveDiscovery)("fake Google lists against the Discovery documen
       "drive.files.list": driveDoc.resources.files?.methods.list,
       "drive.permissions.list": driveDoc.resources.permissions?.methods.list,
       "drive.drives.list": driveDoc.resources.drives?.methods.list,
+      "drive.changes.getStartPageToken": driveDoc.resources.changes?.methods.getStartPageToken,
+      "drive.changes.list": driveDoc.resources.changes?.methods.list,
       "directory.users.list": directory.resources.users?.methods.list,
       "directory.tokens.list": directory.resources.tokens?.methods.list,
       "directory.domains.list": directory.resources.domains?.methods.list,
@@ -52,6 +57,11 @@ describe.skipIf(!haveDiscovery)("fake Google lists against the Discovery documen
 
   it("selects exactly the properties of File, Permission, Drive and their nested objects", () => {
     const { schemas } = load("drive.v3.json");
+    expect(sorted(CHANGE.properties)).toEqual(sorted(Object.keys(schemas.Change?.properties ?? {})));
+    expect(sorted(CHANGE_LIST.properties)).toEqual(sorted(Object.keys(schemas.ChangeList?.properties ?? {})));
+    expect(sorted(START_PAGE_TOKEN.properties)).toEqual(
+      sorted(Object.keys(schemas.StartPageToken?.properties ?? {})),
+    );
     expect(sorted(FILE.properties)).toEqual(sorted(Object.keys(schemas.File?.properties ?? {})));
     expect(sorted(PERMISSION.properties)).toEqual(sorted(Object.keys(schemas.Permission?.properties ?? {})));
     expect(sorted(DRIVE.properties)).toEqual(sorted(Object.keys(schemas.Drive?.properties ?? {})));

@@ -73,6 +73,47 @@ export const METHODS = {
       `${AUTH}drive.readonly`,
     ],
   },
+  "drive.changes.getStartPageToken": {
+    parameters: ["driveId", "supportsAllDrives", "supportsTeamDrives", "teamDriveId"],
+    scopes: [
+      `${AUTH}drive`,
+      `${AUTH}drive.appdata`,
+      `${AUTH}drive.file`,
+      `${AUTH}drive.meet.readonly`,
+      `${AUTH}drive.metadata`,
+      `${AUTH}drive.metadata.readonly`,
+      `${AUTH}drive.photos.readonly`,
+      `${AUTH}drive.readonly`,
+    ],
+  },
+  "drive.changes.list": {
+    parameters: [
+      "driveId",
+      "includeCorpusRemovals",
+      "includeItemsFromAllDrives",
+      "includeLabels",
+      "includePermissionsForView",
+      "includeRemoved",
+      "includeTeamDriveItems",
+      "pageSize",
+      "pageToken",
+      "restrictToMyDrive",
+      "spaces",
+      "supportsAllDrives",
+      "supportsTeamDrives",
+      "teamDriveId",
+    ],
+    scopes: [
+      `${AUTH}drive`,
+      `${AUTH}drive.appdata`,
+      `${AUTH}drive.file`,
+      `${AUTH}drive.meet.readonly`,
+      `${AUTH}drive.metadata`,
+      `${AUTH}drive.metadata.readonly`,
+      `${AUTH}drive.photos.readonly`,
+      `${AUTH}drive.readonly`,
+    ],
+  },
   "drive.drives.list": {
     parameters: ["pageSize", "pageToken", "q", "useDomainAdminAccess"],
     scopes: [`${AUTH}drive`, `${AUTH}drive.readonly`],
@@ -297,11 +338,38 @@ export const DRIVE_LIST: TShape = {
   nested: { drives: DRIVE },
 };
 
+/** A Drive `Change`: a file's or a shared drive's new state, or its removal from the feed. */
+export const CHANGE: TShape = {
+  properties: [
+    "changeType",
+    "drive",
+    "driveId",
+    "file",
+    "fileId",
+    "kind",
+    "removed",
+    "teamDrive",
+    "teamDriveId",
+    "time",
+    "type",
+  ],
+  nested: { file: FILE, drive: DRIVE },
+};
+export const CHANGE_LIST: TShape = {
+  properties: ["changes", "kind", "newStartPageToken", "nextPageToken"],
+  nested: { changes: CHANGE },
+};
+export const START_PAGE_TOKEN: TShape = { properties: ["kind", "startPageToken"] };
+
 /** What Drive returns when a request names no `fields`. */
 export const DEFAULT_FIELDS = {
   files: "kind,incompleteSearch,nextPageToken,files(kind,id,name,mimeType)",
   permissions: "kind,nextPageToken,permissions(kind,id,type,role,emailAddress,domain)",
   drives: "kind,nextPageToken,drives(kind,id,name,createdTime,hidden)",
+  changes:
+    "kind,nextPageToken,newStartPageToken,changes(kind,changeType,time,removed,fileId,driveId," +
+    "file(kind,id,name,mimeType),drive(kind,id,name))",
+  startPageToken: "kind,startPageToken",
 } as const;
 
 type TMask = Map<string, TMask | true>;

@@ -19,6 +19,9 @@ import {
   type TFakeServer,
 } from "./fake-server";
 import { googleSettingsRoute, type TGoogleSettingsFixture } from "./fake-google-settings";
+import { createFakeChanges, type TFakeChangesOptions, type TFakeGoogleTenant } from "./fake-google-changes";
+
+export type { TFakeChangesOptions, TFakeGoogleTenant } from "./fake-google-changes";
 import { createFakeDirectory } from "./fake-google-directory";
 import { createFakeDrive, grpcError, type TCaller } from "./fake-google-drive";
 import { GLOBAL_PARAMETERS, METHODS, type TMethodId } from "./fake-google-schema";
@@ -54,6 +57,8 @@ export type TFakeGoogle = TFakeServer & {
   issuedTokens: string[];
   /** Each issued token's subject and scopes, in order. */
   grants: Array<{ subject: string; scopes: string[] }>;
+  /** Changes the tenant as its users would; each file change lands in Drive's change feeds. */
+  tenant: TFakeGoogleTenant;
   /** Every endpoint of this fake, for an adapter's `endpoints`. */
   endpoints: {
     driveBaseUrl: string;
@@ -134,6 +139,8 @@ export async function startFakeGoogle(opts: {
   /** Upper bound on items per page, below the APIs' own maxima, to force paging. */
   pageSize?: number;
   tokenTtlSec?: number;
+  /** Drive's change log: how an expired page token is answered, and how many changes are kept. */
+  changes?: TFakeChangesOptions;
 }): Promise<TFakeGoogle> {
   const { fixture } = opts;
   const fakeMax = opts.pageSize ?? 1000;
@@ -168,6 +175,7 @@ export async function startFakeGoogle(opts: {
 
   const drive = createFakeDrive(fixture, listPage, googleError);
   const directory = createFakeDirectory(fixture, listPage, googleError);
+  const changes = createFakeChanges(fixture, drive, googleError, { ...opts.changes, fakeMax });
 
   function issueToken(req: TFakeRequest, tokenUrl: string): TFakeResponse {
     const grant = checkJwtBearerGrant(req.body, {
@@ -255,6 +263,10 @@ export async function startFakeGoogle(opts: {
       const fileId = decodeURIComponent(match[1] ?? "");
       return driveApi("drive.permissions.list", ["fileId"], () => drive.listPermissions(fileId, q, caller));
     }
+    if (req.path === "/drive/v3/changes/startPageToken")
+      return driveApi("drive.changes.getStartPageToken", [], () => changes.getStartPageToken(q, caller));
+    if (req.path === "/drive/v3/changes")
+      return driveApi("drive.changes.list", [], () => changes.list(q, caller));
     if (req.path === "/drive/v3/drives")
       return driveApi("drive.drives.list", [], () => drive.listDrives(q, caller));
     if (req.path === "/v2/labels")
@@ -313,6 +325,7 @@ export async function startFakeGoogle(opts: {
     tokenUrl,
     issuedTokens,
     grants,
+    tenant: changes.tenant,
     endpoints: {
       driveBaseUrl: server.url,
       adminBaseUrl: server.url,

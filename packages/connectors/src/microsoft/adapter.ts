@@ -4,7 +4,6 @@ import { graphItems } from "../http/paginate";
 import { workspaceOf } from "../shared/normalise";
 import { once } from "../shared/once";
 import {
-  SourceAuthError,
   SourceUnavailableError,
   type TAccessCheck,
   type TAccessRequirement,
@@ -45,6 +44,8 @@ import {
   permissionGranted,
   tokenRoles,
 } from "./access";
+import { createDriveChangeFeed, preferDelta } from "./change-feed";
+import { denial } from "./denial";
 import { createManagementActivity, MANAGE_DEFAULT_SCOPE } from "./management-activity";
 import { readMicrosoftSettings } from "./settings";
 import {
@@ -109,12 +110,6 @@ export const managementTokenProvider = (
   http?: THttpOptions,
 ): TTokenProvider => microsoftTokenProvider(credentials, { loginBaseUrl, http, scope: MANAGE_DEFAULT_SCOPE });
 
-/** The Graph message of a 403 (a permission or licence refused), or null for any other error. */
-function denial(error: unknown): string | null {
-  if (!(error instanceof SourceAuthError)) return null;
-  return /\(HTTP 403\)$/.test(error.message) ? error.message : null;
-}
-
 const PREMIUM_REFUSAL = /premium licen[cs]e|NonPremiumTenant/i;
 
 export function createMicrosoft365Adapter(opts: {
@@ -128,9 +123,10 @@ export function createMicrosoft365Adapter(opts: {
     loginBaseUrl: opts.endpoints?.loginBaseUrl,
     http: opts.http,
   });
+  const graphBaseUrl = opts.endpoints?.graphBaseUrl ?? "https://graph.microsoft.com";
   const graph = createJsonClient({
     source: SOURCE,
-    baseUrl: opts.endpoints?.graphBaseUrl ?? "https://graph.microsoft.com",
+    baseUrl: graphBaseUrl,
     tokens,
     http: opts.http,
   });
@@ -302,6 +298,15 @@ export function createMicrosoft365Adapter(opts: {
     }
   }
 
+  /** A file item of `drive` as every read maps it: its permissions and label read. */
+  async function fileOf(drive: TMsDrive, item: TMsDriveItem): Promise<TSourceFile> {
+    const { domain } = await workspace();
+    const driveId = drive.id ?? "";
+    const permissions = await itemPermissions(driveId, item.id ?? "", domain);
+    const label = await fileLabel(driveId, item);
+    return mapMsFile(item, drive, permissions, await emailLookup(), label);
+  }
+
   async function itemPermissions(driveId: string, itemId: string, domain: string): Promise<TPermission[]> {
     const lookup = await principals();
     const path = `/v1.0/drives/${encodeURIComponent(driveId)}/items/${encodeURIComponent(itemId)}/permissions`;
@@ -404,17 +409,13 @@ export function createMicrosoft365Adapter(opts: {
     },
 
     async *files(): AsyncGenerator<TSourceFile> {
-      const { domain } = await workspace();
+      await workspace();
       // The directory first: a refusal there is the users' permission, not the files'.
-      const emailOf = await emailLookup();
+      await emailLookup();
       try {
         for await (const drive of drives()) {
           if (!drive.id) continue;
-          for await (const item of driveFiles(drive.id)) {
-            const permissions = await itemPermissions(drive.id, item.id ?? "", domain);
-            const label = await fileLabel(drive.id, item);
-            yield mapMsFile(item, drive, permissions, emailOf, label);
-          }
+          for await (const item of driveFiles(drive.id)) yield await fileOf(drive, item);
         }
       } catch (error) {
         const message = denial(error);
@@ -515,6 +516,20 @@ export function createMicrosoft365Adapter(opts: {
     // read (the connect's first scan), not here: a check changes nothing in the tenant.
     checkAccess: () => checkAccess(graph, tokens, managementTokens),
     coverageGaps: () => [...gaps.values()],
+
+    changeFeed: createDriveChangeFeed({
+      // Delta's own client: every request carries the preferences that make Graph report sharing changes.
+      graph: createJsonClient({
+        source: SOURCE,
+        baseUrl: graphBaseUrl,
+        tokens,
+        http: preferDelta(opts.http),
+      }),
+      drives,
+      fileOf,
+      ownerEmail: async (drive) => (await emailLookup())(drive.owner?.user?.id) ?? "",
+      roles: async () => new Set(tokenRoles(await tokens.getToken())),
+    }),
   };
 }
 

@@ -246,45 +246,37 @@ export function createMicrosoft365Adapter(opts: {
     return null;
   }
 
-  async function* drives(): AsyncGenerator<TMsDrive> {
-    const seen = new Set<string>();
-    for await (const drive of graphItems<TMsDrive>(graph, "/v1.0/drives")) {
-      if (drive.id && !seen.has(drive.id)) {
-        seen.add(drive.id);
-        yield drive;
-      }
-    }
+  /** SharePoint document libraries: the root site's (GET /drives), then every other site's. */
+  async function* libraries(): AsyncGenerator<TMsDrive> {
+    yield* graphItems<TMsDrive>(graph, "/v1.0/drives");
     // Libraries of every other SharePoint site: GET /drives lists only the root site's.
     for await (const site of graphItems<TMsSite>(graph, "/v1.0/sites", {
       search: "*",
       $select: "id,displayName",
     })) {
       if (!site.id) continue;
-      for await (const drive of graphItems<TMsDrive>(
-        graph,
-        `/v1.0/sites/${encodeURIComponent(site.id)}/drives`,
-      )) {
-        if (drive.id && !seen.has(drive.id)) {
-          seen.add(drive.id);
-          yield drive;
-        }
-      }
+      yield* graphItems<TMsDrive>(graph, `/v1.0/sites/${encodeURIComponent(site.id)}/drives`);
     }
-    for (const userId of (await directory()).index.keys()) {
-      try {
-        for await (const drive of graphItems<TMsDrive>(
-          graph,
-          `/v1.0/users/${encodeURIComponent(userId)}/drives`,
-        )) {
-          if (drive.id && !seen.has(drive.id)) {
-            seen.add(drive.id);
-            yield drive;
-          }
-        }
-      } catch (error) {
-        // Users without a OneDrive (unlicensed, never provisioned) answer 404.
-        if (!(error instanceof SourceHttpError && error.status === 404)) throw error;
-      }
+  }
+
+  /** A user's OneDrive; none for a user without one (unlicensed, never provisioned: 404). */
+  async function* userDrives(userId: string): AsyncGenerator<TMsDrive> {
+    try {
+      yield* graphItems<TMsDrive>(graph, `/v1.0/users/${encodeURIComponent(userId)}/drives`);
+    } catch (error) {
+      if (!(error instanceof SourceHttpError && error.status === 404)) throw error;
+    }
+  }
+
+  const userIds = async () => (await directory()).index.keys();
+
+  async function* drives(): AsyncGenerator<TMsDrive> {
+    const seen = new Set<string>();
+    const fresh = (drive: TMsDrive) =>
+      Boolean(drive.id) && !seen.has(drive.id ?? "") && seen.add(drive.id ?? "");
+    for await (const drive of libraries()) if (fresh(drive)) yield drive;
+    for (const userId of await userIds()) {
+      for await (const drive of userDrives(userId)) if (fresh(drive)) yield drive;
     }
   }
 
@@ -525,7 +517,9 @@ export function createMicrosoft365Adapter(opts: {
         tokens,
         http: preferDelta(opts.http),
       }),
-      drives,
+      libraries,
+      userIds,
+      userDrives,
       fileOf,
       ownerEmail: async (drive) => (await emailLookup())(drive.owner?.user?.id) ?? "",
       roles: async () => new Set(tokenRoles(await tokens.getToken())),

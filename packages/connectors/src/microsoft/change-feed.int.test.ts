@@ -111,15 +111,23 @@ describe("Microsoft 365 change feed (drive delta) against the fake Graph", () =>
       "drive:drv-projects",
       "drive:drv-team",
       "format",
+      "onedrive:m-alice",
       "owner:drv-alice",
     ]);
     expect(cursor.feeds["owner:drv-alice"]).toBe("alice@contoso.test");
+    expect(cursor.feeds["onedrive:m-alice"]).toBe("drv-alice");
     const latest = server.requests.filter((r) => r.path.endsWith("/root/delta"));
     expect(latest.map((r) => r.query.get("token"))).toEqual(["latest", "latest", "latest"]);
     expect(latest.every((r) => r.headers.prefer === DELTA_PREFER)).toBe(true);
-    // Nothing changed: nothing to report, and the cursor stands where it was.
+    // Nothing changed: nothing to report. A user whose OneDrive the cursor knows is not asked again.
+    const asked = server.requests.length;
     const read = feedOf(server).read(cursor);
     expect(await collect(read.changes)).toEqual([]);
+    const probed = server.requests.slice(asked).filter((r) => /^\/v1\.0\/users\/[^/]+\/drives$/.test(r.path));
+    expect(probed.map((r) => r.path).sort()).toEqual(
+      ["/v1.0/users/m-admin/drives", "/v1.0/users/m-bob/drives", "/v1.0/users/m-dave/drives"].sort(),
+    );
+    expect(read.cursor()).toEqual(cursor);
   });
 
   it("reports added, changed, relabelled and deleted files and sharing changes, as the full read maps them", async () => {

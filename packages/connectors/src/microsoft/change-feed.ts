@@ -46,8 +46,10 @@ type TDeltaPage = { value?: TMsDriveItem[]; "@odata.nextLink"?: string; "@odata.
 export type TDriveFeedSource = {
   /** A Graph client whose requests carry `Prefer: DELTA_PREFER` (see `preferDelta`). */
   graph: TJsonClient;
-  /** Every drive the full read covers, in the full read's order. */
-  drives: () => AsyncIterable<TMsDrive>;
+  /** The drives the full read covers: SharePoint libraries, then each directory user's OneDrive. */
+  libraries: () => AsyncIterable<TMsDrive>;
+  userIds: () => Promise<Iterable<string>>;
+  userDrives: (userId: string) => AsyncIterable<TMsDrive>;
   /** A file item as the full read maps it (its permissions and label read). */
   fileOf: (drive: TMsDrive, item: TMsDriveItem) => Promise<TSourceFile>;
   /** The owner's email of a personal drive: its files' `ownerEmail`. */
@@ -69,15 +71,51 @@ export function preferDelta(http: THttpOptions = {}): THttpOptions {
   };
 }
 
+/** Changed files whose permissions and label are read at once (Graph throttles per app and tenant). */
+const FILE_READS_AT_ONCE = 8;
+
 const deltaPath = (driveId: string) => `/v1.0/drives/${encodeURIComponent(driveId)}/root/delta`;
 const driveKey = (driveId: string) => `drive:${driveId}`;
 const ownerKey = (driveId: string) => `owner:${driveId}`;
+const oneDriveKey = (userId: string) => `onedrive:${userId}`;
 
 /** What one drive's pages ended with: its next deltaLink, a deleted folder, or the drive gone (404). */
 type TDriveEnd = { deltaLink: string } | { folderDeleted: true } | { missing: true };
 
 export function createDriveChangeFeed(source: TDriveFeedSource): TChangeFeed {
   const { graph } = source;
+
+  /**
+   * The drives the full read covers. A user whose OneDrive the cursor knows is not asked again
+   * (one request per user per scan saved; a OneDrive keeps its id): its drive is rebuilt from the
+   * cursor, and one that has gone since answers 404 to its delta.
+   */
+  async function* drives(known: Record<string, string>): AsyncGenerator<TMsDrive> {
+    const seen = new Set<string>();
+    const fresh = (id: string | undefined): id is string =>
+      Boolean(id) && !seen.has(id ?? "") && Boolean(seen.add(id ?? ""));
+    for await (const drive of source.libraries()) if (fresh(drive.id)) yield drive;
+    for (const userId of await source.userIds()) {
+      const driveId = known[oneDriveKey(userId)];
+      if (driveId) {
+        if (fresh(driveId)) yield { id: driveId, driveType: "business", owner: { user: { id: userId } } };
+        continue;
+      }
+      for await (const drive of source.userDrives(userId)) if (fresh(drive.id)) yield drive;
+    }
+  }
+
+  /** Where a drive's feed stands in a cursor: its deltaLink and, for a OneDrive, whose it is. */
+  async function position(drive: TMsDrive, deltaLink: string): Promise<Record<string, string>> {
+    const id = drive.id ?? "";
+    if (isLibrary(drive)) return { [driveKey(id)]: deltaLink };
+    const userId = drive.owner?.user?.id;
+    return {
+      [driveKey(id)]: deltaLink,
+      [ownerKey(id)]: await source.ownerEmail(drive),
+      ...(userId ? { [oneDriveKey(userId)]: id } : {}),
+    };
+  }
 
   /** Why the feed cannot report every change (the app lacks Sites.FullControl.All), or null. */
   async function unusable(): Promise<string | null> {
@@ -122,17 +160,17 @@ export function createDriveChangeFeed(source: TDriveFeedSource): TChangeFeed {
     for (;;) {
       const current = await page(next.url, next.query, feed);
       if (!current) return { missing: true };
-      for (const item of current.value ?? []) {
-        if (!item.id) continue;
-        if (item.deleted) {
-          if (item.folder && incremental) return { folderDeleted: true };
-          // Removing an id that was a folder, or was never stored, changes nothing.
-          yield { kind: "removed", fileId: item.id };
-        } else if (item.file) {
-          const file = await mapped(drive, item);
-          yield file ? { kind: "file", file } : { kind: "removed", fileId: item.id };
+      const items = current.value ?? [];
+      const folderAt = incremental ? items.findIndex((i) => i.deleted && i.folder) : -1;
+      const before = folderAt >= 0 ? items.slice(0, folderAt) : items;
+      // Each changed file costs its permissions and label: a few at once, reported in feed order.
+      for (let at = 0; at < before.length; at += FILE_READS_AT_ONCE) {
+        const chunk = before.slice(at, at + FILE_READS_AT_ONCE);
+        for (const change of await Promise.all(chunk.map((item) => changeOf(drive, item)))) {
+          if (change) yield change;
         }
       }
+      if (folderAt >= 0) return { folderDeleted: true };
       const nextLink = current["@odata.nextLink"];
       if (nextLink) {
         next = { url: nextLink };
@@ -142,6 +180,16 @@ export function createDriveChangeFeed(source: TDriveFeedSource): TChangeFeed {
       if (!deltaLink) throw new SourceUnavailableError(`Microsoft 365: a delta page of ${feed} has no link`);
       return { deltaLink };
     }
+  }
+
+  /** What one delta item means for the store: nothing for a folder (or a package, as the full read). */
+  async function changeOf(drive: TMsDrive, item: TMsDriveItem): Promise<TFileChange | null> {
+    if (!item.id) return null;
+    // Removing an id that was a folder, or was never stored, changes nothing.
+    if (item.deleted) return { kind: "removed", fileId: item.id };
+    if (!item.file) return null;
+    const file = await mapped(drive, item);
+    return file ? { kind: "file", file } : { kind: "removed", fileId: item.id };
   }
 
   /** The file as the full read maps it; null when it was deleted since its delta page (404). */
@@ -160,14 +208,12 @@ export function createDriveChangeFeed(source: TDriveFeedSource): TChangeFeed {
       if (reason) return { source: MICROSOFT_CURSOR_SOURCE, feeds: { format: FORMAT, unusable: reason } };
       const feeds: Record<string, string> = { format: FORMAT };
       try {
-        for await (const drive of source.drives()) {
-          if (!drive.id) continue;
-          const latest = await page(deltaPath(drive.id), { token: "latest" }, driveKey(drive.id));
+        for await (const drive of drives({})) {
+          const id = drive.id ?? "";
+          const latest = await page(deltaPath(id), { token: "latest" }, driveKey(id));
           const deltaLink = latest?.["@odata.deltaLink"];
           // A drive deleted since it was listed has nothing to follow.
-          if (!deltaLink) continue;
-          feeds[driveKey(drive.id)] = deltaLink;
-          if (!isLibrary(drive)) feeds[ownerKey(drive.id)] = await source.ownerEmail(drive);
+          if (deltaLink) Object.assign(feeds, await position(drive, deltaLink));
         }
       } catch (error) {
         const message = denial(error);
@@ -195,9 +241,8 @@ export function createDriveChangeFeed(source: TDriveFeedSource): TChangeFeed {
         const next: Record<string, string> = { format: FORMAT };
         const seen = new Set<string>();
         try {
-          for await (const drive of source.drives()) {
-            const id = drive.id;
-            if (!id || seen.has(id)) continue;
+          for await (const drive of drives(feeds)) {
+            const id = drive.id ?? "";
             seen.add(id);
             const owner = isLibrary(drive) ? null : await source.ownerEmail(drive);
             // Every stored file of the drive that this read does not report again is gone.
@@ -215,8 +260,7 @@ export function createDriveChangeFeed(source: TDriveFeedSource): TChangeFeed {
               yield gone;
               continue;
             }
-            next[driveKey(id)] = end.deltaLink;
-            if (owner !== null) next[ownerKey(id)] = owner;
+            Object.assign(next, await position(drive, end.deltaLink));
           }
         } catch (error) {
           const message = denial(error);

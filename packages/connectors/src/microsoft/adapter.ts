@@ -272,8 +272,11 @@ export function createMicrosoft365Adapter(opts: {
 
   async function* drives(): AsyncGenerator<TMsDrive> {
     const seen = new Set<string>();
-    const fresh = (drive: TMsDrive) =>
-      Boolean(drive.id) && !seen.has(drive.id ?? "") && seen.add(drive.id ?? "");
+    const fresh = (drive: TMsDrive) => {
+      if (!drive.id || seen.has(drive.id)) return false;
+      seen.add(drive.id);
+      return true;
+    };
     for await (const drive of libraries()) if (fresh(drive)) yield drive;
     for (const userId of await userIds()) {
       for await (const drive of userDrives(userId)) if (fresh(drive)) yield drive;

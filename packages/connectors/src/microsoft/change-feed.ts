@@ -92,8 +92,11 @@ export function createDriveChangeFeed(source: TDriveFeedSource): TChangeFeed {
    */
   async function* drives(known: Record<string, string>): AsyncGenerator<TMsDrive> {
     const seen = new Set<string>();
-    const fresh = (id: string | undefined): id is string =>
-      Boolean(id) && !seen.has(id ?? "") && Boolean(seen.add(id ?? ""));
+    const fresh = (id: string | undefined): id is string => {
+      if (!id || seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    };
     for await (const drive of source.libraries()) if (fresh(drive.id)) yield drive;
     for (const userId of await source.userIds()) {
       const driveId = known[oneDriveKey(userId)];

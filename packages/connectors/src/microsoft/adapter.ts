@@ -44,7 +44,7 @@ import {
   permissionGranted,
   tokenRoles,
 } from "./access";
-import { createDriveChangeFeed, preferDelta } from "./change-feed";
+import { createDriveChangeFeed, FILE_READS_AT_ONCE, preferDelta } from "./change-feed";
 import { denial } from "./denial";
 import { createManagementActivity, MANAGE_DEFAULT_SCOPE } from "./management-activity";
 import { readMicrosoftSettings } from "./settings";
@@ -410,7 +410,15 @@ export function createMicrosoft365Adapter(opts: {
       try {
         for await (const drive of drives()) {
           if (!drive.id) continue;
-          for await (const item of driveFiles(drive.id)) yield await fileOf(drive, item);
+          // Each file costs its permissions and label: a few read at once, yielded in delta order.
+          let batch: TMsDriveItem[] = [];
+          for await (const item of driveFiles(drive.id)) {
+            batch.push(item);
+            if (batch.length < FILE_READS_AT_ONCE) continue;
+            yield* await Promise.all(batch.map((i) => fileOf(drive, i)));
+            batch = [];
+          }
+          yield* await Promise.all(batch.map((i) => fileOf(drive, i)));
         }
       } catch (error) {
         const message = denial(error);

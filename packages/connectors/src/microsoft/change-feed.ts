@@ -71,8 +71,8 @@ export function preferDelta(http: THttpOptions = {}): THttpOptions {
   };
 }
 
-/** Changed files whose permissions and label are read at once (Graph throttles per app and tenant). */
-const FILE_READS_AT_ONCE = 8;
+/** Files whose permissions and label are read at once (Graph throttles per app and tenant). */
+export const FILE_READS_AT_ONCE = 8;
 
 const deltaPath = (driveId: string) => `/v1.0/drives/${encodeURIComponent(driveId)}/root/delta`;
 const driveKey = (driveId: string) => `drive:${driveId}`;

@@ -220,6 +220,20 @@ describe("Microsoft 365 change feed (drive delta) against the fake Graph", () =>
     expect(byId(apply(stored, changes).values())).toEqual(end);
   });
 
+  it("re-reads a OneDrive whose owner was renamed, so its files carry the new email", async () => {
+    const server = await start();
+    const { cursor, stored } = await fullScan(server);
+    server.tenant.updateUser("m-alice", { mail: "alice.able@contoso.test" });
+    const changes = await collect(feedOf(server).read(cursor).changes);
+    expect(changes.filter((c) => c.kind === "ownerGone")).toEqual([
+      { kind: "ownerGone", ownerEmail: "alice@contoso.test" },
+      { kind: "ownerGone", ownerEmail: "alice.able@contoso.test" },
+    ]);
+    const end = byId(await collect(adapterFor(server).files()));
+    expect(end.find((f) => f.id === "a-budget")?.ownerEmail).toBe("alice.able@contoso.test");
+    expect(byId(apply(stored, changes).values())).toEqual(end);
+  });
+
   it("gives the same changes when the same cursor is read twice, and loses none made while reading", async () => {
     const server = await start({ pageSize: 1 });
     const { cursor, stored } = await fullScan(server);

@@ -252,8 +252,13 @@ export function createDriveChangeFeed(source: TDriveFeedSource): TChangeFeed {
             const gone: TFileChange =
               owner === null ? { kind: "driveGone", driveId: id } : { kind: "ownerGone", ownerEmail: owner };
             const link = feeds[driveKey(id)];
-            let end: TDriveEnd = link ? yield* follow(drive, { url: link }, true) : { folderDeleted: true };
-            // A drive new to the cursor, or one whose deleted folder hid what it held: read it whole.
+            // A OneDrive whose owner's email changed: its stored files still carry the old one.
+            const formerOwner = feeds[ownerKey(id)];
+            const renamed = owner !== null && formerOwner !== undefined && formerOwner !== owner;
+            if (renamed) yield { kind: "ownerGone", ownerEmail: formerOwner };
+            let end: TDriveEnd =
+              link && !renamed ? yield* follow(drive, { url: link }, true) : { folderDeleted: true };
+            // A drive new to the cursor, renamed, or whose deleted folder hid what it held: read it whole.
             if ("folderDeleted" in end) {
               yield gone;
               end = yield* follow(drive, { url: deltaPath(id) }, false);

@@ -20,6 +20,8 @@ export type TGraphTenant = {
   deleteItem: (driveId: string, itemId: string) => void;
   addDrive: (drive: TGraphFixture["drives"][number]) => void;
   deleteDrive: (driveId: string) => void;
+  /** Changes a user's directory entry (a rename changes their `mail` / `userPrincipalName`). */
+  updateUser: (userId: string, patch: Partial<TGraphFixture["users"][number]>) => void;
   /** Deletes a user and their OneDrive. */
   deleteUser: (userId: string) => void;
   /** Every delta token issued so far for the drive (or every drive) answers 410 from now on. */
@@ -63,6 +65,11 @@ export function tenantOf(fixture: TGraphFixture, log: TDriveDeltaLog): TGraphTen
       log.track(next);
     },
     deleteDrive,
+    updateUser: (userId, patch) => {
+      const user = fixture.users.find((u) => u.id === userId);
+      if (!user) throw new Error(`fake Graph: no user ${userId}`);
+      Object.assign(user, patch);
+    },
     deleteUser: (userId) => {
       fixture.users.splice(0, fixture.users.length, ...fixture.users.filter((u) => u.id !== userId));
       for (const d of fixture.drives.filter(

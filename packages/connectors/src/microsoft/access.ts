@@ -14,6 +14,7 @@ export const MS_FEATURE = {
   mfa: "MFA registration",
   lastLogin: "Last sign-in",
   files: "Files and sharing",
+  incrementalFiles: "Incremental file scans",
   appPermissions: "App grants: application permissions",
   delegatedGrants: "App grants: delegated consents",
   labels: "Sensitivity labels",
@@ -74,11 +75,24 @@ export const MICROSOFT_GRAPH_ACCESS: readonly TAccessRequirement[] = [
 ];
 
 /**
+ * Not a read of its own: Graph's drive delta, read with Sites.Read.All, reports permission-only
+ * changes completely only to an app that also holds Sites.FullControl.All (driveItem: delta,
+ * "Scanning permissions hierarchies"). Without it the change feed is not used (change-feed.ts).
+ */
+export const INCREMENTAL_FILES_ACCESS: TAccessRequirement = {
+  feature: MS_FEATURE.incrementalFiles,
+  permission: "Sites.FullControl.All",
+  impact:
+    "Every scan reads every file: Graph's drive delta reports permission-only changes (a sharing link added or removed) only to an app holding this permission.",
+};
+
+/**
  * Every application permission (and licence) the Microsoft 365 connector's features need: its
  * Graph reads, the tenant settings' reads, and (spread in here) the Office 365 Management API's.
  */
 export const MICROSOFT_ACCESS: readonly TAccessRequirement[] = [
   ...MICROSOFT_GRAPH_ACCESS,
+  INCREMENTAL_FILES_ACCESS,
   MANAGEMENT_ACTIVITY_ACCESS,
   ...MICROSOFT_SETTINGS_ACCESS,
 ];

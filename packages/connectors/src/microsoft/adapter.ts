@@ -4,7 +4,6 @@ import { graphItems } from "../http/paginate";
 import { workspaceOf } from "../shared/normalise";
 import { once } from "../shared/once";
 import {
-  SourceAuthError,
   SourceUnavailableError,
   type TAccessCheck,
   type TAccessRequirement,
@@ -45,6 +44,8 @@ import {
   permissionGranted,
   tokenRoles,
 } from "./access";
+import { createDriveChangeFeed, FILE_READS_AT_ONCE, preferDelta } from "./change-feed";
+import { denial } from "./denial";
 import { createManagementActivity, MANAGE_DEFAULT_SCOPE } from "./management-activity";
 import { readMicrosoftSettings } from "./settings";
 import {
@@ -109,12 +110,6 @@ export const managementTokenProvider = (
   http?: THttpOptions,
 ): TTokenProvider => microsoftTokenProvider(credentials, { loginBaseUrl, http, scope: MANAGE_DEFAULT_SCOPE });
 
-/** The Graph message of a 403 (a permission or licence refused), or null for any other error. */
-function denial(error: unknown): string | null {
-  if (!(error instanceof SourceAuthError)) return null;
-  return /\(HTTP 403\)$/.test(error.message) ? error.message : null;
-}
-
 const PREMIUM_REFUSAL = /premium licen[cs]e|NonPremiumTenant/i;
 
 export function createMicrosoft365Adapter(opts: {
@@ -128,9 +123,10 @@ export function createMicrosoft365Adapter(opts: {
     loginBaseUrl: opts.endpoints?.loginBaseUrl,
     http: opts.http,
   });
+  const graphBaseUrl = opts.endpoints?.graphBaseUrl ?? "https://graph.microsoft.com";
   const graph = createJsonClient({
     source: SOURCE,
-    baseUrl: opts.endpoints?.graphBaseUrl ?? "https://graph.microsoft.com",
+    baseUrl: graphBaseUrl,
     tokens,
     http: opts.http,
   });
@@ -250,45 +246,40 @@ export function createMicrosoft365Adapter(opts: {
     return null;
   }
 
-  async function* drives(): AsyncGenerator<TMsDrive> {
-    const seen = new Set<string>();
-    for await (const drive of graphItems<TMsDrive>(graph, "/v1.0/drives")) {
-      if (drive.id && !seen.has(drive.id)) {
-        seen.add(drive.id);
-        yield drive;
-      }
-    }
+  /** SharePoint document libraries: the root site's (GET /drives), then every other site's. */
+  async function* libraries(): AsyncGenerator<TMsDrive> {
+    yield* graphItems<TMsDrive>(graph, "/v1.0/drives");
     // Libraries of every other SharePoint site: GET /drives lists only the root site's.
     for await (const site of graphItems<TMsSite>(graph, "/v1.0/sites", {
       search: "*",
       $select: "id,displayName",
     })) {
       if (!site.id) continue;
-      for await (const drive of graphItems<TMsDrive>(
-        graph,
-        `/v1.0/sites/${encodeURIComponent(site.id)}/drives`,
-      )) {
-        if (drive.id && !seen.has(drive.id)) {
-          seen.add(drive.id);
-          yield drive;
-        }
-      }
+      yield* graphItems<TMsDrive>(graph, `/v1.0/sites/${encodeURIComponent(site.id)}/drives`);
     }
-    for (const userId of (await directory()).index.keys()) {
-      try {
-        for await (const drive of graphItems<TMsDrive>(
-          graph,
-          `/v1.0/users/${encodeURIComponent(userId)}/drives`,
-        )) {
-          if (drive.id && !seen.has(drive.id)) {
-            seen.add(drive.id);
-            yield drive;
-          }
-        }
-      } catch (error) {
-        // Users without a OneDrive (unlicensed, never provisioned) answer 404.
-        if (!(error instanceof SourceHttpError && error.status === 404)) throw error;
-      }
+  }
+
+  /** A user's OneDrive; none for a user without one (unlicensed, never provisioned: 404). */
+  async function* userDrives(userId: string): AsyncGenerator<TMsDrive> {
+    try {
+      yield* graphItems<TMsDrive>(graph, `/v1.0/users/${encodeURIComponent(userId)}/drives`);
+    } catch (error) {
+      if (!(error instanceof SourceHttpError && error.status === 404)) throw error;
+    }
+  }
+
+  const userIds = async () => (await directory()).index.keys();
+
+  async function* drives(): AsyncGenerator<TMsDrive> {
+    const seen = new Set<string>();
+    const fresh = (drive: TMsDrive) => {
+      if (!drive.id || seen.has(drive.id)) return false;
+      seen.add(drive.id);
+      return true;
+    };
+    for await (const drive of libraries()) if (fresh(drive)) yield drive;
+    for (const userId of await userIds()) {
+      for await (const drive of userDrives(userId)) if (fresh(drive)) yield drive;
     }
   }
 
@@ -300,6 +291,15 @@ export function createMicrosoft365Adapter(opts: {
     )) {
       if (item.file && !item.deleted && item.id) yield item;
     }
+  }
+
+  /** A file item of `drive` as every read maps it: its permissions and label read. */
+  async function fileOf(drive: TMsDrive, item: TMsDriveItem): Promise<TSourceFile> {
+    const { domain } = await workspace();
+    const driveId = drive.id ?? "";
+    const permissions = await itemPermissions(driveId, item.id ?? "", domain);
+    const label = await fileLabel(driveId, item);
+    return mapMsFile(item, drive, permissions, await emailLookup(), label);
   }
 
   async function itemPermissions(driveId: string, itemId: string, domain: string): Promise<TPermission[]> {
@@ -404,17 +404,21 @@ export function createMicrosoft365Adapter(opts: {
     },
 
     async *files(): AsyncGenerator<TSourceFile> {
-      const { domain } = await workspace();
+      await workspace();
       // The directory first: a refusal there is the users' permission, not the files'.
-      const emailOf = await emailLookup();
+      await emailLookup();
       try {
         for await (const drive of drives()) {
           if (!drive.id) continue;
+          // Each file costs its permissions and label: a few read at once, yielded in delta order.
+          let batch: TMsDriveItem[] = [];
           for await (const item of driveFiles(drive.id)) {
-            const permissions = await itemPermissions(drive.id, item.id ?? "", domain);
-            const label = await fileLabel(drive.id, item);
-            yield mapMsFile(item, drive, permissions, emailOf, label);
+            batch.push(item);
+            if (batch.length < FILE_READS_AT_ONCE) continue;
+            yield* await Promise.all(batch.map((i) => fileOf(drive, i)));
+            batch = [];
           }
+          yield* await Promise.all(batch.map((i) => fileOf(drive, i)));
         }
       } catch (error) {
         const message = denial(error);
@@ -515,6 +519,22 @@ export function createMicrosoft365Adapter(opts: {
     // read (the connect's first scan), not here: a check changes nothing in the tenant.
     checkAccess: () => checkAccess(graph, tokens, managementTokens),
     coverageGaps: () => [...gaps.values()],
+
+    changeFeed: createDriveChangeFeed({
+      // Delta's own client: every request carries the preferences that make Graph report sharing changes.
+      graph: createJsonClient({
+        source: SOURCE,
+        baseUrl: graphBaseUrl,
+        tokens,
+        http: preferDelta(opts.http),
+      }),
+      libraries,
+      userIds,
+      userDrives,
+      fileOf,
+      ownerEmail: async (drive) => (await emailLookup())(drive.owner?.user?.id) ?? "",
+      roles: async () => new Set(tokenRoles(await tokens.getToken())),
+    }),
   };
 }
 

@@ -49,9 +49,11 @@ export type TMsDriveItem = {
   file?: { mimeType?: string };
   folder?: { childCount?: number };
   root?: object;
-  deleted?: object;
+  /** Set on an item a delta reports deleted (its `state`, when Graph gives one). */
+  deleted?: { state?: string };
   createdBy?: { user?: TMsIdentity };
-  parentReference?: { driveId?: string; driveType?: string };
+  /** `id`: the parent folder's item id. */
+  parentReference?: { driveId?: string; driveType?: string; id?: string };
 };
 
 /** `sharePointIdentitySet` (grantedToV2, grantedToIdentitiesV2): identitySet plus SharePoint's own principals. */

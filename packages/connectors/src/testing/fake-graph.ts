@@ -2,9 +2,7 @@ import { randomBytes } from "node:crypto";
 import { MANAGEMENT_API_PERMISSIONS, MICROSOFT_ACCESS } from "../microsoft/access";
 import {
   type TMsDrive,
-  type TMsDriveItem,
   type TMsOrganization,
-  type TMsPermission,
   type TMsAppRoleAssignment,
   type TMsPermissionGrant,
   type TMsSensitivityLabel,
@@ -16,7 +14,6 @@ import {
   type TMsUser,
 } from "../microsoft/api-types";
 import {
-  encodeCursor,
   pageAt,
   pageSize,
   startFakeServer,
@@ -24,6 +21,8 @@ import {
   type TFakeResponse,
   type TFakeServer,
 } from "./fake-server";
+import { createDriveDeltaLog, type TFakeDriveItem } from "./fake-graph-delta";
+import { tenantOf, type TGraphTenant } from "./fake-graph-tenant";
 import { graphDenied, graphError, graphNotPremium, oauthError } from "./graph-errors";
 import { graphSettingsRoute, type TGraphSettingsFixture } from "./fake-graph-settings";
 import { GRAPH_V1_PROPERTIES, type TGraphEntityType } from "./graph-v1-properties";
@@ -46,7 +45,7 @@ export type TGraphFixture = {
   drives: Array<
     TMsDrive & {
       siteId?: string;
-      items: Array<TMsDriveItem & { permissions?: TMsPermission[]; sensitivityLabelIds?: string[] }>;
+      items: TFakeDriveItem[];
     }
   >;
   sites: Array<TMsSite & { root?: object }>;
@@ -72,7 +71,9 @@ export type TGraphFixture = {
   settings?: TGraphSettingsFixture;
 };
 
-export type TFakeGraph = TFakeServer & { issuedTokens: string[] };
+export { type TGraphTenant } from "./fake-graph-tenant";
+
+export type TFakeGraph = TFakeServer & { issuedTokens: string[]; tenant: TGraphTenant };
 
 export const GRAPH_AUDIENCE = "https://graph.microsoft.com";
 export const MANAGEMENT_AUDIENCE = "https://manage.office.com";
@@ -230,6 +231,8 @@ export async function startFakeGraph(opts: {
   const fakeMax = opts.pageSize ?? 1000;
   const now = opts.now ?? Date.now;
   const issued: string[] = [];
+  const deltaLog = createDriveDeltaLog(fakeMax);
+  for (const drive of fixture.drives) deltaLog.track(drive);
   const tokens = new Map<string, { audience: string; roles: Set<string>; expiresAt: number }>();
 
   /** A JWT-shaped app-only token: header.payload.signature, the payload carrying `roles` as Entra's does. */
@@ -333,7 +336,7 @@ export async function startFakeGraph(opts: {
     req: TFakeRequest,
     baseUrl: string,
     items: T[],
-    opts2: { maxTop: number; defaults?: string[]; delta?: boolean },
+    opts2: { maxTop: number; defaults?: string[] },
   ): TFakeResponse {
     const q = req.query;
     const at = pageAt(items, q.get("$skiptoken"), pageSize(q.get("$top"), 100, opts2.maxTop, fakeMax));
@@ -341,17 +344,12 @@ export async function startFakeGraph(opts: {
     const link = (params: URLSearchParams) => `${baseUrl}${req.path}?${params.toString()}`;
     const nextParams = new URLSearchParams(q);
     if (at.nextToken !== undefined) nextParams.set("$skiptoken", at.nextToken);
-    const deltaParams = new URLSearchParams({ token: encodeCursor(items.length) });
     return {
       status: 200,
       body: {
         "@odata.context": `${baseUrl}/v1.0/$metadata#collection`,
         value: at.page.map((item) => select(item, q, opts2.defaults)),
-        ...(at.nextToken !== undefined
-          ? { "@odata.nextLink": link(nextParams) }
-          : opts2.delta
-            ? { "@odata.deltaLink": link(deltaParams) }
-            : {}),
+        ...(at.nextToken !== undefined ? { "@odata.nextLink": link(nextParams) } : {}),
       },
     };
   }
@@ -384,7 +382,7 @@ export async function startFakeGraph(opts: {
     premium?: (q: URLSearchParams) => boolean;
     /** More permissions a part of the request needs (signInActivity: AuditLog.Read.All too). */
     also?: (q: URLSearchParams) => readonly string[];
-    serve: (req: TFakeRequest, baseUrl: string, m: RegExpExecArray) => TFakeResponse;
+    serve: (req: TFakeRequest, baseUrl: string, m: RegExpExecArray, roles: Set<string>) => TFakeResponse;
   };
   const selectsSignIns = (q: URLSearchParams) =>
     (q.get("$select") ?? "").split(",").some((p) => p.trim() === "signInActivity");
@@ -392,13 +390,9 @@ export async function startFakeGraph(opts: {
   const driveOf = (m: RegExpExecArray) => fixture.drives.find((d) => d.id === decodeURIComponent(m[1] ?? ""));
   const strip =
     (drive: TGraphFixture["drives"][number]) =>
-    ({
-      permissions: _p,
-      sensitivityLabelIds: _l,
-      ...item
-    }: TGraphFixture["drives"][number]["items"][number]) => ({
+    ({ permissions: _p, sensitivityLabelIds: _l, ...item }: TFakeDriveItem) => ({
       ...item,
-      parentReference: { driveId: drive.id, driveType: drive.driveType },
+      parentReference: { ...item.parentReference, driveId: drive.id, driveType: drive.driveType },
     });
   const allLabels = (labels: TMsSensitivityLabel[]): TMsSensitivityLabel[] =>
     labels.flatMap((l) => [l, ...allLabels(l.sublabels ?? [])]);
@@ -530,11 +524,14 @@ export async function startFakeGraph(opts: {
       {
         key: "GET /drives/{id}/root/delta",
         entity: "driveItem",
-        options: [...COLLECTION_OPTIONS, "token"],
-        serve: (req, baseUrl, m) => {
+        // Delta's own paging is in `token`; $expand is not served by the fake.
+        options: ["$select", "$top", "token"],
+        serve: (req, baseUrl, m, roles) => {
           const drive = driveOf(m);
           if (!drive) return graphError(404, "itemNotFound", "The resource could not be found.");
-          return collection(req, baseUrl, drive.items.map(strip(drive)), { maxTop: 999, delta: true });
+          return deltaLog.serve(req, baseUrl, drive, { roles }, (item) =>
+            select(strip(drive)(item), req.query),
+          );
         },
       },
     ],
@@ -704,7 +701,7 @@ export async function startFakeGraph(opts: {
       if (!needs.some((p) => roles.has(p))) return graphDenied();
       if ((r.also?.(req.query) ?? []).some((p) => !roles.has(p))) return graphDenied();
       if (r.premium?.(req.query) && !premium) return graphNotPremium();
-      return r.serve(req, baseUrl, m);
+      return r.serve(req, baseUrl, m, roles);
     }
     return graphError(400, "BadRequest", `Resource not found for the segment '${req.path}'.`);
   }
@@ -729,5 +726,5 @@ export async function startFakeGraph(opts: {
       return graphSettingsRoute(fixture.settings, req) ?? route(req, baseUrl, caller.roles);
     },
   });
-  return { ...server, issuedTokens: issued };
+  return { ...server, issuedTokens: issued, tenant: tenantOf(fixture, deltaLog) };
 }

@@ -60,7 +60,7 @@ export async function finishSnapshot(tx: Db, input: TFinishInput): Promise<TSnap
       await tx.execute(sql`
         UPDATE workspace_users w SET external_shares_owned = w.external_shares_owned + u.n
         FROM ${unnestRows(OWNER_COLUMNS, delta)}
-        WHERE w.connector_id = ${connectorId} AND w.email = u.email`);
+        WHERE w.org_id = ${orgId} AND w.email = u.email AND w.connector_id = ${connectorId}`);
     }
     if (recount.size > 0) {
       // A file is shared outside exactly when it has a sharing item (of its owner): counted on
@@ -72,7 +72,8 @@ export async function finishSnapshot(tx: Db, input: TFinishInput): Promise<TSnap
           LEFT JOIN (SELECT owner_email, count(DISTINCT file_id)::int AS n FROM workspace_shares
             WHERE org_id = ${orgId} AND owner_email = ANY(${emails}) AND connector_id = ${connectorId}
             GROUP BY owner_email) c ON c.owner_email = e.email
-        WHERE w.connector_id = ${connectorId} AND w.email = e.email AND w.external_shares_owned <> coalesce(c.n, 0)`);
+        WHERE w.org_id = ${orgId} AND w.email = e.email AND w.connector_id = ${connectorId}
+          AND w.external_shares_owned <> coalesce(c.n, 0)`);
     }
   }
   // Approvals outlive snapshots: item ids are stable, so active ones carry over to the new rows.

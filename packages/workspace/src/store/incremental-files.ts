@@ -17,11 +17,15 @@ import { rowsOf } from "./rows";
 /** What an incremental snapshot's file changes did to the connector's file totals (new minus old). */
 export type TFileDelta = { files: number; permissions: number; shares: number; metrics: TSnapshotMetrics };
 
-/** What the file changes touched: the flow graph and the owners' tallies are brought up to date from it. */
+/**
+ * What the file changes touched: the flow graph and the owners' tallies are brought up to date
+ * from it. The graph is derived from sharing items only, so only files with items (before or
+ * after) count for it.
+ */
 export type TTouched = {
-  /** workspace_files ids of every file written or deleted. */
+  /** workspace_files ids of the files written or deleted that had or have sharing items. */
   fileIds: Set<string>;
-  /** Owners (lower case) of those files, before and after. */
+  /** Owners (lower case) of those items, before and after. */
   owners: Set<string>;
   /** Outside domains of their sharing items, before and after. */
   domains: Set<string>;
@@ -61,7 +65,7 @@ export function createFileChanges(tx: Db, connectorId: string) {
     for (const [sourceId, rows] of entries) {
       const id = rows?.fileId ?? stableId("wsf", connectorId, sourceId);
       fileIds.push(id);
-      touched.fileIds.add(id);
+      if (rows && rows.shares.length > 0) touched.fileIds.add(id);
       if (rows) written.push(rows);
       else gone.push(id);
     }
@@ -85,8 +89,8 @@ export function createFileChanges(tx: Db, connectorId: string) {
     for (const f of before) {
       delta.files--;
       tallyFile(delta.metrics, f.exposure, f.sensitivity, f.labelled, -1);
-      touched.owners.add(f.owner_email);
       if (!f.external) continue;
+      touched.fileIds.add(f.id);
       owned(f.owner_email, -1);
       for (const t of SHARE_TYPES) shareIds.push(shareId(f.id, t));
     }
@@ -119,7 +123,7 @@ export function createFileChanges(tx: Db, connectorId: string) {
       delta.permissions += r.permissions.length;
       delta.shares += r.shares.length;
       for (const t of r.shareTypes) delta.metrics[SHARE_METRIC[t]]++;
-      touched.owners.add(r.owner);
+      if (r.shares.length > 0) touched.owners.add(r.owner);
       if (r.externalCount > 0) owned(r.owner, 1);
       for (const d of r.domains) touched.domains.add(d);
       for (const p of r.permissions) permissionRows.push(p);

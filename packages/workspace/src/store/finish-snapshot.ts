@@ -30,10 +30,9 @@ type TFinishInput = {
   metrics: TSnapshotMetrics;
   /**
    * Each user's count of externally shared files: every owner's, tallied by a full snapshot, or
-   * an incremental snapshot's changes to them (`delta`), and the owners whose rows it added or
-   * re-addressed (`recount`: counted from their stored sharing items).
+   * or an incremental snapshot's changes to them.
    */
-  owners: { externalByOwner: Map<string, number> } | { delta: Map<string, number>; recount: string[] };
+  owners: { externalByOwner: Map<string, number> } | { delta: Map<string, number> };
   grants: TAppGrant[];
   /** Rows written or deleted by the snapshot; 0 for an unchanged rescan. */
   changed: number;
@@ -54,7 +53,14 @@ export async function finishSnapshot(tx: Db, input: TFinishInput): Promise<TSnap
         ON u.email = w2.email
       WHERE w.id = w2.id AND w2.connector_id = ${connectorId} AND w.external_shares_owned <> coalesce(u.n, 0)`);
   } else {
-    const recount = new Set(input.owners.recount);
+    // Users this snapshot wrote (added, re-addressed, or changed otherwise): their tallies are
+    // counted afresh; everyone else's move by the changed files' difference.
+    const written = rowsOf<{ email: string }>(
+      await tx.execute(
+        sql`SELECT DISTINCT email FROM workspace_users WHERE connector_id = ${connectorId} AND age(xmin) = 0`,
+      ),
+    );
+    const recount = new Set(written.map((w) => w.email));
     const delta = [...input.owners.delta].filter(([email, n]) => n !== 0 && !recount.has(email));
     if (delta.length > 0) {
       await tx.execute(sql`

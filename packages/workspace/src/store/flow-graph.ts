@@ -23,7 +23,7 @@ export async function rebuildFlowGraph(tx: Db, orgId: string): Promise<void> {
   await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`flow:${orgId}`}))`);
   await tx.execute(sql`DELETE FROM flow_nodes WHERE org_id = ${orgId}`);
   await tx.execute(sql`DELETE FROM flow_edges WHERE org_id = ${orgId}`);
-  await insertFiles(tx, orgId, ALL.shares);
+  await insertFiles(tx, orgId, sql`workspace_shares`, ALL.shares);
   await insertExternals(tx, orgId, ALL);
   await insertUsers(tx, orgId, ALL.shares);
   await insertDrives(tx, orgId);
@@ -93,7 +93,12 @@ export async function updateFlowGraph(tx: Db, orgId: string, changes: TGraphChan
   await tx.execute(
     sql`DELETE FROM flow_edges WHERE org_id = ${orgId} AND source = ANY(${users}) AND target = ANY(${files})`,
   );
-  add(delta, await insertFiles(tx, orgId, sql`s.id = ANY(${shareIds})`));
+  // The changed files' items, read once for the five statements that derive their part.
+  await tx.execute(sql`
+    CREATE TEMP TABLE flow_changed_shares ON COMMIT DROP AS
+    SELECT * FROM workspace_shares WHERE id = ANY(${shareIds})`);
+  add(delta, await insertFiles(tx, orgId, sql`flow_changed_shares`, sql`true`));
+  await tx.execute(sql`DROP TABLE flow_changed_shares`);
   add(
     delta,
     await insertExternals(tx, orgId, {
@@ -130,15 +135,18 @@ function add(into: TNodeCounts, counts: TNodeCounts, by = 1): void {
     into[type] = (into[type] ?? 0) + by * n;
 }
 
-/** File nodes, their public links, and the edges of each file (owner → file → domains, link). */
-async function insertFiles(tx: Db, orgId: string, where: SQL): Promise<TNodeCounts> {
+/**
+ * File nodes, their public links, and the edges of each file (owner → file → domains, link), from
+ * `shares` (the sharing items, or a copy of some of them).
+ */
+async function insertFiles(tx: Db, orgId: string, shares: SQL, where: SQL): Promise<TNodeCounts> {
   const file = await nodes(
     tx,
     sql`
     INSERT INTO flow_nodes (org_id, id, type, label, risk_score, owner_email, domains)
     SELECT ${orgId}, 'file:' || s.file_id, 'file', min(s.resource_name), max(${SCORE}), min(s.owner_email),
       coalesce(array_agg(DISTINCT d) FILTER (WHERE d IS NOT NULL), '{}')
-    FROM workspace_shares s LEFT JOIN LATERAL unnest(s.target_domains) d ON true
+    FROM ${shares} s LEFT JOIN LATERAL unnest(s.target_domains) d ON true
     WHERE s.org_id = ${orgId} AND ${where}
     GROUP BY s.file_id`,
   );
@@ -147,21 +155,21 @@ async function insertFiles(tx: Db, orgId: string, where: SQL): Promise<TNodeCoun
     sql`
     INSERT INTO flow_nodes (org_id, id, type, label, risk_score, owner_email, domains)
     SELECT ${orgId}, 'public_link:' || s.file_id, 'public_link', 'Public link: ' || s.resource_name, ${SCORE}, s.owner_email, '{}'
-    FROM workspace_shares s WHERE s.org_id = ${orgId} AND s.sharing_type = 'public' AND ${where}`,
+    FROM ${shares} s WHERE s.org_id = ${orgId} AND s.sharing_type = 'public' AND ${where}`,
   );
   await tx.execute(sql`
     INSERT INTO flow_edges (org_id, source, target, scope, severity)
     SELECT ${orgId}, 'user:' || min(s.owner_email), 'file:' || s.file_id, 'internal', ${SEV("max(s.severity_rank)")}
-    FROM workspace_shares s WHERE s.org_id = ${orgId} AND ${where} GROUP BY s.file_id`);
+    FROM ${shares} s WHERE s.org_id = ${orgId} AND ${where} GROUP BY s.file_id`);
   await tx.execute(sql`
     INSERT INTO flow_edges (org_id, source, target, scope, severity)
     SELECT ${orgId}, 'file:' || s.file_id, 'external:' || d, 'external', ${SEV("max(s.severity_rank)")}
-    FROM workspace_shares s CROSS JOIN LATERAL unnest(s.target_domains) d
+    FROM ${shares} s CROSS JOIN LATERAL unnest(s.target_domains) d
     WHERE s.org_id = ${orgId} AND ${where} GROUP BY s.file_id, d`);
   await tx.execute(sql`
     INSERT INTO flow_edges (org_id, source, target, scope, severity)
     SELECT ${orgId}, 'file:' || s.file_id, 'public_link:' || s.file_id, 'public', s.severity
-    FROM workspace_shares s WHERE s.org_id = ${orgId} AND s.sharing_type = 'public' AND ${where}`);
+    FROM ${shares} s WHERE s.org_id = ${orgId} AND s.sharing_type = 'public' AND ${where}`);
   return { file, public_link: publicLink };
 }
 
@@ -217,12 +225,15 @@ async function insertDrives(tx: Db, orgId: string): Promise<TNodeCounts> {
 
 /** The outside domains only shared drives reach. */
 async function insertDriveExternals(tx: Db, orgId: string, where: SQL): Promise<TNodeCounts> {
+  // The shared-drive nodes' domains, read from the drives themselves (a few rows, not the graph).
   const external = await nodes(
     tx,
     sql`
     INSERT INTO flow_nodes (org_id, id, type, label, risk_score, owner_email, domains)
     SELECT ${orgId}, 'external:' || d, 'external', d, 40, NULL, ARRAY[d]
-    FROM (SELECT DISTINCT unnest(domains) d FROM flow_nodes WHERE org_id = ${orgId} AND type = 'shared_drive') x
+    FROM (SELECT DISTINCT lower(split_part(m->>'email', '@', 2)) AS d
+      FROM workspace_drives w CROSS JOIN LATERAL jsonb_array_elements(w.members) m
+      WHERE w.org_id = ${orgId} AND w.external_member_count > 0 AND (m->>'external')::boolean) x
     WHERE ${where}
     ON CONFLICT DO NOTHING`,
   );

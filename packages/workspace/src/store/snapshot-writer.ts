@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { TAppGrant, TSharedDrive, TSourceFile, TSourceUser, TWorkspace } from "@posture/connectors";
-import { arrayLiteral, createWritePipeline, unnestRows, type Db } from "@posture/db";
+import { arrayLiteral, createWritePipeline, type Db } from "@posture/db";
 import { domainIn, emailDomain } from "@posture/platform";
-import { affected, bulkInsert, type TColumn } from "./bulk-insert";
+import { affected, bulkInsert } from "./bulk-insert";
 import { DORMANT_DAYS, stableId } from "./classify";
 import {
   DRIVE_COLUMNS,
@@ -77,8 +77,6 @@ type TBuffer = {
   columns: typeof USER_COLUMNS;
   rows: unknown[][];
   computed?: ReadonlyArray<readonly [string, string]>;
-  /** Runs before the batch is written, in the write's turn. */
-  before?: (rows: unknown[][]) => Promise<void>;
 };
 
 /** Tables of a snapshot, written by upsert and pruned to what this scan saw. */
@@ -131,27 +129,11 @@ export async function openWorkspaceSnapshot(
     internal: new Set(scope.workspace.internalDomains.map((d) => d.toLowerCase())),
   };
 
-  // Owners whose tally of externally shared files an incremental snapshot recounts: those of
-  // the files it changed, and users it added or whose address changed.
-  const recount = new Set<string>();
   const buffers: Record<string, TBuffer> = {
     users: {
       table: "workspace_users",
       columns: USER_COLUMNS,
       rows: [],
-      before: incremental
-        ? async (rows) => {
-            const added = rowsOf<{ email: string }>(
-              await tx.execute(sql`
-                SELECT u.email FROM ${unnestRows(
-                  USER_KEY,
-                  rows.map((r) => [r[0], r[4]]),
-                )}
-                WHERE NOT EXISTS (SELECT 1 FROM workspace_users w WHERE w.id = u.id AND w.email = u.email)`),
-            );
-            for (const a of added) recount.add(a.email);
-          }
-        : undefined,
     },
     files: { table: "workspace_files", columns: FILE_COLUMNS, rows: [], computed: FILE_COMPUTED },
     permissions: { table: "workspace_permissions", columns: PERMISSION_COLUMNS, rows: [] },
@@ -173,7 +155,6 @@ export async function openWorkspaceSnapshot(
     b.rows = [];
     if (rows.length === 0) return;
     await pipeline.send(async () => {
-      await b.before?.(rows);
       const n = await bulkInsert(tx, b.table, b.columns, rows, {
         computed: b.computed,
         upsert: fresh ? "all" : "changed",
@@ -381,7 +362,7 @@ export async function openWorkspaceSnapshot(
             ...scope,
             counts: final,
             metrics: finalMetrics,
-            owners: { delta: touched.externalByOwner, recount: [...recount] },
+            owners: { delta: touched.externalByOwner },
             grants,
             changed,
             writeRow: !same,
@@ -404,12 +385,6 @@ export async function openWorkspaceSnapshot(
 }
 
 type TStoredRow = TSnapshotCounts & { metrics: Record<string, number> };
-
-/** Key of a user row: id and address (a user added or re-addressed needs its tallies recounted). */
-const USER_KEY: readonly TColumn[] = [
-  ["id", "text"],
-  ["email", "text"],
-];
 
 /** Whether the connector has no stored rows yet (its first snapshot, or one after a disconnect). */
 async function isEmpty(tx: Db, connectorId: string): Promise<boolean> {

@@ -105,7 +105,7 @@ function backendCpuMs(pid: number): number {
 
 const ms = (t0: number) => `${(performance.now() - t0).toFixed(0)} ms`;
 
-async function run(quick = false) {
+async function run(quick = false, only?: "gone") {
   const { orgId, connectorId, sample } = JSON.parse(readFileSync(`${DIR}/sample.json`, "utf8")) as {
     orgId: string;
     connectorId: string;
@@ -134,6 +134,7 @@ async function run(quick = false) {
     files: TSourceFile[],
     removed: string[] = [],
     rollback = false,
+    gone: { owners?: string[]; drives?: string[] } = {},
   ) => {
     const t0 = performance.now();
     const sink = await openWorkspaceSnapshot(h.db, {
@@ -158,6 +159,8 @@ async function run(quick = false) {
     const tFiles = performance.now();
     for (const f of files) await sink.file(f);
     for (const id of removed) await sink.removeFile(id);
+    for (const o of gone.owners ?? []) await sink.removeOwner(o);
+    for (const d of gone.drives ?? []) await sink.removeDrive(d);
     const fileMs = performance.now() - tFiles;
     for (const d of drives) await sink.drive(d);
     for (const g of grants) await sink.grant(g);
@@ -189,6 +192,11 @@ async function run(quick = false) {
         ? { ...f, permissions: [] }
         : { ...f, name: `${f.name} (renamed)` },
   );
+  if (only === "gone") {
+    await gone();
+    await h.close();
+    return;
+  }
   await commit("nothing-changed", "incremental", []);
   await commit("nothing-changed", "incremental", []);
   await commit("changed-1pct", "incremental", changed);
@@ -212,7 +220,20 @@ async function run(quick = false) {
     );
     await open.rollback();
   }
+  if (!quick) await gone();
   await h.close();
+
+  async function gone() {
+    // Last, as it changes the stored workspace for good: an owner and a shared drive gone (each
+    // a scan of the connector's stored files for theirs).
+    const [personal] = rowsOf<{ owner_email: string }>(
+      await h.db.execute(sql`
+        SELECT owner_email FROM workspace_files WHERE connector_id = ${connectorId} AND drive_external_id IS NULL LIMIT 1`),
+    );
+    const owner = must(personal).owner_email;
+    const drive = must(sample.find((f) => f.driveId !== null)).driveId ?? "";
+    await commit("owner-and-drive-gone", "incremental", [], [], false, { owners: [owner], drives: [drive] });
+  }
 }
 
 async function drop() {
@@ -221,6 +242,6 @@ async function drop() {
 
 const [cmd, arg] = process.argv.slice(2);
 if (cmd === "seed") await seed(Number(arg ?? 1_000_000));
-else if (cmd === "run") await run(arg === "quick");
+else if (cmd === "run") await run(arg === "quick", arg === "gone" ? "gone" : undefined);
 else if (cmd === "drop") await drop();
 else say("usage: measure-incremental.ts seed [files] | run | drop");

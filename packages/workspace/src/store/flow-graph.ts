@@ -81,6 +81,13 @@ export async function updateFlowGraph(tx: Db, orgId: string, changes: TGraphChan
   const externals = list([...domains].map((d) => `external:${d}`));
   const shareIds = list(changes.fileIds.flatMap((id) => SHARE_TYPES.map((t) => `${id}|${t}`)));
   const domainList = list([...domains]);
+  // A file's edges: from its owner to it (found through the file's node, which names the owner),
+  // and from it to domains and to its public link.
+  await tx.execute(sql`
+    DELETE FROM flow_edges e USING flow_nodes n
+    WHERE n.org_id = ${orgId} AND n.id = ANY(${files}) AND n.type = 'file'
+      AND e.org_id = ${orgId} AND e.source = 'user:' || n.owner_email AND e.target = n.id`);
+  await tx.execute(sql`DELETE FROM flow_edges WHERE org_id = ${orgId} AND source = ANY(${files})`);
   const deleted = rowsOf<{ type: TFlowNodeType; n: number }>(
     await tx.execute(sql`
       WITH d AS (DELETE FROM flow_nodes WHERE org_id = ${orgId}
@@ -88,11 +95,6 @@ export async function updateFlowGraph(tx: Db, orgId: string, changes: TGraphChan
       SELECT type, count(*)::int AS n FROM d GROUP BY type`),
   );
   for (const d of deleted) add(delta, { [d.type]: d.n }, -1);
-  // A file's edges: from it (to domains, to its public link), and from its owner to it.
-  await tx.execute(sql`DELETE FROM flow_edges WHERE org_id = ${orgId} AND source = ANY(${files})`);
-  await tx.execute(
-    sql`DELETE FROM flow_edges WHERE org_id = ${orgId} AND source = ANY(${users}) AND target = ANY(${files})`,
-  );
   // The changed files' items, read once for the five statements that derive their part.
   await tx.execute(sql`
     CREATE TEMP TABLE flow_changed_shares ON COMMIT DROP AS

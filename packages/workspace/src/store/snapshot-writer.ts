@@ -109,8 +109,9 @@ export async function openWorkspaceSnapshot(
     // An incremental snapshot upserts even into an empty store: a file may be reported twice.
     fresh = !incremental && (await isEmpty(tx, connectorId));
     // The ids this snapshot wrote, per table: whatever else the connector had is gone at the source.
-    // A first snapshot has nothing to prune, so it keeps no list.
-    if (!fresh) {
+    // A first snapshot has nothing to prune, so it keeps no list; an incremental one prunes only
+    // users and drives (a few thousand ids), kept in memory.
+    if (!fresh && !incremental) {
       await tx.execute(
         sql`CREATE TEMP TABLE snapshot_seen (tbl text NOT NULL, id text NOT NULL) ON COMMIT DROP`,
       );
@@ -145,6 +146,8 @@ export async function openWorkspaceSnapshot(
   const externalByOwner = new Map<string, number>();
   const grants: TAppGrant[] = [];
 
+  /** Incremental: the user and drive ids written (their tables' only rows pruned). */
+  const seen: string[] = [];
   let changed = 0;
   const changedIn: Record<string, number> = {};
   // The next batch is built while the database writes this one.
@@ -162,6 +165,10 @@ export async function openWorkspaceSnapshot(
       changed += n;
       changedIn[b.table] = (changedIn[b.table] ?? 0) + n;
       if (fresh) return;
+      if (incremental) {
+        for (const r of rows) seen.push(r[0] as string);
+        return;
+      }
       await tx.execute(
         sql`INSERT INTO snapshot_seen (tbl, id) SELECT ${b.table}, unnest(${arrayLiteral(rows.map((r) => r[0]))}::text[])`,
       );
@@ -336,7 +343,7 @@ export async function openWorkspaceSnapshot(
         const gone = await changes.filesOf([...goneOwners], [...goneDrives], reported);
         for (let i = 0; i < gone.length; i += BATCH)
           await changes.apply(gone.slice(i, i + BATCH).map((id) => [id, null] as const));
-        const pruned = await pruneUnseen(tx, connectorId, ["workspace_users", "workspace_drives"]);
+        const pruned = await pruneNotIn(tx, connectorId, ["workspace_users", "workspace_drives"], seen);
         changed += pruned.total + changes.changed();
         const drivesChanged = (changedIn.workspace_drives ?? 0) + (pruned.byTable.workspace_drives ?? 0) > 0;
         const { totals, stored } = await incrementalTotals();
@@ -395,6 +402,27 @@ async function isEmpty(tx: Db, connectorId: string): Promise<boolean> {
     await tx.execute(sql`SELECT (${sql.join(probes, sql` OR `)}) AS stored`),
   );
   return rows[0]?.stored === false;
+}
+
+/** Deletes the connector's rows of these tables whose ids are not in `ids`; returns how many. */
+async function pruneNotIn(
+  tx: Db,
+  connectorId: string,
+  tables: readonly string[],
+  ids: readonly string[],
+): Promise<{ total: number; byTable: Record<string, number> }> {
+  const byTable: Record<string, number> = {};
+  let total = 0;
+  for (const table of tables) {
+    const n = affected(
+      await tx.execute(sql`
+        DELETE FROM ${sql.raw(table)} WHERE connector_id = ${connectorId}
+          AND NOT (id = ANY(${arrayLiteral(ids)}::text[]))`),
+    );
+    byTable[table] = n;
+    total += n;
+  }
+  return { total, byTable };
 }
 
 /** Deletes the connector's rows of these tables this snapshot did not write; returns how many. */

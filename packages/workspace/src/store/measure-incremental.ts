@@ -1,11 +1,16 @@
 /**
  * Measures the resource store's incremental snapshots on a 1,000,000-file demo connector (the
  * figures of docs/decisions.md "Scans at scale (issue 15): the store's incremental snapshots").
- * Not part of the test suite: run by hand, against the machine's PostgreSQL.
+ * Not part of the test suite: run by hand from packages/workspace, against the machine's
+ * PostgreSQL (TEST_DATABASE_URL), with the bench app's tsx:
  *
- *   npx tsx src/store/measure-incremental.ts seed [files]   # a database with one demo connector
- *   npx tsx src/store/measure-incremental.ts run            # the incremental commits, the graph
- *   npx tsx src/store/measure-incremental.ts drop
+ *   ../../apps/bench/node_modules/.bin/tsx src/store/measure-incremental.ts seed [files]   # ~5 min at 1M
+ *   ../../apps/bench/node_modules/.bin/tsx src/store/measure-incremental.ts run [quick|gone]
+ *   ../../apps/bench/node_modules/.bin/tsx src/store/measure-incremental.ts drop
+ *
+ * `run` prints, per incremental commit, the wall time and the CPU time of PostgreSQL's backend
+ * and of this process; without `quick` it also times a recount from SQL, a whole graph rebuild
+ * (both rolled back) and, last, an owner and a shared drive gone (which deletes their files).
  *
  * `seed` writes the connector's first snapshot and keeps every 100th file it streamed, so `run`
  * can change 1 % of the files without reading the million again.

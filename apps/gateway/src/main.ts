@@ -25,7 +25,16 @@ if (workers > 1 && cluster.isPrimary) {
   collectProcessMetrics();
   if (cluster.isWorker) answerClusterMetricsRequests();
   const gateway = await startGateway({ env, log, withScheduler });
-  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
+  // A single process serves its own metrics; a cluster's primary serves every worker's.
+  const metricsServer =
+    cluster.isPrimary && env.METRICS_PORT !== undefined
+      ? await startMetricsServer({
+          port: env.METRICS_PORT,
+          host: env.METRICS_HOST,
+          ...(env.METRICS_TOKEN ? { token: env.METRICS_TOKEN } : {}),
+          source: ownMetrics,
+        })
+      : undefined;
   // The handlers go in before anything says the gateway is up: a SIGTERM that arrives before
   // them takes Node's default, which kills the process mid-request with no exit code.
   let stopping = false;
@@ -57,17 +66,6 @@ if (workers > 1 && cluster.isPrimary) {
     { url: gateway.url, withScheduler, database: gateway.deps.db.kind, redis: Boolean(env.REDIS_URL) },
     "gateway listening",
   );
-  // A single process serves its own metrics; a cluster's primary serves every worker's.
-  metricsServer =
-    cluster.isPrimary && env.METRICS_PORT !== undefined
-      ? await startMetricsServer({
-          port: env.METRICS_PORT,
-          host: env.METRICS_HOST,
-          ...(env.METRICS_TOKEN ? { token: env.METRICS_TOKEN } : {}),
-          source: ownMetrics,
-        })
-      : undefined;
-
   if (!env.DATABASE_URL) {
     const seed = await seedDemoIfEmpty(gateway.deps.db.db);
     if (seed) process.stdout.write(demoBanner(seed, gateway.deps.runtime.publicUrl));

@@ -114,10 +114,11 @@ describe("a demo tenant over revisions", () => {
   it("changes users and grants like a real tenant: joiners, leavers, suspensions, elevations, MFA, grants", async () => {
     const seen = { joined: 0, left: 0, suspended: 0, reinstated: 0, elevated: 0, demoted: 0, enrolled: 0 };
     const grants = { granted: 0, revoked: 0, widened: 0 };
-    let users: Map<string, TSourceUser> = byId(await collect(createDemoAdapter(opts).users()));
-    let apps: Map<string, TAppGrant> = byId(await collect(createDemoAdapter(opts).appGrants()));
+    const sized = { ...opts, fileCount: 1000, userCount: 400 };
+    let users: Map<string, TSourceUser> = byId(await collect(createDemoAdapter(sized).users()));
+    let apps: Map<string, TAppGrant> = byId(await collect(createDemoAdapter(sized).appGrants()));
     for (let r = 1; r <= 30; r++) {
-      const adapter = createDemoAdapter({ ...opts, revision: r });
+      const adapter = createDemoAdapter({ ...sized, revision: r });
       const nextUsers = byId(await collect(adapter.users()));
       const joiners = [...nextUsers.values()].filter((u) => !users.has(u.id));
       // Every revision someone joins, without MFA yet: a new finding at each revision.

@@ -1,4 +1,4 @@
-import { hash01, STREAMS, type TSeedWords } from "./prng";
+import { mix32, STREAMS, type TSeedWords } from "./prng";
 import type { TDemoShape } from "./shape";
 
 // How the sandbox changes from one revision to the next, like a real tenant over a day: a small,
@@ -64,12 +64,29 @@ export function birthOf(growth: TGrowth, index: number): number {
  * at any revision costs O(1). `stream` keeps files, users and grants apart.
  */
 export function endOf(words: TSeedWords, stream: number, index: number, birth: number, rate: number): number {
-  const u = hash01(words, STREAMS.lifetime, index, stream);
+  const u = indexHash(lifetimeKey(words, stream), index);
   return birth + 1 + Math.floor(Math.log1p(-u) / Math.log1p(-rate));
 }
 
+/**
+ * The draws are two-level so the change feed's loop over a million indices costs one mix per
+ * draw: a key per (seed, stream, revision), computed once per revision, then one murmur finaliser
+ * (a bijection of 32-bit words) of the index under that key, in [0, 1).
+ */
+export function revisionKey(words: TSeedWords, stream: number, revision: number): number {
+  return mix32(words[0] ^ mix32(Math.imul(stream, 0x9e3779b1) ^ mix32(Math.imul(revision, 0x27d4eb2f) + 1)));
+}
+
+function lifetimeKey(words: TSeedWords, stream: number): number {
+  return revisionKey(words, STREAMS.lifetime, -stream);
+}
+
+export function indexHash(key: number, index: number): number {
+  return mix32(Math.imul(index, 0x85ebca77) ^ key) / 4294967296;
+}
+
 export function touchedAt(words: TSeedWords, stream: number, index: number, revision: number, rate: number) {
-  return hash01(words, stream, index, revision) < rate;
+  return indexHash(revisionKey(words, stream, revision), index) < rate;
 }
 
 /** The latest revision in (R − LIFETIME, R], after the item's birth, that touched it; 0 if none. */
@@ -82,7 +99,7 @@ export function lastTouch(
   birth = 0,
 ): number {
   const floor = Math.max(birth + 1, revision - CHANGE_LIFETIME + 1);
-  for (let r = revision; r >= floor; r--) if (hash01(words, stream, index, r) < rate) return r;
+  for (let r = revision; r >= floor; r--) if (touchedAt(words, stream, index, r, rate)) return r;
   return 0;
 }
 
@@ -98,7 +115,7 @@ export function fileClock(shape: TDemoShape, growth: TGrowth, index: number, rev
   const birth = birthOf(growth, index);
   return {
     birth,
-    gone: hash01(shape.words, STREAMS.lifetime, index, STREAMS.fileTouch),
+    gone: indexHash(lifetimeKey(shape.words, STREAMS.fileTouch), index),
     keep: 1 - growth.removalRate,
     touch: lastTouch(shape.words, STREAMS.fileTouch, index, revision, FILE_TOUCH_RATE, birth),
   };
@@ -117,23 +134,26 @@ export function existsAt(clock: Omit<TFileClock, "touch">, revision: number): bo
 export function fileDiffer(shape: TDemoShape, growth: TGrowth, r0: number, r1: number) {
   const w = shape.words;
   const keep = 1 - growth.removalRate;
+  const gone = lifetimeKey(w, STREAMS.fileTouch);
   // The same expressions as existsAt, computed once for every original file (birth 0).
   const bound0 = 1 - Math.pow(keep, r0);
   const bound1 = 1 - Math.pow(keep, r1);
+  // Keys of the revisions whose touches can differ: new ones (r0, r1], expiring ones
+  // (r0 − LIFETIME, r1 − LIFETIME]. first..last, each revision once.
+  const expiring = Math.max(1, r0 - CHANGE_LIFETIME + 1);
+  const revisions: number[] = [];
+  for (let r = r0 + 1; r <= r1; r++) revisions.push(r);
+  for (let r = expiring; r <= Math.min(r0, r1 - CHANGE_LIFETIME); r++) revisions.push(r);
+  const keys = revisions.map((r) => revisionKey(w, STREAMS.fileTouch, r));
   return (index: number): boolean => {
     const birth = birthOf(growth, index);
     if (birth > r0) return true;
-    const gone = hash01(w, STREAMS.lifetime, index, STREAMS.fileTouch);
-    const b0 = birth === 0 ? bound0 : 1 - Math.pow(keep, r0 - birth);
-    if (gone < b0) return false;
-    const b1 = birth === 0 ? bound1 : 1 - Math.pow(keep, r1 - birth);
-    if (gone < b1) return true;
+    const g = indexHash(gone, index);
+    if (g < (birth === 0 ? bound0 : 1 - Math.pow(keep, r0 - birth))) return false;
+    if (g < (birth === 0 ? bound1 : 1 - Math.pow(keep, r1 - birth))) return true;
     let hit = false;
-    for (let r = Math.max(birth + 1, r0 + 1); r <= r1 && !hit; r++)
-      hit = touchedAt(w, STREAMS.fileTouch, index, r, FILE_TOUCH_RATE);
-    const high = Math.min(r0, r1 - CHANGE_LIFETIME);
-    for (let r = Math.max(birth + 1, r0 - CHANGE_LIFETIME + 1); r <= high && !hit; r++)
-      hit = touchedAt(w, STREAMS.fileTouch, index, r, FILE_TOUCH_RATE);
+    for (let k = 0; k < keys.length && !hit; k++)
+      hit = (revisions[k] ?? 0) > birth && indexHash(keys[k] ?? 0, index) < FILE_TOUCH_RATE;
     if (!hit) return false;
     return (
       lastTouch(w, STREAMS.fileTouch, index, r0, FILE_TOUCH_RATE, birth) !==

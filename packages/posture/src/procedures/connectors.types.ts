@@ -80,7 +80,6 @@ export const createConnectorMeta = {
   successStatus: 201,
   errors: ["plan_limit_reached"],
 } satisfies TMeta;
-const DEMO_CONFIG_FIELDS = ["fileCount", "revision"] as const;
 
 export const ZDemoSize = z
   .strictObject({
@@ -100,6 +99,8 @@ export const ZDemoSize = z
       .meta({ description: "How many users it has (default one per 40 files, at least 25)" }),
   })
   .meta({ description: "demo: the synthetic workspace's size" });
+
+const DEMO_CONFIG_FIELDS = ["fileCount", "revision"] as const;
 const REAL_CONFIG_FIELDS = ["domain", "internalDomains", "scopes"] as const;
 
 export const ZCreateConnectorInput = z

@@ -77,6 +77,7 @@ export function defaultAdapterFor(
     type: connector.type,
     mode: connector.mode,
     connectorId: connector.id,
+    createdAt: connector.createdAt,
     credentials,
     config: connector.config,
     ...(runtime.sourceEndpoints ? { endpoints: runtime.sourceEndpoints } : {}),

@@ -1,0 +1,1 @@
+export { createScriptedTenant, type TScriptedSeed, type TScriptedTenant } from "./scripted-source";

@@ -126,11 +126,12 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
         WHERE f.connector_id = ${connectorId} AND f.fingerprint = d.fingerprint AND f.status = 'RESOLVED'
         RETURNING 1)
       SELECT count(*)::int AS n FROM upd`);
+    // Details follow what the scan saw (an app's grant and user counts), as severity and title do.
     await tx.execute(sql`
       UPDATE findings f SET severity = d.severity, severity_rank = d.severity_rank, title = d.title, details = d.details
       FROM scan_detected d
       WHERE f.connector_id = ${connectorId} AND f.fingerprint = d.fingerprint
-        AND (f.severity <> d.severity OR f.title <> d.title)`);
+        AND (f.severity <> d.severity OR f.title <> d.title OR f.details IS DISTINCT FROM d.details)`);
     const scope = await inScope(tx as unknown as Db, input.fileScope);
     const resolvedCount = await count(sql`
       WITH upd AS (

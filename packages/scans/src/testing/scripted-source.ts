@@ -91,6 +91,19 @@ export function createScriptedTenant(seed: TScriptedSeed): TScriptedTenant {
     for (const item of items) yield copy(item);
   }
 
+  /**
+   * Files going with their owner or drive. One the log reported as a file is reported removed too:
+   * `ownerGone` and `driveGone` spare the files the same read reports.
+   */
+  const dropFiles = (gone: (f: TSourceFile) => boolean) => {
+    for (const f of [...files.values()]) {
+      if (!gone(f)) continue;
+      files.delete(f.id);
+      if (log.some((c) => c.kind === "file" && c.file.id === f.id))
+        log.push({ kind: "removed", fileId: f.id });
+    }
+  };
+
   const adapter: TSourceAdapter = {
     workspace: async () => ({ domain: seed.domain, internalDomains: [seed.domain] }),
     users: () => each(users.values()),
@@ -131,7 +144,7 @@ export function createScriptedTenant(seed: TScriptedSeed): TScriptedTenant {
     putDrive: (d) => void drives.set(d.id, copy(d)),
     removeDrive: (id) => {
       drives.delete(id);
-      for (const f of [...files.values()]) if (f.driveId === id) files.delete(f.id);
+      dropFiles((f) => f.driveId === id);
       log.push({ kind: "driveGone", driveId: id });
     },
     putGrant: (g) => void grants.set(g.id, copy(g)),

@@ -1,5 +1,7 @@
 import type { TColumn } from "./bulk-insert";
 
+type TComputed = ReadonlyArray<readonly [name: string, expression: string]>;
+
 // Column order of each table's bulk insert; the snapshot writer builds its rows in this order.
 
 export const USER_COLUMNS: readonly TColumn[] = [
@@ -83,3 +85,15 @@ export const DRIVE_COLUMNS: readonly TColumn[] = [
   ["copy_requires_writer_permission", "bool"],
   ["file_count", "int"],
 ];
+
+/** The stored columns computed from the `_…` inputs above, per table (bulkInsert's `computed`). */
+export const FILE_COMPUTED: TComputed = [
+  ["labels", `CASE WHEN u."_label" IS NULL THEN '{}'::text[] ELSE ARRAY[u."_label"] END`],
+];
+export const SHARE_COMPUTED: TComputed = [
+  [
+    "target_domains",
+    `CASE WHEN u."_domain_list" = '' THEN '{}'::text[] ELSE string_to_array(u."_domain_list", ',') END`,
+  ],
+];
+export const DRIVE_COMPUTED: TComputed = [["members", `u."_members"::jsonb`]];

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { TAppGrant } from "@posture/connectors";
-import { newId, unnestRows, type Db, type TArrayColumn } from "@posture/db";
+import { arrayLiteral, newId, unnestRows, type Db, type TArrayColumn } from "@posture/db";
 import { bulkInsert } from "./bulk-insert";
-import { rebuildFlowGraph } from "./flow-graph";
+import { rebuildFlowGraph, updateFlowGraph, type TGraphChanges } from "./flow-graph";
 import type { TSnapshotMetrics } from "./metrics";
 import { rowsOf } from "./rows";
 
@@ -28,21 +28,60 @@ type TFinishInput = {
   now: Date;
   counts: TSnapshotCounts;
   metrics: TSnapshotMetrics;
-  externalByOwner: Map<string, number>;
+  /**
+   * Each user's count of externally shared files: every owner's, tallied by a full snapshot, or
+   * or an incremental snapshot's changes to them.
+   */
+  owners: { externalByOwner: Map<string, number> } | { delta: Map<string, number> };
   grants: TAppGrant[];
   /** Rows written or deleted by the snapshot; 0 for an unchanged rescan. */
   changed: number;
+  /** False for an incremental snapshot that changed nothing: its stored row stays as it is. */
+  writeRow: boolean;
+  /** An incremental snapshot's changes: the graph is brought up to date around them. */
+  graph?: TGraphChanges;
 };
 
 /** The snapshot's last statements, in its transaction: tallies, approvals, grant history, graph. */
 export async function finishSnapshot(tx: Db, input: TFinishInput): Promise<TSnapshotCounts> {
   const { orgId, connectorId } = input;
-  await tx.execute(sql`
-    UPDATE workspace_users w SET external_shares_owned = coalesce(u.n, 0)
-    FROM workspace_users w2
-      LEFT JOIN ${unnestRows(OWNER_COLUMNS, [...input.externalByOwner])}
-      ON u.email = w2.email
-    WHERE w.id = w2.id AND w2.connector_id = ${connectorId} AND w.external_shares_owned <> coalesce(u.n, 0)`);
+  if ("externalByOwner" in input.owners) {
+    await tx.execute(sql`
+      UPDATE workspace_users w SET external_shares_owned = coalesce(u.n, 0)
+      FROM workspace_users w2
+        LEFT JOIN ${unnestRows(OWNER_COLUMNS, [...input.owners.externalByOwner])}
+        ON u.email = w2.email
+      WHERE w.id = w2.id AND w2.connector_id = ${connectorId} AND w.external_shares_owned <> coalesce(u.n, 0)`);
+  } else {
+    // Users this snapshot wrote (added, re-addressed, or changed otherwise): their tallies are
+    // counted afresh; everyone else's move by the changed files' difference.
+    const written = rowsOf<{ email: string }>(
+      await tx.execute(
+        sql`SELECT DISTINCT email FROM workspace_users WHERE connector_id = ${connectorId} AND age(xmin) = 0`,
+      ),
+    );
+    const recount = new Set(written.map((w) => w.email));
+    const delta = [...input.owners.delta].filter(([email, n]) => n !== 0 && !recount.has(email));
+    if (delta.length > 0) {
+      await tx.execute(sql`
+        UPDATE workspace_users w SET external_shares_owned = w.external_shares_owned + u.n
+        FROM ${unnestRows(OWNER_COLUMNS, delta)}
+        WHERE w.org_id = ${orgId} AND w.email = u.email AND w.connector_id = ${connectorId}`);
+    }
+    if (recount.size > 0) {
+      // A file is shared outside exactly when it has a sharing item (of its owner): counted on
+      // the items' owner index.
+      const emails = sql`${arrayLiteral([...recount])}::text[]`;
+      await tx.execute(sql`
+        UPDATE workspace_users w SET external_shares_owned = coalesce(c.n, 0)
+        FROM unnest(${emails}) AS e(email)
+          LEFT JOIN (SELECT owner_email, count(DISTINCT file_id)::int AS n FROM workspace_shares
+            WHERE org_id = ${orgId} AND owner_email = ANY(${emails}) AND connector_id = ${connectorId}
+            GROUP BY owner_email) c ON c.owner_email = e.email
+        WHERE w.org_id = ${orgId} AND w.email = e.email AND w.connector_id = ${connectorId}
+          AND w.external_shares_owned <> coalesce(c.n, 0)`);
+    }
+  }
   // Approvals outlive snapshots: item ids are stable, so active ones carry over to the new rows.
   await tx.execute(sql`
     UPDATE workspace_shares s SET approved_until = a.until
@@ -50,20 +89,26 @@ export async function finishSnapshot(tx: Db, input: TFinishInput): Promise<TSnap
           WHERE org_id = ${orgId} AND withdrawn_at IS NULL AND lapsed_at IS NULL AND expires_at > now() GROUP BY item_id) a
     WHERE s.connector_id = ${connectorId} AND s.id = a.item_id AND s.approved_until IS DISTINCT FROM a.until`);
   await recordGrantChanges(tx, input);
-  await tx.execute(sql`
-    INSERT INTO workspace_snapshots (connector_id, org_id, scan_id, taken_at, users, files, drives, permissions, shares, grants, metrics)
-    VALUES (${connectorId}, ${orgId}, ${input.scanId}, ${input.now.toISOString()}, ${input.counts.users}, ${input.counts.files},
-      ${input.counts.drives}, ${input.counts.permissions}, ${input.counts.shares}, ${input.counts.grants},
-      ${JSON.stringify(input.metrics)}::jsonb)
-    ON CONFLICT (connector_id) DO UPDATE SET scan_id = excluded.scan_id, taken_at = excluded.taken_at,
-      users = excluded.users, files = excluded.files, drives = excluded.drives,
-      permissions = excluded.permissions, shares = excluded.shares, grants = excluded.grants,
-      metrics = excluded.metrics`);
+  if (input.writeRow) {
+    await tx.execute(sql`
+      INSERT INTO workspace_snapshots (connector_id, org_id, scan_id, taken_at, users, files, drives, permissions, shares, grants, metrics)
+      VALUES (${connectorId}, ${orgId}, ${input.scanId}, ${input.now.toISOString()}, ${input.counts.users}, ${input.counts.files},
+        ${input.counts.drives}, ${input.counts.permissions}, ${input.counts.shares}, ${input.counts.grants},
+        ${JSON.stringify(input.metrics)}::jsonb)
+      ON CONFLICT (connector_id) DO UPDATE SET scan_id = excluded.scan_id, taken_at = excluded.taken_at,
+        users = excluded.users, files = excluded.files, drives = excluded.drives,
+        permissions = excluded.permissions, shares = excluded.shares, grants = excluded.grants,
+        metrics = excluded.metrics`);
+  }
   // An unchanged rescan leaves the graph as it is (trusted-domain changes rebuild it themselves).
   const [built] = rowsOf<{ n: number }>(
     await tx.execute(sql`SELECT count(*)::int AS n FROM flow_summaries WHERE org_id = ${orgId}`),
   );
-  if (input.changed > 0 || !built?.n) await rebuildFlowGraph(tx, orgId);
+  if (!built?.n) await rebuildFlowGraph(tx, orgId);
+  else if (input.graph) {
+    // Only files and shared drives make the graph: users' changes leave it as it is.
+    if (input.graph.fileIds.length > 0 || input.graph.drives) await updateFlowGraph(tx, orgId, input.graph);
+  } else if (input.changed > 0) await rebuildFlowGraph(tx, orgId);
   return input.counts;
 }
 

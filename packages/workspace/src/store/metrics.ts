@@ -42,14 +42,30 @@ const EXPOSURE_METRIC: Record<TExposure, keyof TSnapshotMetrics> = {
   private: "filesPrivate",
 };
 
+/** The metrics files and their sharing items make (the rest come from users and shared drives). */
+export const FILE_METRIC_KEYS = [
+  "filesPublic",
+  "filesExternal",
+  "filesInternal",
+  "filesPrivate",
+  "filesSensitive",
+  "filesLabelled",
+  "filesSensitiveLabelled",
+  "sharesPublic",
+  "sharesExternalUser",
+  "sharesExternalDomain",
+] as const satisfies ReadonlyArray<keyof TSnapshotMetrics>;
+
+/** Counts one file in (`by` 1) or out of (`by` -1) the tallies. */
 export function tallyFile(
   m: TSnapshotMetrics,
   exposure: TExposure,
   sensitivity: TSensitivity,
   labelled = false,
+  by = 1,
 ): void {
-  m[EXPOSURE_METRIC[exposure]]++;
-  if (sensitivity === "high") m.filesSensitive++;
-  if (labelled) m.filesLabelled++;
-  if (labelled && sensitivity === "high") m.filesSensitiveLabelled++;
+  m[EXPOSURE_METRIC[exposure]] += by;
+  if (sensitivity === "high") m.filesSensitive += by;
+  if (labelled) m.filesLabelled += by;
+  if (labelled && sensitivity === "high") m.filesSensitiveLabelled += by;
 }

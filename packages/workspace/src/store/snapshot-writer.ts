@@ -1,29 +1,31 @@
 import { sql } from "drizzle-orm";
 import type { TAppGrant, TSharedDrive, TSourceFile, TSourceUser, TWorkspace } from "@posture/connectors";
-import {
-  arrayLiteral,
-  createWritePipeline,
-  SEVERITY_RANK,
-  type Db,
-  type TExposure,
-  type TShareType,
-} from "@posture/db";
+import { arrayLiteral, createWritePipeline, type Db } from "@posture/db";
 import { domainIn, emailDomain } from "@posture/platform";
 import { affected, bulkInsert } from "./bulk-insert";
+import { DORMANT_DAYS, stableId } from "./classify";
 import {
-  baseSeverity,
-  classifyPermission,
-  DORMANT_DAYS,
-  ratedSeverity,
-  riskRank,
-  sensitivityOf,
-  stableId,
-  widerExposure,
-  widerRole,
-} from "./classify";
-import { DRIVE_COLUMNS, FILE_COLUMNS, PERMISSION_COLUMNS, SHARE_COLUMNS, USER_COLUMNS } from "./columns";
+  DRIVE_COLUMNS,
+  DRIVE_COMPUTED,
+  FILE_COLUMNS,
+  FILE_COMPUTED,
+  PERMISSION_COLUMNS,
+  SHARE_COLUMNS,
+  SHARE_COMPUTED,
+  USER_COLUMNS,
+} from "./columns";
+import { fileRows, type TFileContext, type TFileRows } from "./file-rows";
 import { finishSnapshot, type TSnapshotCounts } from "./finish-snapshot";
-import { emptyMetrics, SHARE_METRIC, tallyFile } from "./metrics";
+import { createFileChanges } from "./incremental-files";
+import {
+  emptyMetrics,
+  FILE_METRIC_KEYS,
+  METRIC_KEYS,
+  SHARE_METRIC,
+  tallyFile,
+  type TSnapshotMetrics,
+} from "./metrics";
+import { storedFileTotals, type TFileMetrics, type TFileTotals } from "./metrics-sql";
 import { rowsOf } from "./rows";
 import { openTransaction } from "./transaction";
 
@@ -74,7 +76,7 @@ type TBuffer = {
   table: string;
   columns: typeof USER_COLUMNS;
   rows: unknown[][];
-  computed?: Array<[string, string]>;
+  computed?: ReadonlyArray<readonly [string, string]>;
 };
 
 /** Tables of a snapshot, written by upsert and pruned to what this scan saw. */
@@ -96,6 +98,7 @@ export async function openWorkspaceSnapshot(
   db: Db,
   scope: TSnapshotScope & { workspace: TWorkspace; mode?: TSnapshotMode },
 ): Promise<TWorkspaceSink> {
+  const incremental = scope.mode === "incremental";
   const open = openTransaction(db);
   const tx = await open.tx;
   const { orgId, connectorId, now } = scope;
@@ -103,7 +106,8 @@ export async function openWorkspaceSnapshot(
   try {
     // Two scans of one connector take turns; the second then brings the first's snapshot up to date.
     await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`workspace:${connectorId}`}))`);
-    fresh = await isEmpty(tx, connectorId);
+    // An incremental snapshot upserts even into an empty store: a file may be reported twice.
+    fresh = !incremental && (await isEmpty(tx, connectorId));
     // The ids this snapshot wrote, per table: whatever else the connector had is gone at the source.
     // A first snapshot has nothing to prune, so it keeps no list.
     if (!fresh) {
@@ -118,35 +122,23 @@ export async function openWorkspaceSnapshot(
   const trustedRows = await tx.execute<{ domain: string }>(
     sql`SELECT domain FROM trusted_domains WHERE org_id = ${orgId}`,
   );
-  const trusted = new Set(rowsOf<{ domain: string }>(trustedRows).map((r) => r.domain.toLowerCase()));
-  const internal = new Set(scope.workspace.internalDomains.map((d) => d.toLowerCase()));
+  const ctx: TFileContext = {
+    orgId,
+    connectorId,
+    trusted: new Set(rowsOf<{ domain: string }>(trustedRows).map((r) => r.domain.toLowerCase())),
+    internal: new Set(scope.workspace.internalDomains.map((d) => d.toLowerCase())),
+  };
 
   const buffers: Record<string, TBuffer> = {
-    users: { table: "workspace_users", columns: USER_COLUMNS, rows: [] },
-    files: {
-      table: "workspace_files",
-      columns: FILE_COLUMNS,
+    users: {
+      table: "workspace_users",
+      columns: USER_COLUMNS,
       rows: [],
-      computed: [["labels", `CASE WHEN u."_label" IS NULL THEN '{}'::text[] ELSE ARRAY[u."_label"] END`]],
     },
+    files: { table: "workspace_files", columns: FILE_COLUMNS, rows: [], computed: FILE_COMPUTED },
     permissions: { table: "workspace_permissions", columns: PERMISSION_COLUMNS, rows: [] },
-    shares: {
-      table: "workspace_shares",
-      columns: SHARE_COLUMNS,
-      rows: [],
-      computed: [
-        [
-          "target_domains",
-          `CASE WHEN u."_domain_list" = '' THEN '{}'::text[] ELSE string_to_array(u."_domain_list", ',') END`,
-        ],
-      ],
-    },
-    drives: {
-      table: "workspace_drives",
-      columns: DRIVE_COLUMNS,
-      rows: [],
-      computed: [["members", `u."_members"::jsonb`]],
-    },
+    shares: { table: "workspace_shares", columns: SHARE_COLUMNS, rows: [], computed: SHARE_COMPUTED },
+    drives: { table: "workspace_drives", columns: DRIVE_COLUMNS, rows: [], computed: DRIVE_COMPUTED },
   };
   const counts: TSnapshotCounts = { users: 0, files: 0, drives: 0, permissions: 0, shares: 0, grants: 0 };
   const metrics = emptyMetrics();
@@ -154,6 +146,7 @@ export async function openWorkspaceSnapshot(
   const grants: TAppGrant[] = [];
 
   let changed = 0;
+  const changedIn: Record<string, number> = {};
   // The next batch is built while the database writes this one.
   const pipeline = createWritePipeline();
   const flush = async (b: TBuffer) => {
@@ -162,10 +155,12 @@ export async function openWorkspaceSnapshot(
     b.rows = [];
     if (rows.length === 0) return;
     await pipeline.send(async () => {
-      changed += await bulkInsert(tx, b.table, b.columns, rows, {
+      const n = await bulkInsert(tx, b.table, b.columns, rows, {
         computed: b.computed,
         upsert: fresh ? "all" : "changed",
       });
+      changed += n;
+      changedIn[b.table] = (changedIn[b.table] ?? 0) + n;
       if (fresh) return;
       await tx.execute(
         sql`INSERT INTO snapshot_seen (tbl, id) SELECT ${b.table}, unnest(${arrayLiteral(rows.map((r) => r[0]))}::text[])`,
@@ -175,6 +170,53 @@ export async function openWorkspaceSnapshot(
   const push = async (b: TBuffer, row: unknown[]) => {
     b.rows.push(row);
     if (b.rows.length >= BATCH) await flush(b);
+  };
+
+  // Incremental: the files reported since the last flush, by source id (the last report wins;
+  // null: removed), then the owners and shared drives gone.
+  const changes = createFileChanges(tx, connectorId);
+  let pending = new Map<string, TFileRows | null>();
+  const reported = new Set<string>();
+  const goneOwners = new Set<string>();
+  const goneDrives = new Set<string>();
+  let fileCalls = 0;
+  const flushChanges = async () => {
+    if (pending.size === 0) return;
+    const entries = [...pending];
+    pending = new Map();
+    await pipeline.send(() => changes.apply(entries));
+  };
+  const change = async (sourceId: string, rows: TFileRows | null) => {
+    if (!incremental) throw new Error("file removals are for incremental snapshots");
+    fileCalls++;
+    // Re-inserted so that the map's order stays the order of last reports.
+    pending.delete(sourceId);
+    pending.set(sourceId, rows);
+    if (pending.size >= BATCH) await flushChanges();
+  };
+
+  /** The file totals after an incremental snapshot: the stored ones plus its changes. */
+  const incrementalTotals = async (): Promise<{ totals: TFileTotals; stored: TStoredRow | null }> => {
+    const [stored] = rowsOf<TStoredRow>(
+      await tx.execute(sql`
+        SELECT users, files, drives, permissions, shares, grants, metrics
+        FROM workspace_snapshots WHERE connector_id = ${connectorId}`),
+    );
+    // No tallies to adjust (or tallies from before a metric existed): counted from the rows.
+    if (!stored || FILE_METRIC_KEYS.some((k) => typeof stored.metrics[k] !== "number"))
+      return { totals: await storedFileTotals(tx, connectorId), stored: stored ?? null };
+    const d = changes.delta;
+    return {
+      stored,
+      totals: {
+        files: stored.files + d.files,
+        permissions: stored.permissions + d.permissions,
+        shares: stored.shares + d.shares,
+        metrics: Object.fromEntries(
+          FILE_METRIC_KEYS.map((k) => [k, (stored.metrics[k] ?? 0) + d.metrics[k]]),
+        ) as TFileMetrics,
+      },
+    };
   };
 
   return {
@@ -211,90 +253,20 @@ export async function openWorkspaceSnapshot(
       ]);
     },
     file: async (f) => {
+      const r = fileRows(f, ctx);
+      if (incremental) {
+        reported.add(f.id);
+        return change(f.id, r);
+      }
       counts.files++;
-      const fileId = stableId("wsf", connectorId, f.id);
-      const owner = f.ownerEmail.toLowerCase();
-      const label = f.label?.trim() || null;
-      const sensitivity = sensitivityOf(f.name, label === null ? [] : [label]);
-      let exposure: TExposure = "private";
-      let externalCount = 0;
-      const byType = new Map<TShareType, { role: string; targets: string[]; domains: Set<string> }>();
-      for (const p of f.permissions) {
-        // The owner's own grant is the file's owner column, not a share.
-        if (p.role === "owner" || (p.type === "user" && p.emailAddress?.toLowerCase() === owner)) continue;
-        const c = classifyPermission(p, internal);
-        counts.permissions++;
-        await push(buffers.permissions as TBuffer, [
-          stableId("wsp", connectorId, `${f.id}/${p.id}`),
-          orgId,
-          connectorId,
-          fileId,
-          p.id,
-          c.sharingType,
-          c.target,
-          p.role,
-          c.domain,
-        ]);
-        if (c.sharingType === "internal") {
-          exposure = widerExposure(exposure, "internal");
-          continue;
-        }
-        exposure = widerExposure(exposure, c.sharingType === "public" ? "public" : "external");
-        externalCount++;
-        const item = byType.get(c.sharingType) ?? { role: "reader", targets: [], domains: new Set<string>() };
-        item.role = widerRole(item.role, p.role);
-        item.targets.push(c.target);
-        if (c.domain) item.domains.add(c.domain);
-        byType.set(c.sharingType, item);
-      }
-      if (externalCount > 0) externalByOwner.set(owner, (externalByOwner.get(owner) ?? 0) + 1);
-      tallyFile(metrics, exposure, sensitivity, label !== null);
-      for (const [type, item] of byType) {
-        counts.shares++;
-        metrics[SHARE_METRIC[type]]++;
-        const domains = [...item.domains].sort();
-        const base = baseSeverity(type, item.role, sensitivity);
-        const severity = ratedSeverity(base, domains, trusted);
-        // One address or domain (the first of the sorted outside targets); the list itself is
-        // read from the permissions when the items are (`targets[]` of GET /sharing/items).
-        const targets = [...new Set(item.targets)].sort();
-        const target = targets[0] ?? "";
-        await push(buffers.shares as TBuffer, [
-          `${fileId}|${type}`,
-          orgId,
-          connectorId,
-          fileId,
-          f.id,
-          f.name,
-          owner,
-          type,
-          target,
-          targets.length,
-          domains.join(","),
-          item.role,
-          sensitivity,
-          base,
-          severity,
-          SEVERITY_RANK[severity],
-          riskRank(severity, sensitivity, type, targets.length),
-        ]);
-      }
-      await push(buffers.files as TBuffer, [
-        fileId,
-        orgId,
-        connectorId,
-        f.id,
-        f.name,
-        f.mimeType,
-        owner,
-        f.driveId,
-        sensitivity,
-        exposure,
-        externalCount,
-        f.sizeBytes,
-        f.modifiedAt,
-        label,
-      ]);
+      counts.permissions += r.permissions.length;
+      counts.shares += r.shares.length;
+      if (r.externalCount > 0) externalByOwner.set(r.owner, (externalByOwner.get(r.owner) ?? 0) + 1);
+      tallyFile(metrics, r.exposure, r.sensitivity, r.labelled);
+      for (const t of r.shareTypes) metrics[SHARE_METRIC[t]]++;
+      for (const p of r.permissions) await push(buffers.permissions as TBuffer, p);
+      for (const s of r.shares) await push(buffers.shares as TBuffer, s);
+      await push(buffers.files as TBuffer, r.file);
     },
     drive: async (d) => {
       counts.drives++;
@@ -303,7 +275,7 @@ export async function openWorkspaceSnapshot(
         return {
           email: m.email.toLowerCase(),
           role: m.role,
-          external: domain !== null && !domainIn(internal, domain),
+          external: domain !== null && !domainIn(ctx.internal, domain),
         };
       });
       if (members.some((m) => m.external)) metrics.drivesWithExternalMembers++;
@@ -327,19 +299,82 @@ export async function openWorkspaceSnapshot(
       counts.grants++;
       grants.push(g);
     },
-    removeFile: () => Promise.reject(new Error("incremental snapshots: not yet")),
-    removeOwner: () => Promise.reject(new Error("incremental snapshots: not yet")),
-    removeDrive: () => Promise.reject(new Error("incremental snapshots: not yet")),
+    removeFile: (sourceFileId) => change(sourceFileId, null),
+    removeOwner: async (ownerEmail) => {
+      if (!incremental) throw new Error("file removals are for incremental snapshots");
+      fileCalls++;
+      goneOwners.add(ownerEmail.toLowerCase());
+    },
+    removeDrive: async (driveId) => {
+      if (!incremental) throw new Error("file removals are for incremental snapshots");
+      fileCalls++;
+      goneDrives.add(driveId);
+    },
     write: (statement) => pipeline.send(() => statement(tx)),
     commit: async () => {
       try {
         for (const b of Object.values(buffers)) await flush(b);
+        if (!incremental) {
+          await pipeline.drain();
+          if (!fresh) changed += (await pruneUnseen(tx, connectorId, SNAPSHOT_TABLES)).total;
+          const totals = await open.commit((t) =>
+            finishSnapshot(t, {
+              ...scope,
+              counts,
+              metrics,
+              owners: { externalByOwner },
+              grants,
+              changed,
+              writeRow: true,
+            }),
+          );
+          return { ...totals, removedFileIds: [] };
+        }
+        await flushChanges();
         await pipeline.drain();
-        if (!fresh) changed += await pruneUnseen(tx, connectorId);
-        const totals = await open.commit((t) =>
-          finishSnapshot(t, { ...scope, counts, metrics, externalByOwner, grants, changed }),
+        // Owners and shared drives gone: their stored files this snapshot did not report.
+        const gone = await changes.filesOf([...goneOwners], [...goneDrives], reported);
+        for (let i = 0; i < gone.length; i += BATCH)
+          await changes.apply(gone.slice(i, i + BATCH).map((id) => [id, null] as const));
+        const pruned = await pruneUnseen(tx, connectorId, ["workspace_users", "workspace_drives"]);
+        changed += pruned.total + changes.changed();
+        const drivesChanged = (changedIn.workspace_drives ?? 0) + (pruned.byTable.workspace_drives ?? 0) > 0;
+        const { totals, stored } = await incrementalTotals();
+        const final: TSnapshotCounts = {
+          users: counts.users,
+          drives: counts.drives,
+          grants: counts.grants,
+          files: totals.files,
+          permissions: totals.permissions,
+          shares: totals.shares,
+        };
+        const finalMetrics: TSnapshotMetrics = { ...metrics, ...totals.metrics };
+        // Nothing changed: the stored row, tallies included, stays exactly as it is.
+        const same =
+          changed === 0 &&
+          fileCalls === 0 &&
+          stored !== null &&
+          (Object.keys(final) as Array<keyof TSnapshotCounts>).every((k) => stored[k] === final[k]) &&
+          METRIC_KEYS.every((k) => stored.metrics[k] === finalMetrics[k]);
+        const { touched } = changes;
+        const result = await open.commit((t) =>
+          finishSnapshot(t, {
+            ...scope,
+            counts: final,
+            metrics: finalMetrics,
+            owners: { delta: touched.externalByOwner },
+            grants,
+            changed,
+            writeRow: !same,
+            graph: {
+              fileIds: [...touched.fileIds],
+              owners: [...touched.owners],
+              domains: [...touched.domains],
+              drives: drivesChanged,
+            },
+          }),
         );
-        return { ...totals, removedFileIds: [] };
+        return { ...result, removedFileIds: changes.removed() };
       } catch (err) {
         await open.rollback();
         throw err;
@@ -348,6 +383,8 @@ export async function openWorkspaceSnapshot(
     abort: () => open.rollback(),
   };
 }
+
+type TStoredRow = TSnapshotCounts & { metrics: Record<string, number> };
 
 /** Whether the connector has no stored rows yet (its first snapshot, or one after a disconnect). */
 async function isEmpty(tx: Db, connectorId: string): Promise<boolean> {
@@ -360,16 +397,23 @@ async function isEmpty(tx: Db, connectorId: string): Promise<boolean> {
   return rows[0]?.stored === false;
 }
 
-/** Deletes the connector's rows this snapshot did not write; returns how many. */
-async function pruneUnseen(tx: Db, connectorId: string): Promise<number> {
+/** Deletes the connector's rows of these tables this snapshot did not write; returns how many. */
+async function pruneUnseen(
+  tx: Db,
+  connectorId: string,
+  tables: readonly string[],
+): Promise<{ total: number; byTable: Record<string, number> }> {
   await tx.execute(sql`ANALYZE snapshot_seen`);
-  let deleted = 0;
-  for (const table of SNAPSHOT_TABLES) {
-    deleted += affected(
+  const byTable: Record<string, number> = {};
+  let total = 0;
+  for (const table of tables) {
+    const n = affected(
       await tx.execute(sql`
         DELETE FROM ${sql.raw(table)} t WHERE t.connector_id = ${connectorId}
           AND NOT EXISTS (SELECT 1 FROM snapshot_seen s WHERE s.tbl = ${table} AND s.id = t.id)`),
     );
+    byTable[table] = n;
+    total += n;
   }
-  return deleted;
+  return { total, byTable };
 }

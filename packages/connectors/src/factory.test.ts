@@ -54,6 +54,47 @@ describe("createSourceAdapter", () => {
     );
   });
 
+  it("sizes the demo tenant from config and starts its clock at the connector's creation", async () => {
+    const createdAt = new Date("2026-05-04T10:17:00.000Z");
+    const make = (revision: number) =>
+      createSourceAdapter({
+        type: "google_workspace",
+        mode: "demo",
+        connectorId: "conn-2",
+        createdAt,
+        credentials: undefined,
+        config: { fileCount: 30, userCount: 40, revision },
+      });
+    const users = await collect(make(0).users());
+    expect(users).toHaveLength(40);
+    expect(await collect(make(0).files())).toHaveLength(30);
+    const times = (await collect(make(0).files())).map((f) => Date.parse(f.modifiedAt));
+    expect(Math.max(...times)).toBeLessThanOrEqual(Date.parse("2026-05-04T10:00:00.000Z"));
+    // The same tenant, read again: identical, timestamps included.
+    expect(await collect(make(2).files())).toEqual(await collect(make(2).files()));
+    expect(make(2).changeFeed).toBeDefined();
+  });
+
+  it("refuses a demo size out of bounds", () => {
+    for (const config of [
+      { fileCount: 1_000_001 },
+      { fileCount: 0 },
+      { userCount: 24 },
+      { userCount: 100_001 },
+    ]) {
+      const { details } = invalidInput(() =>
+        createSourceAdapter({
+          type: "google_workspace",
+          mode: "demo",
+          connectorId: "c",
+          credentials: undefined,
+          config,
+        }),
+      );
+      expect(details.map((d) => d.path)).toEqual([`config.${Object.keys(config)[0] ?? ""}`]);
+    }
+  });
+
   it("rejects a demo config with a non-integer fileCount", () => {
     const { details } = invalidInput(() =>
       createSourceAdapter({

@@ -2,6 +2,7 @@ import { AppError } from "@posture/platform";
 import { z } from "zod";
 import { parseConnectorCredentials } from "./credentials";
 import { createDemoAdapter } from "./demo";
+import { MIN_USERS } from "./demo/shape";
 import { createGoogleWorkspaceAdapter, type TGoogleEndpoints } from "./google/adapter";
 import { type THttpOptions } from "./http/client";
 import { createMicrosoft365Adapter, type TMicrosoftEndpoints } from "./microsoft/adapter";
@@ -9,9 +10,12 @@ import { type TConnectorType, type TSourceAdapter } from "./types";
 
 const ZDomain = z.string().regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z]{2,63}$/i, "must be a domain name");
 
+/** A demo tenant's size bounds: up to a million files, the size the store is benchmarked at. */
+export const DEMO_LIMITS = { files: { min: 1, max: 1_000_000 }, users: { min: MIN_USERS, max: 100_000 } };
+
 const ZDemoConfig = z.object({
-  // Up to a million files: the size the resource store is benchmarked at (docs/benchmarks.md).
-  fileCount: z.number().int().min(1).max(1_000_000).optional(),
+  fileCount: z.number().int().min(DEMO_LIMITS.files.min).max(DEMO_LIMITS.files.max).optional(),
+  userCount: z.number().int().min(DEMO_LIMITS.users.min).max(DEMO_LIMITS.users.max).optional(),
   revision: z.number().int().min(0).optional(),
 });
 
@@ -30,6 +34,11 @@ export type TCreateSourceAdapterInput = {
   type: TConnectorType;
   mode: "demo" | "real";
   connectorId: string;
+  /**
+   * When the connector was made: a demo tenant's clock starts there (its revision 0), so it reads
+   * the same at any time. Without it, the current hour (a tenant that drifts with the wall clock).
+   */
+  createdAt?: Date;
   credentials: unknown;
   config: Record<string, unknown>;
   endpoints?: TSourceEndpoints;
@@ -54,7 +63,9 @@ export function createSourceAdapter(input: TCreateSourceAdapterInput): TSourceAd
       seed: input.connectorId,
       type: input.type,
       fileCount: config.fileCount,
+      userCount: config.userCount,
       revision: config.revision,
+      ...(input.createdAt ? { epoch: input.createdAt } : {}),
     });
   }
   const config = parseConfig(ZRealConfig, input.config);

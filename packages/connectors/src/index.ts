@@ -1,5 +1,10 @@
 export * from "./types";
-export { createSourceAdapter, type TCreateSourceAdapterInput, type TSourceEndpoints } from "./factory";
+export {
+  createSourceAdapter,
+  DEMO_LIMITS,
+  type TCreateSourceAdapterInput,
+  type TSourceEndpoints,
+} from "./factory";
 export {
   parseConnectorCredentials,
   ZGoogleWorkspaceCredentials,

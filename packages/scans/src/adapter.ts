@@ -11,6 +11,7 @@ export function defaultAdapterFor(connector: TConnectorRow, runtime: TRuntime): 
     type: connector.type,
     mode: connector.mode,
     connectorId: connector.id,
+    createdAt: connector.createdAt,
     credentials,
     config: connector.config,
     ...(runtime.sourceEndpoints ? { endpoints: runtime.sourceEndpoints } : {}),

@@ -41,7 +41,8 @@ function externalTargetText(shape: TDemoShape, rng: TRng): string {
  */
 function scriptedEvents(shape: TDemoShape, apps: readonly TDemoApp[]): TTimedEvent[] {
   const s = shape.scripted;
-  const now = shape.nowMs;
+  // The stories happened once, just before the tenant's epoch: later revisions do not replay them.
+  const now = shape.epochMs;
   const events: TTimedEvent[] = [];
   const push = (
     story: string,
@@ -108,10 +109,12 @@ function dailyEvents(
   shape: TDemoShape,
   apps: readonly TDemoApp[],
   user: number,
-  day: number,
   dayStart: number,
 ): TTimedEvent[] {
-  const rng = rngFor(shape.words, STREAMS.activity, user * 64 + day);
+  // Days are numbered on the calendar (days since 1970), so a day's events are the same whatever
+  // the revision reading them.
+  const day = Math.floor(dayStart / DAY_MS);
+  const rng = rngFor(shape.words, STREAMS.activity, Math.imul(user, 0x9e3779b1) ^ day);
   const r = rng.next();
   const count = Math.floor(r * r * r * 9);
   const events: TTimedEvent[] = [];
@@ -148,7 +151,11 @@ function dailyEvents(
   return events;
 }
 
-/** Day by day, oldest first, each day sorted by time: at most one day is ever held in memory. */
+/**
+ * Day by day, oldest first, each day sorted by time: at most one day is ever held in memory. The
+ * window is the ACTIVITY_DAYS tenant days before the tenant's clock (epoch + revision days): each
+ * revision adds a day of activity, and a day reads the same at every revision.
+ */
 export async function* activityEvents(
   shape: TDemoShape,
   apps: readonly TDemoApp[],
@@ -158,20 +165,19 @@ export async function* activityEvents(
   const sinceMs = Math.max(since.getTime(), windowStart);
   const active = new Uint8Array(shape.userCount);
   for (let j = 0; j < shape.userCount; j++) active[j] = isActiveUser(userAt(shape, j), shape) ? 1 : 0;
-  // The reactivated account worked like everyone else, went silent DORMANT_SINCE_DAYS ago, and
-  // its only recent activity is its scripted return.
+  // The reactivated account worked like everyone else until DORMANT_SINCE_DAYS before the epoch,
+  // and its only later activity is its scripted return.
   const reactivated = shape.scripted.reactivated;
-  const dormantFromDay = ACTIVITY_DAYS - DORMANT_SINCE_DAYS;
+  const dormantFrom = shape.epochMs - DORMANT_SINCE_DAYS * DAY_MS;
   const scripted = scriptedEvents(shape, apps);
 
-  for (let day = 0; day < ACTIVITY_DAYS; day++) {
-    const dayStart = windowStart + day * DAY_MS;
+  for (let dayStart = windowStart; dayStart < shape.nowMs; dayStart += DAY_MS) {
     const dayEnd = dayStart + DAY_MS;
     if (dayEnd <= sinceMs) continue;
     const events: TTimedEvent[] = scripted.filter((e) => e.ms >= dayStart && e.ms < dayEnd);
     for (let j = 0; j < shape.userCount; j++) {
-      const working = j === reactivated ? day < dormantFromDay : active[j] === 1;
-      if (working) events.push(...dailyEvents(shape, apps, j, day, dayStart));
+      const working = j === reactivated ? dayStart < dormantFrom : active[j] === 1;
+      if (working) events.push(...dailyEvents(shape, apps, j, dayStart));
     }
     events.sort((a, b) => a.ms - b.ms || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     for (const { ms, ...event } of events) {

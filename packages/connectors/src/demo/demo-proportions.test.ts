@@ -10,7 +10,7 @@ describe.each<[TConnectorType, string]>([
   ["google_workspace", "proportions-a"],
   ["microsoft_365", "proportions-b"],
 ])("a 5,000-file %s demo workspace (%s)", (type, seed) => {
-  const opts = { seed, type, fileCount: 5000, now: NOW };
+  const opts = { seed, type, fileCount: 5000, epoch: NOW };
   const description = describeDemoWorkspace(opts);
   const internal = new Set(description.internalDomains);
   const adapter = createDemoAdapter(opts);

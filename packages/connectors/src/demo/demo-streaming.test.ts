@@ -7,7 +7,7 @@ describe("demo workspace size", () => {
       seed: "streaming",
       type: "microsoft_365",
       fileCount: 100_000,
-      now: new Date("2025-06-01T00:00:00Z"),
+      epoch: new Date("2025-06-01T00:00:00Z"),
     });
     let files = 0;
     let permissions = 0;

@@ -1,5 +1,6 @@
 import type { TPermission, TPermissionRole, TSourceFile } from "../types";
-import { hash01, rngFor, STREAMS, type TRng } from "./prng";
+import { hash01, mix32, rngFor, STREAMS, type TRng } from "./prng";
+import { fileClock, fileGrowth, type TFileClock } from "./revisions";
 import { DAY_MS, isoAt, type TDemoShape } from "./shape";
 import { externalPersonEmail, userEmailAt } from "./users";
 import { FILE_STEMS, FILE_SUFFIXES, LABEL_LEVELS, LABEL_NAMES, type TLabelLevel } from "./vocabulary";
@@ -22,21 +23,12 @@ const UNDER_LABEL_RATE = 0.1;
 /** hash01 draws of the label, apart from the file's own generator stream. */
 const LABEL_DRAW = { labelled: 0x1abe1, level: 0x1abe2 } as const;
 
-/**
- * A rescan at revision R sees each file flipped (exposure removed, or a new one added) once per
- * revision in the last REVISION_WINDOW whose hash falls under the file's flip rate; an odd number
- * of flips means changed. Exposed files flip more often than clean ones so that, over revisions,
- * roughly as many exposures are fixed as appear and the workspace keeps its proportions.
- */
-const REVISION_WINDOW = 6;
-const FLIP_RATE_EXPOSED = 0.08;
-const FLIP_RATE_CLEAN = 0.012;
-
 /** Every tenth block of ten files puts three in a shared drive: cheap to count per drive. */
 export function driveIndexOfFile(shape: TDemoShape, index: number): number | null {
   return index % 10 < 3 ? Math.floor(index / 10) % shape.driveCount : null;
 }
 
+/** Files of a shared drive at revision 0 (later revisions count what exists: see index.ts). */
 export function driveFileCount(shape: TDemoShape, drive: number): number {
   let count = 0;
   for (let block = drive; block * 10 < shape.fileCount; block += shape.driveCount) {
@@ -100,16 +92,17 @@ export function labelOf(shape: TDemoShape, index: number, stem: TStem): string |
   return LABEL_NAMES[shape.type][level];
 }
 
-function isFlipped(shape: TDemoShape, index: number, exposed: boolean): boolean {
-  const rate = exposed ? FLIP_RATE_EXPOSED : FLIP_RATE_CLEAN;
-  let flipped = false;
-  for (let r = Math.max(1, shape.revision - REVISION_WINDOW + 1); r <= shape.revision; r++) {
-    if (hash01(shape.words, STREAMS.revision, r, index) < rate) flipped = !flipped;
-  }
-  return flipped;
-}
-
-export function fileAt(shape: TDemoShape, index: number, driveIds: readonly string[]): TSourceFile {
+/**
+ * File `index` as it is at the shape's revision: its original state (files appended by later
+ * revisions are dated from the day they appeared), changed by its last touch when one is within
+ * CHANGE_LIFETIME. The caller knows it exists (`fileClock`).
+ */
+export function fileAt(
+  shape: TDemoShape,
+  index: number,
+  driveIds: readonly string[],
+  clock: TFileClock = fileClock(shape, fileGrowth(shape), index, shape.revision),
+): TSourceFile {
   const rng = rngFor(shape.words, STREAMS.file, index);
   const id = shape.flavour.fileId(rng);
   const { name, stem } = fileName(shape, rng);
@@ -167,27 +160,91 @@ export function fileAt(shape: TDemoShape, index: number, driveIds: readonly stri
     ownerEmail,
     driveId,
     permissions,
-    modifiedAt: isoAt(shape.nowMs - Math.floor(age * age * 720 * DAY_MS)),
+    modifiedAt: isoAt(
+      clock.birth === 0
+        ? shape.epochMs - Math.floor(age * age * 720 * DAY_MS)
+        : revisionTime(shape, clock.birth, age),
+    ),
     sizeBytes:
       kind === "image" || kind === "zip" ? 200_000 + rng.int(20_000_000) : 8_000 + rng.int(2_000_000),
     label: labelOf(shape, index, stem),
   };
-  return isFlipped(shape, index, exposed) ? flip(shape, file, index, exposed) : file;
+  return clock.touch === 0 ? file : touched(shape, file, index, clock.touch, exposed, stem);
 }
 
-/** An exposed file gets its exposure removed; a clean one gets a new public link or external share. */
-function flip(shape: TDemoShape, file: TSourceFile, index: number, exposed: boolean): TSourceFile {
-  if (exposed) {
-    const externalPrefix = `${index.toString(36)}-x`;
-    return {
-      ...file,
-      permissions: file.permissions.filter((p) => p.type !== "anyone" && !p.id.startsWith(externalPrefix)),
-    };
-  }
-  const rng = rngFor(shape.words, STREAMS.mutation, index);
-  const pid = index.toString(36);
-  const added: TPermission = rng.chance(0.35)
-    ? { id: `${pid}-a`, type: "anyone", role: rng.chance(0.85) ? "reader" : "writer" }
-    : { id: `${pid}-x0`, role: externalRole(rng), ...externalTarget(shape, rng) };
-  return { ...file, permissions: [...file.permissions, added] };
+/** A moment during revision `revision`'s day (which ends at epoch + revision days), from a fraction. */
+function revisionTime(shape: TDemoShape, revision: number, fraction: number): number {
+  return shape.epochMs + revision * DAY_MS - 1 - Math.floor(fraction * (DAY_MS - 1));
 }
+
+/**
+ * What a touch does to a file. An exposed one mostly gets fixed (links and outside grants
+ * removed); a clean one rarely gets exposed: about as many exposures are fixed as appear, so the
+ * share of exposed files stays level. The rest are the everyday changes of a tenant: internal
+ * shares added or removed, roles changed, renames, labels applied or removed. Always modified then.
+ */
+function touched(
+  shape: TDemoShape,
+  file: TSourceFile,
+  index: number,
+  touch: number,
+  exposed: boolean,
+  stem: TStem,
+): TSourceFile {
+  const rng = rngFor(shape.words, STREAMS.mutation, (Math.imul(index, 0x9e3779b1) ^ mix32(touch)) | 0);
+  const pid = index.toString(36);
+  const next: TSourceFile = { ...file, modifiedAt: isoAt(revisionTime(shape, touch, rng.next())) };
+  const isOutside = (p: TPermission) => p.type === "anyone" || p.id.startsWith(`${pid}-x`);
+  const internal = file.permissions.filter(
+    (p) => p.role !== "owner" && p.role !== "organizer" && !isOutside(p),
+  );
+  const k = rng.next();
+  if (exposed && k < 0.55) {
+    next.permissions = file.permissions.filter((p) => !isOutside(p));
+  } else if (exposed && k < 0.7) {
+    const target = file.permissions.find(isOutside);
+    next.permissions = file.permissions.map((p) =>
+      p === target ? { ...p, role: p.role === "writer" ? "reader" : "writer" } : p,
+    );
+  } else if (exposed && k < 0.8) {
+    next.permissions = [
+      ...file.permissions,
+      { id: `${pid}-n`, role: externalRole(rng), ...externalTarget(shape, rng) },
+    ];
+  } else if (!exposed && k < 0.05) {
+    next.permissions = [
+      ...file.permissions,
+      { id: `${pid}-a`, type: "anyone", role: rng.chance(0.85) ? "reader" : "writer" },
+    ];
+  } else if (!exposed && k < 0.1) {
+    next.permissions = [
+      ...file.permissions,
+      { id: `${pid}-n`, role: externalRole(rng), ...externalTarget(shape, rng) },
+    ];
+  } else if (!exposed && k < 0.35) {
+    next.permissions = [
+      ...file.permissions,
+      {
+        id: `${pid}-n`,
+        type: "user",
+        role: rng.chance(0.6) ? "reader" : "writer",
+        emailAddress: userEmailAt(shape, rng.int(shape.userCount)),
+      },
+    ];
+  } else if (!exposed && k < 0.65 && internal.length > 0) {
+    const target = rng.pick(internal);
+    next.permissions =
+      k < 0.5
+        ? file.permissions.filter((p) => p !== target)
+        : file.permissions.map((p) =>
+            p === target ? { ...p, role: p.role === "reader" ? "writer" : "reader" } : p,
+          );
+  } else if (k < 0.88) {
+    next.name = rng.pick(RENAME_PREFIXES) + file.name;
+  } else {
+    next.label = file.label ? null : LABEL_NAMES[shape.type][stem.level];
+  }
+  return next;
+}
+
+const RENAME_PREFIXES = ["Copy of ", "Final - ", "Archive - ", "[Draft] ", "OLD - "] as const;

@@ -1,12 +1,14 @@
 import type { TSourceAdapter } from "../types";
 import { activityEvents } from "./activity";
-import { appsOf, grantAt } from "./apps";
+import { appsOf, grantAt, grantLife } from "./apps";
 import { driveAt, driveIdAt } from "./drives";
-import { fileAt } from "./files";
+import { demoChangeFeed } from "./feed";
+import { driveIndexOfFile, fileAt } from "./files";
+import { existsAt, fileClock, fileGrowth, grantGrowth, slotsAt, userGrowth } from "./revisions";
 import { demoTenantSettings } from "./settings";
 import { accessRequirementsOf } from "../access";
 import { shapeOf, type TShapeInput } from "./shape";
-import { userAt } from "./users";
+import { userAt, userLife } from "./users";
 
 /** Seed, flavour, size, revision and clock: exactly what the workspace's shape is derived from. */
 export type TDemoOptions = TShapeInput;
@@ -38,29 +40,53 @@ export function describeDemoWorkspace(opts: TDemoOptions): TDemoDescription {
 }
 
 /**
- * A synthetic tenant, deterministic in (seed, type, fileCount, revision, the hour of `now`): every item is
- * generated from its own index on demand, so any size streams in constant memory. A higher
- * `revision` changes a small deterministic subset (exposures fixed and added, users enabling MFA)
- * so rescans find both new and resolved findings.
+ * A synthetic tenant, deterministic in (seed, type, size, revision, epoch), never in the wall
+ * clock: every item is generated from its own index on demand, so any size streams in constant
+ * memory. Each revision is a day of the tenant's life: about 1 % of files change, appear or go
+ * away, some users join, leave, are suspended or elevated, grants are given, revoked and widened
+ * (revisions.ts). `changeFeed` reports the file changes between two revisions.
  */
 export function createDemoAdapter(opts: TDemoOptions): TSourceAdapter {
   const shape = shapeOf(opts);
   const driveIds = Array.from({ length: shape.driveCount }, (_, d) => driveIdAt(shape, d));
   const apps = appsOf(shape);
+  const files = fileGrowth(shape);
+  // Past revision 0 files come and go: the drives' counts are counted, once (a hash per file).
+  let driveCounts: number[] | null = null;
+  const countDriveFiles = () => {
+    const counts = new Array<number>(shape.driveCount).fill(0);
+    for (let i = 0; i < slotsAt(files, shape.revision); i++) {
+      const d = driveIndexOfFile(shape, i);
+      if (d !== null && existsAt(fileClock(shape, files, i, 0), shape.revision))
+        counts[d] = (counts[d] ?? 0) + 1;
+    }
+    return counts;
+  };
 
   return {
     workspace: async () => ({ domain: shape.domain, internalDomains: [...shape.internalDomains] }),
     users: async function* () {
-      for (let j = 0; j < shape.userCount; j++) yield userAt(shape, j);
+      const slots = slotsAt(userGrowth(shape), shape.revision);
+      for (let j = 0; j < slots; j++) if (shape.revision < userLife(shape, j).end) yield userAt(shape, j);
     },
     files: async function* () {
-      for (let i = 0; i < shape.fileCount; i++) yield fileAt(shape, i, driveIds);
+      const slots = slotsAt(files, shape.revision);
+      for (let i = 0; i < slots; i++) {
+        const clock = fileClock(shape, files, i, shape.revision);
+        if (existsAt(clock, shape.revision)) yield fileAt(shape, i, driveIds, clock);
+      }
     },
     sharedDrives: async function* () {
-      for (let d = 0; d < shape.driveCount; d++) yield driveAt(shape, d);
+      if (shape.revision > 0) driveCounts ??= countDriveFiles();
+      for (let d = 0; d < shape.driveCount; d++) {
+        const drive = driveAt(shape, d);
+        yield driveCounts ? { ...drive, fileCount: driveCounts[d] ?? 0 } : drive;
+      }
     },
     appGrants: async function* () {
-      for (let g = 0; g < shape.grantCount; g++) yield grantAt(shape, apps, g);
+      const slots = slotsAt(grantGrowth(shape), shape.revision);
+      for (let g = 0; g < slots; g++)
+        if (shape.revision < grantLife(shape, apps, g).end) yield grantAt(shape, apps, g);
     },
     activity: (since: Date) => activityEvents(shape, apps, since),
     tenantSettings: async () => demoTenantSettings(shape),
@@ -71,5 +97,6 @@ export function createDemoAdapter(opts: TDemoOptions): TSourceAdapter {
         granted: true,
       })),
     coverageGaps: () => [],
+    changeFeed: demoChangeFeed(shape, opts.seed, driveIds),
   };
 }

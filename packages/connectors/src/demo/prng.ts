@@ -27,6 +27,10 @@ export const STREAMS = {
   mutation: 7,
   app: 8,
   mfa: 9,
+  fileTouch: 10,
+  userTouch: 11,
+  grantTouch: 12,
+  lifetime: 13,
 } as const;
 
 export function seedWords(seed: string): TSeedWords {

@@ -37,6 +37,12 @@ export type TDemoShape = {
   longTailAppCount: number;
   grantCount: number;
   revision: number;
+  /**
+   * The tenant's clock at revision 0 (the hour the connector was made): everything that does not
+   * change over revisions is dated from here, so the tenant reads the same at any wall-clock time.
+   */
+  epochMs: number;
+  /** The tenant's clock at this revision: a revision is a day of its life (epoch + revision days). */
   nowMs: number;
   /** Scripted users, each carrying one of the demo's activity stories. */
   scripted: {
@@ -53,13 +59,20 @@ export type TShapeInput = {
   seed: string;
   type: TConnectorType;
   fileCount?: number;
+  /** Default: one per forty files, at least 25 (the admins and the behaviour stories need them). */
+  userCount?: number;
   revision?: number;
-  now?: Date;
+  /** The tenant's clock at revision 0, floored to the hour (default: the current hour). */
+  epoch?: Date;
 };
+
+/** A demo tenant never has fewer users: admins (up to 6) and the scripted stories come first. */
+export const MIN_USERS = 25;
 
 export function shapeOf(opts: TShapeInput): TDemoShape {
   const fileCount = Math.max(0, Math.floor(opts.fileCount ?? 2000));
   const revision = Math.max(0, Math.floor(opts.revision ?? 0));
+  const epochMs = Math.floor((opts.epoch ?? new Date()).getTime() / HOUR_MS) * HOUR_MS;
   const words = seedWords(opts.seed);
   const company = pickAt(COMPANIES, words[0] % COMPANIES.length);
   const tag = (words[1] >>> 0).toString(16).padStart(8, "0").slice(0, 6);
@@ -79,7 +92,7 @@ export function shapeOf(opts: TShapeInput): TDemoShape {
   const personalDomains = [...PERSONAL_MAIL_DOMAINS];
   const trustedPartnerDomains = partners.slice(0, 2);
 
-  const userCount = Math.max(25, Math.round(fileCount / 40));
+  const userCount = Math.max(MIN_USERS, Math.floor(opts.userCount ?? Math.round(fileCount / 40)));
   const adminCount = 4 + ((words[0] >>> 8) % 3);
   const a = adminCount;
   return {
@@ -101,9 +114,8 @@ export function shapeOf(opts: TShapeInput): TDemoShape {
     longTailAppCount: Math.max(6, Math.round(Math.sqrt(userCount))),
     grantCount: Math.max(40, Math.round(userCount * 1.5)),
     revision,
-    // The tenant as of the hour: every timestamp is anchored here, so rescans within the hour read
-    // an unchanged workspace (as a real one mostly is), not every file and user shifted by seconds.
-    nowMs: Math.floor((opts.now ?? new Date()).getTime() / HOUR_MS) * HOUR_MS,
+    epochMs,
+    nowMs: epochMs + revision * DAY_MS,
     scripted: {
       enablesMfa: a,
       reactivated: a + 1,

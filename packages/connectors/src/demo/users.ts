@@ -1,5 +1,6 @@
 import type { TSourceUser } from "../types";
 import { hash01, pickAt, rngFor, STREAMS } from "./prng";
+import { birthOf, endOf, lastTouch, USER_TOUCH_RATE, userGrowth } from "./revisions";
 import { DAY_MS, isoAt, type TDemoShape } from "./shape";
 import { FIRST_NAMES, LAST_NAMES } from "./vocabulary";
 
@@ -50,9 +51,20 @@ function mfaEnabledAtRevision(shape: TDemoShape, index: number): number {
   return h < 0.5 ? 1 + Math.floor(h * 12) : Infinity;
 }
 
+/** The revisions a joiner arrives and leaves (Infinity for the original users, who stay). */
+export function userLife(shape: TDemoShape, index: number): { birth: number; end: number } {
+  const growth = userGrowth(shape);
+  const birth = birthOf(growth, index);
+  if (birth === 0) return { birth, end: Infinity };
+  return { birth, end: endOf(shape.words, STREAMS.userTouch, index, birth, growth.removalRate) };
+}
+
 export function userAt(shape: TDemoShape, index: number): TSourceUser {
+  if (index >= shape.userCount) return joinerAt(shape, index);
   const rng = rngFor(shape.words, STREAMS.user, index);
-  const now = shape.nowMs;
+  // What stopped, or never started, is dated from the epoch; active users keep signing in, so
+  // their last sign-in follows the tenant's clock.
+  const now = shape.epochMs;
   const { first, last, suffix } = nameParts(index);
   const isAdmin = index < shape.adminCount;
   const s = shape.scripted;
@@ -83,11 +95,11 @@ export function userAt(shape: TDemoShape, index: number): TSourceUser {
   } else {
     // Active: most signed in within days, a tail within the month.
     const r = rng.next();
-    lastLoginMs = now - Math.floor(r * r * 25 * DAY_MS) - rng.int(3_600_000);
+    lastLoginMs = shape.nowMs - Math.floor(r * r * 25 * DAY_MS) - rng.int(3_600_000);
   }
   if (lastLoginMs !== null && lastLoginMs < createdMs) createdMs = lastLoginMs - 30 * DAY_MS;
 
-  return {
+  const user: TSourceUser = {
     id: shape.flavour.userId(rng),
     email: `${first}.${last}${suffix}@${shape.domain}`,
     name: `${capitalise(first)} ${capitalise(last)}${suffix ? ` ${suffix}` : ""}`,
@@ -95,6 +107,46 @@ export function userAt(shape: TDemoShape, index: number): TSourceUser {
     mfaEnabled,
     suspended,
     lastLoginAt: lastLoginMs === null ? null : isoAt(lastLoginMs),
+    createdAt: isoAt(createdMs),
+  };
+  // Admins and the scripted users keep their stories; everyone else may be touched.
+  if (isAdmin || scripted) return user;
+  const touch = lastTouch(shape.words, STREAMS.userTouch, index, shape.revision, USER_TOUCH_RATE);
+  return touch === 0 ? user : touchedUser(shape, user, index, touch);
+}
+
+/**
+ * A touch on a user, lasting CHANGE_LIFETIME revisions: suspended (then reinstated), made an
+ * administrator (then demoted: a temporary elevation), or renamed (the name, not the address).
+ */
+function touchedUser(shape: TDemoShape, user: TSourceUser, index: number, touch: number): TSourceUser {
+  const k = hash01(shape.words, STREAMS.userTouch, index, -touch);
+  if (k < 0.4 && !user.suspended) return { ...user, suspended: true };
+  if (k < 0.6) return { ...user, isAdmin: true };
+  const last = pickAt(LAST_NAMES, Math.floor(k * 1e6) % LAST_NAMES.length);
+  return { ...user, name: `${user.name.split(" ")[0] ?? ""} ${capitalise(last)}` };
+}
+
+/**
+ * A user who joined at a later revision: created that day, signing in from the next, without MFA
+ * until they enrol a few revisions later (a quarter never do). Joiners own no files (files are
+ * owned by the original users), so their leaving takes nothing with it.
+ */
+function joinerAt(shape: TDemoShape, index: number): TSourceUser {
+  const rng = rngFor(shape.words, STREAMS.user, index);
+  const { first, last, suffix } = nameParts(index);
+  const { birth } = userLife(shape, index);
+  const createdMs = shape.epochMs + birth * DAY_MS - 1 - rng.int(DAY_MS / 2);
+  const signsIn = shape.revision > birth;
+  const enrols = rng.chance(0.75) ? birth + 1 + rng.int(5) : Infinity;
+  return {
+    id: shape.flavour.userId(rng),
+    email: `${first}.${last}${suffix}@${shape.domain}`,
+    name: `${capitalise(first)} ${capitalise(last)}${suffix ? ` ${suffix}` : ""}`,
+    isAdmin: false,
+    mfaEnabled: shape.revision >= enrols,
+    suspended: false,
+    lastLoginAt: signsIn ? isoAt(shape.nowMs - 1 - rng.int(DAY_MS / 2)) : null,
     createdAt: isoAt(createdMs),
   };
 }

@@ -46,7 +46,7 @@ function expectConsistentDeltas(findings: TScoredFinding[]) {
 }
 
 describe("scanning the demo workspace", () => {
-  const opts: TDemoOptions = { seed: "scan", type: "google_workspace", fileCount: 2000, now: NOW };
+  const opts: TDemoOptions = { seed: "scan", type: "google_workspace", fileCount: 2000, epoch: NOW };
 
   it("finds every category, one finding per rule and resource", async () => {
     const findings = await scan(opts);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEMO_LIMITS } from "@posture/connectors";
 import { ZTimestamp, type TMeta } from "@posture/platform";
 
 export const ZConnector = z.object({
@@ -45,6 +46,18 @@ export const ZConnector = z.object({
     .describe(
       "The connect-time access check: each scope or permission the connector's features need. Demo sources grant all; null for a connector made before access was checked.",
     ),
+  demo: z
+    .object({
+      files: z.number().int().nonnegative().describe("Files of the synthetic workspace at revision 0"),
+      users: z.number().int().nonnegative().describe("Users of the synthetic workspace at revision 0"),
+      revision: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe("The workspace's revision: each is a day of its life, with about 1 % of files changed"),
+    })
+    .nullable()
+    .describe("A demo source's size and revision; null for a real source"),
 });
 
 export const ZConnectorIdInput = z.strictObject({ id: z.string().min(1).max(100) });
@@ -61,13 +74,32 @@ export const createConnectorMeta = {
     tags: ["connectors"],
     summary: "Connect a source",
     description:
-      "mode `demo` reads a deterministic synthetic workspace of that type; `real` needs the source's credentials (encrypted at rest, never returned) and asks the source, within 30 s, which of the scopes or application permissions the connector's features need it grants: the answer's `access` lists them granted and missing (with the licence and the impact). A source that cannot be reached still connects, with every requirement missing and `detail` saying why. 402 plan_limit_reached past sources.max.",
+      "mode `demo` reads a deterministic synthetic workspace of that type, sized by `demo` (`files` up to 1,000,000; `users` by default one per 40 files, at least 25), starting at revision 0 and changing only when a sync advances it; `demo` with mode `real` is a 400. `real` needs the source's credentials (encrypted at rest, never returned) and asks the source, within 30 s, which of the scopes or application permissions the connector's features need it grants: the answer's `access` lists them granted and missing (with the licence and the impact). A source that cannot be reached still connects, with every requirement missing and `detail` saying why. 402 plan_limit_reached past sources.max.",
     successDescription: "Created",
   },
   successStatus: 201,
   errors: ["plan_limit_reached"],
 } satisfies TMeta;
 const DEMO_CONFIG_FIELDS = ["fileCount", "revision"] as const;
+
+export const ZDemoSize = z
+  .strictObject({
+    files: z
+      .number()
+      .int()
+      .min(DEMO_LIMITS.files.min)
+      .max(DEMO_LIMITS.files.max)
+      .optional()
+      .meta({ description: "How many files the synthetic workspace holds (default 2,000)" }),
+    users: z
+      .number()
+      .int()
+      .min(DEMO_LIMITS.users.min)
+      .max(DEMO_LIMITS.users.max)
+      .optional()
+      .meta({ description: "How many users it has (default one per 40 files, at least 25)" }),
+  })
+  .meta({ description: "demo: the synthetic workspace's size" });
 const REAL_CONFIG_FIELDS = ["domain", "internalDomains", "scopes"] as const;
 
 export const ZCreateConnectorInput = z
@@ -76,6 +108,7 @@ export const ZCreateConnectorInput = z
     displayName: z.string().trim().min(1).max(100),
     mode: z.enum(["real", "demo"]),
     credentials: z.record(z.string(), z.unknown()).optional(),
+    demo: ZDemoSize.optional(),
     config: z
       .strictObject({
         fileCount: z
@@ -84,7 +117,7 @@ export const ZCreateConnectorInput = z
           .min(1)
           .max(100_000)
           .optional()
-          .meta({ description: "demo: how many files the synthetic workspace holds" }),
+          .meta({ description: "demo: how many files the synthetic workspace holds (prefer `demo.files`)" }),
         revision: z
           .number()
           .int()
@@ -112,6 +145,14 @@ export const ZCreateConnectorInput = z
         code: "custom",
         path: ["credentials"],
         message: "credentials are required in real mode",
+      });
+    if (v.mode === "real" && v.demo !== undefined)
+      ctx.addIssue({ code: "custom", path: ["demo"], message: "demo applies to demo connectors only" });
+    if (v.demo?.files !== undefined && v.config?.fileCount !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["config", "fileCount"],
+        message: "give the size once, as demo.files",
       });
     // A field of the other mode would be silently ignored: refused like an unknown one.
     const other = v.mode === "demo" ? REAL_CONFIG_FIELDS : DEMO_CONFIG_FIELDS;

@@ -3,6 +3,7 @@ import { connectors, scans, type Db } from "@posture/db";
 import {
   accessRequirementsOf,
   createSourceAdapter,
+  describeDemoWorkspace,
   SourceAuthError,
   type TAccessCheck,
   type TAccessRequirement,
@@ -35,6 +36,8 @@ export type TConnectorView = {
   lastScanAt: string | null;
   createdAt: string;
   access: TConnectorAccess | null;
+  /** A demo source's size and revision; null for a real one. */
+  demo: { files: number; users: number; revision: number } | null;
 };
 
 /** The connect-time access check as stored and returned: what was granted, what is missing and why it matters. */
@@ -55,14 +58,28 @@ const viewColumns = {
   lastScanAt: connectors.lastScanAt,
   createdAt: connectors.createdAt,
   access: connectors.access,
+  config: connectors.config,
 };
 
-type TRow = Omit<typeof connectors.$inferSelect, "orgId" | "credentialsEnc" | "config" | "healthDetail">;
+type TRow = Omit<typeof connectors.$inferSelect, "orgId" | "credentialsEnc" | "healthDetail">;
 
-function toView(r: TRow): TConnectorView {
+function toView({ config, ...r }: TRow): TConnectorView {
   // A demo source grants everything, including one connected before access was checked.
   const access = r.access ?? (r.mode === "demo" ? demoAccess(r.type) : null);
-  return { ...r, access, lastScanAt: iso(r.lastScanAt), createdAt: iso(r.createdAt) };
+  const demo = r.mode === "demo" ? demoSizeOf(r.id, r.type, config) : null;
+  return { ...r, access, demo, lastScanAt: iso(r.lastScanAt), createdAt: iso(r.createdAt) };
+}
+
+/** The size a demo config reads as, defaults applied (the config is validated when stored). */
+function demoSizeOf(seed: string, type: TConnectorType, config: Record<string, unknown>) {
+  const int = (v: unknown) => (typeof v === "number" && Number.isInteger(v) ? v : undefined);
+  const { counts } = describeDemoWorkspace({
+    seed,
+    type,
+    fileCount: int(config.fileCount),
+    userCount: int(config.userCount),
+  });
+  return { files: counts.files, users: counts.users, revision: int(config.revision) ?? 0 };
 }
 
 function demoAccess(type: TConnectorType): TConnectorAccess {
@@ -197,7 +214,19 @@ export type TCreateConnector = {
   mode: "real" | "demo";
   credentials?: unknown;
   config?: Record<string, unknown> | undefined;
+  /** A demo source's size: stored in its config as `fileCount` and `userCount`, at revision 0. */
+  demo?: { files?: number | undefined; users?: number | undefined } | undefined;
 };
+
+/** What is stored: a demo source's size and revision joined to the rest of its config. */
+function storedConfig(input: TCreateConnector): Record<string, unknown> {
+  const config = { ...input.config };
+  if (input.mode !== "demo") return config;
+  if (input.demo?.files !== undefined) config.fileCount = input.demo.files;
+  if (input.demo?.users !== undefined) config.userCount = input.demo.users;
+  config.revision ??= 0;
+  return config;
+}
 
 export async function createConnector(
   db: Db,
@@ -218,6 +247,7 @@ export async function createConnector(
       );
     }
   };
+  const config = storedConfig(input);
   // Validates credentials (real mode) and config exactly as a scan will read them: 400 with
   // per-field details now, rather than a failed scan later.
   createSourceAdapter({
@@ -225,7 +255,7 @@ export async function createConnector(
     mode: input.mode,
     connectorId: "validation",
     credentials: input.credentials,
-    config: input.config ?? {},
+    config,
   });
   // A connect past the plan's limit is refused before the source is contacted (and again below,
   // under the lock, where it counts).
@@ -236,7 +266,7 @@ export async function createConnector(
     type: input.type,
     mode: input.mode,
     credentials: input.credentials,
-    config: input.config ?? {},
+    config,
     ...(deps.sourceEndpoints ? { endpoints: deps.sourceEndpoints } : {}),
     ...(deps.accessDeadlineMs === undefined ? {} : { deadlineMs: deps.accessDeadlineMs }),
   });
@@ -256,7 +286,7 @@ export async function createConnector(
           input.credentials === undefined
             ? null
             : encryptSecret(deps.encryptionKey, JSON.stringify(input.credentials)),
-        config: input.config ?? {},
+        config,
         access,
       })
       .returning(viewColumns);

@@ -45,6 +45,8 @@ async function rescanRelabelled(relabel: (f: TSourceFile) => string | null) {
     });
     return {
       ...demo,
+      // Its files are rewritten here, so it has no change feed: every rescan reads them all.
+      changeFeed: undefined,
       files: async function* () {
         for await (const f of demo.files()) yield { ...f, label: relabel(f) };
       },

@@ -68,5 +68,4 @@ try {
   await scan("unchanged, full", true);
 } finally {
   await db.drop();
-  await db.close?.();
 }

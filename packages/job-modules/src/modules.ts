@@ -3,7 +3,7 @@ import type { TJobModule } from "@posture/jobs";
 import type { TJobQueue, TLogger, TRuntime } from "@posture/platform";
 import { complianceJobModule } from "@posture/compliance";
 import { partnerJobModule } from "@posture/partner";
-import { postureJobs } from "@posture/posture";
+import { scansJobs } from "@posture/scans";
 import { behaviourJobs } from "@posture/ueba";
 import { webhookJobs } from "@posture/webhooks";
 import { workspaceJobs } from "@posture/workspace";
@@ -23,7 +23,7 @@ export type TJobDeps = {
  * line here; the scheduler and the gateway (embedded mode) both run exactly this list.
  */
 export const JOB_MODULES: readonly TJobModule<TJobDeps>[] = [
-  postureJobs,
+  scansJobs,
   webhookJobs,
   housekeepingJobs,
   complianceJobModule,

@@ -5,7 +5,7 @@ import { createTestDb, type TestDb } from "@posture/db/testing";
 import { createBullQueue, startWorkers, type TJobRegistry, type TWorkers } from "@posture/jobs";
 import { dropPrefix, TEST_REDIS_URL, uniquePrefix } from "@posture/jobs/testing";
 import { encryptSecret, type TRuntime } from "@posture/platform";
-import { SCAN_JOB } from "@posture/posture";
+import { SCAN_JOB } from "@posture/scans";
 import { emitEvent, startReceiver, type TReceiver } from "@posture/webhooks/testing";
 import { buildJobRegistry } from "./index";
 

@@ -1,3 +1,25 @@
 export { postureRouter } from "./router";
-export { postureJobs } from "./jobs/module";
-export { SCAN_JOB, SCAN_SWEEP_JOB, runScanJob, sweepDueScans, type TScanDeps } from "./services/scan-runner";
+export { createRuleEngine, tenantCheckFindings, type TDetectedFinding, type TRuleEngine } from "./engine";
+
+// What the scan pipeline (@posture/scans) hands its detections to: posture owns findings, the
+// score and the scan's result; the scan job that reads the source is not posture's.
+export {
+  failScan,
+  SCAN_JOB,
+  SYNC_WAIT_MS,
+  toScanResult,
+  type TFullScanReason,
+  type TScanResult,
+} from "./services/scan-result";
+export {
+  dropDetections,
+  stageDetections,
+  type TDetectionStage,
+  type TStageWrite,
+} from "./services/scan-detections";
+export { persistScan, type TPersistInput, type TPersistResult } from "./services/scan-persist";
+export { recordScanEvents } from "./services/scan-events";
+export { ensureDefaultRules } from "./services/policies";
+export { scheduledScanAllowed } from "./services/scan-allowance";
+export { getFindingView, listFindings } from "./services/findings";
+export { computeOrgPosture } from "./services/posture";

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { connectors, createDb, scans, workspaceUsers } from "@posture/db";
 import { getFlowGraph } from "@posture/flow-guard";
-import { runScanJob } from "@posture/posture";
+import { runScanJob } from "@posture/scans";
 import { getInventory, listSharingItems } from "@posture/workspace";
 import { benchScanDeps } from "../lib/scan-deps";
 

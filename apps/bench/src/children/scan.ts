@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { connectors, createDb, scans } from "@posture/db";
-import { runScanJob } from "@posture/posture";
+import { runScanJob } from "@posture/scans";
 import { getHeapStatistics } from "node:v8";
 import { benchScanDeps } from "../lib/scan-deps";
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Db } from "@posture/db";
 import { createInProcessQueue } from "@posture/jobs";
 import { createLogger, parseEncryptionKey } from "@posture/platform";
-import type { TScanDeps } from "@posture/posture";
+import type { TScanDeps } from "@posture/scans";
 import { BEHAVIOUR_REFRESH_JOB } from "@posture/ueba";
 
 /**

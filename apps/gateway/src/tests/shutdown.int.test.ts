@@ -12,7 +12,7 @@ import { buildJobRegistry } from "@posture/job-modules";
 import { createBullQueue, startWorkers, type TJobRegistry } from "@posture/jobs";
 import { dropPrefix, uniquePrefix } from "@posture/jobs/testing";
 import { generateSessionToken, SESSION_ABSOLUTE_MS, SESSION_COOKIE } from "@posture/platform";
-import { SCAN_JOB } from "@posture/posture";
+import { SCAN_JOB } from "@posture/scans";
 import { randomClientIp, TEST_REDIS_URL } from "../testing";
 
 // The real entry point in its own process: SIGTERM stops accepting, lets the in-flight request

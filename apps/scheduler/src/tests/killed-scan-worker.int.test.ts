@@ -3,7 +3,7 @@ import { connectors, findings, queryRows, scanDetections, scans } from "@posture
 import { createTestDb, type TestDb } from "@posture/db/testing";
 import { createBullQueue, type TJobRegistry } from "@posture/jobs";
 import { dropPrefix, TEST_REDIS_URL, uniquePrefix } from "@posture/jobs/testing";
-import { SCAN_JOB } from "@posture/posture";
+import { SCAN_JOB } from "@posture/scans";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildJobRegistry } from "@posture/job-modules";

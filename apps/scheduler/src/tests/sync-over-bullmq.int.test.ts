@@ -1,7 +1,7 @@
 import { connectors, findings, scans } from "@posture/db";
 import { createBullQueue, type TJobRegistry } from "@posture/jobs";
 import { dropPrefix, TEST_REDIS_URL, uniquePrefix } from "@posture/jobs/testing";
-import { sweepDueScans } from "@posture/posture";
+import { sweepDueScans } from "@posture/scans";
 import { eq } from "drizzle-orm";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -40,3 +40,4 @@ export * from "./anomalies";
 export * from "./scan-detections";
 export * from "./sign-in-failures";
 export * from "./tenant-check-results";
+export * from "./change-cursors";

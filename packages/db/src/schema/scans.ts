@@ -4,6 +4,15 @@ import { connectors } from "./connectors";
 import { organizations } from "./organizations";
 
 export const SCAN_STATUSES = ["QUEUED", "RUNNING", "COMPLETE", "FAILED"] as const;
+export const SCAN_KINDS = ["full", "incremental"] as const;
+/** Why a scan read the whole source rather than the changes since the last one. */
+export const FULL_SCAN_REASONS = [
+  "first",
+  "requested",
+  "no_feed",
+  "cursor_expired",
+  "rules_changed",
+] as const;
 
 export const scans = pgTable(
   "scans",
@@ -17,6 +26,10 @@ export const scans = pgTable(
     connectorName: text("connector_name").notNull(),
     trigger: text("trigger", { enum: ["manual", "scheduled"] }).notNull(),
     status: text("status", { enum: SCAN_STATUSES }).notNull().default("QUEUED"),
+    // A full scan reads the whole source; an incremental one the files changed since the last scan.
+    // Set when the scan starts (a scan asked to be full is created `full`, reason `requested`).
+    kind: text("kind", { enum: SCAN_KINDS }).notNull().default("full"),
+    fullReason: text("full_reason", { enum: FULL_SCAN_REASONS }),
     resources: integer("resources").notNull().default(0),
     findingsNew: integer("findings_new").notNull().default(0),
     findingsResolved: integer("findings_resolved").notNull().default(0),

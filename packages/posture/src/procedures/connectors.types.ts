@@ -183,14 +183,53 @@ export const syncConnectorMeta = {
     tags: ["connectors"],
     summary: "Scan a source now",
     description:
-      "Queues a scan and waits for it. 202 with status RUNNING if it takes longer than the wait; 429 past the plan's daily manual-scan ceiling (Retry-After until 00:00 UTC); 502 when the source fails.",
+      "Queues a scan and waits for it. 202 with status RUNNING if it takes longer than the wait; 429 past the plan's daily manual-scan ceiling (Retry-After until 00:00 UTC); 502 when the source fails. " +
+      "A scan is incremental when the source has change feeds and an earlier scan left their position: it reads the files changed since, and users, shared drives, app grants and settings whole. " +
+      "It is full on the first scan, when asked (`full: true`), when the source has no change feed, when a feed's position expired (`fullReason: cursor_expired`: the scan started incremental and re-read everything), " +
+      "and when the trusted or internal domains changed since the last scan. A scan already queued or running for the source is joined, whatever the body asks.",
   },
   errors: ["upstream_unavailable", "service_unavailable"],
 } satisfies TMeta;
+export const ZSyncConnectorInput = z.strictObject({
+  id: z.string().min(1).max(100),
+  full: z
+    .boolean()
+    .optional()
+    .meta({ description: "Read the whole source even if its change feeds could say what changed" }),
+  demo: z
+    .strictObject({
+      advance: z
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .optional()
+        .meta({ description: "Move the synthetic tenant this many revisions forward before the scan" }),
+    })
+    .optional()
+    .meta({ description: "Demo connectors only (400 for a real one): change the sandbox tenant first" }),
+});
 export const ZScanResult = z.object({
   scanId: z.string(),
   status: z.enum(["QUEUED", "RUNNING", "COMPLETE", "FAILED"]),
-  resources: z.number().int().nonnegative(),
+  kind: z
+    .enum(["full", "incremental"])
+    .describe(
+      "`full`: the whole source was read; `incremental`: only the files changed since the last scan (users, shared drives, app grants and settings are read whole every scan). Until a queued scan starts, `full`.",
+    ),
+  fullReason: z
+    .enum(["first", "requested", "no_feed", "cursor_expired", "rules_changed"])
+    .nullable()
+    .describe(
+      "Why a full scan was full: `first` (no earlier position of the change feeds), `requested` (`full: true`), `no_feed` (the source has no change feed), `cursor_expired` (the feeds' position expired: the scan fell back to reading everything), `rules_changed` (trusted or internal domains changed, so unchanged files are judged anew). Null for an incremental scan and for a scan not yet started.",
+    ),
+  resources: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe(
+      "Users, files, shared drives and app grants: those read by a full scan, those stored after an incremental one",
+    ),
   findingsNew: z.number().int().nonnegative(),
   findingsResolved: z.number().int().nonnegative(),
   postureScore: z.number().int().min(0).max(100),

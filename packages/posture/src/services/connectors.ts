@@ -12,7 +12,7 @@ import {
 } from "@posture/connectors";
 import { withTimeout } from "@posture/jobs";
 import { lockOrg } from "./locks";
-import { toScanResult, type TScanResult } from "./scan-runner";
+import { toScanResult, type TScanResult } from "./scan-result";
 import {
   AppError,
   audit,

@@ -1,18 +1,11 @@
-import { and, eq, inArray } from "drizzle-orm";
-import { scans, type Db, type TPlanId } from "@posture/db";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { connectors, scans, type Db, type TPlanId } from "@posture/db";
 import { JobTimeoutError } from "@posture/jobs";
-import { AppError, audit, PLANS, type TActor } from "@posture/platform";
+import { AppError, audit, PLANS, type TActor, type TJobQueue, type TLogger } from "@posture/platform";
 import { getConnector } from "./connectors";
 import { lockOrg } from "./locks";
 import { scansStartedToday } from "./scan-allowance";
-import {
-  failScan,
-  SCAN_JOB,
-  SYNC_WAIT_MS,
-  toScanResult,
-  type TScanDeps,
-  type TScanResult,
-} from "./scan-runner";
+import { failScan, SCAN_JOB, SYNC_WAIT_MS, toScanResult, type TScanResult } from "./scan-result";
 
 /** A queued or running scan older than this is considered lost (its worker died without a retry). */
 const STALE_SCAN_MS = 15 * 60_000;
@@ -22,19 +15,41 @@ function secondsToUtcMidnight(now: Date): number {
   return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
 }
 
+export type TManualScanOptions = {
+  /** Read the whole source even when its change feeds could say what changed. */
+  full?: boolean;
+  /** Demo connectors only: move the synthetic tenant this many revisions forward first. */
+  demo?: { advance?: number };
+};
+
 /**
  * Queues a manual scan (or joins the one already running for this connector), enforcing the
  * plan's daily ceiling per organization and UTC day, and waits for the result.
  */
 export async function requestManualScan(
   db: Db,
-  input: { orgId: string; actor: TActor; plan: TPlanId; connectorId: string },
-  deps: Pick<TScanDeps, "jobs" | "log">,
+  input: { orgId: string; actor: TActor; plan: TPlanId; connectorId: string } & TManualScanOptions,
+  deps: { jobs: TJobQueue; log: TLogger },
 ) {
   const connector = await getConnector(db, { orgId: input.orgId, id: input.connectorId });
+  if (input.demo && connector.mode !== "demo")
+    throw new AppError("invalid_input", "demo applies to demo connectors only", {
+      details: [{ path: "demo", message: "demo applies to demo connectors only" }],
+    });
   const now = new Date();
   const scan = await db.transaction(async (tx) => {
     await tx.execute(lockOrg(input.orgId, "scans"));
+    // The sandbox tenant changes when asked, with the scan that reads the change (a refused scan
+    // leaves it as it was). A scan already running may or may not see it; the next one does.
+    const advance = input.demo?.advance ?? 0;
+    if (advance > 0)
+      await tx
+        .update(connectors)
+        .set({
+          config: sql`jsonb_set(${connectors.config}, '{revision}',
+            to_jsonb(coalesce((${connectors.config}->>'revision')::int, 0) + ${advance}::int))`,
+        })
+        .where(eq(connectors.id, connector.id));
     const [inflight] = await tx
       .select()
       .from(scans)
@@ -67,13 +82,19 @@ export async function requestManualScan(
         connectorName: connector.displayName,
         trigger: "manual",
         requestedByUserId: input.actor.userId,
+        // The scan job reads this back: a scan created full-and-requested is never incremental.
+        ...(input.full ? { kind: "full" as const, fullReason: "requested" as const } : {}),
       })
       .returning();
     if (!created) throw new Error("scan insert returned nothing");
     await audit(tx, input, {
       action: "SCAN_TRIGGERED",
       target: connector.id,
-      metadata: { scanId: created.id },
+      metadata: {
+        scanId: created.id,
+        ...(input.full ? { full: true } : {}),
+        ...(advance > 0 ? { advance } : {}),
+      },
     });
     return created;
   });

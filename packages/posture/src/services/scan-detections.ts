@@ -23,6 +23,11 @@ export type TStageWrite = (statement: (tx: Db) => Promise<void>) => Promise<void
 
 export type TDetectionStage = {
   add: (findings: readonly TDetectedFinding[]) => Promise<void>;
+  /**
+   * Takes back what was staged for one resource (an incremental scan's file reported again by the
+   * change feed, or removed after all: the last report wins).
+   */
+  withdraw: (resourceType: string, resourceId: string) => Promise<void>;
   /** Sends what is buffered; call before the transaction commits. */
   flush: () => Promise<void>;
 };
@@ -65,6 +70,14 @@ export function stageDetections(write: TStageWrite, ids: { scanId: string; runId
         ]);
       }
       if (batch.length >= BATCH) await flush();
+    },
+    withdraw: async (resourceType, resourceId) => {
+      batch = batch.filter((row) => row[7] !== resourceId || row[9] !== resourceType);
+      await write(async (tx) => {
+        await tx.execute(sql`
+          DELETE FROM scan_detections WHERE run_id = ${ids.runId}
+            AND resource_type = ${resourceType} AND resource_id = ${resourceId}`);
+      });
     },
     flush,
   };

@@ -28,6 +28,12 @@ export type TPersistInput = {
   connector: { id: string; type: string; displayName: string };
   /** The run whose detections were staged (scan_detections.run_id). */
   runId: string;
+  /**
+   * An incremental scan's files: the source ids of every file it re-evaluated or removed. Open
+   * findings on other files were not looked at and stay as they are; every finding that is not
+   * on a file is diffed in full. Absent for a full scan, which diffs everything.
+   */
+  fileScope?: readonly string[];
   grants: TAppGrant[];
   resourceCount: number;
   /** Every tenant check's result this scan: replaces the connector's stored results. */
@@ -120,20 +126,28 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
         WHERE f.connector_id = ${connectorId} AND f.fingerprint = d.fingerprint AND f.status = 'RESOLVED'
         RETURNING 1)
       SELECT count(*)::int AS n FROM upd`);
+    // Details follow what the scan saw (an app's grant and user counts), as severity and title do.
     await tx.execute(sql`
       UPDATE findings f SET severity = d.severity, severity_rank = d.severity_rank, title = d.title, details = d.details
       FROM scan_detected d
       WHERE f.connector_id = ${connectorId} AND f.fingerprint = d.fingerprint
-        AND (f.severity <> d.severity OR f.title <> d.title)`);
+        AND (f.severity <> d.severity OR f.title <> d.title OR f.details IS DISTINCT FROM d.details)`);
+    const scope = await inScope(tx as unknown as Db, input.fileScope);
     const resolvedCount = await count(sql`
       WITH upd AS (
         UPDATE findings f SET status = 'RESOLVED', resolved_at = ${now.toISOString()}::timestamptz
         WHERE f.connector_id = ${connectorId} AND f.status = 'OPEN'
           AND NOT EXISTS (SELECT 1 FROM scan_detected d WHERE d.fingerprint = f.fingerprint)
           AND f.rule_id <> ALL(${unevaluated}::text[])
+          AND ${scope}
         RETURNING 1)
       SELECT count(*)::int AS n FROM upd`);
-    const findingsTotal = await count(sql`SELECT count(*)::int AS n FROM scan_detected`);
+    // An incremental scan detected only its files' findings: the total is what is open now.
+    const findingsTotal = await count(
+      input.fileScope
+        ? sql`SELECT count(*)::int AS n FROM findings WHERE connector_id = ${connectorId} AND status = 'OPEN'`
+        : sql`SELECT count(*)::int AS n FROM scan_detected`,
+    );
 
     await replaceGrants(tx as unknown as Db, input);
     if (input.tenantChecks) await replaceTenantCheckResults(tx as unknown as Db, input, input.tenantChecks);
@@ -188,6 +202,22 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
     await input.withinTransaction?.(tx, result);
     return result;
   });
+}
+
+/**
+ * The findings a scan may resolve: all of them for a full scan; for an incremental one, those not
+ * on a file and those on its files (held in a temporary table: an array compared per row would
+ * cost the open findings times the changed files).
+ */
+async function inScope(tx: Db, fileScope: readonly string[] | undefined): Promise<SQL> {
+  if (!fileScope) return sql`true`;
+  await tx.execute(sql`CREATE TEMP TABLE scan_file_scope (resource_id text PRIMARY KEY) ON COMMIT DROP`);
+  for (const batch of chunks([...fileScope], 10_000))
+    await tx.execute(
+      sql`INSERT INTO scan_file_scope SELECT DISTINCT unnest(${arrayLiteral(batch)}::text[]) ON CONFLICT DO NOTHING`,
+    );
+  await tx.execute(sql`ANALYZE scan_file_scope`);
+  return sql`(f.resource_type <> 'file' OR f.resource_id IN (SELECT resource_id FROM scan_file_scope))`;
 }
 
 /** The connector's tenant-check results as of this scan (the compliance evidence of their controls). */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scans } from "@posture/db";
 import { createBullQueue } from "@posture/jobs";
 import type { TJobQueue } from "@posture/platform";
-import { SCAN_JOB } from "@posture/posture";
+import { SCAN_JOB } from "@posture/scans";
 import { startTestGateway, type TTestGateway } from "../../testing";
 
 // The durable queue pointed at a port where no Redis listens: what a sync does when Redis is down.

@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectors, events, scans, webhookDeliveries } from "@posture/db";
 import type { TJobQueue } from "@posture/platform";
-import { runScanJob } from "@posture/posture";
+import { runScanJob } from "@posture/scans";
 import { DELIVER_JOB, requeueOverdueDeliveries } from "@posture/webhooks";
 import {
   startReceiver,

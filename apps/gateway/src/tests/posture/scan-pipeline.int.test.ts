@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { connectors, findings, scans, SEVERITY_RANK, trustedDomains, type TSeverity } from "@posture/db";
-import { sweepDueScans } from "@posture/posture";
+import { sweepDueScans } from "@posture/scans";
 import { useTestGateway } from "../../testing";
 
 type TScan = {

@@ -9,9 +9,8 @@ import { createTestDb, type TestDb } from "@posture/db/testing";
 import { createInProcessQueue } from "@posture/jobs";
 import { createLogger, parseEncryptionKey } from "@posture/platform";
 import { BEHAVIOUR_REFRESH_JOB } from "@posture/ueba";
-import { getFindingView, listFindings } from "./findings";
-import { computeOrgPosture } from "./posture";
-import { runScanJob, type TScanDeps } from "./scan-runner";
+import { computeOrgPosture, getFindingView, listFindings } from "@posture/posture";
+import { runScanJob, type TScanDeps } from "./index";
 
 // The scan path of tenant settings against the real database: settings → checks → findings and
 // tenant_check_results, with a catalog of its own (the benchmark catalogs are filled elsewhere).

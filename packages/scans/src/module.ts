@@ -1,14 +1,10 @@
 import { eq } from "drizzle-orm";
 import { scans } from "@posture/db";
 import type { TJobModule } from "@posture/jobs";
-import {
-  runScanJob,
-  SCAN_ATTEMPTS,
-  SCAN_JOB,
-  SCAN_SWEEP_JOB,
-  sweepDueScans,
-  type TScanDeps,
-} from "../services/scan-runner";
+import { SCAN_JOB } from "@posture/posture";
+import { SCAN_ATTEMPTS, SCAN_SWEEP_JOB, type TScanDeps } from "./deps";
+import { runScanJob } from "./scan-job";
+import { sweepDueScans } from "./sweep";
 
 const SWEEP_EVERY_MS = 5 * 60_000;
 
@@ -19,10 +15,10 @@ const scanIdOf = (data: unknown): string => {
 };
 
 /**
- * The posture package's background work: the scan job (manual and scheduled scans alike) and the
+ * The scan pipeline's background work: the scan job (manual and scheduled scans alike) and the
  * sweep that queues the daily scans coming due. The apps combine it with the other modules.
  */
-export const postureJobs: TJobModule<TScanDeps> = {
+export const scansJobs: TJobModule<TScanDeps> = {
   definitions: (deps) => ({
     [SCAN_JOB]: {
       attempts: SCAN_ATTEMPTS,

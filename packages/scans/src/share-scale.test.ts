@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SENSITIVE_WORDS } from "@posture/db";
 import { baseSeverity, sensitivityOf } from "@posture/workspace";
-import { engine, file } from "./test-fixtures";
+import { engine, file } from "@posture/posture/testing";
 
 // The rule engine (findings) and the resource store (sharing items) rate the same share on one
 // scale: a file's public link gets the same severity from both, whatever its name or role.

@@ -1,0 +1,19 @@
+import { createSourceAdapter, type TSourceAdapter } from "@posture/connectors";
+import { decryptSecret, type TRuntime } from "@posture/platform";
+import type { TConnectorRow } from "./deps";
+
+/** The source a connector reads: its credentials decrypted, its config and the runtime's endpoints. */
+export function defaultAdapterFor(connector: TConnectorRow, runtime: TRuntime): TSourceAdapter {
+  const credentials = connector.credentialsEnc
+    ? (JSON.parse(decryptSecret(runtime.encryptionKey, connector.credentialsEnc)) as unknown)
+    : undefined;
+  return createSourceAdapter({
+    type: connector.type,
+    mode: connector.mode,
+    connectorId: connector.id,
+    createdAt: connector.createdAt,
+    credentials,
+    config: connector.config,
+    ...(runtime.sourceEndpoints ? { endpoints: runtime.sourceEndpoints } : {}),
+  });
+}

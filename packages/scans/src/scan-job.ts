@@ -1,0 +1,244 @@
+import { eq } from "drizzle-orm";
+import { checksFor } from "@posture/benchmarks";
+import { SourceAuthError, type TSourceAdapter } from "@posture/connectors";
+import { connectors, scans, trustedDomains, type Db } from "@posture/db";
+import {
+  ensureDefaultRules,
+  failScan,
+  persistScan,
+  recordScanEvents,
+  toScanResult,
+  type TPersistResult,
+  type TScanResult,
+} from "@posture/posture";
+import { AppError } from "@posture/platform";
+import { ingestScanActivity, queueBehaviourRefresh } from "@posture/ueba";
+import { dispatchDeliveries } from "@posture/webhooks";
+import { openWorkspaceSnapshot } from "@posture/workspace";
+import { defaultAdapterFor } from "./adapter";
+import { dropCursor, orphanedFileFindings, planScan, saveCursor } from "./cursor";
+import { SCAN_ATTEMPTS, type TConnectorRow, type TScanDeps } from "./deps";
+import { readSource, type TCommittedRead } from "./read-source";
+import { mergeCoverage } from "./tenant-settings";
+
+type TScanRow = typeof scans.$inferSelect;
+
+/** A scan about to read: its row, its connector and source, and what the rules need to know. */
+type TStartedScan = {
+  scan: TScanRow;
+  connector: TConnectorRow;
+  adapter: TSourceAdapter;
+  trusted: string[];
+  now: Date;
+};
+
+/**
+ * The scan job, one stage after another: start → plan → read the source into the rules, the
+ * store and (beside it) the activity → commit the snapshot → findings, score, cursor and events
+ * in one transaction → dispatch the events → coverage the activity met → behaviour refresh.
+ * Idempotent: a scan already COMPLETE or FAILED returns its stored result, and the findings
+ * transaction first re-checks the scan's status.
+ */
+export async function runScanJob(deps: TScanDeps, scanId: string, attempt: number): Promise<TScanResult> {
+  const started = await startScan(deps, scanId, attempt);
+  if ("result" in started) return started.result;
+  const { scan, connector, adapter, now } = started;
+  const phase = performance.now();
+
+  const activity = readActivity(deps, started);
+  let read: TCommittedRead;
+  try {
+    const plan = await planScan(deps.db, {
+      connectorId: connector.id,
+      adapter,
+      fullRequested: scan.fullReason === "requested",
+    });
+    read = await readSource(adapter, plan, {
+      scanId,
+      trusted: started.trusted,
+      now,
+      checks: (deps.tenantChecks ?? checksFor)(connector.type),
+      openStore: (workspace, mode) =>
+        openWorkspaceSnapshot(deps.db, {
+          orgId: connector.orgId,
+          connectorId: connector.id,
+          scanId,
+          now,
+          workspace,
+          mode,
+        }),
+      orphans: () => orphanedFileFindings(deps.db, connector.id),
+      announce: (kind, fullReason) => announceKind(deps.db, scanId, kind, fullReason),
+    });
+  } catch (err) {
+    await activity.done;
+    return failOrRetry(deps, started, err, attempt);
+  }
+  const readMs = Math.round(performance.now() - phase);
+
+  const coverage = mergeCoverage(adapter.coverageGaps(), read.settingsGaps);
+  const outbox = await persistFindings(deps, started, read, coverage);
+  const persistMs = Math.round(performance.now() - phase) - readMs;
+
+  const changedSince = await activity.done;
+  if (outbox) {
+    // The activity read ran beside the inventory and may have met gaps of its own since.
+    const after = mergeCoverage(adapter.coverageGaps(), read.settingsGaps);
+    if (after.length > coverage.length)
+      await deps.db.update(scans).set({ coverage: after }).where(eq(scans.id, scanId));
+    // What a crash here leaves undispatched, the webhook sweep sends.
+    await dispatchDeliveries(deps.jobs, outbox);
+    await queueBehaviourRefresh(deps, { orgId: connector.orgId, scanId, changedSince });
+  }
+  const [done] = await deps.db.select().from(scans).where(eq(scans.id, scanId));
+  if (!done) throw new Error("scan vanished");
+  deps.log.info(
+    {
+      scanId,
+      kind: done.kind,
+      fullReason: done.fullReason,
+      resources: done.resources,
+      readMs,
+      persistMs,
+      activityMs: activity.ms(),
+      totalMs: Math.round(performance.now() - phase),
+    },
+    "scan finished",
+  );
+  return toScanResult(done);
+}
+
+/** The scan's row and connector; RUNNING from here. A finished scan, or a disconnected source, ends the job. */
+async function startScan(
+  deps: TScanDeps,
+  scanId: string,
+  attempt: number,
+): Promise<TStartedScan | { result: TScanResult }> {
+  const { db } = deps;
+  const [scan] = await db.select().from(scans).where(eq(scans.id, scanId));
+  if (!scan) throw new Error(`scan ${scanId} not found`);
+  if (scan.status === "COMPLETE" || scan.status === "FAILED") return { result: toScanResult(scan) };
+  const [connector] = scan.connectorId
+    ? await db.select().from(connectors).where(eq(connectors.id, scan.connectorId))
+    : [];
+  if (!connector) {
+    await failScan(db, scanId, "connector was disconnected");
+    return { result: { ...toScanResult(scan), status: "FAILED" } };
+  }
+  const now = new Date();
+  await db.update(scans).set({ status: "RUNNING", startedAt: now }).where(eq(scans.id, scanId));
+  await ensureDefaultRules(db, { orgId: connector.orgId });
+  const trusted = (
+    await db
+      .select({ domain: trustedDomains.domain })
+      .from(trustedDomains)
+      .where(eq(trustedDomains.orgId, connector.orgId))
+  ).map((t) => t.domain);
+  let adapter: TSourceAdapter;
+  try {
+    adapter = (deps.adapterFor ?? defaultAdapterFor)(connector, deps.runtime);
+  } catch (err) {
+    // Credentials or config the source cannot be read with.
+    return { result: await failOrRetry(deps, { scan, connector }, err, attempt) };
+  }
+  return { scan, connector, adapter, trusted, now };
+}
+
+/**
+ * Behaviour analytics: the source's activity since the last scan, stored while the inventory is
+ * read (on a connection of its own, so the database works on both at once). Resolves to the time
+ * from which behaviour changed, for the refresh.
+ */
+function readActivity(deps: TScanDeps, started: TStartedScan) {
+  const begun = performance.now();
+  let ms = 0;
+  const done = ingestScanActivity(deps, {
+    orgId: started.connector.orgId,
+    connectorId: started.connector.id,
+    scanId: started.scan.id,
+    activity: (since) => started.adapter.activity(since),
+    now: started.now,
+  }).finally(() => (ms = Math.round(performance.now() - begun)));
+  return { done, ms: () => ms };
+}
+
+async function announceKind(
+  db: Db,
+  scanId: string,
+  kind: "full" | "incremental",
+  fullReason: TScanRow["fullReason"],
+) {
+  await db.update(scans).set({ kind, fullReason }).where(eq(scans.id, scanId));
+}
+
+/**
+ * One transaction: the staged detections diffed into the findings (only the read's files', for an
+ * incremental scan), the score, the feeds' cursor, the scan's events in the outbox. Returns the
+ * deliveries to dispatch, or null when another attempt had finished the scan.
+ */
+async function persistFindings(
+  deps: TScanDeps,
+  { scan, connector, now }: TStartedScan,
+  read: TCommittedRead,
+  coverage: ReturnType<typeof mergeCoverage>,
+): Promise<string[] | null> {
+  let outbox: string[] = [];
+  const persisted = await persistScan(deps.db, {
+    scanId: scan.id,
+    orgId: connector.orgId,
+    connector: { id: connector.id, type: connector.type, displayName: connector.displayName },
+    runId: read.runId,
+    ...(read.fileScope ? { fileScope: read.fileScope } : {}),
+    grants: read.grants,
+    resourceCount: read.resourceCount,
+    tenantChecks: read.tenantChecks,
+    coverage,
+    now,
+    withinTransaction: async (tx, result: TPersistResult) => {
+      // The cursor commits with the findings it led to: a scan that dies before here leaves the
+      // previous one, and the next scan reads the same changes again.
+      if (read.cursor)
+        await saveCursor(tx, {
+          orgId: connector.orgId,
+          connectorId: connector.id,
+          scanId: scan.id,
+          cursor: read.cursor,
+          rulesKey: read.rulesKey,
+          now,
+        });
+      else await dropCursor(tx, connector.id);
+      outbox = await recordScanEvents(tx, {
+        orgId: connector.orgId,
+        scanId: scan.id,
+        connector: { id: connector.id, displayName: connector.displayName },
+        result,
+        publicUrl: deps.runtime.publicUrl,
+      });
+    },
+  });
+  return persisted ? outbox : null;
+}
+
+/**
+ * A read that failed: thrown again for the queue to retry, unless the credentials were refused or
+ * this was the last attempt; then the scan fails and the connector says why.
+ */
+async function failOrRetry(
+  deps: TScanDeps,
+  { scan, connector }: Pick<TStartedScan, "scan" | "connector">,
+  err: unknown,
+  attempt: number,
+): Promise<TScanResult> {
+  const message = err instanceof Error ? err.message : String(err);
+  const authFailure =
+    err instanceof SourceAuthError || (err instanceof AppError && err.code === "invalid_input");
+  if (!authFailure && attempt < SCAN_ATTEMPTS) throw err;
+  await deps.db
+    .update(connectors)
+    .set({ healthStatus: "unhealthy", healthDetail: message.slice(0, 500) })
+    .where(eq(connectors.id, connector.id));
+  await failScan(deps.db, scan.id, message.slice(0, 500));
+  deps.log.warn({ scanId: scan.id, connectorId: connector.id, err: message }, "scan failed");
+  const [failed] = await deps.db.select().from(scans).where(eq(scans.id, scan.id));
+  return failed ? toScanResult(failed) : { ...toScanResult(scan), status: "FAILED" };
+}

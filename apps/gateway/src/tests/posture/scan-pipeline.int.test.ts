@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { connectors, findings, scans, SEVERITY_RANK, trustedDomains, type TSeverity } from "@posture/db";
+import { findings, scans, SEVERITY_RANK, trustedDomains, type TSeverity } from "@posture/db";
 import { sweepDueScans } from "@posture/scans";
 import { useTestGateway } from "../../testing";
 
@@ -33,15 +33,15 @@ async function connectDemo(cookie: string, fileCount = 400, displayName = "Demo 
   return res.body as { id: string; status: string; healthStatus: string; mode: string };
 }
 
-async function sync(cookie: string, id: string) {
-  return gw.request("POST", `/api/connectors/${id}/sync`, { cookie });
+async function sync(cookie: string, id: string, body?: Record<string, unknown>) {
+  return gw.request("POST", `/api/connectors/${id}/sync`, { cookie, ...(body ? { body } : {}) });
 }
 
 describe("connect → scan → findings → posture", () => {
   it("scans a demo source and reports new, then nothing new, then new and resolved after drift", async () => {
     const a = await gw.createActor({ plan: "business", role: "OWNER" });
-    // 2,000 files: a revision flips about 1.2% of clean files to exposed, so at 400 files one seed
-    // in ~70 (the connector id) added none and the drift below found nothing new; at 2,000, e^-21.
+    // A revision always opens and resolves something (a new user without MFA joins; a scripted
+    // one turns MFA on at revision 1); 2,000 files also give it file findings of both kinds.
     const connector = await connectDemo(a.cookie, 2000);
     expect(connector).toMatchObject({ status: "CONNECTED", healthStatus: "healthy", mode: "demo" });
 
@@ -67,12 +67,8 @@ describe("connect → scan → findings → posture", () => {
       .select({ id: findings.id })
       .from(findings)
       .where(eq(findings.connectorId, connector.id));
-    // The source drifts: the demo workspace's next revision removes some exposures and adds others.
-    await gw.db.db
-      .update(connectors)
-      .set({ config: { fileCount: 2000, revision: 1 } })
-      .where(eq(connectors.id, connector.id));
-    const drift = (await sync(a.cookie, connector.id)).body as TScan;
+    // The source drifts: the sandbox moves a day on, removing some exposures and adding others.
+    const drift = (await sync(a.cookie, connector.id, { demo: { advance: 1 } })).body as TScan;
     expect(drift.findingsNew).toBeGreaterThan(0);
     expect(drift.findingsResolved).toBeGreaterThan(0);
 

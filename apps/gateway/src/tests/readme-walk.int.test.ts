@@ -64,12 +64,16 @@ const PROMISES: Array<{ call: RegExp; check: (c: TCall) => void }> = [
     check: ({ body }) => expect(body).toMatchObject({ id: expect.stringMatching(/^con_/), mode: "demo" }),
   },
   {
-    // {scanId, status: COMPLETE, findingsNew, postureScore…}
+    // {scanId, status: COMPLETE, kind: "full", findingsNew, postureScore…}; after the sandbox moved
+    // a day on, {kind: "incremental", findingsNew, findingsResolved…}
     call: /^POST \/api\/connectors\/con_\w+\/sync$/,
     check: ({ body }) => {
       expect(body).toMatchObject({ scanId: expect.stringMatching(/^scn_/), status: "COMPLETE" });
       expect(body.findingsNew).toBeGreaterThan(0);
       expect(body.postureScore).toEqual(expect.any(Number));
+      expect(body.kind === "full" || body.kind === "incremental").toBe(true);
+      if (body.kind === "incremental") expect(body.findingsResolved).toBeGreaterThan(0);
+      else expect(body.fullReason).toBe("first");
     },
   },
   {
@@ -105,9 +109,9 @@ const PROMISES: Array<{ call: RegExp; check: (c: TCall) => void }> = [
     },
   },
   {
-    // one point per completed scan: the session ran one
+    // one point per completed scan: the session ran two by then (first and incremental)
     call: /^GET \/api\/posture\/history$/,
-    check: ({ body }) => expect(body.history).toHaveLength(1),
+    check: ({ body }) => expect(body.history).toHaveLength(2),
   },
   {
     // findings, scans, audit, OAuth grants, newest first
@@ -370,6 +374,9 @@ describe("README's first session", () => {
       kept.add(promise);
     }
     expect(kept.size, "every promise was walked").toBe(PROMISES.length);
+    // The rescan after the sandbox moved on read the change feed, not the whole tenant.
+    const kinds = calls.filter((c) => c.path.endsWith("/sync")).map((c) => c.body.kind);
+    expect(kinds).toEqual(["full", "incremental", "full"]);
 
     // `cat receiver.log`: the deliveries of the scan, then the issue request of the ticket.
     const received = await readFile(join(dir, "receiver.log"), "utf8");

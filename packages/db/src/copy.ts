@@ -89,9 +89,14 @@ export async function copyRows(
     return stream.rowCount;
   };
   if (client instanceof pg.Pool) {
+    // The text is built before a connection is taken, so the pool's connection is held only for
+    // the transfer and PostgreSQL's work, as long as an INSERT of the same rows would hold it.
+    const chunks = [...copyText(rows, columns.length)];
     const c = await client.connect();
     try {
-      return await run(c);
+      const stream = c.query(copyFrom(statement));
+      await pipeline(Readable.from(chunks), stream);
+      return stream.rowCount;
     } finally {
       c.release();
     }

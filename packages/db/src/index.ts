@@ -8,4 +8,5 @@ export { prepared } from "./prepared";
 export { arrayLiteral, fromExcluded, unnestRows, type TArrayColumn } from "./upsert";
 export { lockOrg } from "./locks";
 export { createWritePipeline, type TWritePipeline } from "./pipeline";
+export { canCopy, copyField, copyRows, isPgTransaction, pgClientOf } from "./copy";
 export * from "./share-rating";

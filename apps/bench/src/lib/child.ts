@@ -62,7 +62,8 @@ async function procCpuMs(pid: number): Promise<number | null> {
  */
 export async function startChild(
   entry: URL,
-  o: { port: number; env: Record<string, string>; readyPath: string; cwd?: URL },
+  // An undefined value removes the variable from the child's environment.
+  o: { port: number; env: Record<string, string | undefined>; readyPath: string; cwd?: URL },
 ): Promise<TChild> {
   const file = fileURLToPath(entry);
   const loader = file.endsWith(".ts") ? ["--import", "tsx"] : [];

@@ -11,8 +11,16 @@ export const GATEWAY_ENV_NOTE =
 
 const GATEWAY_DIR = new URL("../../../gateway/", import.meta.url);
 
-/** The whole stack as deployed: the gateway's own main.ts on the given database and Redis. */
-export async function startGatewayChild(settings: TBenchSettings, databaseUrl: string): Promise<TChild> {
+/**
+ * The whole stack as deployed: the gateway's own main.ts on the given database and Redis. With
+ * `inProcessJobs`, no REDIS_URL: jobs (scans) run in the gateway's own process, as the embedded
+ * default runs them.
+ */
+export async function startGatewayChild(
+  settings: TBenchSettings,
+  databaseUrl: string,
+  opts: { inProcessJobs?: boolean } = {},
+): Promise<TChild> {
   // As users start it: built when the bundle is missing or older than its sources.
   await bundle({ appDir: fileURLToPath(GATEWAY_DIR), entries: ["src/main.ts"], ifStale: true, quiet: true });
   return startChild(new URL("dist/main.js", GATEWAY_DIR), {
@@ -22,7 +30,7 @@ export async function startGatewayChild(settings: TBenchSettings, databaseUrl: s
     env: {
       HOST: "127.0.0.1",
       DATABASE_URL: databaseUrl,
-      REDIS_URL: settings.redisUrl,
+      REDIS_URL: opts.inProcessJobs ? undefined : settings.redisUrl,
       TRUST_PROXY: "loopback",
       COOKIE_SECURE: "false",
       ENCRYPTION_KEY: randomBytes(32).toString("hex"),

@@ -6,7 +6,9 @@ import { behaviour } from "./behaviour";
 import { findingsList } from "./findings-list";
 import { partnerPortfolio } from "./partner-portfolio";
 import { posturePdf } from "./posture-pdf";
+import { rescan1m } from "./rescan-1m";
 import { scan100k } from "./scan-100k";
+import { scan100kApi } from "./scan-100k-api";
 import { timeline } from "./timeline";
 import { usage } from "./usage";
 
@@ -17,9 +19,11 @@ export const scenarios: TScenario[] = [
   timeline,
   usage,
   scan100k,
+  scan100kApi,
   evidence1m,
   partnerPortfolio,
   posturePdf,
   exposure1m,
+  rescan1m,
   behaviour,
 ];

@@ -2,6 +2,8 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import {
   activityEvents,
   allowLongStatements,
+  canCopy,
+  copyRows,
   createWritePipeline,
   isUniqueViolation,
   JOB_STATEMENT_TIMEOUT_MS,
@@ -33,6 +35,8 @@ const EVENT_COLUMNS: readonly TArrayColumn[] = [
   ["resource_id", "text"],
   ["target", "text"],
 ];
+/** COPY's columns: the organization and connector, then EVENT_COLUMNS. */
+const COPY_COLUMNS = ["org_id", "connector_id", ...EVENT_COLUMNS.map(([n]) => n)];
 /** First ingestion of a connector reads this far back; afterwards from the last event stored. */
 export const FIRST_INGEST_DAYS = 180;
 /** Sources publish late (Google Reports: hours): each ingestion re-reads this overlap, deduplicated by id. */
@@ -65,7 +69,10 @@ export async function ingestSince(
  * `first`: the connector has no stored events, so none can conflict and batches are inserted
  * plainly (ON CONFLICT's speculative insertion costs about 15 % a row, hundreds of thousands of
  * rows on a first scan) until one collides: a source repeating an id, or a second ingestion of the
- * connector running at once. That batch is retried deduplicated, and so is every later one.
+ * connector running at once. That batch is retried deduplicated, and so is every later one. On
+ * node-postgres a plain batch is loaded with COPY (no statement to parse, no arrays to build and
+ * unnest; a COPY is one statement, so a collision leaves nothing of its batch behind); PGlite keeps
+ * the array insert.
  */
 export async function storeActivity(
   db: Db,
@@ -77,7 +84,20 @@ export async function storeActivity(
   let plain = input.first === true;
   // The next batch is read and built while the database stores this one.
   const pipeline = createWritePipeline();
+  const copy = canCopy(db);
   const insert = async (rows: unknown[][], dedupe: boolean) => {
+    if (copy && !dedupe) {
+      const n = await copyRows(
+        db,
+        "activity_events",
+        COPY_COLUMNS,
+        rows.map((r) => [input.orgId, input.connectorId, ...r]),
+      );
+      // Every row is inserted or none is: the earliest is the batch's (ISO strings sort by time).
+      let earliest: string | null = null;
+      for (const r of rows) if (earliest === null || (r[3] as string) < earliest) earliest = r[3] as string;
+      return { n, earliest };
+    }
     const [row] = await queryRows<{ n: number; earliest: Date | string | null }>(
       db,
       sql`WITH ins AS (

@@ -9,7 +9,7 @@ export const getInventoryMeta = {
     tags: ["inventory"],
     summary: "Users, files or shared drives of the connected workspaces",
     description:
-      "From the latest scan of each connector. `search` is a case-insensitive substring of name, e-mail or owner. `label` (files only) keeps the files carrying that sensitivity label (case-insensitive, the whole name). Users are ordered by e-mail, files newest-modified first, shared drives most outside members first. Offset-paginated: limit default 50, max 200. `metrics` depend on the type (files: `labelled` counts files carrying a label, `sensitiveLabelled` the highly sensitive ones among them).",
+      "From the latest scan of each connector. `search` is a case-insensitive substring of name, e-mail or owner. `label` (files only) keeps the files carrying that sensitivity label (case-insensitive, the whole name). Users are ordered by e-mail, files newest-modified first, shared drives most outside members first. Offset-paginated: limit default 50, max 200. `metrics` depend on the type (files: `labelled` counts files carrying a label, `sensitiveLabelled` the highly sensitive ones among them). With `search` or `label`, `total` is exact up to 5,000 matches and on the last page of any search; past that it is PostgreSQL's planner estimate of the matches and `totalEstimated` is true (counting a common phrase's matches in a million files would cost ten times the page). `nextOffset` is null only on the last page either way.",
   },
 } satisfies TMeta;
 
@@ -78,6 +78,11 @@ const ZDriveRow = z.object({
 
 export const ZGetInventoryOutput = ZOffsetMeta.extend({
   type: z.enum(INVENTORY_TYPES),
+  totalEstimated: z
+    .boolean()
+    .describe(
+      "True when `total` is an estimate: a search or label filter matching more than 5,000 rows, on any page but the last. False when `total` is exact.",
+    ),
   rows: z.array(z.union([ZUserRow, ZFileRow, ZDriveRow])),
   metrics: z.record(z.string(), z.number()),
 });

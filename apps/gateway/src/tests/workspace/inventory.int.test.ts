@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTestGateway } from "../../testing";
 import { freshIp } from "../helpers";
@@ -10,6 +11,7 @@ type TPage = {
   limit: number;
   offset: number;
   nextOffset: number | null;
+  totalEstimated: boolean;
   metrics: Record<string, number>;
 };
 
@@ -123,11 +125,45 @@ describe("GET /api/inventory", () => {
     const past = body<TPage>(
       await org.c.get(`/api/inventory?type=files&limit=2&offset=${all.total}&search=${term}`),
     );
-    expect(past).toMatchObject({ rows: [], total: all.total });
+    expect(past).toMatchObject({ rows: [], total: all.total, totalEstimated: false });
+    expect(all.totalEstimated).toBe(false);
 
     // Pattern characters are literal, and a miss is an empty page.
     const none = body<TPage>(await org.c.get("/api/inventory?type=files&search=%25%25_nothing_"));
     expect(none).toMatchObject({ rows: [], total: 0 });
+  });
+
+  it("estimates the total of a search matching more than 5,000 files, exact on its last page", async () => {
+    // 9,000 files sharing a phrase, as a large tenant's "quarterly report"s: counting every match
+    // on each page would cost far more than the page.
+    const actor = await scannedOrg(gw, { fileCount: 50 });
+    await gw.db.db.execute(sql`
+      INSERT INTO workspace_files (id, org_id, connector_id, external_id, name, mime_type, owner_email,
+        sensitivity, exposure, modified_at)
+      SELECT 'wsf_est_' || g, ${actor.orgId}, ${actor.connectorId}, 'est-' || g, 'Quarterly report ' || g || '.docx',
+        'application/vnd.google-apps.document', 'owner' || (g % 40) || '@example.test', 'low', 'private',
+        now() - (g || ' minutes')::interval
+      FROM generate_series(1, 9000) g`);
+    await gw.db.db.execute(sql`ANALYZE workspace_files`);
+    const first = body<TPage>(
+      await actor.c.get("/api/inventory?type=files&search=quarterly%20report&limit=50"),
+    );
+    expect(first.rows).toHaveLength(50);
+    expect(first.totalEstimated).toBe(true);
+    // An estimate, in the right range, and always past this page.
+    expect(first.total).toBeGreaterThan(5_000);
+    expect(first.total).toBeLessThan(20_000);
+    expect(first.nextOffset).toBe(50);
+    // The last page ends the matches: exact there.
+    const last = body<TPage>(
+      await actor.c.get("/api/inventory?type=files&search=quarterly%20report&limit=200&offset=8900"),
+    );
+    expect(last).toMatchObject({ total: 9_000, totalEstimated: false, nextOffset: null });
+    expect(last.rows).toHaveLength(100);
+    // A narrower search is counted exactly.
+    const few = body<TPage>(await actor.c.get("/api/inventory?type=files&search=report%20123&limit=5"));
+    expect(few.totalEstimated).toBe(false);
+    expect(few.total).toBe(11); // 123, 1230–1239
   });
 
   it("pages with limit and offset without repeating or skipping", async () => {

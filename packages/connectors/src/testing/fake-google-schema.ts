@@ -4,6 +4,17 @@
 // lists against the Discovery documents, so the fake refuses exactly what the real API refuses.
 
 const AUTH = "https://www.googleapis.com/auth/";
+/** The scopes drive.v3.json lists for files.list, changes.getStartPageToken and changes.list. */
+const DRIVE_FILE_SCOPES = [
+  `${AUTH}drive`,
+  `${AUTH}drive.appdata`,
+  `${AUTH}drive.file`,
+  `${AUTH}drive.meet.readonly`,
+  `${AUTH}drive.metadata`,
+  `${AUTH}drive.metadata.readonly`,
+  `${AUTH}drive.photos.readonly`,
+  `${AUTH}drive.readonly`,
+];
 
 /** Parameters every Google API method takes (Discovery `parameters`). */
 export const GLOBAL_PARAMETERS = [
@@ -42,16 +53,7 @@ export const METHODS = {
       "supportsTeamDrives",
       "teamDriveId",
     ],
-    scopes: [
-      `${AUTH}drive`,
-      `${AUTH}drive.appdata`,
-      `${AUTH}drive.file`,
-      `${AUTH}drive.meet.readonly`,
-      `${AUTH}drive.metadata`,
-      `${AUTH}drive.metadata.readonly`,
-      `${AUTH}drive.photos.readonly`,
-      `${AUTH}drive.readonly`,
-    ],
+    scopes: DRIVE_FILE_SCOPES,
   },
   "drive.permissions.list": {
     parameters: [
@@ -75,16 +77,7 @@ export const METHODS = {
   },
   "drive.changes.getStartPageToken": {
     parameters: ["driveId", "supportsAllDrives", "supportsTeamDrives", "teamDriveId"],
-    scopes: [
-      `${AUTH}drive`,
-      `${AUTH}drive.appdata`,
-      `${AUTH}drive.file`,
-      `${AUTH}drive.meet.readonly`,
-      `${AUTH}drive.metadata`,
-      `${AUTH}drive.metadata.readonly`,
-      `${AUTH}drive.photos.readonly`,
-      `${AUTH}drive.readonly`,
-    ],
+    scopes: DRIVE_FILE_SCOPES,
   },
   "drive.changes.list": {
     parameters: [
@@ -103,16 +96,7 @@ export const METHODS = {
       "supportsTeamDrives",
       "teamDriveId",
     ],
-    scopes: [
-      `${AUTH}drive`,
-      `${AUTH}drive.appdata`,
-      `${AUTH}drive.file`,
-      `${AUTH}drive.meet.readonly`,
-      `${AUTH}drive.metadata`,
-      `${AUTH}drive.metadata.readonly`,
-      `${AUTH}drive.photos.readonly`,
-      `${AUTH}drive.readonly`,
-    ],
+    scopes: DRIVE_FILE_SCOPES,
   },
   "drive.drives.list": {
     parameters: ["pageSize", "pageToken", "q", "useDomainAdminAccess"],

@@ -129,7 +129,7 @@ async function copyInsert(
   const staged = (opts.computed ?? []).length > 0;
   if (staged && !inTransaction) return null;
   let plain = rows;
-  let again: unknown[][] = [];
+  const again: unknown[][] = [];
   if (opts.upsert === "all") {
     // Outside a transaction there is no "this load": every row could exist; the array upsert.
     if (!inTransaction) return null;

@@ -45,7 +45,7 @@ export async function planScan(
     .from(changeCursors)
     .where(eq(changeCursors.connectorId, input.connectorId));
   const [snapshot] = await db
-    .select({ scanId: workspaceSnapshots.scanId })
+    .select({ takenAt: workspaceSnapshots.takenAt })
     .from(workspaceSnapshots)
     .where(eq(workspaceSnapshots.connectorId, input.connectorId));
   if (!stored || !snapshot) return { kind: "full", reason: "first" };
@@ -53,7 +53,10 @@ export async function planScan(
     kind: "incremental",
     since: { source: stored.source, feeds: stored.feeds },
     rulesKey: stored.rulesKey,
-    storeAhead: snapshot.scanId !== stored.scanId,
+    // A scan stamps its snapshot and its cursor with the same time. A snapshot newer than the
+    // cursor was committed by a scan that died before its findings; an older one was left as it
+    // was by scans that changed nothing in the store (they write no snapshot row).
+    storeAhead: snapshot.takenAt.getTime() > stored.updatedAt.getTime(),
   };
 }
 

@@ -7,6 +7,7 @@ import { createInProcessQueue } from "@posture/jobs";
 import { createLogger, parseEncryptionKey } from "@posture/platform";
 import { computeOrgPosture, type TScanResult } from "@posture/posture";
 import { BEHAVIOUR_REFRESH_JOB } from "@posture/ueba";
+import { planScan } from "./cursor";
 import { runScanJob, type TScanDeps } from "./index";
 import {
   applySampleChanges,
@@ -141,6 +142,14 @@ describe("incremental scans", () => {
     // Nothing changed: an incremental scan that reads no file and changes nothing.
     const quiet = await scan(a);
     expect(quiet).toMatchObject({ kind: "incremental", findingsNew: 0, findingsResolved: 0 });
+    // It wrote no snapshot row, so the store's snapshot is older than the cursor: not "ahead" of
+    // the findings (which would send every later scan looking for orphaned findings).
+    const plan = await planScan(db.db, {
+      connectorId: a.connectorId,
+      adapter: a.tenant.adapter,
+      fullRequested: false,
+    });
+    expect(plan).toMatchObject({ kind: "incremental", storeAhead: false });
   });
 
   it("falls back to a full read when the cursor expired, and says so", async () => {

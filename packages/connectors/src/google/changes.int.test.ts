@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type THttpOptions } from "../http/client";
-import { collect, recordingSleep } from "../testing/adapter-harness";
-import { startFakeGoogle, type TFakeGoogle } from "../testing/fake-google";
+import { collect, recordingSleep, useFakeGoogle } from "../testing/adapter-harness";
+import { type TFakeGoogle } from "../testing/fake-google";
 import { type TFakeGoogleTenant } from "../testing/fake-google-changes";
 import { buildGoogleFixture, generateServiceAccount } from "../testing/google-fixture";
 import {
@@ -18,22 +18,8 @@ import { createGoogleWorkspaceAdapter } from "./adapter";
 
 const ACCOUNT = generateServiceAccount("admin@acme.test");
 
-let fake: TFakeGoogle | null = null;
-afterEach(async () => {
-  await fake?.close();
-  fake = null;
-});
-
-async function start(opts: Partial<Parameters<typeof startFakeGoogle>[0]> = {}) {
-  fake = await startFakeGoogle({
-    fixture: buildGoogleFixture(),
-    serviceAccounts: [{ clientEmail: ACCOUNT.credentials.clientEmail, publicKey: ACCOUNT.publicKey }],
-    // Small pages: every feed and listing pages.
-    pageSize: 2,
-    ...opts,
-  });
-  return fake;
-}
+// Small pages: every feed and listing pages.
+const start = useFakeGoogle(ACCOUNT, { pageSize: 2 });
 
 /** A fresh adapter, as each scan makes one. */
 const adapterFor = (server: TFakeGoogle, http: THttpOptions = {}) =>

@@ -1,4 +1,7 @@
+import { afterEach } from "vitest";
 import { type THttpOptions } from "../http/client";
+import { startFakeGoogle, type TFakeGoogle } from "./fake-google";
+import { buildGoogleFixture, type generateServiceAccount } from "./google-fixture";
 
 // What the adapter, client and demo tests share: draining a streamed listing, and a sleep that
 // records each back-off delay instead of waiting it out.
@@ -13,4 +16,31 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 export function recordingSleep(http: THttpOptions = {}): { delays: number[]; http: THttpOptions } {
   const delays: number[] = [];
   return { delays, http: { ...http, sleep: async (ms) => void delays.push(ms) } };
+}
+
+type TFakeGoogleOptions = Parameters<typeof startFakeGoogle>[0];
+
+/**
+ * Fake Google tenants for the tests that start them, each closed after its test: the returned
+ * `start` serves the default fixture and trusts `account`'s key, with `defaults`, then its own
+ * options, on top.
+ */
+export function useFakeGoogle(
+  account: ReturnType<typeof generateServiceAccount>,
+  defaults: Partial<TFakeGoogleOptions> = {},
+): (opts?: Partial<TFakeGoogleOptions>) => Promise<TFakeGoogle> {
+  const started: TFakeGoogle[] = [];
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((fake) => fake.close()));
+  });
+  return async (opts = {}) => {
+    const fake = await startFakeGoogle({
+      fixture: buildGoogleFixture(),
+      serviceAccounts: [{ clientEmail: account.credentials.clientEmail, publicKey: account.publicKey }],
+      ...defaults,
+      ...opts,
+    });
+    started.push(fake);
+    return fake;
+  };
 }

@@ -1,28 +1,16 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GOOGLE_SCOPE } from "../google/access";
 import { googleTokens } from "../google/auth";
-import { startFakeGoogle, type TFakeGoogle } from "./fake-google";
-import { buildGoogleFixture, generateServiceAccount } from "./google-fixture";
+import { useFakeGoogle } from "./adapter-harness";
+import { type TFakeGoogle } from "./fake-google";
+import { generateServiceAccount } from "./google-fixture";
 
 // The fake's Drive changes API answers as the Discovery document and Drive's guides say: strict
 // parameters and fields, pages ending in newStartPageToken, one entry per file at its latest
 // change, `removed` once the caller lost the file, and old tokens refused.
 
 const ACCOUNT = generateServiceAccount("admin@acme.test");
-let fake: TFakeGoogle | null = null;
-afterEach(async () => {
-  await fake?.close();
-  fake = null;
-});
-
-async function start(opts: Partial<Parameters<typeof startFakeGoogle>[0]> = {}) {
-  fake = await startFakeGoogle({
-    fixture: buildGoogleFixture(),
-    serviceAccounts: [{ clientEmail: ACCOUNT.credentials.clientEmail, publicKey: ACCOUNT.publicKey }],
-    ...opts,
-  });
-  return fake;
-}
+const start = useFakeGoogle(ACCOUNT);
 
 type TAnswer = {
   error?: { code: number; message: string; errors: Array<{ reason?: string; location?: string }> };
@@ -166,7 +154,6 @@ describe("the fake's Drive changes API", () => {
     const gone = await get(server, alice, LIST, { pageToken: token });
     expect(gone.status).toBe(410);
     expect(gone.body.error?.code).toBe(410);
-    await fake?.close();
     const other = await start({ changes: { expiredStatus: 400 } });
     const old = await startToken(other);
     other.tenant.updateFile("f-public", { name: "d" });

@@ -281,6 +281,21 @@ describe("first snapshots in partitions of their own", () => {
     expect((await partitionsOf(db, own.connectorId)).length).toBe(3);
   });
 
+  it("reloads a partitioned connector whose store a rescan emptied, through its partitions", async () => {
+    const empty: TState = { users: [], files: [], drives: [], grants: [] };
+    await write(db, own, state.workspace, "full", empty, { min: LOW });
+    await write(db, plain, state.workspace, "full", empty, { min: LOW });
+    expect(await rowsIn(db, "workspace_files", own.connectorId)).toBe(0);
+    const a = await write(db, own, state.workspace, "full", state, { min: LOW });
+    const b = await write(db, plain, state.workspace, "full", state, { min: LOW });
+    expect(a).toEqual(b);
+    expect(await storeContent(db, own)).toEqual(await storeContent(db, plain));
+    expect((await partitionsOf(db, own.connectorId)).length).toBe(3);
+    expect(await rowsIn(db, "workspace_files_default", own.connectorId)).toBe(0);
+    // The other one's first load after emptying was large too: it has partitions now.
+    expect((await partitionsOf(db, plain.connectorId)).length).toBe(3);
+  });
+
   it("leaves no table and nothing visible when a first snapshot is aborted", async () => {
     const c = await newConnector(db, "Aborted");
     await expect(
@@ -353,15 +368,14 @@ describe("first snapshots in partitions of their own", () => {
     const c = await newConnector(db, "Busy attach");
     const other = createDb({ databaseUrl: t.url, poolSize: 1 });
     try {
-      // Another scan's transaction, open, that wrote the DEFAULT partition: attaching waits for it.
+      // Another transaction, open, that read the DEFAULT partition (a scan writing it, a long
+      // report): attaching waits for it.
       let release = () => {};
       const held = new Promise<void>((resolve) => (release = resolve));
       let wrote = () => {};
       const written = new Promise<void>((resolve) => (wrote = resolve));
       const busy = other.db.transaction(async (tx) => {
-        await tx.execute(
-          sql`UPDATE workspace_files SET size_bytes = size_bytes WHERE connector_id = ${plain.connectorId}`,
-        );
+        await tx.execute(sql`SELECT count(*) FROM workspace_files_default`);
         wrote();
         await held;
       });
@@ -400,8 +414,11 @@ describe("first snapshots in partitions of their own", () => {
     for (const table of [...TABLES, "workspace_users", "workspace_snapshots"])
       expect(await rowsIn(db, table, own.connectorId)).toBe(0);
     // A connector without partitions: nothing to empty, the cascade deletes its rows.
-    expect(await emptyConnectorPartitions(db, plain.connectorId)).toBe(0);
-    await db.delete(connectors).where(eq(connectors.id, plain.connectorId));
-    for (const table of TABLES) expect(await rowsIn(db, table, plain.connectorId)).toBe(0);
+    const small = await newConnector(db, "Small");
+    await write(db, small, state.workspace, "full", state, { min: NEVER });
+    expect(await rowsIn(db, "workspace_files_default", small.connectorId)).toBe(FILES);
+    expect(await emptyConnectorPartitions(db, small.connectorId)).toBe(0);
+    await db.delete(connectors).where(eq(connectors.id, small.connectorId));
+    for (const table of TABLES) expect(await rowsIn(db, table, small.connectorId)).toBe(0);
   });
 });

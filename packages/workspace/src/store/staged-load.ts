@@ -5,6 +5,7 @@ import {
   CONNECTOR_PARTITIONED,
   isPgTransaction,
   partitionName,
+  queryRows,
   withLockRetry,
   type Db,
   type TLockRetry,
@@ -74,7 +75,16 @@ export function canStage(tx: Db): boolean {
   return canCopy(tx) && isPgTransaction(tx);
 }
 
-export async function openStagedLoad(tx: Db, connectorId: string): Promise<TStagedLoad> {
+/**
+ * Opens the load, or returns null when the connector already has partitions of its own (its
+ * store emptied by a rescan that found nothing): rows then go through the parents into them.
+ */
+export async function openStagedLoad(tx: Db, connectorId: string): Promise<TStagedLoad | null> {
+  const [existing] = await queryRows<{ own: boolean }>(
+    tx,
+    sql`SELECT to_regclass(${partitionName("workspace_files", connectorId)}) IS NOT NULL AS own`,
+  );
+  if (existing?.own) return null;
   await tx.execute(sql`SELECT workspace_partition_create(${connectorId})`);
   const names = new Map<string, string>(CONNECTOR_PARTITIONED.map((t) => [t, partitionName(t, connectorId)]));
   const filters = new Map<string, IdFilter>();

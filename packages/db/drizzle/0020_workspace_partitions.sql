@@ -151,7 +151,8 @@ END
 $$;
 --> statement-breakpoint
 -- Builds the loaded tables' primary keys and the parents' indexes (same definitions), so that the
--- ATTACH finds them and builds nothing.
+-- ATTACH finds them and builds nothing, and gathers their statistics: a rescan's plans must not
+-- wait for autovacuum to learn what the load wrote.
 CREATE FUNCTION workspace_partition_index(p_connector text) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 DECLARE
@@ -170,6 +171,7 @@ BEGIN
       EXECUTE regexp_replace(idx.def, '^CREATE (UNIQUE )?INDEX \S+ ON ONLY \S+ ',
         'CREATE \1INDEX ' || quote_ident(part || substr(idx.relname, length(t) + 1)) || ' ON ' || quote_ident(part) || ' ');
     END LOOP;
+    EXECUTE format('ANALYZE %I', part);
   END LOOP;
 END
 $$;

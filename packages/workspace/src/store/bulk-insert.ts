@@ -78,13 +78,26 @@ async function unnestInsert(
     ...computed.map(([n, e]) => `${e} AS "${n}"`),
   ].join(", ");
   // Tables partitioned by connector are keyed by (id, connector_id): the probe names the
-  // connector too, so it reads one partition.
+  // connector too, as a constant when the batch has one (always, from the store's writers), so it
+  // reads one partition. Through a partitioned table the planner cannot tell that a key matches one
+  // row: with NOT EXISTS it may hash every row of the connector per batch (measured on a fresh
+  // DEFAULT partition without statistics: 5× the CPU of an unchanged 100k rescan). A correlated
+  // subquery with LIMIT 1 cannot be turned into a hash join: it probes the primary key per row.
   const keyed = (CONNECTOR_PARTITIONED as readonly string[]).includes(table);
-  const match = keyed ? "x.id = v.id AND x.connector_id = v.connector_id" : "x.id = v.id";
+  const connectorAt = columns.findIndex(([n]) => n === "connector_id");
+  const connector = connectorAt >= 0 ? rows[0]?.[connectorAt] : undefined;
+  const oneConnector =
+    typeof connector === "string" && rows.every((r) => r[connectorAt] === connector) ? connector : null;
+  const same = sql.raw(`(${cols("x")}) IS NOT DISTINCT FROM (${cols("v")})`);
+  const from = sql.raw(`"${table}"`);
   const probe =
-    opts.upsert === "changed"
-      ? sql`WHERE NOT EXISTS (SELECT 1 FROM ${sql.raw(`"${table}"`)} x WHERE ${sql.raw(match)} AND (${sql.raw(cols("x"))}) IS NOT DISTINCT FROM (${sql.raw(cols("v"))}))`
-      : sql``;
+    opts.upsert !== "changed"
+      ? sql``
+      : !keyed
+        ? sql`WHERE NOT EXISTS (SELECT 1 FROM ${from} x WHERE x.id = v.id AND ${same})`
+        : sql`WHERE (SELECT ${same} FROM ${from} x WHERE x.id = v.id AND x.connector_id = ${
+            oneConnector ?? sql`v.connector_id`
+          } LIMIT 1) IS NOT TRUE`;
   const result = await db.execute(sql`
     WITH v AS (SELECT ${sql.raw(aliased)} FROM ${unnest})
     INSERT INTO ${sql.raw(`"${table}"`)} AS t (${sql.raw(names)})

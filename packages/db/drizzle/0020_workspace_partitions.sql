@@ -249,3 +249,18 @@ BEGIN
   RETURN n;
 END
 $$;
+--> statement-breakpoint
+-- Only the service may run them (their owner always can): not every role that can log in.
+REVOKE EXECUTE ON FUNCTION workspace_partition_create(text), workspace_partition_index(text),
+  workspace_partition_attach(text), workspace_partition_drop(text), workspace_partition_truncate(text),
+  workspace_partition_sweep() FROM PUBLIC;
+--> statement-breakpoint
+DO $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'posture_app') THEN
+    EXECUTE 'GRANT EXECUTE ON FUNCTION workspace_partition_create(text), workspace_partition_index(text),
+      workspace_partition_attach(text), workspace_partition_drop(text), workspace_partition_truncate(text),
+      workspace_partition_sweep() TO posture_app';
+  END IF;
+END
+$$;

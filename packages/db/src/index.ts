@@ -10,3 +10,13 @@ export { lockOrg } from "./locks";
 export { createWritePipeline, type TWritePipeline } from "./pipeline";
 export { canCopy, copyField, copyRows, isPgTransaction, pgClientOf } from "./copy";
 export * from "./share-rating";
+export {
+  CONNECTOR_PARTITIONED,
+  emptyConnectorPartitions,
+  isLockTimeout,
+  partitionName,
+  sweepConnectorPartitions,
+  withLockRetry,
+  type TLockRetry,
+  type TPartitionedTable,
+} from "./partitions";

@@ -58,13 +58,17 @@ describe("the schema against a database built by the migrations", () => {
     await db?.drop();
   });
 
+  // Partitions (the DEFAULT partitions of migration 0020, a connector's own) are not in the
+  // schema: their parents are.
+  const partition = (name: ReturnType<typeof sql>) =>
+    sql`SELECT 1 FROM pg_class p WHERE p.relname = ${name} AND p.relispartition`;
   const rows = async <T>(q: ReturnType<typeof sql>) =>
     ((await db.db.execute(q)) as unknown as { rows: T[] }).rows;
 
   it("has the same tables, columns and nullability", async () => {
     const cols = await rows<{ table_name: string; column_name: string; is_nullable: string }>(sql`
       SELECT table_name, column_name, is_nullable FROM information_schema.columns
-      WHERE table_schema = 'public' ORDER BY 1, 2`);
+      WHERE table_schema = 'public' AND NOT EXISTS (${partition(sql`table_name`)}) ORDER BY 1, 2`);
     const inDb = cols.map(
       (c) => `${c.table_name}.${c.column_name} ${c.is_nullable === "NO" ? "NOT NULL" : ""}`,
     );
@@ -80,7 +84,7 @@ describe("the schema against a database built by the migrations", () => {
     const fks = await rows<{ t: string; name: string }>(sql`
       SELECT cl.relname AS t, co.conname AS name FROM pg_constraint co
       JOIN pg_class cl ON cl.oid = co.conrelid JOIN pg_namespace n ON n.oid = cl.relnamespace
-      WHERE co.contype = 'f' AND n.nspname = 'public'`);
+      WHERE co.contype = 'f' AND n.nspname = 'public' AND NOT cl.relispartition`);
     expect(fks.map((f) => `${f.t} ${f.name}`).sort()).toEqual(
       Object.values(snapshot.tables)
         .flatMap((t) => Object.values(t.foreignKeys).map((f) => `${t.name} ${f.name}`))
@@ -89,7 +93,7 @@ describe("the schema against a database built by the migrations", () => {
     // Indexes of their own (not those PostgreSQL makes for a primary key or unique constraint).
     const indexes = await rows<{ t: string; name: string }>(sql`
       SELECT tablename AS t, indexname AS name FROM pg_indexes i
-      WHERE schemaname = 'public' AND NOT EXISTS (
+      WHERE schemaname = 'public' AND NOT EXISTS (${partition(sql`tablename`)}) AND NOT EXISTS (
         SELECT 1 FROM pg_constraint co WHERE co.conname = i.indexname AND co.contype IN ('p', 'u'))`);
     expect(indexes.map((i) => `${i.t} ${i.name}`).sort()).toEqual(
       Object.values(snapshot.tables)

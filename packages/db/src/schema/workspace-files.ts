@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, pgTable, text } from "drizzle-orm/pg-core";
-import { idColumn, tsColumn } from "./columns";
+import { bigint, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { newId, tsColumn } from "./columns";
 import { connectors } from "./connectors";
 
 /** Sensitivity from the file's name and labels: `high` (payroll, passwords, health…) down to `low`. */
@@ -14,7 +14,9 @@ export type TExposure = (typeof EXPOSURES)[number];
 export const workspaceFiles = pgTable(
   "workspace_files",
   {
-    id: idColumn("wsf"),
+    id: text("id")
+      .notNull()
+      .$defaultFn(() => newId("wsf")),
     // Denormalised from the connector (whose foreign key cascades): no per-row check on bulk loads.
     orgId: text("org_id").notNull(),
     connectorId: text("connector_id")
@@ -34,6 +36,10 @@ export const workspaceFiles = pgTable(
     modifiedAt: tsColumn("modified_at").notNull(),
   },
   (t) => [
+    // Partitioned by connector (migration 0020): a unique key must hold the partition key. Ids
+    // are hashes of the connector and the source id, so `id` alone stays unique; it leads, so a
+    // read by id alone is still an index lookup in each partition.
+    primaryKey({ columns: [t.id, t.connectorId] }),
     index("workspace_files_connector_idx").on(t.connectorId),
     index("workspace_files_org_order_idx").on(t.orgId, t.modifiedAt, t.id),
     // The inventory search (migration 0008; pg_trgm).

@@ -1,5 +1,5 @@
-import { index, pgTable, text } from "drizzle-orm/pg-core";
-import { idColumn } from "./columns";
+import { index, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { newId } from "./columns";
 import { connectors } from "./connectors";
 
 /**
@@ -13,7 +13,9 @@ export type TSharingType = (typeof SHARING_TYPES)[number];
 export const workspacePermissions = pgTable(
   "workspace_permissions",
   {
-    id: idColumn("wsp"),
+    id: text("id")
+      .notNull()
+      .$defaultFn(() => newId("wsp")),
     // Denormalised from the connector (whose foreign key cascades): no per-row check on bulk loads.
     orgId: text("org_id").notNull(),
     connectorId: text("connector_id")
@@ -31,6 +33,10 @@ export const workspacePermissions = pgTable(
     targetDomain: text("target_domain"),
   },
   (t) => [
+    // Partitioned by connector (migration 0020): a unique key must hold the partition key. Ids
+    // are hashes of the connector and the source id, so `id` alone stays unique; it leads, so a
+    // read by id alone is still an index lookup in each partition.
+    primaryKey({ columns: [t.id, t.connectorId] }),
     index("workspace_permissions_org_type_idx").on(t.orgId, t.sharingType),
     index("workspace_permissions_file_idx").on(t.fileId),
     index("workspace_permissions_connector_idx").on(t.connectorId),

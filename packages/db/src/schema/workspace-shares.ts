@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { tsColumn } from "./columns";
 import { connectors } from "./connectors";
 import { SEVERITIES } from "../severity";
@@ -15,7 +15,7 @@ export type TShareType = (typeof SHARE_TYPES)[number];
 export const workspaceShares = pgTable(
   "workspace_shares",
   {
-    id: text("id").primaryKey(),
+    id: text("id").notNull(),
     // Denormalised from the connector (whose foreign key cascades): no per-row check on bulk loads.
     orgId: text("org_id").notNull(),
     connectorId: text("connector_id")
@@ -39,6 +39,10 @@ export const workspaceShares = pgTable(
     approvedUntil: tsColumn("approved_until"),
   },
   (t) => [
+    // Partitioned by connector (migration 0020): a unique key must hold the partition key. Ids
+    // are hashes of the connector and the source id, so `id` alone stays unique; it leads, so a
+    // read by id alone is still an index lookup in each partition.
+    primaryKey({ columns: [t.id, t.connectorId] }),
     index("workspace_shares_connector_idx").on(t.connectorId),
     index("workspace_shares_org_risk_idx").on(t.orgId, t.riskRank, t.id),
     index("workspace_shares_org_severity_idx").on(t.orgId, t.severityRank, t.id),

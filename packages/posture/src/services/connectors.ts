@@ -1,5 +1,5 @@
 import { and, count, eq } from "drizzle-orm";
-import { connectors, scans, type Db } from "@posture/db";
+import { connectors, emptyConnectorPartitions, scans, sweepConnectorPartitions, type Db } from "@posture/db";
 import {
   accessRequirementsOf,
   createSourceAdapter,
@@ -310,6 +310,20 @@ export async function deleteConnector(
   db: Db,
   input: { orgId: string; actor: TActor; id: string },
 ): Promise<void> {
+  // A connector whose first snapshot was large has store partitions of its own: emptied first,
+  // instantly, instead of their rows being deleted one by one by the cascade (only once the
+  // connector is known to be this organization's), and dropped once it is gone.
+  const [owned] = await db
+    .select({ id: connectors.id })
+    .from(connectors)
+    .where(and(eq(connectors.orgId, input.orgId), eq(connectors.id, input.id)));
+  const emptied = owned ? await emptyConnectorPartitions(db, owned.id) : 0;
+  if (emptied === null)
+    throw new AppError(
+      "conflict",
+      "The connector's stored workspace is being written by a scan; try again shortly",
+    );
+  const partitioned = emptied > 0;
   await db.transaction(async (tx) => {
     const existing = firstOr404(
       await tx
@@ -324,4 +338,7 @@ export async function deleteConnector(
       metadata: { type: existing.type, displayName: existing.displayName },
     });
   });
+  // Best effort: dropping a partition needs a moment with no scan running; an empty one left
+  // behind goes with the next deletion's sweep.
+  if (partitioned) await sweepConnectorPartitions(db).catch(() => 0);
 }

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { TAppGrant } from "@posture/connectors";
 import { arrayLiteral, newId, unnestRows, type Db, type TArrayColumn } from "@posture/db";
 import { bulkInsert } from "./bulk-insert";
@@ -40,6 +40,11 @@ type TFinishInput = {
   writeRow: boolean;
   /** An incremental snapshot's changes: the graph is brought up to date around them. */
   graph?: TGraphChanges;
+  /**
+   * A first snapshot loaded into tables of its own, not yet attached: its sharing items' table,
+   * and all the organization's items as the graph must read them (the parent's and the load's).
+   */
+  shares?: { table: string; all: SQL };
 };
 
 /** The snapshot's last statements, in its transaction: tallies, approvals, grant history, graph. */
@@ -84,7 +89,7 @@ export async function finishSnapshot(tx: Db, input: TFinishInput): Promise<TSnap
   }
   // Approvals outlive snapshots: item ids are stable, so active ones carry over to the new rows.
   await tx.execute(sql`
-    UPDATE workspace_shares s SET approved_until = a.until
+    UPDATE ${sql.raw(`"${input.shares?.table ?? "workspace_shares"}"`)} s SET approved_until = a.until
     FROM (SELECT item_id, max(expires_at) AS until FROM sharing_approvals
           WHERE org_id = ${orgId} AND withdrawn_at IS NULL AND lapsed_at IS NULL AND expires_at > now() GROUP BY item_id) a
     WHERE s.connector_id = ${connectorId} AND s.id = a.item_id AND s.approved_until IS DISTINCT FROM a.until`);
@@ -104,11 +109,11 @@ export async function finishSnapshot(tx: Db, input: TFinishInput): Promise<TSnap
   const [built] = rowsOf<{ n: number }>(
     await tx.execute(sql`SELECT count(*)::int AS n FROM flow_summaries WHERE org_id = ${orgId}`),
   );
-  if (!built?.n) await rebuildFlowGraph(tx, orgId);
+  if (!built?.n) await rebuildFlowGraph(tx, orgId, input.shares?.all);
   else if (input.graph) {
     // Only files and shared drives make the graph: users' changes leave it as it is.
     if (input.graph.fileIds.length > 0 || input.graph.drives) await updateFlowGraph(tx, orgId, input.graph);
-  } else if (input.changed > 0) await rebuildFlowGraph(tx, orgId);
+  } else if (input.changed > 0) await rebuildFlowGraph(tx, orgId, input.shares?.all);
   return input.counts;
 }
 

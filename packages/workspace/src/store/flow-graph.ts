@@ -19,13 +19,17 @@ const ALL: TWhere = { shares: sql`true`, domains: sql`true` };
  * Approved shares stay in the graph (an approval accepts a flow, it does not remove it). Runs inside the caller's transaction (a snapshot commit or a
  * trusted-domain change); an advisory lock serialises two connectors of one organization.
  */
-export async function rebuildFlowGraph(tx: Db, orgId: string): Promise<void> {
+export async function rebuildFlowGraph(
+  tx: Db,
+  orgId: string,
+  shares: SQL = sql`workspace_shares`,
+): Promise<void> {
   await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`flow:${orgId}`}))`);
   await tx.execute(sql`DELETE FROM flow_nodes WHERE org_id = ${orgId}`);
   await tx.execute(sql`DELETE FROM flow_edges WHERE org_id = ${orgId}`);
-  await insertFiles(tx, orgId, sql`workspace_shares`, ALL.shares);
-  await insertExternals(tx, orgId, ALL);
-  await insertUsers(tx, orgId, ALL.shares);
+  await insertFiles(tx, orgId, shares, ALL.shares);
+  await insertExternals(tx, orgId, ALL, shares);
+  await insertUsers(tx, orgId, ALL.shares, shares);
   await insertDrives(tx, orgId);
   await insertDriveExternals(tx, orgId, ALL.domains);
   await summarise(tx, orgId);
@@ -176,14 +180,19 @@ async function insertFiles(tx: Db, orgId: string, shares: SQL, where: SQL): Prom
 }
 
 /** Outside domains: the riskiest share to them, raised by how many files reach them. */
-async function insertExternals(tx: Db, orgId: string, where: TWhere): Promise<TNodeCounts> {
+async function insertExternals(
+  tx: Db,
+  orgId: string,
+  where: TWhere,
+  shares: SQL = sql`workspace_shares`,
+): Promise<TNodeCounts> {
   const external = await nodes(
     tx,
     sql`
     INSERT INTO flow_nodes (org_id, id, type, label, risk_score, owner_email, domains)
     SELECT ${orgId}, 'external:' || d, 'external', d,
       least(100, max(${SCORE}) + least(10, count(DISTINCT s.file_id)::int / 5)), NULL, ARRAY[d]
-    FROM workspace_shares s CROSS JOIN LATERAL unnest(s.target_domains) d
+    FROM ${shares} s CROSS JOIN LATERAL unnest(s.target_domains) d
     WHERE s.org_id = ${orgId} AND ${where.shares} AND ${where.domains}
     GROUP BY d`,
   );
@@ -191,14 +200,19 @@ async function insertExternals(tx: Db, orgId: string, where: TWhere): Promise<TN
 }
 
 /** Users who share outside. */
-async function insertUsers(tx: Db, orgId: string, where: SQL): Promise<TNodeCounts> {
+async function insertUsers(
+  tx: Db,
+  orgId: string,
+  where: SQL,
+  shares: SQL = sql`workspace_shares`,
+): Promise<TNodeCounts> {
   const user = await nodes(
     tx,
     sql`
     INSERT INTO flow_nodes (org_id, id, type, label, risk_score, owner_email, domains)
     SELECT ${orgId}, 'user:' || s.owner_email, 'user', s.owner_email,
       least(100, max(${SCORE}) + least(10, count(DISTINCT s.file_id)::int / 10)), s.owner_email, '{}'
-    FROM workspace_shares s WHERE s.org_id = ${orgId} AND ${where}
+    FROM ${shares} s WHERE s.org_id = ${orgId} AND ${where}
     GROUP BY s.owner_email`,
   );
   return { user };

@@ -82,7 +82,7 @@ export function createFileChanges(tx: Db, connectorId: string) {
       await tx.execute(sql`
         SELECT id, exposure, sensitivity, cardinality(labels) > 0 AS labelled, owner_email,
           external_permission_count > 0 AS external
-        FROM workspace_files WHERE id = ANY(${ids(fileIds)})`),
+        FROM workspace_files WHERE connector_id = ${connectorId} AND id = ANY(${ids(fileIds)})`),
     );
     // Only a file shared outside has sharing items: the others' need no probe.
     const shareIds: string[] = [];
@@ -99,7 +99,8 @@ export function createFileChanges(tx: Db, connectorId: string) {
         ? []
         : rowsOf<{ sharing_type: TShareType; owner_email: string; target_domains: string[] }>(
             await tx.execute(sql`
-              SELECT sharing_type, owner_email, target_domains FROM workspace_shares WHERE id = ANY(${ids(shareIds)})`),
+              SELECT sharing_type, owner_email, target_domains FROM workspace_shares
+              WHERE connector_id = ${connectorId} AND id = ANY(${ids(shareIds)})`),
           );
     for (const s of items) {
       delta.shares--;
@@ -109,7 +110,8 @@ export function createFileChanges(tx: Db, connectorId: string) {
     }
     const [perms] = rowsOf<{ n: number }>(
       await tx.execute(
-        sql`SELECT count(*)::int AS n FROM workspace_permissions WHERE file_id = ANY(${ids(fileIds)})`,
+        sql`SELECT count(*)::int AS n FROM workspace_permissions
+          WHERE connector_id = ${connectorId} AND file_id = ANY(${ids(fileIds)})`,
       ),
     );
     delta.permissions -= perms?.n ?? 0;
@@ -134,19 +136,21 @@ export function createFileChanges(tx: Db, connectorId: string) {
     // The rows no longer present, then the files gone.
     changed += affected(
       await tx.execute(sql`
-        DELETE FROM workspace_permissions WHERE file_id = ANY(${ids(fileIds)})
+        DELETE FROM workspace_permissions WHERE connector_id = ${connectorId} AND file_id = ANY(${ids(fileIds)})
           AND NOT (id = ANY(${ids(permissionRows.map((p) => p[0]))}))`),
     );
     if (shareIds.length > 0) {
       changed += affected(
         await tx.execute(sql`
-          DELETE FROM workspace_shares WHERE id = ANY(${ids(shareIds)})
+          DELETE FROM workspace_shares WHERE connector_id = ${connectorId} AND id = ANY(${ids(shareIds)})
             AND NOT (id = ANY(${ids(shareRows.map((s) => s[0]))}))`),
       );
     }
     if (gone.length > 0) {
       const deleted = rowsOf<{ external_id: string }>(
-        await tx.execute(sql`DELETE FROM workspace_files WHERE id = ANY(${ids(gone)}) RETURNING external_id`),
+        await tx.execute(
+          sql`DELETE FROM workspace_files WHERE connector_id = ${connectorId} AND id = ANY(${ids(gone)}) RETURNING external_id`,
+        ),
       );
       changed += deleted.length;
       for (const d of deleted) removed.add(d.external_id);

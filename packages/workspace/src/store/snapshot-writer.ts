@@ -1,6 +1,13 @@
 import { sql } from "drizzle-orm";
 import type { TAppGrant, TSharedDrive, TSourceFile, TSourceUser, TWorkspace } from "@posture/connectors";
-import { arrayLiteral, createWritePipeline, type Db } from "@posture/db";
+import {
+  arrayLiteral,
+  CONNECTOR_PARTITIONED,
+  createWritePipeline,
+  type Db,
+  type TLockRetry,
+  type TPartitionedTable,
+} from "@posture/db";
 import { domainIn, emailDomain } from "@posture/platform";
 import { affected, bulkInsert } from "./bulk-insert";
 import { DORMANT_DAYS, stableId } from "./classify";
@@ -27,6 +34,7 @@ import {
 } from "./metrics";
 import { storedFileTotals, type TFileMetrics, type TFileTotals } from "./metrics-sql";
 import { rowsOf } from "./rows";
+import { canStage, openStagedLoad, partitionMinFiles, type TStagedLoad } from "./staged-load";
 import { openTransaction } from "./transaction";
 
 export type TSnapshotScope = { orgId: string; connectorId: string; scanId: string; now: Date };
@@ -96,18 +104,32 @@ export const SNAPSHOT_TABLES = [
  */
 export async function openWorkspaceSnapshot(
   db: Db,
-  scope: TSnapshotScope & { workspace: TWorkspace; mode?: TSnapshotMode },
+  scope: TSnapshotScope & {
+    workspace: TWorkspace;
+    mode?: TSnapshotMode;
+    /**
+     * A first snapshot with at least this many files keeps partitions of its own (default
+     * `partitionMinFiles()`: 20,000, or POSTURE_PARTITION_MIN_FILES).
+     */
+    partitionMinFiles?: number;
+    /** How long, how often the commit tries to attach them (tests: `staged-load.ts` has the default). */
+    attachRetry?: TLockRetry;
+  },
 ): Promise<TWorkspaceSink> {
   const incremental = scope.mode === "incremental";
   const open = openTransaction(db);
   const tx = await open.tx;
   const { orgId, connectorId, now } = scope;
   let fresh = false;
+  let staged: TStagedLoad | null = null;
   try {
     // Two scans of one connector take turns; the second then brings the first's snapshot up to date.
     await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`workspace:${connectorId}`}))`);
     // An incremental snapshot upserts even into an empty store: a file may be reported twice.
     fresh = !incremental && (await isEmpty(tx, connectorId));
+    // A first snapshot on node-postgres loads the large tables into tables of its own, indexed
+    // once at the end (docs/decisions.md, "partitions for first loads").
+    if (fresh && canStage(tx)) staged = await openStagedLoad(tx, connectorId);
     // The ids this snapshot wrote, per table: whatever else the connector had is gone at the source.
     // A first snapshot has nothing to prune, so it keeps no list; an incremental one prunes only
     // users and drives (a few thousand ids), kept in memory.
@@ -158,10 +180,13 @@ export async function openWorkspaceSnapshot(
     b.rows = [];
     if (rows.length === 0) return;
     await pipeline.send(async () => {
-      const n = await bulkInsert(tx, b.table, b.columns, rows, {
-        computed: b.computed,
-        upsert: fresh ? "all" : "changed",
-      });
+      const n =
+        staged && isPartitioned(b.table)
+          ? await staged.write(b.table, b.columns, rows, b.computed)
+          : await bulkInsert(tx, b.table, b.columns, rows, {
+              computed: b.computed,
+              upsert: fresh ? "all" : "changed",
+            });
       changed += n;
       changedIn[b.table] = (changedIn[b.table] ?? 0) + n;
       if (fresh) return;
@@ -324,8 +349,10 @@ export async function openWorkspaceSnapshot(
         if (!incremental) {
           await pipeline.drain();
           if (!fresh) changed += (await pruneUnseen(tx, connectorId, SNAPSHOT_TABLES)).total;
-          const totals = await open.commit((t) =>
-            finishSnapshot(t, {
+          const load = staged;
+          await load?.settle(counts.files >= (scope.partitionMinFiles ?? partitionMinFiles()));
+          const totals = await open.commit(async (t) => {
+            const result = await finishSnapshot(t, {
               ...scope,
               counts,
               metrics,
@@ -333,8 +360,13 @@ export async function openWorkspaceSnapshot(
               grants,
               changed,
               writeRow: true,
-            }),
-          );
+              shares: load?.shares(orgId),
+            });
+            // Last: attaching scans the DEFAULT partition under an ACCESS EXCLUSIVE lock held
+            // until the commit, which follows at once (docs/decisions.md).
+            await load?.attach(scope.attachRetry);
+            return result;
+          });
           return { ...totals, removedFileIds: [] };
         }
         await flushChanges();
@@ -390,6 +422,9 @@ export async function openWorkspaceSnapshot(
     abort: () => open.rollback(),
   };
 }
+
+const isPartitioned = (table: string): table is TPartitionedTable =>
+  (CONNECTOR_PARTITIONED as readonly string[]).includes(table);
 
 type TStoredRow = TSnapshotCounts & { metrics: Record<string, number> };
 

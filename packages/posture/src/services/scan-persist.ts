@@ -1,15 +1,16 @@
-import { and, eq, notInArray, sql, type SQL } from "drizzle-orm";
+import { eq, sql, type SQL } from "drizzle-orm";
 import {
   allowLongStatements,
   arrayLiteral,
   connectors,
-  fromExcluded,
   JOB_STATEMENT_TIMEOUT_MS,
-  oauthGrants,
+  newId,
   queryRows,
   scans,
   tenantCheckResults,
+  unnestRows,
   type Db,
+  type TArrayColumn,
   type TSeverity,
 } from "@posture/db";
 import type { TAppGrant, TCoverageGap } from "@posture/connectors";
@@ -239,37 +240,59 @@ async function replaceTenantCheckResults(db: Db, input: TPersistInput, results: 
     );
 }
 
-/** The connector's apps and agents as of this scan (used by the timeline and agent views). */
+const GRANT_COLUMNS: readonly TArrayColumn[] = [
+  ["id", "text"],
+  ["external_id", "text"],
+  ["client_id", "text"],
+  ["label", "text"],
+  ["kind", "text"],
+  ["publisher", "text"],
+  ["is_known_publisher", "bool"],
+  ["_scopes", "text"],
+  ["user_email", "text"],
+  ["granted_at", "timestamptz"],
+];
+
+/**
+ * The connector's apps and agents as of this scan (used by the timeline and agent views), in two
+ * set-based statements: the grants no longer read are deleted, and only new grants and those whose
+ * label, client, scopes or publisher standing changed are written. An unchanged tenant's tens of
+ * thousands of grants cost one anti-join and one probe each, no write (measured at 1M files with
+ * 37,500 grants: 2.5 s of 75 row-by-row upserts before, see docs/decisions.md).
+ */
 async function replaceGrants(db: Db, input: TPersistInput): Promise<void> {
-  const ids = input.grants.map((g) => g.id);
-  await db
-    .delete(oauthGrants)
-    .where(
-      ids.length > 0
-        ? and(eq(oauthGrants.connectorId, input.connector.id), notInArray(oauthGrants.externalId, ids))
-        : eq(oauthGrants.connectorId, input.connector.id),
-    );
-  for (const batch of chunks(input.grants, 500)) {
-    await db
-      .insert(oauthGrants)
-      .values(
-        batch.map((g) => ({
-          orgId: input.orgId,
-          connectorId: input.connector.id,
-          externalId: g.id,
-          clientId: g.clientId,
-          label: g.label,
-          kind: g.kind,
-          publisher: g.publisher,
-          isKnownPublisher: g.isKnownPublisher,
-          scopes: g.scopes,
-          userEmail: g.userEmail,
-          grantedAt: new Date(g.grantedAt),
-        })),
-      )
-      .onConflictDoUpdate({
-        target: [oauthGrants.connectorId, oauthGrants.externalId],
-        set: fromExcluded(oauthGrants, ["label", "clientId", "scopes", "isKnownPublisher"]),
-      });
+  const connectorId = input.connector.id;
+  // A grant read twice is written once (an upsert may not touch a row twice): the last read wins.
+  const grants = [...new Map(input.grants.map((g) => [g.id, g])).values()];
+  await db.execute(sql`
+    DELETE FROM oauth_grants g WHERE g.connector_id = ${connectorId}
+      AND NOT EXISTS (SELECT 1 FROM unnest(${arrayLiteral(grants.map((g) => g.id))}::text[]) AS r(id) WHERE r.id = g.external_id)`);
+  for (const batch of chunks(grants, 10_000)) {
+    const rows = batch.map((g) => [
+      newId("grt"),
+      g.id,
+      g.clientId,
+      g.label,
+      g.kind,
+      g.publisher,
+      g.isKnownPublisher,
+      JSON.stringify(g.scopes),
+      g.userEmail,
+      new Date(g.grantedAt),
+    ]);
+    await db.execute(sql`
+      WITH v AS (
+        SELECT u.id, u.external_id, u.client_id, u.label, u.kind, u.publisher, u.is_known_publisher,
+          ARRAY(SELECT jsonb_array_elements_text(u._scopes::jsonb)) AS scopes, u.user_email, u.granted_at
+        FROM ${unnestRows(GRANT_COLUMNS, rows)})
+      INSERT INTO oauth_grants AS t (id, org_id, connector_id, external_id, client_id, label, kind, publisher,
+        is_known_publisher, scopes, user_email, granted_at)
+      SELECT v.id, ${input.orgId}, ${connectorId}, v.external_id, v.client_id, v.label, v.kind, v.publisher,
+        v.is_known_publisher, v.scopes, v.user_email, v.granted_at
+      FROM v
+      WHERE NOT EXISTS (SELECT 1 FROM oauth_grants x WHERE x.connector_id = ${connectorId} AND x.external_id = v.external_id
+        AND (x.label, x.client_id, x.scopes, x.is_known_publisher) IS NOT DISTINCT FROM (v.label, v.client_id, v.scopes, v.is_known_publisher))
+      ON CONFLICT (connector_id, external_id) DO UPDATE SET label = excluded.label, client_id = excluded.client_id,
+        scopes = excluded.scopes, is_known_publisher = excluded.is_known_publisher`);
   }
 }

@@ -149,6 +149,11 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
         ? sql`SELECT count(*)::int AS n FROM findings WHERE connector_id = ${connectorId} AND status = 'OPEN'`
         : sql`SELECT count(*)::int AS n FROM scan_detected`,
     );
+    // A scan that wrote a good part of the findings (a first scan: all of them) gives the planner
+    // their statistics at once, as autovacuum would a minute later (or never, where it is off):
+    // without them the posture below and the next scan's diff pick plans many times slower.
+    if (manyWritten(inserted + reopened + resolvedCount, findingsTotal))
+      await tx.execute(sql`ANALYZE findings`);
 
     await replaceGrants(tx as unknown as Db, input);
     if (input.tenantChecks) await replaceTenantCheckResults(tx as unknown as Db, input, input.tenantChecks);
@@ -261,10 +266,11 @@ const GRANT_COLUMNS: readonly TArrayColumn[] = [
  * 37,500 grants: 2.5 s of 75 row-by-row upserts before, see docs/decisions.md).
  */
 async function replaceGrants(db: Db, input: TPersistInput): Promise<void> {
+  let written = 0;
   const connectorId = input.connector.id;
   // A grant read twice is written once (an upsert may not touch a row twice): the last read wins.
   const grants = [...new Map(input.grants.map((g) => [g.id, g])).values()];
-  await db.execute(sql`
+  const deleted = await db.execute(sql`
     DELETE FROM oauth_grants g WHERE g.connector_id = ${connectorId}
       AND NOT EXISTS (SELECT 1 FROM unnest(${arrayLiteral(grants.map((g) => g.id))}::text[]) AS r(id) WHERE r.id = g.external_id)`);
   for (const batch of chunks(grants, 10_000)) {
@@ -280,7 +286,7 @@ async function replaceGrants(db: Db, input: TPersistInput): Promise<void> {
       g.userEmail,
       new Date(g.grantedAt),
     ]);
-    await db.execute(sql`
+    const upserted = await db.execute(sql`
       WITH v AS (
         SELECT u.id, u.external_id, u.client_id, u.label, u.kind, u.publisher, u.is_known_publisher,
           ARRAY(SELECT jsonb_array_elements_text(u._scopes::jsonb)) AS scopes, u.user_email, u.granted_at
@@ -294,5 +300,20 @@ async function replaceGrants(db: Db, input: TPersistInput): Promise<void> {
         AND (x.label, x.client_id, x.scopes, x.is_known_publisher) IS NOT DISTINCT FROM (v.label, v.client_id, v.scopes, v.is_known_publisher))
       ON CONFLICT (connector_id, external_id) DO UPDATE SET label = excluded.label, client_id = excluded.client_id,
         scopes = excluded.scopes, is_known_publisher = excluded.is_known_publisher`);
+    written += rowCount(upserted);
   }
+  written += rowCount(deleted);
+  if (manyWritten(written, grants.length)) await db.execute(sql`ANALYZE oauth_grants`);
 }
+
+/** Rows a statement touched: node-postgres says `rowCount`, PGlite `affectedRows`. */
+const rowCount = (result: unknown) => {
+  const r = result as { rowCount?: number | null; affectedRows?: number };
+  return r.rowCount ?? r.affectedRows ?? 0;
+};
+
+/**
+ * Whether a scan wrote enough of a table's rows to analyze it: autovacuum's own threshold (50
+ * rows and a tenth of the table), with a floor that keeps small tenants' scans from analyzing.
+ */
+const manyWritten = (written: number, rows: number) => written > Math.max(1_000, rows / 10);

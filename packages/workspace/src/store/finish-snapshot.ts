@@ -36,6 +36,12 @@ type TFinishInput = {
   grants: TAppGrant[];
   /** Rows written or deleted by the snapshot; 0 for an unchanged rescan. */
   changed: number;
+  /**
+   * A full snapshot: whether it wrote or deleted sharing items or shared drives, the rows the
+   * graph is derived from (an unchanged tenant's users' idle days move daily: no reason to
+   * rebuild a million-file graph). Absent: whenever it changed anything.
+   */
+  graphChanged?: boolean;
   /** False for an incremental snapshot that changed nothing: its stored row stays as it is. */
   writeRow: boolean;
   /** An incremental snapshot's changes: the graph is brought up to date around them. */
@@ -104,7 +110,7 @@ export async function finishSnapshot(tx: Db, input: TFinishInput): Promise<TSnap
   const [built] = rowsOf<{ n: number }>(
     await tx.execute(sql`SELECT count(*)::int AS n FROM flow_summaries WHERE org_id = ${orgId}`),
   );
-  const rebuild = !built?.n || (!input.graph && input.changed > 0);
+  const rebuild = !built?.n || (!input.graph && (input.graphChanged ?? input.changed > 0));
   if (rebuild) await rebuildFlowGraph(tx, orgId);
   // Only files and shared drives make the graph: users' changes leave it as it is.
   else if (input.graph && (input.graph.fileIds.length > 0 || input.graph.drives))

@@ -323,7 +323,10 @@ export async function openWorkspaceSnapshot(
         for (const b of Object.values(buffers)) await flush(b);
         if (!incremental) {
           await pipeline.drain();
-          if (!fresh) changed += (await pruneUnseen(tx, connectorId, SNAPSHOT_TABLES)).total;
+          const pruned = fresh ? null : await pruneUnseen(tx, connectorId, SNAPSHOT_TABLES);
+          changed += pruned?.total ?? 0;
+          // The graph is derived from the sharing items and shared drives alone.
+          const graphChanged = GRAPH_TABLES.some((t) => (changedIn[t] ?? 0) + (pruned?.byTable[t] ?? 0) > 0);
           const totals = await open.commit((t) =>
             finishSnapshot(t, {
               ...scope,
@@ -332,6 +335,7 @@ export async function openWorkspaceSnapshot(
               owners: { externalByOwner },
               grants,
               changed,
+              graphChanged,
               writeRow: true,
             }),
           );
@@ -390,6 +394,8 @@ export async function openWorkspaceSnapshot(
     abort: () => open.rollback(),
   };
 }
+
+const GRAPH_TABLES = ["workspace_shares", "workspace_drives"] as const;
 
 type TStoredRow = TSnapshotCounts & { metrics: Record<string, number> };
 

@@ -260,20 +260,46 @@ const GRANT_COLUMNS: readonly TArrayColumn[] = [
 ];
 
 /**
- * The connector's apps and agents as of this scan (used by the timeline and agent views), in two
- * set-based statements: the grants no longer read are deleted, and only new grants and those whose
- * label, client, scopes or publisher standing changed are written. An unchanged tenant's tens of
- * thousands of grants cost one anti-join and one probe each, no write (measured at 1M files with
- * 37,500 grants: 2.5 s of 75 row-by-row upserts before, see docs/decisions.md).
+ * The connector's apps and agents as of this scan (used by the timeline and agent views). The
+ * stored grants are read once and compared here: the gone ones are deleted, and only new grants
+ * and those whose label, client, scopes or publisher standing changed are sent and upserted (the
+ * upsert probes again, so a concurrent writer cannot make it rewrite an equal row). An unchanged
+ * tenant's tens of thousands of grants cost one read and no write (measured at 1M files with
+ * 37,500 grants: 2.5 s of 75 row-by-row upserts before; see docs/decisions.md).
  */
 async function replaceGrants(db: Db, input: TPersistInput): Promise<void> {
   let written = 0;
   const connectorId = input.connector.id;
   // A grant read twice is written once (an upsert may not touch a row twice): the last read wins.
-  const grants = [...new Map(input.grants.map((g) => [g.id, g])).values()];
-  const deleted = await db.execute(sql`
-    DELETE FROM oauth_grants g WHERE g.connector_id = ${connectorId}
-      AND NOT EXISTS (SELECT 1 FROM unnest(${arrayLiteral(grants.map((g) => g.id))}::text[]) AS r(id) WHERE r.id = g.external_id)`);
+  const read = new Map(input.grants.map((g) => [g.id, g]));
+  const stored = await queryRows<{
+    external_id: string;
+    label: string;
+    client_id: string;
+    scopes: string[];
+    is_known_publisher: boolean;
+  }>(
+    db,
+    sql`SELECT external_id, label, client_id, scopes, is_known_publisher FROM oauth_grants WHERE connector_id = ${connectorId}`,
+  );
+  const before = new Map(stored.map((r) => [r.external_id, r]));
+  const gone = stored.filter((r) => !read.has(r.external_id)).map((r) => r.external_id);
+  const grants = [...read.values()].filter((g) => {
+    const s = before.get(g.id);
+    return (
+      !s ||
+      s.label !== g.label ||
+      s.client_id !== g.clientId ||
+      s.is_known_publisher !== g.isKnownPublisher ||
+      s.scopes.length !== g.scopes.length ||
+      s.scopes.some((scope, i) => scope !== g.scopes[i])
+    );
+  });
+  if (gone.length > 0)
+    written += rowCount(
+      await db.execute(sql`
+        DELETE FROM oauth_grants WHERE connector_id = ${connectorId} AND external_id = ANY(${arrayLiteral(gone)}::text[])`),
+    );
   for (const batch of chunks(grants, 10_000)) {
     const rows = batch.map((g) => [
       newId("grt"),
@@ -303,8 +329,7 @@ async function replaceGrants(db: Db, input: TPersistInput): Promise<void> {
         scopes = excluded.scopes, is_known_publisher = excluded.is_known_publisher`);
     written += rowCount(upserted);
   }
-  written += rowCount(deleted);
-  if (manyWritten(written, grants.length)) await db.execute(sql`ANALYZE oauth_grants`);
+  if (manyWritten(written, read.size)) await db.execute(sql`ANALYZE oauth_grants`);
 }
 
 /** Rows a statement touched: node-postgres says `rowCount`, PGlite `affectedRows`. */

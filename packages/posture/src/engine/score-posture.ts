@@ -186,8 +186,3 @@ export function scorePosture(findings: readonly TScoredFinding[]): TPostureBreak
 
 /** How many findings each list of the breakdown names. */
 export const POSTURE_TOP_LIMIT = TOP_LIMIT;
-
-/** Whether a finding may be a quick win at all (its rule has one action, or it is a tenant check). */
-export function mayBeQuickWin(f: Pick<TScoredFinding, "category" | "ruleId">): boolean {
-  return f.category === TENANT_CONFIGURATION || QUICK_WIN_RULES.has(f.ruleId);
-}

@@ -88,31 +88,31 @@ function byImpact(
   );
 }
 
+/** The open findings' counts per category and severity. */
+export type TCategoryCounts = Map<string, TCounts>;
+
+/** What the counts alone decide: the score, the categories, and each (category, severity)'s scoreDelta. */
+export type TCountedPosture = Pick<TPostureBreakdown, "score" | "grade" | "categories"> & {
+  /** The exact rise in score if one finding of this category and severity were fixed. */
+  deltaOf: (category: string, severity: TSeverity) => number;
+};
+
 /**
  * score = 100 − Σ category deductions. Categories outside CATEGORY_CAPS are listed with their
  * count but deduct nothing. A finding's scoreDelta is the exact rise in score if it alone were
- * fixed: only its category's deduction changes, and only through its severity's count.
+ * fixed: only its category's deduction changes, and only through its severity's count. Every
+ * category of FINDING_CATEGORIES is listed, first and in that order; others follow as `counts` has them.
  */
-export function scorePosture(findings: readonly TScoredFinding[]): TPostureBreakdown {
+export function scoreCounts(counted: TCategoryCounts): TCountedPosture {
   const counts = new Map<string, TCounts>();
   for (const category of FINDING_CATEGORIES) counts.set(category, emptyCounts());
-  for (const finding of findings) {
-    let c = counts.get(finding.category);
-    if (!c) {
-      c = emptyCounts();
-      counts.set(finding.category, c);
-    }
-    c[finding.severity]++;
-  }
-
-  const deductions = new Map<string, number>();
+  for (const [category, c] of counted) counts.set(category, { ...emptyCounts(), ...c });
   const deltas = new Map<string, number>();
   const categories: TPostureBreakdown["categories"] = [];
   let total = 0;
   for (const [category, c] of counts) {
     const cap = categoryCap(category);
     const deduction = categoryDeduction(cap, c);
-    deductions.set(category, deduction);
     total += deduction;
     categories.push({
       category,
@@ -127,15 +127,44 @@ export function scorePosture(findings: readonly TScoredFinding[]): TPostureBreak
       );
     }
   }
-
-  const ranked = findings
-    .map((finding) => ({ finding, delta: deltas.get(`${finding.category}\u0000${finding.severity}`) ?? 0 }))
-    .sort(byImpact);
   const score = 100 - total;
   return {
     score,
     grade: gradeOf(score),
     categories,
+    deltaOf: (category, severity) => deltas.get(`${category}\u0000${severity}`) ?? 0,
+  };
+}
+
+/** The findings' counts per category and severity, categories in the order first met. */
+export function countFindings(
+  findings: readonly Pick<TScoredFinding, "category" | "severity">[],
+): TCategoryCounts {
+  const counts: TCategoryCounts = new Map();
+  for (const finding of findings) {
+    let c = counts.get(finding.category);
+    if (!c) {
+      c = emptyCounts();
+      counts.set(finding.category, c);
+    }
+    c[finding.severity]++;
+  }
+  return counts;
+}
+
+/**
+ * The top improvements and quick wins among `findings`, which must hold at least the first
+ * TOP_LIMIT findings of each list in rank order (all the open findings will do; computeOrgPosture
+ * asks the database for just those).
+ */
+export function rankFindings(
+  counted: TCountedPosture,
+  findings: readonly TScoredFinding[],
+): Pick<TPostureBreakdown, "topImprovements" | "quickWins"> {
+  const ranked = findings
+    .map((finding) => ({ finding, delta: counted.deltaOf(finding.category, finding.severity) }))
+    .sort(byImpact);
+  return {
     topImprovements: ranked
       .slice(0, TOP_LIMIT)
       .map(({ finding, delta }) => ({ findingId: finding.id, scoreDelta: delta })),
@@ -147,3 +176,13 @@ export function scorePosture(findings: readonly TScoredFinding[]): TPostureBreak
       .slice(0, TOP_LIMIT),
   };
 }
+
+/** The posture of these open findings (all of them, in memory): see scoreCounts and rankFindings. */
+export function scorePosture(findings: readonly TScoredFinding[]): TPostureBreakdown {
+  const counted = scoreCounts(countFindings(findings));
+  const { score, grade, categories } = counted;
+  return { score, grade, categories, ...rankFindings(counted, findings) };
+}
+
+/** How many findings each list of the breakdown names. */
+export const POSTURE_TOP_LIMIT = TOP_LIMIT;

@@ -1,6 +1,7 @@
 import {
   connectors,
   findings,
+  oauthGrants,
   newId,
   organizations,
   scanDetections,
@@ -8,7 +9,8 @@ import {
   type TSeverity,
 } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
-import { and, eq } from "drizzle-orm";
+import type { TAppGrant } from "@posture/connectors";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeFinding } from "../engine/finding";
 import { RULE_IDS } from "../engine/rule-ids";
@@ -49,7 +51,12 @@ const detection = (resourceId: string, severity: TSeverity, title = "Shared by p
   });
 
 /** Stages detections under a run of the scan (as the read does, in batches), then diffs them. */
-async function stageAndPersist(scanId: string, detected: TDetectedFinding[], now = new Date()) {
+async function stageAndPersist(
+  scanId: string,
+  detected: TDetectedFinding[],
+  now = new Date(),
+  grants: TAppGrant[] = [],
+) {
   const runId = newId("run");
   const stage = stageDetections((statement) => statement(db.db), { scanId, runId });
   await stage.add(detected);
@@ -59,20 +66,20 @@ async function stageAndPersist(scanId: string, detected: TDetectedFinding[], now
     orgId,
     connector: { id: connectorId, type: "google_workspace", displayName: "Drive" },
     runId,
-    grants: [],
+    grants,
     resourceCount: detected.length,
     now,
   });
 }
 
 /** One scan of its own. */
-async function scanWith(detected: TDetectedFinding[], now = new Date()) {
+async function scanWith(detected: TDetectedFinding[], now = new Date(), grants: TAppGrant[] = []) {
   const [scan] = await db.db
     .insert(scans)
     .values({ orgId, connectorId, connectorName: "Drive", trigger: "manual", status: "RUNNING" })
     .returning();
   if (!scan) throw new Error("no scan");
-  return { scanId: scan.id, now, result: await stageAndPersist(scan.id, detected, now) };
+  return { scanId: scan.id, now, result: await stageAndPersist(scan.id, detected, now, grants) };
 }
 
 const stored = async () => {
@@ -152,5 +159,70 @@ describe("persisting a scan from its staged detections", () => {
       .from(findings)
       .where(and(eq(findings.connectorId, connectorId), eq(findings.resourceId, "y")));
     expect(y).toEqual([]);
+  });
+});
+
+describe("the connector's grants as of the scan", () => {
+  const grant = (id: string, over: Partial<TAppGrant> = {}): TAppGrant => ({
+    id,
+    clientId: `client-${id}`,
+    label: `App ${id}`,
+    kind: "oauth_app",
+    publisher: "Acme",
+    isKnownPublisher: false,
+    scopes: ["https://example.test/auth/drive", "openid"],
+    userEmail: `${id}@example.test`,
+    grantedAt: "2026-01-02T03:04:05.000Z",
+    ...over,
+  });
+  const storedGrants = async () => {
+    const rows = await db.db
+      .select({
+        id: oauthGrants.id,
+        externalId: oauthGrants.externalId,
+        label: oauthGrants.label,
+        scopes: oauthGrants.scopes,
+        isKnownPublisher: oauthGrants.isKnownPublisher,
+        userEmail: oauthGrants.userEmail,
+        grantedAt: oauthGrants.grantedAt,
+        xmin: sql<string>`xmin::text`,
+      })
+      .from(oauthGrants)
+      .where(eq(oauthGrants.connectorId, connectorId));
+    return new Map(rows.map((r) => [r.externalId, r]));
+  };
+
+  it("adds new grants, updates changed ones, deletes gone ones and leaves the rest unwritten", async () => {
+    await scanWith([], new Date(), [grant("a"), grant("b"), grant("c", { scopes: [] })]);
+    const before = await storedGrants();
+    expect([...before.keys()].sort()).toEqual(["a", "b", "c"]);
+    expect(before.get("a")).toMatchObject({
+      label: "App a",
+      scopes: ["https://example.test/auth/drive", "openid"],
+      userEmail: "a@example.test",
+      grantedAt: new Date("2026-01-02T03:04:05.000Z"),
+    });
+    expect(before.get("c")?.scopes).toEqual([]);
+
+    await scanWith([], new Date(), [
+      grant("a"),
+      grant("b", { scopes: ["openid", 'a scope, with "quotes"'], isKnownPublisher: true }),
+      grant("d"),
+      // Read twice: written once, the last read wins.
+      grant("d", { label: "App d again" }),
+    ]);
+    const after = await storedGrants();
+    expect([...after.keys()].sort()).toEqual(["a", "b", "d"]);
+    // Unchanged: the same row, not rewritten.
+    expect(after.get("a")).toEqual(before.get("a"));
+    expect(after.get("b")).toMatchObject({
+      id: before.get("b")?.id,
+      scopes: ["openid", 'a scope, with "quotes"'],
+      isKnownPublisher: true,
+    });
+    expect(after.get("d")?.label).toBe("App d again");
+
+    await scanWith([], new Date(), []);
+    expect((await storedGrants()).size).toBe(0);
   });
 });

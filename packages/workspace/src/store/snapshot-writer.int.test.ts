@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSourceAdapter, type TSourceAdapter } from "@posture/connectors";
 import {
   connectors,
+  flowSummaries,
   organizations,
   workspaceFiles,
   workspacePermissions,
@@ -47,12 +48,12 @@ const demo = (revision = 0) =>
   });
 
 /** What the scan runner does with its single pass over the source, minus the rule engine. */
-async function snapshot(adapter: TSourceAdapter, scanId: string, failAfterFiles?: number) {
+async function snapshot(adapter: TSourceAdapter, scanId: string, failAfterFiles?: number, now = new Date()) {
   const sink = await openWorkspaceSnapshot(db.db, {
     orgId,
     connectorId,
     scanId,
-    now: new Date(),
+    now,
     workspace: await adapter.workspace(),
   });
   try {
@@ -247,6 +248,43 @@ describe("resource store snapshots", () => {
       .from(workspaceSnapshots)
       .where(eq(workspaceSnapshots.connectorId, connectorId));
     expect(snap?.metrics).toMatchObject({ mfaEnabled: 1, mfaUnknown: 1, dormant: 1 });
+  });
+
+  it("rebuilds the flow graph after a full rescan only when sharing items or shared drives changed", async () => {
+    const builtAt = async () =>
+      (await db.db.select().from(flowSummaries).where(eq(flowSummaries.orgId, orgId)))[0]?.builtAt;
+    const shares = async () =>
+      (
+        await db.db
+          .select({
+            id: workspaceShares.id,
+            severity: workspaceShares.severity,
+            target: workspaceShares.target,
+          })
+          .from(workspaceShares)
+          .where(eq(workspaceShares.connectorId, connectorId))
+      )
+        .map((r) => `${r.id} ${r.severity} ${r.target}`)
+        .sort();
+    const day = 86_400_000;
+    const t0 = new Date();
+    await snapshot(demo(0), "scn_g1", undefined, t0);
+    const first = await builtAt();
+    const before = await shares();
+    expect(first).toBeDefined();
+    // A day on, the same tenant: users' idle days moved (rows written), the sharing items did not.
+    const users = async () =>
+      (await db.db.select().from(workspaceUsers).where(eq(workspaceUsers.connectorId, connectorId))).map(
+        (u) => u.dormantDays,
+      );
+    const daysBefore = await users();
+    await snapshot(demo(0), "scn_g2", undefined, new Date(t0.getTime() + day));
+    expect(await users()).not.toEqual(daysBefore);
+    expect(await builtAt()).toEqual(first);
+    // Five revisions on, sharing items changed: the graph follows.
+    await snapshot(demo(5), "scn_g3", undefined, new Date(t0.getTime() + day));
+    expect(await shares()).not.toEqual(before);
+    expect((await builtAt())?.getTime()).toBeGreaterThan(first?.getTime() ?? 0);
   });
 });
 

@@ -348,7 +348,10 @@ export async function openWorkspaceSnapshot(
         for (const b of Object.values(buffers)) await flush(b);
         if (!incremental) {
           await pipeline.drain();
-          if (!fresh) changed += (await pruneUnseen(tx, connectorId, SNAPSHOT_TABLES)).total;
+          const pruned = fresh ? null : await pruneUnseen(tx, connectorId, SNAPSHOT_TABLES);
+          changed += pruned?.total ?? 0;
+          // The graph is derived from the sharing items and shared drives alone.
+          const graphChanged = GRAPH_TABLES.some((t) => (changedIn[t] ?? 0) + (pruned?.byTable[t] ?? 0) > 0);
           const load = staged;
           await load?.settle(counts.files >= (scope.partitionMinFiles ?? partitionMinFiles()));
           const totals = await open.commit(async (t) => {
@@ -359,6 +362,7 @@ export async function openWorkspaceSnapshot(
               owners: { externalByOwner },
               grants,
               changed,
+              graphChanged,
               writeRow: true,
               shares: load?.shares(orgId),
             });
@@ -425,6 +429,8 @@ export async function openWorkspaceSnapshot(
 
 const isPartitioned = (table: string): table is TPartitionedTable =>
   (CONNECTOR_PARTITIONED as readonly string[]).includes(table);
+
+const GRAPH_TABLES = ["workspace_shares", "workspace_drives"] as const;
 
 type TStoredRow = TSnapshotCounts & { metrics: Record<string, number> };
 

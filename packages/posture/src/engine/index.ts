@@ -14,11 +14,14 @@ export {
   categoryDeduction,
   GRADE_THRESHOLDS,
   gradeOf,
+  SCORE_CANDIDATES,
   scorePosture,
+  scorePostureOf,
   SEVERITY_WEIGHTS,
   type TGrade,
   type TPostureBreakdown,
   type TScoredFinding,
+  type TSeverityCount,
 } from "./score-posture";
 export { sensitiveTermIn } from "./sensitive-names";
 export {

@@ -94,15 +94,48 @@ function byImpact(
  * fixed: only its category's deduction changes, and only through its severity's count.
  */
 export function scorePosture(findings: readonly TScoredFinding[]): TPostureBreakdown {
+  const counts: TSeverityCount[] = [];
+  const index = new Map<string, TSeverityCount>();
+  for (const finding of findings) {
+    const key = `${finding.category}\u0000${finding.severity}`;
+    const c = index.get(key);
+    if (c) c.count++;
+    else {
+      const added = { category: finding.category, severity: finding.severity, count: 1 };
+      index.set(key, added);
+      counts.push(added);
+    }
+  }
+  return scorePostureOf(counts, findings);
+}
+
+/** How many open findings a category has of one severity. */
+export type TSeverityCount = { category: string; severity: TSeverity; count: number };
+
+/** Findings a breakdown can name: per category and severity, the first this many by id, and as many of the quick wins. */
+export const SCORE_CANDIDATES = TOP_LIMIT;
+
+/**
+ * The breakdown from what it depends on, so a large organization's score need not hold every open
+ * finding: the counts per category and severity, and the candidates. A finding's rank depends on
+ * its category and severity (its scoreDelta), then its id, so only the first SCORE_CANDIDATES of
+ * each category and severity by id can be among the top improvements, and only the first as many
+ * quick-win findings (`QUICK_WIN_RULES` or a tenant check) among the quick wins; every finding
+ * is a valid candidate too (`scorePosture`). Ids compare by UTF-16 code unit (SQL: `COLLATE "C"`).
+ */
+export function scorePostureOf(
+  severityCounts: readonly TSeverityCount[],
+  candidates: readonly TScoredFinding[],
+): TPostureBreakdown {
   const counts = new Map<string, TCounts>();
   for (const category of FINDING_CATEGORIES) counts.set(category, emptyCounts());
-  for (const finding of findings) {
-    let c = counts.get(finding.category);
+  for (const { category, severity, count } of severityCounts) {
+    let c = counts.get(category);
     if (!c) {
       c = emptyCounts();
-      counts.set(finding.category, c);
+      counts.set(category, c);
     }
-    c[finding.severity]++;
+    c[severity] += count;
   }
 
   const deductions = new Map<string, number>();
@@ -128,7 +161,7 @@ export function scorePosture(findings: readonly TScoredFinding[]): TPostureBreak
     }
   }
 
-  const ranked = findings
+  const ranked = candidates
     .map((finding) => ({ finding, delta: deltas.get(`${finding.category}\u0000${finding.severity}`) ?? 0 }))
     .sort(byImpact);
   const score = 100 - total;

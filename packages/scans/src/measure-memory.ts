@@ -15,7 +15,7 @@ import { ACTIVITY_JOB, runActivityJob, runScanJob, type TScanDeps } from "./inde
 // files, drives, grants, settings, then the commit and findings. MEASURE_ACTIVITY=1 then runs the
 // activity job the scan queued and the behaviour refresh, each a stage of its own, as the
 // scheduler's process would. MEASURE_SNAPSHOT=<stage>[@share] (e.g. `files@0.9`, `commit`) writes
-// a heap snapshot there. Run under the scheduler's heap limit:
+// a heap snapshot there; MEASURE_SCAN=0 skips the scan. Run under the scheduler's heap limit:
 //   node --max-old-space-size=256 --import tsx packages/scans/src/measure-memory.ts
 
 const files = Number(process.env.MEASURE_FILES ?? "100000");
@@ -103,7 +103,23 @@ try {
     .values({ orgId: org?.id ?? "", type: "google_workspace", displayName: "Measure", mode: "demo" })
     .returning();
   if (!org || !connector) throw new Error("setup failed");
-  for (const label of process.env.MEASURE_RESCAN === "1" ? ["first", "rescan"] : ["first"]) {
+  // MEASURE_SCAN=0: no scan, only the activity job and the refresh (for a source's activity alone).
+  const labels =
+    process.env.MEASURE_SCAN === "0"
+      ? []
+      : process.env.MEASURE_RESCAN === "1"
+        ? ["first", "rescan"]
+        : ["first"];
+  if (labels.length === 0)
+    await db.db.insert(scans).values({
+      orgId: org.id,
+      connectorId: connector.id,
+      connectorName: "Measure",
+      trigger: "manual",
+      status: "COMPLETE",
+      completedAt: new Date(),
+    });
+  for (const label of labels) {
     const [row] = await db.db
       .insert(scans)
       .values({

@@ -116,15 +116,16 @@ async function ingestOnce(
     scanId,
     changedSince: stored?.changedSince ?? null,
   });
-  deps.log.info(
-    {
-      scanId,
-      connectorId: connector.id,
-      inserted: stored?.inserted ?? 0,
-      ms: Math.round(performance.now() - begun),
-    },
-    "activity ingested",
-  );
+  if (stored)
+    deps.log.info(
+      {
+        scanId,
+        connectorId: connector.id,
+        inserted: stored.inserted,
+        ms: Math.round(performance.now() - begun),
+      },
+      "activity ingested",
+    );
   return { inserted: stored?.inserted ?? 0, ...(failed !== undefined ? { failed } : {}) };
 }
 

@@ -32,8 +32,8 @@ const db = createDb({
   databaseUrl: env.DATABASE_URL,
   statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
   migrationDatabaseUrl: env.MIGRATION_DATABASE_URL,
-  // A scan holds two connections (its snapshot transaction and its activity ingestion); every
-  // other job running at once may hold one.
+  // A scan holds two connections (its snapshot transaction and its own reads); every other job
+  // running at once (the activity ingestion a scan queues among them) may hold one.
   poolSize: Math.max(10, 2 * queues.scans.concurrency + (workerSlots - queues.scans.concurrency) + 2),
 });
 await db.migrate();

@@ -5,6 +5,9 @@ import type { TJobQueue, TLogger, TRuntime } from "@posture/platform";
 
 export const SCAN_SWEEP_JOB = "scan.sweep-due";
 export const SCAN_ATTEMPTS = 3;
+/** A connector's activity ingestion, queued by each completed scan (one at a time per connector). */
+export const ACTIVITY_JOB = "scan.activity";
+export const ACTIVITY_ATTEMPTS = 4;
 
 export type TConnectorRow = typeof connectors.$inferSelect;
 

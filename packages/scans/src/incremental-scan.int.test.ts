@@ -8,7 +8,7 @@ import { createLogger, parseEncryptionKey } from "@posture/platform";
 import { computeOrgPosture, type TScanResult } from "@posture/posture";
 import { BEHAVIOUR_REFRESH_JOB } from "@posture/ueba";
 import { planScan } from "./cursor";
-import { runScanJob, type TScanDeps } from "./index";
+import { ACTIVITY_JOB, runScanJob, type TScanDeps } from "./index";
 import {
   applySampleChanges,
   createScriptedTenant,
@@ -31,8 +31,9 @@ const encryptionKey = parseEncryptionKey(randomBytes(32).toString("hex"));
 function deps(): TScanDeps {
   return {
     db: db.db,
-    // The behaviour refresh a scan queues is a job of its own, not under test here.
+    // The activity ingestion and behaviour refresh a scan queues are jobs of their own, not under test here.
     jobs: createInProcessQueue({
+      [ACTIVITY_JOB]: { handler: async () => {}, attempts: 1, backoffMs: 0 },
       [BEHAVIOUR_REFRESH_JOB]: { handler: async () => {}, attempts: 1, backoffMs: 0 },
     }),
     runtime: { encryptionKey, publicUrl: "http://localhost", webhookAllowPrivateTargets: false },

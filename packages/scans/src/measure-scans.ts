@@ -5,7 +5,7 @@ import { createTestDb } from "@posture/db/testing";
 import { createInProcessQueue } from "@posture/jobs";
 import { createLogger, parseEncryptionKey } from "@posture/platform";
 import { BEHAVIOUR_REFRESH_JOB } from "@posture/ueba";
-import { runScanJob, type TScanDeps } from "./index";
+import { ACTIVITY_JOB, runScanJob, type TScanDeps } from "./index";
 
 // A measurement, not a test: one demo connector of MEASURE_FILES files (default 100,000) scanned
 // in full, then incrementally after one revision, then incrementally with nothing changed, then
@@ -16,7 +16,9 @@ const files = Number(process.env.MEASURE_FILES ?? "100000");
 const db = await createTestDb();
 const deps: TScanDeps = {
   db: db.db,
+  // The scans alone: the activity ingestion and behaviour refresh they queue are not run.
   jobs: createInProcessQueue({
+    [ACTIVITY_JOB]: { handler: async () => {}, attempts: 1, backoffMs: 0 },
     [BEHAVIOUR_REFRESH_JOB]: { handler: async () => {}, attempts: 1, backoffMs: 0 },
   }),
   runtime: {

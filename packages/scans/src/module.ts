@@ -1,8 +1,9 @@
 import { eq } from "drizzle-orm";
-import { scans } from "@posture/db";
+import { connectors, scans } from "@posture/db";
 import type { TJobModule } from "@posture/jobs";
 import { SCAN_JOB } from "@posture/posture";
-import { SCAN_ATTEMPTS, SCAN_SWEEP_JOB, type TScanDeps } from "./deps";
+import { activityJobOf, runActivityJob } from "./activity-job";
+import { ACTIVITY_ATTEMPTS, ACTIVITY_JOB, SCAN_ATTEMPTS, SCAN_SWEEP_JOB, type TScanDeps } from "./deps";
 import { runScanJob } from "./scan-job";
 import { sweepDueScans } from "./sweep";
 
@@ -15,8 +16,9 @@ const scanIdOf = (data: unknown): string => {
 };
 
 /**
- * The scan pipeline's background work: the scan job (manual and scheduled scans alike) and the
- * sweep that queues the daily scans coming due. The apps combine it with the other modules.
+ * The scan pipeline's background work: the scan job (manual and scheduled scans alike), the
+ * activity ingestion each completed scan queues for its connector, and the sweep that queues the
+ * daily scans coming due. The apps combine it with the other modules.
  */
 export const scansJobs: TJobModule<TScanDeps> = {
   definitions: (deps) => ({
@@ -33,6 +35,21 @@ export const scansJobs: TJobModule<TScanDeps> = {
         return row?.orgId ?? null;
       },
       handler: (data, { attempt }) => runScanJob(deps, scanIdOf(data), attempt),
+    },
+    [ACTIVITY_JOB]: {
+      attempts: ACTIVITY_ATTEMPTS,
+      // 10, 20, 40 s: a source's throttling or a passing outage, ridden out before giving up.
+      backoffMs: 10_000,
+      // It reads the source as a scan does, and counts against the organization's share of scans.
+      queue: "scans",
+      orgOf: async (data) => {
+        const [row] = await deps.db
+          .select({ orgId: connectors.orgId })
+          .from(connectors)
+          .where(eq(connectors.id, activityJobOf(data).connectorId));
+        return row?.orgId ?? null;
+      },
+      handler: (data, { attempt }) => runActivityJob(deps, activityJobOf(data), attempt),
     },
     [SCAN_SWEEP_JOB]: { attempts: 1, backoffMs: 0, handler: () => sweepDueScans(deps) },
   }),

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { checksFor } from "@posture/benchmarks";
-import { SourceAuthError, type TSourceAdapter } from "@posture/connectors";
+import type { TSourceAdapter } from "@posture/connectors";
 import { connectors, scans, trustedDomains, type Db } from "@posture/db";
 import {
   ensureDefaultRules,
@@ -11,10 +11,9 @@ import {
   type TPersistResult,
   type TScanResult,
 } from "@posture/posture";
-import { AppError } from "@posture/platform";
-import { ingestScanActivity, queueBehaviourRefresh } from "@posture/ueba";
 import { dispatchDeliveries } from "@posture/webhooks";
 import { openWorkspaceSnapshot } from "@posture/workspace";
+import { queueActivity, refusedBySource } from "./activity-job";
 import { defaultAdapterFor } from "./adapter";
 import { dropCursor, orphanedFileFindings, planScan, saveCursor } from "./cursor";
 import { SCAN_ATTEMPTS, type TConnectorRow, type TScanDeps } from "./deps";
@@ -33,11 +32,12 @@ type TStartedScan = {
 };
 
 /**
- * The scan job, one stage after another: start → plan → read the source into the rules, the
- * store and (beside it) the activity → commit the snapshot → findings, score, cursor and events
- * in one transaction → dispatch the events → coverage the activity met → behaviour refresh.
- * Idempotent: a scan already COMPLETE or FAILED returns its stored result, and the findings
- * transaction first re-checks the scan's status.
+ * The scan job, one stage after another: start → plan → read the source into the rules and the
+ * store → commit the snapshot → findings, score, cursor and events in one transaction → dispatch
+ * the events → queue the connector's activity job (`runActivityJob`: the source's activity
+ * stored, its coverage gaps added to this scan, then the behaviour refresh). The scan's result
+ * never waits for the activity. Idempotent: a scan already COMPLETE or FAILED returns its stored
+ * result, and the findings transaction first re-checks the scan's status.
  */
 export async function runScanJob(deps: TScanDeps, scanId: string, attempt: number): Promise<TScanResult> {
   const started = await startScan(deps, scanId, attempt);
@@ -45,7 +45,6 @@ export async function runScanJob(deps: TScanDeps, scanId: string, attempt: numbe
   const { scan, connector, adapter, now } = started;
   const phase = performance.now();
 
-  const activity = readActivity(deps, started);
   let read: TCommittedRead;
   try {
     const plan = await planScan(deps.db, {
@@ -71,7 +70,6 @@ export async function runScanJob(deps: TScanDeps, scanId: string, attempt: numbe
       announce: (kind, fullReason) => announceKind(deps.db, scanId, kind, fullReason),
     });
   } catch (err) {
-    await activity.done;
     return failOrRetry(deps, started, err, attempt);
   }
   const readMs = Math.round(performance.now() - phase);
@@ -80,15 +78,12 @@ export async function runScanJob(deps: TScanDeps, scanId: string, attempt: numbe
   const outbox = await persistFindings(deps, started, read, coverage);
   const persistMs = Math.round(performance.now() - phase) - readMs;
 
-  const changedSince = await activity.done;
   if (outbox) {
-    // The activity read ran beside the inventory and may have met gaps of its own since.
-    const after = mergeCoverage(adapter.coverageGaps(), read.settingsGaps);
-    if (after.length > coverage.length)
-      await deps.db.update(scans).set({ coverage: after }).where(eq(scans.id, scanId));
     // What a crash here leaves undispatched, the webhook sweep sends.
     await dispatchDeliveries(deps.jobs, outbox);
-    await queueBehaviourRefresh(deps, { orgId: connector.orgId, scanId, changedSince });
+    // The hand-off to behaviour analytics: a job of its own, one per connector at a time. A crash
+    // here loses only the queueing: the next scan's ingestion reads from the last event stored.
+    await queueActivity(deps, { connectorId: connector.id, scanId });
   }
   const [done] = await deps.db.select().from(scans).where(eq(scans.id, scanId));
   if (!done) throw new Error("scan vanished");
@@ -100,7 +95,6 @@ export async function runScanJob(deps: TScanDeps, scanId: string, attempt: numbe
       resources: done.resources,
       readMs,
       persistMs,
-      activityMs: activity.ms(),
       totalMs: Math.round(performance.now() - phase),
     },
     "scan finished",
@@ -142,24 +136,6 @@ async function startScan(
     return { result: await failOrRetry(deps, { scan, connector }, err, attempt) };
   }
   return { scan, connector, adapter, trusted, now };
-}
-
-/**
- * Behaviour analytics: the source's activity since the last scan, stored while the inventory is
- * read (on a connection of its own, so the database works on both at once). Resolves to the time
- * from which behaviour changed, for the refresh.
- */
-function readActivity(deps: TScanDeps, started: TStartedScan) {
-  const begun = performance.now();
-  let ms = 0;
-  const done = ingestScanActivity(deps, {
-    orgId: started.connector.orgId,
-    connectorId: started.connector.id,
-    scanId: started.scan.id,
-    activity: (since) => started.adapter.activity(since),
-    now: started.now,
-  }).finally(() => (ms = Math.round(performance.now() - begun)));
-  return { done, ms: () => ms };
 }
 
 async function announceKind(
@@ -230,9 +206,7 @@ async function failOrRetry(
   attempt: number,
 ): Promise<TScanResult> {
   const message = err instanceof Error ? err.message : String(err);
-  const authFailure =
-    err instanceof SourceAuthError || (err instanceof AppError && err.code === "invalid_input");
-  if (!authFailure && attempt < SCAN_ATTEMPTS) throw err;
+  if (!refusedBySource(err) && attempt < SCAN_ATTEMPTS) throw err;
   await deps.db
     .update(connectors)
     .set({ healthStatus: "unhealthy", healthDetail: message.slice(0, 500) })

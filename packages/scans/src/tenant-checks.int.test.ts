@@ -10,7 +10,7 @@ import { createInProcessQueue } from "@posture/jobs";
 import { createLogger, parseEncryptionKey } from "@posture/platform";
 import { BEHAVIOUR_REFRESH_JOB } from "@posture/ueba";
 import { computeOrgPosture, getFindingView, listFindings } from "@posture/posture";
-import { runScanJob, type TScanDeps } from "./index";
+import { ACTIVITY_JOB, runScanJob, type TScanDeps } from "./index";
 
 // The scan path of tenant settings against the real database: settings → checks → findings and
 // tenant_check_results, with a catalog of its own (the benchmark catalogs are filled elsewhere).
@@ -46,8 +46,9 @@ let gaps: TCoverageGap[] = [];
 function deps(): TScanDeps {
   return {
     db: db.db,
-    // The behaviour refresh a scan queues is a job of its own, not under test here.
+    // The activity ingestion and behaviour refresh a scan queues are jobs of their own, not under test here.
     jobs: createInProcessQueue({
+      [ACTIVITY_JOB]: { handler: async () => {}, attempts: 1, backoffMs: 0 },
       [BEHAVIOUR_REFRESH_JOB]: { handler: async () => {}, attempts: 1, backoffMs: 0 },
     }),
     runtime: {

@@ -1,6 +1,6 @@
 export { behaviourRouter } from "./router";
 export { behaviourJobs, BEHAVIOUR_REFRESH_JOB, runBehaviourRefresh, type TBehaviourDeps } from "./jobs";
-export { ingestScanActivity, queueBehaviourRefresh } from "./services/scan-activity";
+export { ingestConnectorActivity, queueBehaviourRefresh } from "./services/scan-activity";
 export {
   storeActivity,
   ingestSince,

@@ -9,7 +9,7 @@ import { benchScanDeps } from "../lib/scan-deps";
 // (peak RSS is the scan's), then the exposure reads on the stored organization over ONE
 // connection, warm: inventory search, a sharing page sorted by risk, a 500-node graph page.
 const url = process.env.BENCH_DATABASE_URL ?? "";
-// Room for the scan's two connections (snapshot, activity) and the job's own reads.
+// Room for the scan's snapshot connection and the job's own reads (the activity job is not run here).
 const db = createDb({ databaseUrl: url, poolSize: 4 });
 const orgId = process.env.BENCH_ORG_ID ?? "";
 const fileCount = Number(process.env.BENCH_FILES ?? "1000000");

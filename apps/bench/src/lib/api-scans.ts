@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
+import { sql } from "drizzle-orm";
 import { createApiKeyFor, createOrganization, createUser } from "@posture/account";
-import type { Db } from "@posture/db";
+import { queryRows, type Db } from "@posture/db";
 import { startGatewayChild } from "./gateway";
 import type { TBenchSettings } from "../types";
 import type { TChild } from "./child";
@@ -29,7 +30,18 @@ export type TSyncStep = {
   label: string;
   body: { full?: boolean; demo?: { advance?: number } };
 };
-export type TSyncResult = TSyncStep & { ms: number; scan: TApiScan; peakRssMb: number | null };
+export type TSyncResult = TSyncStep & {
+  ms: number;
+  scan: TApiScan;
+  /** The gateway's peak RSS during this sync, up to its scan's completion. */
+  peakRssMb: number | null;
+  /**
+   * What the scan queued, after it: the activity job and the behaviour refresh, timed from the
+   * scan's completion until the refresh wrote its baselines (null: not within the wait), the
+   * connector's stored events by then, and the gateway's peak RSS over that time.
+   */
+  behaviour: { ms: number | null; activityEvents: number; peakRssMb: number | null };
+};
 
 /**
  * An organization with one OWNER who signs in with a password: the sync endpoint is for a
@@ -63,7 +75,46 @@ async function peakRssMb(pid: number): Promise<number | null> {
   }
 }
 
+/**
+ * Starts the process's peak RSS afresh (Linux: writing 5 to clear_refs resets VmHWM), so each
+ * phase's peak is its own; where that is refused, the peaks stay the process's lifetime ones.
+ */
+async function resetPeakRss(pid: number): Promise<void> {
+  await writeFile(`/proc/${pid}/clear_refs`, "5").catch(() => {});
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * After a scan: waits until the behaviour refresh queued at the end of its activity job has
+ * written the organization's baselines (each refresh stamps them), so the activity and the
+ * refresh are timed on their own and never inside the next sync.
+ */
+async function waitForBehaviour(
+  db: Db,
+  q: { orgId: string; connectorId: string; since: Date; maxMs?: number },
+): Promise<{ ms: number | null; activityEvents: number }> {
+  const started = performance.now();
+  const end = Date.now() + (q.maxMs ?? 900_000);
+  let ms: number | null = null;
+  while (Date.now() < end) {
+    const [row] = await queryRows<{ done: boolean }>(
+      db,
+      sql`select coalesce(max(computed_at) > ${q.since.toISOString()}::timestamptz, false) as done
+          from behavior_baselines where org_id = ${q.orgId}`,
+    );
+    if (row?.done) {
+      ms = Math.round(performance.now() - started);
+      break;
+    }
+    await sleep(250);
+  }
+  const [stored] = await queryRows<{ n: number }>(
+    db,
+    sql`select count(*)::int as n from activity_events where connector_id = ${q.connectorId}`,
+  );
+  return { ms, activityEvents: stored?.n ?? 0 };
+}
 
 /**
  * Waits until the gateway has used less than `idleMsPerSec` of CPU for two seconds in a row: a
@@ -88,7 +139,8 @@ async function settle(gateway: TChild, idleMsPerSec = 30, maxMs = 600_000): Prom
  * runs them), an owner who signs in, a demo connector sized through `POST /api/connectors {…,
  * mode: "demo", demo: {files}}`, then each step's `POST /api/connectors/{id}/sync` timed from the
  * request to the scan's completion (a sync that answers 202 is followed on `GET …/scans/{scanId}`).
- * Between steps the gateway is left to finish the behaviour refresh the scan queued.
+ * The activity job and behaviour refresh the scan queued are then timed on their own, and
+ * finished, before the next step.
  */
 export async function runApiScans(
   settings: TBenchSettings,
@@ -143,6 +195,7 @@ export async function runApiScans(
     const results: TSyncResult[] = [];
     for (const step of input.steps) {
       await settle(gateway);
+      await resetPeakRss(gateway.pid);
       const started = performance.now();
       const sync = await call("POST", `/api/connectors/${connectorId}/sync`, cookie, step.body);
       let scan = sync.body as TApiScan;
@@ -154,6 +207,8 @@ export async function runApiScans(
           .body as TApiScan;
       }
       const ms = Math.round(performance.now() - started);
+      // The sync's start: baselines stamped after it are this scan's refresh (the last step's finished before).
+      const syncedAt = new Date(Date.now() - ms);
       if (scan.status !== "COMPLETE") throw new Error(`${step.label}: scan ended ${scan.status}`);
       // A demo workspace holds its files plus users and drives: fewer resources than files means
       // the server ignored the size.
@@ -161,7 +216,16 @@ export async function runApiScans(
         throw new ApiNotReadyError(
           `the server ignored the demo size: ${scan.resources.toLocaleString("en")} resources for ${input.files.toLocaleString("en")} files`,
         );
-      results.push({ ...step, ms, scan, peakRssMb: await peakRssMb(gateway.pid) });
+      const scanPeak = await peakRssMb(gateway.pid);
+      await resetPeakRss(gateway.pid);
+      const behaviour = await waitForBehaviour(db.db, { orgId: owner.orgId, connectorId, since: syncedAt });
+      results.push({
+        ...step,
+        ms,
+        scan,
+        peakRssMb: scanPeak,
+        behaviour: { ...behaviour, peakRssMb: await peakRssMb(gateway.pid) },
+      });
     }
     return { connectorId, results };
   } finally {
@@ -174,4 +238,6 @@ export const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 /** What a step's scan says about itself, for the notes. */
 export const describeScan = (r: TSyncResult) =>
   `${r.label}: ${seconds(r.ms)}, kind ${r.scan.kind ?? "not reported"}, ${r.scan.resources.toLocaleString("en")} resources, ` +
-  `findings new ${r.scan.findingsNew.toLocaleString("en")}, resolved ${r.scan.findingsResolved.toLocaleString("en")}, score ${r.scan.postureScore}`;
+  `findings new ${r.scan.findingsNew.toLocaleString("en")}, resolved ${r.scan.findingsResolved.toLocaleString("en")}, score ${r.scan.postureScore}, peak RSS ${r.peakRssMb ?? "n/a"} MB; ` +
+  `then activity job + behaviour refresh ${r.behaviour.ms === null ? "not finished" : seconds(r.behaviour.ms)} ` +
+  `(${r.behaviour.activityEvents.toLocaleString("en")} events stored, peak RSS ${r.behaviour.peakRssMb ?? "n/a"} MB)`;

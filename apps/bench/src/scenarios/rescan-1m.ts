@@ -25,6 +25,8 @@ export const rescan1m: TScenario = {
         ],
       });
       const [first, unchanged, changed] = results as [TSyncResult, TSyncResult, TSyncResult];
+      // Each sync's own peak (the gateway's high-water mark is reset before it), without the activity job after it.
+      const scansPeakMb = Math.max(...results.map((r) => r.peakRssMb ?? 0));
       const checks: TCheck[] = [
         {
           label: "first scan",
@@ -52,9 +54,14 @@ export const rescan1m: TScenario = {
           detail: `new ${changed.scan.findingsNew}, resolved ${changed.scan.findingsResolved}`,
         },
         {
-          label: "peak RSS of the process that scanned",
-          ok: (changed.peakRssMb ?? 0) <= TARGETS.rssMb,
-          detail: `${changed.peakRssMb ?? "n/a"} MB (target ≤ ${TARGETS.rssMb} MB)`,
+          label: "peak RSS of the process that scanned, during the scans",
+          ok: scansPeakMb <= TARGETS.rssMb,
+          detail: `${scansPeakMb} MB (target ≤ ${TARGETS.rssMb} MB)`,
+        },
+        {
+          label: "first scan's activity job and behaviour refresh, after it",
+          ok: first.behaviour.ms !== null && first.behaviour.activityEvents > 0,
+          detail: `${first.behaviour.ms === null ? "not finished" : seconds(first.behaviour.ms)}, ${first.behaviour.activityEvents.toLocaleString("en")} events stored, peak RSS ${first.behaviour.peakRssMb ?? "n/a"} MB`,
         },
       ];
       return {
@@ -63,7 +70,7 @@ export const rescan1m: TScenario = {
         checks,
         notes: [
           ...results.map(describeScan),
-          "each sync timed from POST /api/connectors/{id}/sync to its scan's completion; the gateway's production build runs the scans itself (in-process jobs, no REDIS_URL), so its peak RSS (VmHWM) includes the HTTP server",
+          "each sync timed from POST /api/connectors/{id}/sync to its scan's completion; the activity job and behaviour refresh the scan queued timed after it, until the refresh wrote its baselines; the gateway's production build runs the scans itself (in-process jobs, no REDIS_URL), so its peak RSS (VmHWM, reset before each phase) includes the HTTP server",
         ],
       };
     } catch (err) {

@@ -63,10 +63,15 @@ export const scan100kApi: TScenario = {
             ok: changed.scan.kind === "incremental",
             detail: `${seconds(changed.ms)}, kind ${changed.scan.kind ?? "not reported"}, new ${changed.scan.findingsNew}, resolved ${changed.scan.findingsResolved}`,
           },
+          {
+            label: "first scan's activity job and behaviour refresh, after it",
+            ok: first.behaviour.ms !== null && first.behaviour.activityEvents > 0,
+            detail: `${first.behaviour.ms === null ? "not finished" : seconds(first.behaviour.ms)}, ${first.behaviour.activityEvents.toLocaleString("en")} events stored`,
+          },
         ],
         notes: [
           ...results.map(describeScan),
-          `peak RSS of the gateway that ran the scans (HTTP server included): ${changed.peakRssMb ?? "n/a"} MB`,
+          `peak RSS of the gateway that ran the scans (HTTP server included, reset before each phase): scans ${Math.max(...results.map((r) => r.peakRssMb ?? 0))} MB, activity and behaviour after them ${Math.max(...results.map((r) => r.behaviour.peakRssMb ?? 0))} MB`,
         ],
       };
     } catch (err) {

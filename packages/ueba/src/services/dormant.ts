@@ -40,16 +40,17 @@ export async function findDormantReturns(
           select principal, min(at) as first_at from activity_events
           where org_id = ${q.orgId} and at >= ${q.since.toISOString()}::timestamptz
           group by principal),
-        coverage as (select min(at) as coverage_from from activity_events where org_id = ${q.orgId})
+        coverage as (select min(at) as coverage_from from activity_events where org_id = ${q.orgId}),
+        -- Once per organization and joined by hash: a lookup per principal read every user each
+        -- time (no index on lower(email)), past the statement bound at 25,000 users.
+        accounts as (
+          select lower(email) as principal, min(source_created_at) as created_at, bool_or(is_admin) as is_admin
+          from workspace_users where org_id = ${q.orgId} group by 1)
         select r.principal, r.first_at,
           (select max(e.at) from activity_events e
              where e.org_id = ${q.orgId} and e.principal = r.principal and e.at < r.first_at) as prev_at,
-          (select min(u.source_created_at) from workspace_users u
-             where u.org_id = ${q.orgId} and lower(u.email) = r.principal) as created_at,
-          (select bool_or(u.is_admin) from workspace_users u
-             where u.org_id = ${q.orgId} and lower(u.email) = r.principal) as is_admin,
-          c.coverage_from
-        from recent r cross join coverage c`,
+          a.created_at, a.is_admin, c.coverage_from
+        from recent r cross join coverage c left join accounts a on a.principal = r.principal`,
   );
   const out: TDormantReturn[] = [];
   for (const r of rows) {

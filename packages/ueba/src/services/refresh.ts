@@ -85,25 +85,31 @@ export async function loadSeries(
   weeks: string[],
   principal?: string,
 ): Promise<Map<string, TPrincipalSeries>> {
-  const index = new Map(weeks.map((w, i) => [w, i]));
-  const rows = await queryRows<{ principal: string; metric: string; week: string; count: number }>(
+  // One row per principal and metric, its weeks as indexes into `weeks`: a large tenant has a
+  // million weekly counts, and an object and a date string each did not fit the scheduler's heap.
+  const start = sql`${weeks[0]}::date`;
+  const rows = await queryRows<{ principal: string; metric: string; at: number[]; counts: number[] }>(
     db,
-    sql`select principal, metric, week::text as week, count from activity_weekly
-        where org_id = ${orgId} and week >= ${weeks[0]}::date
-        ${principal === undefined ? sql`` : sql`and principal = ${principal}`}`,
+    sql`select principal, metric,
+          array_agg(case when (week - ${start}) % 7 = 0 then (week - ${start}) / 7 else -1 end order by week) as at,
+          array_agg(count order by week) as counts
+        from activity_weekly
+        where org_id = ${orgId} and week >= ${start}
+        ${principal === undefined ? sql`` : sql`and principal = ${principal}`}
+        group by principal, metric`,
   );
   const out = new Map<string, TPrincipalSeries>();
-  for (const r of rows) {
-    const i = index.get(r.week);
-    if (i === undefined) continue;
-    let p = out.get(r.principal);
-    if (!p) {
-      p = { series: emptySeries(weeks.length), firstWeek: i };
-      out.set(r.principal, p);
-    }
-    p.firstWeek = Math.min(p.firstWeek, i);
-    if (r.metric !== "logins") p.series[r.metric as TRateMetric][i] = r.count;
-  }
+  for (const r of rows)
+    r.at.forEach((i, k) => {
+      if (i < 0 || i >= weeks.length) return;
+      let p = out.get(r.principal);
+      if (!p) {
+        p = { series: emptySeries(weeks.length), firstWeek: i };
+        out.set(r.principal, p);
+      }
+      p.firstWeek = Math.min(p.firstWeek, i);
+      if (r.metric !== "logins") p.series[r.metric as TRateMetric][i] = r.counts[k] ?? 0;
+    });
   return out;
 }
 

@@ -4,43 +4,41 @@ import { BEHAVIOUR_REFRESH_JOB } from "../jobs";
 import { ingestSince, storeActivity, type TActivityInput } from "./activity-store";
 
 /**
- * The scan pipeline's first call into behaviour analytics: stores the source's activity since the
- * last ingestion. Never fails the scan: activity is best effort (a source without the reports
- * scope simply has none). Returns where the recomputation must start: the earliest new event,
- * `now` (only the current week moves on) without any, null (the whole horizon) after a failure,
- * since some batches may have landed.
+ * Behaviour analytics' intake, run by the scan pipeline's activity job after a scan: stores the
+ * source's activity since the connector's last ingestion (re-reading a day's overlap, which the
+ * store skips by event id). Returns how many events were new and where the recomputation must
+ * start: the earliest new event, or `now` without any (only the current week moves on).
+ *
+ * Throws what the source or the database threw: the job retries, and a retry stores each event
+ * once, however many batches of the failed try had landed.
  */
-export async function ingestScanActivity(
-  deps: { db: Db; log: TLogger },
+export async function ingestConnectorActivity(
+  db: Db,
   input: {
     orgId: string;
     connectorId: string;
-    scanId: string;
     activity: (since: Date) => AsyncIterable<TActivityInput>;
     now: Date;
   },
-): Promise<Date | null> {
-  try {
-    const { since, first } = await ingestSince(deps.db, {
-      orgId: input.orgId,
-      connectorId: input.connectorId,
-      now: input.now,
-    });
-    const stored = await storeActivity(deps.db, {
-      orgId: input.orgId,
-      connectorId: input.connectorId,
-      events: input.activity(since),
-      first,
-    });
-    deps.log.info({ scanId: input.scanId, inserted: stored.inserted }, "activity ingested");
-    return stored.earliest ?? input.now;
-  } catch (err) {
-    deps.log.warn({ err, scanId: input.scanId }, "activity ingestion failed; behaviour uses what is stored");
-    return null;
-  }
+): Promise<{ inserted: number; changedSince: Date }> {
+  const { since, first } = await ingestSince(db, {
+    orgId: input.orgId,
+    connectorId: input.connectorId,
+    now: input.now,
+  });
+  const stored = await storeActivity(db, {
+    orgId: input.orgId,
+    connectorId: input.connectorId,
+    events: input.activity(since),
+    first,
+  });
+  return { inserted: stored.inserted, changedSince: stored.earliest ?? input.now };
 }
 
-/** The second call, once the scan has committed: queues the organization's recomputation. */
+/**
+ * Queues the organization's recomputation once a scan's activity is stored. `changedSince` null:
+ * the whole horizon (an ingestion that failed may have stored part of its window).
+ */
 export async function queueBehaviourRefresh(
   deps: { jobs: TJobQueue; log: TLogger },
   input: { orgId: string; scanId: string; changedSince: Date | null },

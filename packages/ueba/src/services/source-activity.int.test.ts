@@ -13,13 +13,12 @@ import {
 import { activityEvents, anomalies, connectors, organizations } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
 import { createInProcessQueue } from "@posture/jobs";
-import type { TLogger } from "@posture/platform";
 import { and, count, eq, like } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { storeActivity, type TActivityInput } from "./activity-store";
 import { getBaseline } from "./behaviour-views";
 import { refreshBehaviour } from "./refresh";
-import { ingestScanActivity } from "./scan-activity";
+import { ingestConnectorActivity } from "./scan-activity";
 
 // From a source's own audit data to anomalies: Microsoft 365 audit content (the Office 365
 // Management Activity API fake) produces each of the five kinds, Google Drive delete events a
@@ -33,7 +32,6 @@ const TENANT = "11111111-2222-3333-4444-555555555555";
 
 let db: TestDb;
 const servers: Array<{ close: () => Promise<void> }> = [];
-const silent: TLogger = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} };
 const deps = { jobs: createInProcessQueue({}), publicUrl: "http://localhost" };
 
 beforeAll(async () => {
@@ -208,11 +206,13 @@ describe("Microsoft 365 audit content through ingestion and refresh", { timeout:
       endpoints: { graphBaseUrl: graph.url, loginBaseUrl: o365.url, manageBaseUrl: o365.url },
     });
 
-    const changedSince = await ingestScanActivity(
-      { db: db.db, log: silent },
-      { orgId, connectorId, scanId: "scan-1", activity: adapter.activity, now: new Date(now) },
-    );
-    expect(changedSince).not.toBeNull();
+    const ingested = await ingestConnectorActivity(db.db, {
+      orgId,
+      connectorId,
+      activity: adapter.activity,
+      now: new Date(now),
+    });
+    expect(ingested.inserted).toBeGreaterThan(0);
     // The repeated blob's records were stored once.
     const shares = await db.db
       .select({ n: count() })
@@ -298,10 +298,12 @@ describe("Google Drive delete events through ingestion and refresh", { timeout: 
       credentials: { accessToken: "ya29.test-token" },
       endpoints: { driveBaseUrl: google.url, adminBaseUrl: google.url, tokenUrl: google.tokenUrl },
     });
-    await ingestScanActivity(
-      { db: db.db, log: silent },
-      { orgId, connectorId, scanId: "scan-g", activity: adapter.activity, now: new Date(now) },
-    );
+    await ingestConnectorActivity(db.db, {
+      orgId,
+      connectorId,
+      activity: adapter.activity,
+      now: new Date(now),
+    });
     await refreshBehaviour(db.db, { orgId, now: new Date(now) }, deps);
     expect(await anomalyKinds(orgId)).toEqual(["wiper@acme.test:mass_deletion"]);
     // `at`: when the 50th different file went (the burst's files are 30 s apart from 8 hours ago).

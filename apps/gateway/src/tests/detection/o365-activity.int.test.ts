@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFakeGraph, type TFakeGraph } from "@posture/connectors/testing/graph";
 import { buildGraphFixture } from "@posture/connectors/testing/graph-fixture";
 import {
@@ -107,9 +107,13 @@ describe("Microsoft 365 audit activity over HTTP", { timeout: 120_000 }, () => {
     const scan = await gw.request("POST", `/api/connectors/${id}/sync`, { cookie: a.cookie });
     expect(scan.status).toBe(200);
     expect(scan.body).toMatchObject({ status: "COMPLETE" });
-    // The scan started the three audit subscriptions.
-    expect(new Set(o365.started)).toEqual(
-      new Set(["Audit.SharePoint", "Audit.AzureActiveDirectory", "Audit.General"]),
+    // The scan's activity job, after it, started the three audit subscriptions.
+    await vi.waitFor(
+      () =>
+        expect(new Set(o365.started)).toEqual(
+          new Set(["Audit.SharePoint", "Audit.AzureActiveDirectory", "Audit.General"]),
+        ),
+      { timeout: 30_000, interval: 100 },
     );
 
     const end = Date.now() + 60_000;

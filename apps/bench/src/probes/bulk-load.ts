@@ -11,7 +11,7 @@ import { seedOwnerWithKey } from "../lib/seed";
 
 // PostgreSQL's side of a first snapshot, four ways (issue 15, "bulk-loaded first snapshots"):
 //   unnest   today's path: INSERT … SELECT FROM unnest(array parameters), 2,000 rows a statement
-//            (10,000 for events), the store tables as upserts (ON CONFLICT (id) DO UPDATE)
+//            (10,000 for events), the store tables as upserts (ON CONFLICT (id, connector_id) DO UPDATE)
 //   copy     COPY FROM STDIN straight into the indexed table
 //   deferred COPY into a table without indexes or foreign keys, then its indexes built once
 //            (what a per-connector partition or a swapped-in table would do)
@@ -100,7 +100,7 @@ const eventCols = [
 ] as const;
 
 const upsertAll = (table: string, cols: ReadonlyArray<readonly [string, string]>) => (names: string) =>
-  `INSERT INTO ${table} (${names}) SELECT %SELECTS% FROM %UNNEST% ON CONFLICT (id) DO UPDATE SET ${cols
+  `INSERT INTO ${table} (${names}) SELECT %SELECTS% FROM %UNNEST% ON CONFLICT (id, connector_id) DO UPDATE SET ${cols
     .filter(([n]) => n !== "id")
     .map(([n]) => `"${n}" = excluded."${n}"`)
     .join(", ")}`;

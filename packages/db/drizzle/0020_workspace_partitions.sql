@@ -250,17 +250,52 @@ BEGIN
 END
 $$;
 --> statement-breakpoint
+-- Statistics after a large write, for the service's role (ANALYZE needs the table's owner; any
+-- other role gets a warning and nothing is analyzed). For the partitioned tables it analyzes the
+-- connector's own partition, or the DEFAULT one its rows live in, never the parent: that would
+-- sample every partition of every connector. Like autovacuum, only when the rows written are more
+-- than a tenth of the table's (one tenant's write into a table all tenants share seldom is), so
+-- that concurrent scans rarely queue on the table's SHARE UPDATE EXCLUSIVE lock. Returns whether
+-- it analyzed.
+CREATE FUNCTION posture_analyze(p_table text, p_connector text, p_written bigint) RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+DECLARE
+  target text;
+  tuples real;
+BEGIN
+  IF p_table IN ('workspace_files', 'workspace_permissions', 'workspace_shares') THEN
+    target := workspace_partition_name(p_table, p_connector);
+    IF p_connector IS NULL OR NOT EXISTS (
+      SELECT 1 FROM pg_inherits WHERE inhrelid = to_regclass(quote_ident(target))
+    ) THEN
+      target := p_table || '_default';
+    END IF;
+  ELSIF p_table IN ('workspace_users', 'workspace_drives', 'flow_nodes', 'flow_edges', 'findings', 'oauth_grants') THEN
+    target := p_table;
+  ELSE
+    RAISE EXCEPTION 'posture_analyze: % is not a table the service analyzes', p_table;
+  END IF;
+  SELECT reltuples INTO tuples FROM pg_class WHERE oid = to_regclass(quote_ident(target));
+  -- reltuples is -1 until the table was first analyzed.
+  IF tuples >= 0 AND p_written <= tuples / 10 THEN
+    RETURN false;
+  END IF;
+  EXECUTE format('ANALYZE %I', target);
+  RETURN true;
+END
+$$;
+--> statement-breakpoint
 -- Only the service may run them (their owner always can): not every role that can log in.
 REVOKE EXECUTE ON FUNCTION workspace_partition_create(text), workspace_partition_index(text),
   workspace_partition_attach(text), workspace_partition_drop(text), workspace_partition_truncate(text),
-  workspace_partition_sweep() FROM PUBLIC;
+  workspace_partition_sweep(), posture_analyze(text, text, bigint) FROM PUBLIC;
 --> statement-breakpoint
 DO $$
 BEGIN
   IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'posture_app') THEN
     EXECUTE 'GRANT EXECUTE ON FUNCTION workspace_partition_create(text), workspace_partition_index(text),
       workspace_partition_attach(text), workspace_partition_drop(text), workspace_partition_truncate(text),
-      workspace_partition_sweep() TO posture_app';
+      workspace_partition_sweep(), posture_analyze(text, text, bigint) TO posture_app';
   END IF;
 END
 $$;

@@ -12,11 +12,13 @@ export { canCopy, copyField, copyRows, isPgTransaction, pgClientOf } from "./cop
 export * from "./share-rating";
 export {
   CONNECTOR_PARTITIONED,
+  analyzeAfterWrite,
   emptyConnectorPartitions,
   isLockTimeout,
   partitionName,
   sweepConnectorPartitions,
   withLockRetry,
+  type TAnalyzedTable,
   type TLockRetry,
   type TPartitionedTable,
 } from "./partitions";

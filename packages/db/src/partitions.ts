@@ -100,3 +100,30 @@ export async function sweepConnectorPartitions(db: Db): Promise<number> {
     return rows?.[0]?.n ?? 0;
   });
 }
+
+/** Tables the service gathers statistics of after a large write (`posture_analyze` in SQL). */
+export type TAnalyzedTable =
+  | TPartitionedTable
+  | "workspace_users"
+  | "workspace_drives"
+  | "flow_nodes"
+  | "flow_edges"
+  | "findings"
+  | "oauth_grants";
+
+/**
+ * After a write of `written` rows: ANALYZE the table (a partitioned one: the connector's own
+ * partition, or the DEFAULT one) when they are more than a tenth of its rows, through a function of
+ * the owner's, since the service's role may not analyze tables it does not own. Returns whether it did.
+ */
+export async function analyzeAfterWrite(
+  db: Db,
+  table: TAnalyzedTable,
+  scope: { connectorId: string | null; written: number },
+): Promise<boolean> {
+  const [row] = await queryRows<{ analyzed: boolean }>(
+    db,
+    sql`SELECT posture_analyze(${table}, ${scope.connectorId}, ${scope.written}) AS analyzed`,
+  );
+  return row?.analyzed === true;
+}

@@ -1,6 +1,7 @@
 import { eq, sql, type SQL } from "drizzle-orm";
 import {
   allowLongStatements,
+  analyzeAfterWrite,
   arrayLiteral,
   connectors,
   JOB_STATEMENT_TIMEOUT_MS,
@@ -154,7 +155,10 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
     // their statistics at once, as autovacuum would a minute later (or never, where it is off):
     // without them the posture below and the next scan's diff pick plans many times slower.
     if (manyWritten(inserted + reopened + resolvedCount, findingsTotal))
-      await tx.execute(sql`ANALYZE findings`);
+      await analyzeAfterWrite(tx as unknown as Db, "findings", {
+        connectorId,
+        written: inserted + reopened + resolvedCount,
+      });
 
     await replaceGrants(tx as unknown as Db, input);
     if (input.tenantChecks) await replaceTenantCheckResults(tx as unknown as Db, input, input.tenantChecks);
@@ -329,7 +333,7 @@ async function replaceGrants(db: Db, input: TPersistInput): Promise<void> {
         scopes = excluded.scopes, is_known_publisher = excluded.is_known_publisher`);
     written += rowCount(upserted);
   }
-  if (manyWritten(written, read.size)) await db.execute(sql`ANALYZE oauth_grants`);
+  if (manyWritten(written, read.size)) await analyzeAfterWrite(db, "oauth_grants", { connectorId, written });
 }
 
 /** Rows a statement touched: node-postgres says `rowCount`, PGlite `affectedRows`. */

@@ -1,6 +1,14 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { TAppGrant } from "@posture/connectors";
-import { arrayLiteral, newId, unnestRows, type Db, type TArrayColumn } from "@posture/db";
+import {
+  analyzeAfterWrite,
+  arrayLiteral,
+  CONNECTOR_PARTITIONED,
+  newId,
+  unnestRows,
+  type Db,
+  type TArrayColumn,
+} from "@posture/db";
 import { bulkInsert } from "./bulk-insert";
 import { rebuildFlowGraph, updateFlowGraph, type TGraphChanges } from "./flow-graph";
 import type { TSnapshotMetrics } from "./metrics";
@@ -136,20 +144,17 @@ async function analyzeAfterLoad(tx: Db, input: TFinishInput, graphRebuilt: boole
   const c = input.counts;
   const rows = c.users + c.files + c.drives + c.permissions + c.shares;
   if (input.changed <= Math.max(1_000, rows / 10)) return;
-  for (const table of ANALYZED) await tx.execute(sql.raw(`ANALYZE ${table}`));
+  const scope = { connectorId: input.connectorId, written: input.changed };
+  // A load that kept its own tables analyzed them when it built their indexes.
+  const tables = input.shares ? UNPARTITIONED : [...UNPARTITIONED, ...CONNECTOR_PARTITIONED];
+  for (const table of tables) await analyzeAfterWrite(tx, table, scope);
   if (graphRebuilt) {
-    await tx.execute(sql`ANALYZE flow_nodes`);
-    await tx.execute(sql`ANALYZE flow_edges`);
+    await analyzeAfterWrite(tx, "flow_nodes", scope);
+    await analyzeAfterWrite(tx, "flow_edges", scope);
   }
 }
 
-const ANALYZED = [
-  "workspace_users",
-  "workspace_files",
-  "workspace_permissions",
-  "workspace_shares",
-  "workspace_drives",
-] as const;
+const UNPARTITIONED = ["workspace_users", "workspace_drives"] as const;
 
 const sameScopes = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && [...a].sort().join(" ") === [...b].sort().join(" ");

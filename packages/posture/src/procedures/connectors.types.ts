@@ -172,7 +172,10 @@ export const deleteConnectorMeta = {
     path: "/connectors/{id}",
     tags: ["connectors"],
     summary: "Disconnect a source and remove its findings",
+    description:
+      "Removes the connector with its stored workspace, findings, grants and tickets. 409 `conflict` while a scan is writing the stored workspace of a connector whose first scan was large (it has partitions of its own, emptied before the delete); nothing is deleted, try again shortly.",
   },
+  errors: ["conflict"],
 } satisfies TMeta;
 export const ZDeleteConnectorOutput = z.object({ disconnected: z.literal(true) });
 

@@ -143,5 +143,4 @@ describe("the organization's posture, scored in the database: quick wins", () =>
     );
     expect(await computeOrgPosture(db.db, { orgId })).toEqual(expected);
   });
-
 });

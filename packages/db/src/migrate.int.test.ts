@@ -1,35 +1,20 @@
-import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createDb, MIGRATIONS_FOLDER } from "./client";
-import { TEST_POSTGRES_URL } from "./testing";
+import { bareTestDatabase } from "./testing";
 
 const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, "meta", "_journal.json"), "utf8")) as {
   entries: unknown[];
 };
 
 // A bare database, not yet migrated: what a first deployment's replicas all see at once.
-const name = `test_migrate_${randomBytes(4).toString("hex")}`;
-const url = (() => {
-  const u = new URL(TEST_POSTGRES_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
-})();
+const bare = bareTestDatabase("test_migrate");
+const url = bare.url;
 
-async function admin(query: string) {
-  const c = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  await c.connect();
-  try {
-    await c.query(query);
-  } finally {
-    await c.end();
-  }
-}
-
-beforeAll(() => admin(`CREATE DATABASE "${name}"`));
-afterAll(() => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+beforeAll(() => bare.create());
+afterAll(() => bare.drop());
 
 describe("migrate", () => {
   it("applies each migration once when several replicas start together", async () => {

@@ -1,14 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb, createEmbeddedDb, MIGRATIONS_FOLDER, queryRows, type Db, type DbHandle } from "./client";
-import { createTestDb, postureSummaryMismatches, TEST_POSTGRES_URL, type TestDb } from "./testing";
+import { createDb, createEmbeddedDb, queryRows, type Db, type DbHandle } from "./client";
+import {
+  bareTestDatabase,
+  createTestDb,
+  migrationsUpTo,
+  postureSummaryMismatches,
+  type TestDb,
+} from "./testing";
 
 type TFindingSpec = { rank: 1 | 2 | 3 | 4; status?: "OPEN" | "RESOLVED" | "ACCEPTED" };
 const SEVERITY = { 4: "CRITICAL", 3: "HIGH", 2: "MEDIUM", 1: "LOW" } as const;
@@ -248,35 +252,16 @@ describe("org_posture_summary on PostgreSQL", () => {
 });
 
 describe("migration 0012 backfill", () => {
-  const name = `test_backfill_${randomBytes(4).toString("hex")}`;
-  const url = (() => {
-    const u = new URL(TEST_POSTGRES_URL);
-    u.pathname = `/${name}`;
-    return u.toString();
-  })();
-  const admin = async (q: string) => {
-    const c = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-    await c.connect();
-    try {
-      await c.query(q);
-    } finally {
-      await c.end();
-    }
-  };
-  beforeAll(() => admin(`CREATE DATABASE "${name}"`));
-  afterAll(() => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  const bare = bareTestDatabase("test_backfill");
+  beforeAll(() => bare.create());
+  afterAll(() => bare.drop());
 
   it("fills every organization's row from the data already there", async () => {
     // The migrations before 0012, from a copy of the folder with a shortened journal.
-    const dir = mkdtempSync(join(tmpdir(), "migrations-"));
-    const handle = createDb({ databaseUrl: url, poolSize: 2 });
+    const dir = migrationsUpTo(11);
+    const handle = createDb({ databaseUrl: bare.url, poolSize: 2 });
     try {
-      cpSync(MIGRATIONS_FOLDER, dir, { recursive: true });
-      const journalPath = join(dir, "meta", "_journal.json");
-      const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: Array<{ idx: number }> };
-      journal.entries = journal.entries.filter((e) => e.idx < 12);
-      writeFileSync(journalPath, JSON.stringify(journal));
-      const client = new pg.Client({ connectionString: url });
+      const client = new pg.Client({ connectionString: bare.url });
       await client.connect();
       try {
         await migrate(drizzle(client), { migrationsFolder: dir });

@@ -1,54 +1,25 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import pg from "pg";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb, MIGRATIONS_FOLDER } from "./client";
-import { TEST_POSTGRES_URL } from "./testing";
+import { createDb } from "./client";
+import { bareTestDatabase, migrationsUpTo } from "./testing";
 
 // Migration 0020 turns the store's three large tables into partitioned ones in place: a database
 // with rows in them keeps every row (now in the DEFAULT partitions), every index, and its keys.
 
-const name = `test_partitions_${randomBytes(4).toString("hex")}`;
-const url = (() => {
-  const u = new URL(TEST_POSTGRES_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
-})();
-
-async function admin(query: string) {
-  const c = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  await c.connect();
-  try {
-    await c.query(query);
-  } finally {
-    await c.end();
-  }
-}
-
-/** The migrations up to and including `last` (their journal cut there), in a folder of their own. */
-function migrationsUpTo(last: number): string {
-  const dir = mkdtempSync(join(tmpdir(), "migrations-"));
-  cpSync(MIGRATIONS_FOLDER, dir, { recursive: true });
-  const journalPath = join(dir, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: Array<{ idx: number }> };
-  journal.entries = journal.entries.filter((e) => e.idx <= last);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return dir;
-}
+const bare = bareTestDatabase("test_partitions");
 
 let c: pg.Client;
 beforeAll(async () => {
-  await admin(`CREATE DATABASE "${name}"`);
-  c = new pg.Client({ connectionString: url });
+  await bare.create();
+  c = new pg.Client({ connectionString: bare.url });
   await c.connect();
 });
 afterAll(async () => {
   await c?.end();
-  await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await bare.drop();
 });
 
 describe("migration 0020: the store's tables partitioned by connector", () => {
@@ -77,7 +48,7 @@ describe("migration 0020: the store's tables partitioned by connector", () => {
         'a@x.example', 'public', 'anyone', 1, 'reader', 'low', 'HIGH', 'HIGH', 3, 3000
       FROM generate_series(1, 20) i`);
 
-    const handle = createDb({ databaseUrl: url, poolSize: 1 });
+    const handle = createDb({ databaseUrl: bare.url, poolSize: 1 });
     try {
       await handle.migrate();
     } finally {

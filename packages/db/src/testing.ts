@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
 import { sql } from "drizzle-orm";
-import { createDb, type Db, type DbHandle } from "./client";
+import { createDb, MIGRATIONS_FOLDER, type Db, type DbHandle } from "./client";
 
 // Each test file gets a database of its own on the real PostgreSQL server, migrated from the
 // committed migrations, and dropped afterwards: files run in parallel without seeing each other.
@@ -16,15 +19,45 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
+/** Runs one statement on the server's maintenance database (CREATE / DROP DATABASE). */
+async function admin(query: string): Promise<void> {
+  const c = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await c.connect();
+  try {
+    await c.query(query);
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * A database of the test's own that nothing has migrated yet (for the migrations' own tests):
+ * `create` it before, `drop` it after.
+ */
+export function bareTestDatabase(prefix: string) {
+  const name = `${prefix}_${randomBytes(4).toString("hex")}`;
+  return {
+    name,
+    url: withDatabase(TEST_POSTGRES_URL, name),
+    create: () => admin(`CREATE DATABASE "${name}"`),
+    drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
+}
+
+/** The committed migrations up to and including `last` (the journal cut there), in a temporary folder. */
+export function migrationsUpTo(last: number): string {
+  const dir = mkdtempSync(join(tmpdir(), "migrations-"));
+  cpSync(MIGRATIONS_FOLDER, dir, { recursive: true });
+  const journalPath = join(dir, "meta", "_journal.json");
+  const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: Array<{ idx: number }> };
+  journal.entries = journal.entries.filter((e) => e.idx <= last);
+  writeFileSync(journalPath, JSON.stringify(journal));
+  return dir;
+}
+
 export async function createTestDb(): Promise<TestDb> {
   const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
+  await admin(`CREATE DATABASE "${name}"`);
   const url = withDatabase(TEST_POSTGRES_URL, name);
   const handle = createDb({ databaseUrl: url, poolSize: 5 });
   await handle.migrate();
@@ -33,13 +66,7 @@ export async function createTestDb(): Promise<TestDb> {
     url,
     drop: async () => {
       await handle.close();
-      const c = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
+      await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     },
   };
 }

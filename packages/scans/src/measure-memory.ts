@@ -1,13 +1,11 @@
-import { randomBytes } from "node:crypto";
 import { writeHeapSnapshot } from "node:v8";
 import { createDemoAdapter, type TSourceAdapter } from "@posture/connectors";
 import { desc } from "drizzle-orm";
 import { connectors, organizations, scans } from "@posture/db";
 import { createTestDb } from "@posture/db/testing";
-import { createInProcessQueue } from "@posture/jobs";
-import { createLogger, parseEncryptionKey } from "@posture/platform";
-import { BEHAVIOUR_REFRESH_JOB, runBehaviourRefresh } from "@posture/ueba";
-import { ACTIVITY_JOB, runActivityJob, runScanJob, type TScanDeps } from "./index";
+import { runBehaviourRefresh } from "@posture/ueba";
+import { runActivityJob, runScanJob } from "./index";
+import { scanOnlyDeps } from "./testing/scan-deps";
 
 // A measurement, not a test: where a first scan's memory goes. One demo connector of MEASURE_FILES
 // files (default 100,000) scanned in full (then, with MEASURE_RESCAN=1, again in full), with the
@@ -81,21 +79,11 @@ function staged(adapter: TSourceAdapter): TSourceAdapter {
   };
 }
 
-const deps: TScanDeps = {
-  db: db.db,
-  // The scan alone: the activity job and the refresh it queues are not run.
-  jobs: createInProcessQueue({
-    [ACTIVITY_JOB]: { handler: async () => {}, attempts: 1, backoffMs: 0 },
-    [BEHAVIOUR_REFRESH_JOB]: { handler: async () => {}, attempts: 1, backoffMs: 0 },
-  }),
-  runtime: {
-    encryptionKey: parseEncryptionKey(randomBytes(32).toString("hex")),
-    publicUrl: "http://localhost",
-    webhookAllowPrivateTargets: false,
-  },
-  log: createLogger(process.env.MEASURE_LOG_LEVEL ?? "warn"),
+// The scan alone: the activity job and the refresh it queues are not run.
+const deps = scanOnlyDeps(db.db, {
+  logLevel: process.env.MEASURE_LOG_LEVEL,
   adapterFor: (c) => staged(createDemoAdapter({ seed: c.id, type: c.type, fileCount: files })),
-};
+});
 try {
   const [org] = await db.db.insert(organizations).values({ name: "Measure", plan: "enterprise" }).returning();
   const [connector] = await db.db

@@ -1,11 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { connectors, organizations, scans } from "@posture/db";
 import { createTestDb } from "@posture/db/testing";
-import { createInProcessQueue } from "@posture/jobs";
-import { createLogger, parseEncryptionKey } from "@posture/platform";
-import { BEHAVIOUR_REFRESH_JOB } from "@posture/ueba";
-import { ACTIVITY_JOB, runScanJob, type TScanDeps } from "./index";
+import { runScanJob } from "./index";
+import { scanOnlyDeps } from "./testing/scan-deps";
 
 // A measurement, not a test: one demo connector of MEASURE_FILES files (default 100,000) scanned
 // in full, then incrementally after one revision, then incrementally with nothing changed, then
@@ -14,20 +11,8 @@ import { ACTIVITY_JOB, runScanJob, type TScanDeps } from "./index";
 
 const files = Number(process.env.MEASURE_FILES ?? "100000");
 const db = await createTestDb();
-const deps: TScanDeps = {
-  db: db.db,
-  // The scans alone: the activity ingestion and behaviour refresh they queue are not run.
-  jobs: createInProcessQueue({
-    [ACTIVITY_JOB]: { handler: async () => {}, attempts: 1, backoffMs: 0 },
-    [BEHAVIOUR_REFRESH_JOB]: { handler: async () => {}, attempts: 1, backoffMs: 0 },
-  }),
-  runtime: {
-    encryptionKey: parseEncryptionKey(randomBytes(32).toString("hex")),
-    publicUrl: "http://localhost",
-    webhookAllowPrivateTargets: false,
-  },
-  log: createLogger(process.env.MEASURE_LOG_LEVEL ?? "warn"),
-};
+// The scans alone: the activity ingestion and behaviour refresh they queue are not run.
+const deps = scanOnlyDeps(db.db, { logLevel: process.env.MEASURE_LOG_LEVEL });
 try {
   const [org] = await db.db.insert(organizations).values({ name: "Measure", plan: "enterprise" }).returning();
   const [connector] = await db.db

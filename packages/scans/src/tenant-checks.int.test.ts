@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TTenantCheck } from "@posture/benchmarks";
@@ -6,11 +5,9 @@ import { testCheck } from "@posture/benchmarks/testing";
 import { createDemoAdapter, type TCoverageGap, type TTenantSetting } from "@posture/connectors";
 import { connectors, findings, organizations, scans, tenantCheckResults } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
-import { createInProcessQueue } from "@posture/jobs";
-import { createLogger, parseEncryptionKey } from "@posture/platform";
-import { BEHAVIOUR_REFRESH_JOB } from "@posture/ueba";
 import { computeOrgPosture, getFindingView, listFindings } from "@posture/posture";
-import { ACTIVITY_JOB, runScanJob, type TScanDeps } from "./index";
+import { runScanJob, type TScanDeps } from "./index";
+import { scanOnlyDeps } from "./testing/scan-deps";
 
 // The scan path of tenant settings against the real database: settings → checks → findings and
 // tenant_check_results, with a catalog of its own (the benchmark catalogs are filled elsewhere).
@@ -45,22 +42,12 @@ let gaps: TCoverageGap[] = [];
 
 function deps(): TScanDeps {
   return {
-    db: db.db,
-    // The activity ingestion and behaviour refresh a scan queues are jobs of their own, not under test here.
-    jobs: createInProcessQueue({
-      [ACTIVITY_JOB]: { handler: async () => {}, attempts: 1, backoffMs: 0 },
-      [BEHAVIOUR_REFRESH_JOB]: { handler: async () => {}, attempts: 1, backoffMs: 0 },
-    }),
-    runtime: {
-      encryptionKey: parseEncryptionKey(randomBytes(32).toString("hex")),
-      publicUrl: "http://localhost",
-      webhookAllowPrivateTargets: false,
-    },
-    log: createLogger("warn"),
-    adapterFor: (c) => ({
-      ...createDemoAdapter({ seed: c.id, type: c.type, fileCount: 20 }),
-      tenantSettings: () => settings(),
-      coverageGaps: () => gaps,
+    ...scanOnlyDeps(db.db, {
+      adapterFor: (c) => ({
+        ...createDemoAdapter({ seed: c.id, type: c.type, fileCount: 20 }),
+        tenantSettings: () => settings(),
+        coverageGaps: () => gaps,
+      }),
     }),
     tenantChecks: () => CHECKS,
   };

@@ -9,3 +9,4 @@ export {
   sampleUser,
 } from "./sample-tenant";
 export { storeAndFindingsOf } from "./compare";
+export { scanOnlyDeps } from "./scan-deps";

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  allowLongStatements,
   connectors,
   findings,
   incidents,
@@ -110,20 +111,12 @@ export async function seedWorkspace(db: Db, o: TSeedOptions): Promise<{ connecto
       FROM generate_series(1, ${users}) g`);
   }
   const files = o.files ?? 0;
+  // A million generated rows take longer than a request's statement bound.
   if (files > 0) {
-    await db.execute(sql`INSERT INTO workspace_files (id, org_id, connector_id, external_id, name, mime_type, owner_email, sensitivity, labels, exposure, external_permission_count, size_bytes, modified_at)
-      SELECT 'wsf_' || ${connectorId} || '_' || g, ${o.orgId}, ${connectorId}, 'f' || g, 'file-' || g || '.docx', 'application/vnd.google-apps.document',
-             'user' || (1 + g % ${Math.max(1, users)}) || '@seed.example',
-             CASE WHEN g % 50 = 0 THEN 'high' WHEN g % 10 = 0 THEN 'medium' ELSE 'low' END,
-             CASE WHEN g % 100 = 0 THEN ARRAY['Confidential'] ELSE ARRAY[]::text[] END,
-             CASE WHEN g % 997 = 0 THEN 'public' WHEN g % 113 = 0 THEN 'external' ELSE 'internal' END,
-             CASE WHEN g % 113 = 0 THEN 1 ELSE 0 END, 1024 * (g % 500), now() - (g % 400) * interval '1 day'
-      FROM generate_series(1, ${files}) g`);
-    await db.execute(sql`INSERT INTO workspace_permissions (id, org_id, connector_id, file_id, external_id, sharing_type, target, role)
-      SELECT 'wsp_' || f.id, f.org_id, f.connector_id, f.id, 'p-' || f.external_id,
-             CASE WHEN f.exposure = 'public' THEN 'public' ELSE 'external_user' END,
-             CASE WHEN f.exposure = 'public' THEN 'anyone' ELSE 'partner@outside.example' END, 'reader'
-      FROM workspace_files f WHERE f.connector_id = ${connectorId} AND f.exposure IN ('public', 'external')`);
+    await db.transaction(async (tx) => {
+      await tx.execute(allowLongStatements(SEED_STATEMENT_MS));
+      await seedFiles(tx as unknown as Db, { orgId: o.orgId, connectorId, files, users });
+    });
   }
   for (let i = 0; i < (o.apps ?? 0); i++) {
     await db.insert(oauthGrants).values({
@@ -214,3 +207,25 @@ export const TYPICAL_FINDINGS: TSeedOptions["findings"] = [
     resourceName: "AI Notes 0",
   },
 ];
+
+const SEED_STATEMENT_MS = 600_000;
+
+/** `files` generated files (every 997th public, every 113th shared with one outside person) and their permissions. */
+async function seedFiles(
+  tx: Db,
+  s: { orgId: string; connectorId: string; files: number; users: number },
+): Promise<void> {
+  await tx.execute(sql`INSERT INTO workspace_files (id, org_id, connector_id, external_id, name, mime_type, owner_email, sensitivity, labels, exposure, external_permission_count, size_bytes, modified_at)
+      SELECT 'wsf_' || ${s.connectorId} || '_' || g, ${s.orgId}, ${s.connectorId}, 'f' || g, 'file-' || g || '.docx', 'application/vnd.google-apps.document',
+             'user' || (1 + g % ${Math.max(1, s.users)}) || '@seed.example',
+             CASE WHEN g % 50 = 0 THEN 'high' WHEN g % 10 = 0 THEN 'medium' ELSE 'low' END,
+             CASE WHEN g % 100 = 0 THEN ARRAY['Confidential'] ELSE ARRAY[]::text[] END,
+             CASE WHEN g % 997 = 0 THEN 'public' WHEN g % 113 = 0 THEN 'external' ELSE 'internal' END,
+             CASE WHEN g % 113 = 0 THEN 1 ELSE 0 END, 1024 * (g % 500), now() - (g % 400) * interval '1 day'
+      FROM generate_series(1, ${s.files}) g`);
+  await tx.execute(sql`INSERT INTO workspace_permissions (id, org_id, connector_id, file_id, external_id, sharing_type, target, role)
+      SELECT 'wsp_' || f.id, f.org_id, f.connector_id, f.id, 'p-' || f.external_id,
+             CASE WHEN f.exposure = 'public' THEN 'public' ELSE 'external_user' END,
+             CASE WHEN f.exposure = 'public' THEN 'anyone' ELSE 'partner@outside.example' END, 'reader'
+      FROM workspace_files f WHERE f.connector_id = ${s.connectorId} AND f.exposure IN ('public', 'external')`);
+}

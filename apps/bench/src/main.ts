@@ -28,8 +28,11 @@ if (values.help || values.list) {
 }
 
 // Every process sets its audit key at start; scenarios that run in this one (the posture PDF
-// verifies the audit chain) need it too. The bench's databases are throwaway, so a random key.
-setAuditKey(deriveAuditKey(randomBytes(32)));
+// verifies the audit chain) need it too, and so do the children they start (the evidence builder
+// verifies the chain this process wrote), which inherit it through the environment. The bench's
+// databases are throwaway, so a random key.
+process.env.BENCH_AUDIT_HMAC_KEY = randomBytes(32).toString("hex");
+setAuditKey(deriveAuditKey(Buffer.alloc(0), process.env.BENCH_AUDIT_HMAC_KEY));
 
 const settings: TBenchSettings = {
   durationSec: Number(values.duration),

@@ -21,6 +21,7 @@ import {
 import { createTestDb, type TestDb } from "@posture/db/testing";
 import { rowsOf } from "./rows";
 import { openWorkspaceSnapshot, type TSnapshotMode } from "./snapshot-writer";
+import { storeContent } from "./testing/store-content";
 
 // A connector's first snapshot on node-postgres is loaded into tables of its own: past the
 // threshold they become its partitions (indexes built once, attached at the commit), below it
@@ -101,51 +102,6 @@ async function write(
     throw err;
   }
   return sink.commit();
-}
-
-const strip = (row: Record<string, unknown>, keys: readonly string[]) => {
-  const out = { ...row };
-  for (const k of keys) delete out[k];
-  return out;
-};
-const sorted = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).sort();
-
-/** What readers of the parents see of a connector, without the ids derived from the connector. */
-async function storeContent(db: Db, t: TTarget) {
-  const q = async (query: ReturnType<typeof sql>) => rowsOf<Record<string, unknown>>(await db.execute(query));
-  const own = ["id", "org_id", "connector_id"];
-  const files = await q(sql`SELECT * FROM workspace_files WHERE org_id = ${t.orgId}`);
-  const permissions = await q(sql`
-    SELECT p.*, f.external_id AS file_external_id FROM workspace_permissions p
-    LEFT JOIN workspace_files f ON f.id = p.file_id WHERE p.org_id = ${t.orgId}`);
-  const shares = await q(sql`
-    SELECT s.*, f.external_id AS file_external FROM workspace_shares s
-    LEFT JOIN workspace_files f ON f.id = s.file_id WHERE s.org_id = ${t.orgId}`);
-  const users = await q(sql`SELECT * FROM workspace_users WHERE org_id = ${t.orgId}`);
-  const [snapshot] = await q(sql`
-    SELECT users, files, drives, permissions, shares, grants, metrics
-    FROM workspace_snapshots WHERE connector_id = ${t.connectorId}`);
-  const external = new Map<string, string>();
-  for (const f of files) external.set(String(f.id), `F(${String(f.external_id)})`);
-  const drives = await q(sql`SELECT id, external_id FROM workspace_drives WHERE org_id = ${t.orgId}`);
-  for (const d of drives) external.set(String(d.id), `D(${String(d.external_id)})`);
-  const unmap = (s: unknown) =>
-    String(s).replace(/ws[fd]_[A-Za-z0-9_-]{27}/g, (id) => external.get(id) ?? id);
-  const nodes = await q(
-    sql`SELECT type, label, risk_score, owner_email, domains FROM flow_nodes WHERE org_id = ${t.orgId}`,
-  );
-  const edges = await q(sql`SELECT * FROM flow_edges WHERE org_id = ${t.orgId}`);
-  return {
-    files: sorted(files.map((r) => strip(r, own))),
-    permissions: sorted(permissions.map((r) => strip(r, [...own, "file_id"]))),
-    shares: sorted(shares.map((r) => strip(r, [...own, "file_id"]))),
-    users: sorted(users.map((r) => strip(r, own))),
-    snapshot,
-    nodes: sorted(nodes),
-    edges: sorted(
-      edges.map((e) => ({ ...strip(e, ["org_id"]), source: unmap(e.source), target: unmap(e.target) })),
-    ),
-  };
 }
 
 /** The connector's partitions of the three tables (attached), and each one's index count. */

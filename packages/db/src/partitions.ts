@@ -112,15 +112,18 @@ export type TAnalyzedTable =
   | "oauth_grants";
 
 /**
- * After a write of `written` rows: ANALYZE the table (a partitioned one: the connector's own
- * partition, or the DEFAULT one) when they are more than a tenth of its rows, through a function of
- * the owner's, since the service's role may not analyze tables it does not own. Returns whether it did.
+ * After a write of `written` of the connector's `rows` rows: ANALYZE the table (a partitioned one:
+ * the connector's own partition, or the DEFAULT one) when they are more than a tenth of the
+ * connector's rows and of the table's (autovacuum's threshold, with a floor of 1,000 that keeps
+ * small tenants' scans from analyzing), through a function of the owner's, since the service's
+ * role may not analyze tables it does not own. Returns whether it did.
  */
 export async function analyzeAfterWrite(
   db: Db,
   table: TAnalyzedTable,
-  scope: { connectorId: string | null; written: number },
+  scope: { connectorId: string | null; written: number; rows: number },
 ): Promise<boolean> {
+  if (scope.written <= Math.max(1_000, scope.rows / 10)) return false;
   const [row] = await queryRows<{ analyzed: boolean }>(
     db,
     sql`SELECT posture_analyze(${table}, ${scope.connectorId}, ${scope.written}) AS analyzed`,

@@ -154,11 +154,11 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
     // A scan that wrote a good part of the findings (a first scan: all of them) gives the planner
     // their statistics at once, as autovacuum would a minute later (or never, where it is off):
     // without them the posture below and the next scan's diff pick plans many times slower.
-    if (manyWritten(inserted + reopened + resolvedCount, findingsTotal))
-      await analyzeAfterWrite(tx as unknown as Db, "findings", {
-        connectorId,
-        written: inserted + reopened + resolvedCount,
-      });
+    await analyzeAfterWrite(tx as unknown as Db, "findings", {
+      connectorId,
+      written: inserted + reopened + resolvedCount,
+      rows: findingsTotal,
+    });
 
     await replaceGrants(tx as unknown as Db, input);
     if (input.tenantChecks) await replaceTenantCheckResults(tx as unknown as Db, input, input.tenantChecks);
@@ -333,7 +333,7 @@ async function replaceGrants(db: Db, input: TPersistInput): Promise<void> {
         scopes = excluded.scopes, is_known_publisher = excluded.is_known_publisher`);
     written += rowCount(upserted);
   }
-  if (manyWritten(written, read.size)) await analyzeAfterWrite(db, "oauth_grants", { connectorId, written });
+  await analyzeAfterWrite(db, "oauth_grants", { connectorId, written, rows: read.size });
 }
 
 /** Rows a statement touched: node-postgres says `rowCount`, PGlite `affectedRows`. */
@@ -341,9 +341,3 @@ const rowCount = (result: unknown) => {
   const r = result as { rowCount?: number | null; affectedRows?: number };
   return r.rowCount ?? r.affectedRows ?? 0;
 };
-
-/**
- * Whether a scan wrote enough of a table's rows to analyze it: autovacuum's own threshold (50
- * rows and a tenth of the table), with a floor that keeps small tenants' scans from analyzing.
- */
-const manyWritten = (written: number, rows: number) => written > Math.max(1_000, rows / 10);

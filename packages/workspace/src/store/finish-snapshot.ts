@@ -143,8 +143,7 @@ export async function finishSnapshot(tx: Db, input: TFinishInput): Promise<TSnap
 async function analyzeAfterLoad(tx: Db, input: TFinishInput, graphRebuilt: boolean): Promise<void> {
   const c = input.counts;
   const rows = c.users + c.files + c.drives + c.permissions + c.shares;
-  if (input.changed <= Math.max(1_000, rows / 10)) return;
-  const scope = { connectorId: input.connectorId, written: input.changed };
+  const scope = { connectorId: input.connectorId, written: input.changed, rows };
   // A load that kept its own tables analyzed them when it built their indexes.
   const tables = input.shares ? UNPARTITIONED : [...UNPARTITIONED, ...CONNECTOR_PARTITIONED];
   for (const table of tables) await analyzeAfterWrite(tx, table, scope);

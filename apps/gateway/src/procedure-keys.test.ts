@@ -19,10 +19,18 @@ const ACTION_SEGMENTS: ReadonlySet<string> = new Set([
   "verify",
   "approve",
   "apply",
+  "cancel",
   "undo",
   "simulate",
   "test",
 ]);
+
+/** tRPC reserves these as router keys (a router is callable): the action is keyed `<word>Plan`. */
+const TRPC_RESERVED: Readonly<Record<string, string>> = {
+  apply: "applyPlan",
+  call: "callPlan",
+  then: "thenPlan",
+};
 
 const VERBS: Record<string, readonly string[]> = {
   GET: ["list", "get"],
@@ -39,7 +47,8 @@ function expectedKeys(method: string, path: string): string[] {
   const segments = path.split("/").filter(Boolean);
   const nouns = segments.filter((s) => !s.startsWith("{")).map(camel);
   const last = nouns.at(-1);
-  if (last !== undefined && ACTION_SEGMENTS.has(last)) return [nouns.join(".")];
+  if (last !== undefined && ACTION_SEGMENTS.has(last))
+    return [[...nouns.slice(0, -1), TRPC_RESERVED[last] ?? last].join(".")];
   const endsWithId = segments.at(-1)?.startsWith("{") ?? false;
   const verbs = method === "GET" && endsWithId ? ["get"] : (VERBS[method] ?? []);
   return verbs.map((verb) => [...nouns, verb].join("."));

@@ -6,7 +6,8 @@ import { flowGuardRouter } from "@posture/flow-guard";
 import { incidentsRouter } from "@posture/incidents";
 import { partnerRouter } from "@posture/partner";
 import { mergeRouters } from "@posture/platform";
-import { postureRouter } from "@posture/posture";
+import { buildPostureRouter } from "@posture/posture";
+import { remediationRouter, simulatePosture } from "@posture/remediation";
 import { behaviourRouter } from "@posture/ueba";
 import { webhooksRouter } from "@posture/webhooks";
 import { workspaceRouter } from "@posture/workspace";
@@ -16,7 +17,8 @@ import { workspaceRouter } from "@posture/workspace";
 // "Procedure keys"); the merge throws at start-up if two packages claim one segment.
 export const appRouter = mergeRouters(
   accountRouter,
-  postureRouter,
+  buildPostureRouter({ simulate: simulatePosture }),
+  remediationRouter,
   webhooksRouter,
   complianceRouter,
   partnerRouter,

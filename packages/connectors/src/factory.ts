@@ -7,6 +7,10 @@ import { createGoogleWorkspaceAdapter, type TGoogleEndpoints } from "./google/ad
 import { type THttpOptions } from "./http/client";
 import { createMicrosoft365Adapter, type TMicrosoftEndpoints } from "./microsoft/adapter";
 import { type TConnectorType, type TSourceAdapter } from "./types";
+import { createDemoWriter } from "./demo/write";
+import { createGoogleWorkspaceWriter } from "./google/write";
+import { createMicrosoft365Writer } from "./microsoft/write";
+import type { TDemoOverlayStore, TSourceWriter } from "./write";
 
 const ZDomain = z.string().regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z]{2,63}$/i, "must be a domain name");
 
@@ -43,7 +47,12 @@ export type TCreateSourceAdapterInput = {
   config: Record<string, unknown>;
   endpoints?: TSourceEndpoints;
   http?: THttpOptions;
+  /** A demo tenant's sandbox writes (remediation), laid over every read; ignored in real mode. */
+  demoOverlay?: TDemoOverlayStore;
 };
+
+/** A writer is made from the same input as the connector's adapter. */
+export type TCreateSourceWriterInput = TCreateSourceAdapterInput;
 
 function parseConfig<T extends z.ZodType>(schema: T, config: Record<string, unknown>): z.infer<T> {
   const parsed = schema.safeParse(config);
@@ -66,6 +75,7 @@ export function createSourceAdapter(input: TCreateSourceAdapterInput): TSourceAd
       userCount: config.userCount,
       revision: config.revision,
       ...(input.createdAt ? { epoch: input.createdAt } : {}),
+      ...(input.demoOverlay ? { overlay: input.demoOverlay } : {}),
     });
   }
   const config = parseConfig(ZRealConfig, input.config);
@@ -79,6 +89,43 @@ export function createSourceAdapter(input: TCreateSourceAdapterInput): TSourceAd
       });
     case "microsoft_365":
       return createMicrosoft365Adapter({
+        credentials: parseConnectorCredentials("microsoft_365", input.credentials),
+        config,
+        endpoints: input.endpoints?.microsoft,
+        http: input.http,
+      });
+  }
+}
+
+/**
+ * The writer remediation changes a connector's source through: the real APIs' documented write
+ * calls, or (demo mode) the synthetic tenant's overlay, which needs `demoOverlay`.
+ */
+export function createSourceWriter(input: TCreateSourceWriterInput): TSourceWriter {
+  if (input.mode === "demo") {
+    if (!input.demoOverlay) throw new Error("a demo writer needs the connector's overlay store");
+    const config = parseConfig(ZDemoConfig, input.config);
+    return createDemoWriter({
+      seed: input.connectorId,
+      type: input.type,
+      fileCount: config.fileCount,
+      userCount: config.userCount,
+      revision: config.revision,
+      ...(input.createdAt ? { epoch: input.createdAt } : {}),
+      overlay: input.demoOverlay,
+    });
+  }
+  const config = parseConfig(ZRealConfig, input.config);
+  switch (input.type) {
+    case "google_workspace":
+      return createGoogleWorkspaceWriter({
+        credentials: parseConnectorCredentials("google_workspace", input.credentials),
+        config,
+        endpoints: input.endpoints?.google,
+        http: input.http,
+      });
+    case "microsoft_365":
+      return createMicrosoft365Writer({
         credentials: parseConnectorCredentials("microsoft_365", input.credentials),
         config,
         endpoints: input.endpoints?.microsoft,

@@ -19,3 +19,5 @@ export { MICROSOFT_SETTINGS, type TMicrosoftSettingSpec } from "./microsoft/sett
 export { accessRequirementsOf } from "./access";
 export { GOOGLE_ACCESS } from "./google/access";
 export { MICROSOFT_ACCESS } from "./microsoft/access";
+export * from "./write";
+export { createSourceWriter, type TCreateSourceWriterInput } from "./factory";

@@ -3,6 +3,7 @@ import type { TJobModule } from "@posture/jobs";
 import type { TJobQueue, TLogger, TRuntime } from "@posture/platform";
 import { complianceJobModule } from "@posture/compliance";
 import { partnerJobModule } from "@posture/partner";
+import { remediationJobs } from "@posture/remediation";
 import { scansJobs } from "@posture/scans";
 import { behaviourJobs } from "@posture/ueba";
 import { webhookJobs } from "@posture/webhooks";
@@ -30,4 +31,5 @@ export const JOB_MODULES: readonly TJobModule<TJobDeps>[] = [
   partnerJobModule,
   workspaceJobs,
   behaviourJobs,
+  remediationJobs,
 ];

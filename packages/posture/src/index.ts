@@ -1,4 +1,4 @@
-export { postureRouter } from "./router";
+export { buildPostureRouter } from "./router";
 export { createRuleEngine, tenantCheckFindings, type TDetectedFinding, type TRuleEngine } from "./engine";
 
 // What the scan pipeline (@posture/scans) hands its detections to: posture owns findings, the

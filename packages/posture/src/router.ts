@@ -13,21 +13,29 @@ import { listTimeline } from "./procedures/list-timeline";
 import { policiesRouter, preventionRulesRouter } from "./procedures/rules";
 import { syncConnector } from "./procedures/sync-connector";
 
-export const postureRouter = router({
-  connectors: router({
-    list: listConnectors,
-    create: createConnector,
-    delete: deleteConnector,
-    sync: syncConnector,
-    scans: router({ get: getScan }),
-  }),
-  findings: router({ list: listFindings, get: getFinding, ticket: router({ create: createTicket }) }),
-  integrations: router({ ticketing: router({ set: configureTicketing }) }),
-  posture: router({
-    history: router({ list: getPostureHistory }),
-    breakdown: router({ get: getPostureBreakdown }),
-  }),
-  timeline: router({ list: listTimeline }),
-  policies: policiesRouter,
-  preventionRules: preventionRulesRouter,
-});
+type TRouterRecord = Parameters<typeof router>[0];
+
+/**
+ * The posture area's routes. `simulate` (POST /api/posture/simulate) is given by the remediation
+ * package, which may read compliance too (a domain package may not): the gateway builds the router.
+ */
+export const buildPostureRouter = <TSimulate extends TRouterRecord[string]>(extra: { simulate: TSimulate }) =>
+  router({
+    connectors: router({
+      list: listConnectors,
+      create: createConnector,
+      delete: deleteConnector,
+      sync: syncConnector,
+      scans: router({ get: getScan }),
+    }),
+    findings: router({ list: listFindings, get: getFinding, ticket: router({ create: createTicket }) }),
+    integrations: router({ ticketing: router({ set: configureTicketing }) }),
+    posture: router({
+      history: router({ list: getPostureHistory }),
+      breakdown: router({ get: getPostureBreakdown }),
+      simulate: extra.simulate,
+    }),
+    timeline: router({ list: listTimeline }),
+    policies: policiesRouter,
+    preventionRules: preventionRulesRouter,
+  });

@@ -1,4 +1,5 @@
 import type { TSourceAdapter } from "../types";
+import type { TDemoOverlayStore } from "../write";
 import { activityEvents } from "./activity";
 import { appsOf, grantAt, grantLife } from "./apps";
 import { driveAt, driveIdAt } from "./drives";
@@ -10,8 +11,11 @@ import { accessRequirementsOf } from "../access";
 import { shapeOf, type TShapeInput } from "./shape";
 import { userAt, userLife } from "./users";
 
-/** Seed, flavour, size, revision and clock: exactly what the workspace's shape is derived from. */
-export type TDemoOptions = TShapeInput;
+/**
+ * Seed, flavour, size, revision and clock: exactly what the workspace's shape is derived from;
+ * and the sandbox writes (remediation) laid over it, when there are any (demo/write.ts).
+ */
+export type TDemoOptions = TShapeInput & { overlay?: TDemoOverlayStore };
 
 /** What the demo workspace is made of, for seeding trusted domains and for tests. */
 export type TDemoDescription = {

@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAt, idColumn, tsColumn } from "./columns";
 import { organizations } from "./organizations";
 
@@ -37,6 +37,9 @@ export const connectors = pgTable(
         detail?: string;
       }>;
     }>(),
+    // Remediation writes to the source only when an admin opted in (demo connectors start opted in,
+    // real ones read-only); the scopes writing needs are in connectors' write requirements.
+    writeAccess: boolean("write_access").notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [index("connectors_org_idx").on(t.orgId)],

@@ -33,6 +33,8 @@ export const findings = pgTable(
     details: jsonb("details").$type<Record<string, unknown>>().notNull().default({}),
     detectedAt: tsColumn("detected_at").notNull().defaultNow(),
     resolvedAt: tsColumn("resolved_at"),
+    // The remediation whose step fixed it at the source (null: resolved by a scan).
+    resolvedBy: text("resolved_by"),
     lastSeenScanId: text("last_seen_scan_id"),
   },
   (t) => [

@@ -41,3 +41,4 @@ export * from "./scan-detections";
 export * from "./sign-in-failures";
 export * from "./tenant-check-results";
 export * from "./change-cursors";
+export * from "./remediations";

@@ -1,4 +1,4 @@
-import { type AnyPgColumn, bigint, boolean, index, pgTable, text } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, bigint, boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAt, idColumn, tsColumn } from "./columns";
 
 export const PLAN_IDS = ["free", "starter", "team", "business", "enterprise"] as const;
@@ -23,6 +23,12 @@ export const organizations = pgTable(
     // Incremented by triggers (migration 0007) whenever a resolved credential of the organization
     // may have changed; gateways compare it with their cached credentials (docs/architecture.md).
     credentialEpoch: bigint("credential_epoch", { mode: "number" }).notNull().default(0),
+    // Remediation (issue 19): a second, different approver for every plan (four eyes); the most
+    // changes prevention rules may apply in one scan before their plan waits for approval; whether
+    // the managing partner's admins may approve this organization's plans.
+    remediationFourEyes: boolean("remediation_four_eyes").notNull().default(false),
+    preventionChangeCap: integer("prevention_change_cap").notNull().default(25),
+    partnerMayApprove: boolean("partner_may_approve").notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [index("organizations_managed_by_idx").on(t.managedByOrgId)],

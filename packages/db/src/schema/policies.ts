@@ -25,7 +25,12 @@ export const securityPolicies = pgTable(
   (t) => [index("security_policies_org_idx").on(t.orgId)],
 );
 
-export const PREVENTION_ACTIONS = ["ALERT_ONLY", "REVOKE_PUBLIC_LINK", "REMOVE_EXTERNAL_ACCESS"] as const;
+export const PREVENTION_ACTIONS = [
+  "ALERT_ONLY",
+  "REVOKE_PUBLIC_LINK",
+  "REMOVE_EXTERNAL_ACCESS",
+  "REVOKE_OAUTH_GRANT",
+] as const;
 
 export const preventionRules = pgTable(
   "prevention_rules",
@@ -37,6 +42,8 @@ export const preventionRules = pgTable(
     name: text("name").notNull(),
     match: jsonb("match").$type<TRuleMatch>().notNull(),
     action: text("action", { enum: PREVENTION_ACTIONS }).notNull().default("ALERT_ONLY"),
+    // An acting rule in dry run records the plan it would have applied and changes nothing.
+    dryRun: boolean("dry_run").notNull().default(false),
     enabled: boolean("enabled").notNull().default(true),
     createdAt: createdAt(),
   },

@@ -13,6 +13,9 @@ export const ZConnector = z.object({
   findingCount: z.number().int().nonnegative(),
   lastScanAt: ZTimestamp.nullable(),
   createdAt: ZTimestamp,
+  writeAccess: z
+    .boolean()
+    .describe("Remediation may change the source (opt-in per connector; demo connectors start opted in)"),
   access: z
     .object({
       granted: z

@@ -36,6 +36,8 @@ export type TConnectorView = {
   lastScanAt: string | null;
   createdAt: string;
   access: TConnectorAccess | null;
+  /** Remediation may write to the source (opt-in; demo connectors start opted in). */
+  writeAccess: boolean;
   /** A demo source's size and revision; null for a real one. */
   demo: { files: number; users: number; revision: number } | null;
 };
@@ -58,6 +60,7 @@ const viewColumns = {
   lastScanAt: connectors.lastScanAt,
   createdAt: connectors.createdAt,
   access: connectors.access,
+  writeAccess: connectors.writeAccess,
   config: connectors.config,
 };
 

@@ -1,0 +1,111 @@
+// The one interface remediation writes to a source through (issue 19). Every method is one
+// documented REST call (or two: a read of the pre-image, then the change), idempotent in effect:
+// a change already made answers `already_gone` / `unchanged`, never a second change.
+
+import type { TAccessRequirement, TPermission, TPermissionRole } from "./types";
+
+/** What a remediation step does at the source. */
+export type TWriteAction =
+  | "remove_public_link"
+  | "remove_external_user"
+  | "remove_external_domain"
+  | "downgrade_permission"
+  | "revoke_oauth_grant"
+  | "transfer_ownership";
+
+/** A file as the writer needs it: its id at the source and the drive that holds it. */
+export type TWriteFile = {
+  id: string;
+  /** Shared drive (Google) / drive (Microsoft) id; null for a personal drive (Google My Drive). */
+  driveId: string | null;
+  /** The owner (Google impersonates them for My Drive files; Microsoft: their OneDrive). */
+  ownerEmail: string;
+};
+
+/**
+ * A permission exactly as the source had it before a change: what undo re-creates. `extra` holds
+ * source-specific fields undo needs (Google `allowFileDiscovery`, `expirationTime`; Microsoft
+ * link `scope`/`type`, `grantedToV2`), opaque to everyone but the writer that read it.
+ */
+export type TPermissionImage = TPermission & { extra?: Record<string, unknown> };
+
+/** An app's grant to a user, as the store keeps it (oauth_grants). */
+export type TWriteGrant = {
+  /** The grant's id at the source (TAppGrant.id): Google `<userKey>:<clientId>`, Graph grant id. */
+  id: string;
+  clientId: string;
+  userEmail: string;
+};
+
+/** A grant as the source had it before a revoke, when the source can grant it back. */
+export type TGrantImage = { id: string; extra: Record<string, unknown> };
+
+/** The outcome of one change: made now, or found already made (404, gone, role already lower). */
+export type TWriteOutcome = "applied" | "already_gone";
+
+/**
+ * The source refused a change, with its own words: the HTTP status, the source's error code
+ * (Google `reason`, Graph `error.code`) and message. `retryAfterMs` is set for a 429/503 the
+ * writer's own retries could not ride out. Auth failures stay SourceAuthError, an unreachable
+ * source SourceUnavailableError (types.ts).
+ */
+export class SourceWriteError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = "SourceWriteError";
+  }
+}
+
+/**
+ * Why a step cannot be undone, when it cannot (the plan shows it before anyone approves).
+ * Google cannot re-issue a revoked OAuth token; a Microsoft anonymous link, once deleted, comes
+ * back only as a new link with a new URL.
+ */
+export type TReversibility = { reversible: true } | { reversible: false; reason: string };
+
+export type TSourceWriter = {
+  /** The scopes or application permissions each action needs (documented; checked on connect). */
+  requirements: () => TAccessRequirement[];
+  /** Whether a change of this kind can be put back on this source (before any call is made). */
+  reversibility: (action: TWriteAction, permission?: TPermission) => TReversibility;
+  /** The permission as the source has it now; null when it is gone (or the file is). */
+  readPermission: (file: TWriteFile, permissionId: string) => Promise<TPermissionImage | null>;
+  /** Deletes one permission or sharing link (public link, external user, external domain). */
+  deletePermission: (file: TWriteFile, permissionId: string) => Promise<TWriteOutcome>;
+  /** Lowers (or, on undo, restores) a permission's role; `already_gone` when gone or already so. */
+  updatePermissionRole: (
+    file: TWriteFile,
+    permissionId: string,
+    role: TPermissionRole,
+  ) => Promise<TWriteOutcome>;
+  /** Undo of a delete: re-creates the permission from its pre-image; returns the source's new id. */
+  restorePermission: (file: TWriteFile, image: TPermissionImage) => Promise<{ id: string }>;
+  /**
+   * Makes `toEmail` (an internal user) the file's owner; the previous owner keeps writer access.
+   * Undo transfers it back. Throws SourceWriteError 400 `unsupported` where the source has no
+   * such operation for the file (Microsoft OneDrive, Google shared-drive files).
+   */
+  transferOwnership: (file: TWriteFile, toEmail: string) => Promise<TWriteOutcome>;
+  /** The grant as the source has it now; null when gone. */
+  readGrant: (grant: TWriteGrant) => Promise<TGrantImage | null>;
+  /** Revokes an app's grant (Google Directory tokens.delete; Graph grant / app role assignment delete). */
+  revokeGrant: (grant: TWriteGrant) => Promise<TWriteOutcome>;
+  /** Undo of a revoke where the source allows it (Graph); absent where it cannot be (Google). */
+  restoreGrant?: (image: TGrantImage) => Promise<{ id: string }>;
+};
+
+/**
+ * What remediation needs from outside the connectors package to write to a demo tenant: its
+ * overlay, persisted by the caller (the `demo_overlays` table), keyed as `demo/write.ts` says.
+ */
+export type TDemoOverlayStore = {
+  /** Every overlay entry of the connector. */
+  load: () => Promise<Map<string, Record<string, unknown>>>;
+  put: (key: string, change: Record<string, unknown>) => Promise<void>;
+  remove: (key: string) => Promise<void>;
+};

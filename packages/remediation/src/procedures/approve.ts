@@ -1,0 +1,18 @@
+import { procedure } from "@posture/platform";
+import { ZRemediationIdInput, ZRemediation } from "./remediation.types";
+
+// Stub of the interface commit: replaced by its owner (issue 19).
+export const approveRemediation = procedure({ auth: "apiKey", plan: "business", role: "ADMIN" })
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/remediations/{id}/approve",
+      tags: ["remediations"],
+      summary: "Approve a planned remediation",
+    },
+  })
+  .input(ZRemediationIdInput)
+  .output(ZRemediation)
+  .mutation(() => {
+    throw new Error("not built yet");
+  });

@@ -22,3 +22,4 @@ export {
   type TLockRetry,
   type TPartitionedTable,
 } from "./partitions";
+export { demoOverlayStore } from "./demo-overlay";

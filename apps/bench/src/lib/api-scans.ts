@@ -142,11 +142,19 @@ async function settle(gateway: TChild, idleMsPerSec = 30, maxMs = 600_000): Prom
  * The activity job and behaviour refresh the scan queued are then timed on their own, and
  * finished, before the next step.
  */
-export async function runApiScans(
+/** What a scenario's `after` step may use: the running gateway, signed in as the owner. */
+export type TApiSession = { url: string; cookie: string; connectorId: string; orgId: string };
+
+export async function runApiScans<T = undefined>(
   settings: TBenchSettings,
   db: { db: Db; url: string },
-  input: { files: number; steps: TSyncStep[] },
-): Promise<{ connectorId: string; results: TSyncResult[] }> {
+  input: {
+    files: number;
+    steps: TSyncStep[];
+    /** Run after the last step, on the same gateway and connector (e.g. time other endpoints). */
+    after?: (session: TApiSession) => Promise<T>;
+  },
+): Promise<{ connectorId: string; results: TSyncResult[]; after?: T }> {
   const owner = await seedOwnerWithPassword(db.db);
   const gateway = await startGatewayChild(settings, db.url, { inProcessJobs: true });
   try {
@@ -227,7 +235,10 @@ export async function runApiScans(
         behaviour: { ...behaviour, peakRssMb: await peakRssMb(gateway.pid) },
       });
     }
-    return { connectorId, results };
+    if (!input.after) return { connectorId, results };
+    await settle(gateway);
+    const after = await input.after({ url: gateway.url, cookie, connectorId, orgId: owner.orgId });
+    return { connectorId, results, after };
   } finally {
     await gateway.stop();
   }

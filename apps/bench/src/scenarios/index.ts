@@ -6,6 +6,7 @@ import { behaviour } from "./behaviour";
 import { findingsList } from "./findings-list";
 import { partnerPortfolio } from "./partner-portfolio";
 import { posturePdf } from "./posture-pdf";
+import { remediation1m } from "./remediation-1m";
 import { rescan1m } from "./rescan-1m";
 import { scan100k } from "./scan-100k";
 import { scan100kApi } from "./scan-100k-api";
@@ -26,4 +27,5 @@ export const scenarios: TScenario[] = [
   exposure1m,
   rescan1m,
   behaviour,
+  remediation1m,
 ];

@@ -1,0 +1,186 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { bundle } from "@posture/build";
+
+// Issue 18, "done when" (audit): from outside over HTTP on the embedded default (the app's bundle
+// on plain Node, PGlite in a fresh directory, the first-start demo seed), each demo tenant carries
+// its source's sensitivity labels and tenant-setting findings with its CIS benchmark, the
+// Microsoft 365 demo alone yields every behaviour kind, and the demo organization's compliance
+// dashboard shows controls evidenced by both sources' tenant checks.
+
+const APP_DIR = join(fileURLToPath(new URL("../../", import.meta.url)));
+
+type TFinding = { category: string; connectorId: string; connectorType: string; benchmark?: unknown };
+type TFile = { label: string | null; connectorId: string; sensitivity: string };
+
+let dir: string;
+let service: ChildProcess | undefined;
+let url = "";
+let cookie = "";
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "posture-issue18-"));
+  await bundle({ appDir: APP_DIR, entries: ["src/main.ts"], outdir: join(dir, "dist"), quiet: true });
+  const {
+    REDIS_URL: _r,
+    DATABASE_URL: _d,
+    NODE_ENV: _n,
+    INIT_CWD: _i,
+    DATA_DIR: _dd,
+    ...inherited
+  } = process.env;
+  const proc = spawn(process.execPath, ["dist/main.js"], {
+    cwd: dir,
+    env: { ...inherited, PORT: "0", LOG_LEVEL: "info" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  service = proc;
+  const stdout: string[] = [];
+  createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on("line", (l) => stdout.push(l));
+  const banner = await vi.waitFor(
+    () => {
+      const text = stdout.join("\n");
+      const found = /Reference: (http:\/\/localhost:\d+)\/api\/docs/.exec(text)?.[1];
+      const password = /owner@acme\.example\s+\/\s+(\S+)/.exec(text)?.[1];
+      const apiKey = /API key for Acme Corp:\s+(svc_ak_[0-9a-f]{40})/.exec(text)?.[1];
+      if (proc.exitCode !== null) throw new Error(`the service exited:\n${text}`);
+      if (!found || !password || !apiKey) throw new Error(`no demo banner yet:\n${text}`);
+      return { url: found, password, key: apiKey };
+    },
+    { timeout: 180_000, interval: 200 },
+  );
+  url = banner.url;
+  const signIn = await fetch(`${url}/api/auth/sign-in`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: "owner@acme.example", password: banner.password }),
+  });
+  expect(signIn.status).toBe(200);
+  cookie = (signIn.headers.getSetCookie() ?? []).map((c) => c.split(";")[0]).join("; ");
+}, 240_000);
+
+afterAll(async () => {
+  service?.kill("SIGKILL");
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function get<T>(path: string): Promise<T> {
+  const res = await fetch(`${url}${path}`, { headers: { cookie } });
+  expect(res.status, path).toBe(200);
+  return (await res.json()) as T;
+}
+
+async function post<T>(path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${url}${path}`, {
+    method: "POST",
+    headers: { cookie, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as T;
+  expect(res.status, `${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
+  return json;
+}
+
+async function connectDemo(type: "google_workspace" | "microsoft_365"): Promise<string> {
+  const { id } = await post<{ id: string }>("/api/connectors", {
+    type,
+    displayName: type,
+    mode: "demo",
+    config: { fileCount: 600 },
+  });
+  const scan = await post<{ status: string }>(`/api/connectors/${id}/sync`);
+  expect(scan.status).toBe("COMPLETE");
+  return id;
+}
+
+const KINDS = ["bulk_access", "dormant_reactivation", "mass_deletion", "oauth_burst", "sharing_spike"];
+
+describe("issue 18 on the embedded default, over HTTP", () => {
+  it("demo tenants carry labels, CIS tenant findings and Microsoft 365 behaviour; the dashboard shows tenant checks", async () => {
+    // Microsoft 365 first and alone: every anomaly the organization then has is Microsoft 365's.
+    const m365 = await connectDemo("microsoft_365");
+    const kinds = await vi.waitFor(
+      async () => {
+        const { anomalies } = await get<{ anomalies: Array<{ type: string }> }>(
+          "/api/behavior/anomalies?limit=500",
+        );
+        const found = [...new Set(anomalies.map((a) => a.type))].sort();
+        if (found.length < KINDS.length) throw new Error(`only ${found.join(", ")}`);
+        return found;
+      },
+      { timeout: 120_000, interval: 500 },
+    );
+    expect(kinds).toEqual(KINDS);
+
+    const google = await connectDemo("google_workspace");
+
+    // Labels: each source's own taxonomy, on that source's files.
+    const general = await get<{ rows: TFile[]; total: number }>(
+      "/api/inventory?type=files&label=General&limit=200",
+    );
+    expect(general.total).toBeGreaterThan(0);
+    expect(new Set(general.rows.map((r) => r.connectorId))).toEqual(new Set([m365]));
+    const internal = await get<{ rows: TFile[]; total: number }>(
+      "/api/inventory?type=files&label=Internal&limit=200",
+    );
+    expect(internal.total).toBeGreaterThan(0);
+    expect(new Set(internal.rows.map((r) => r.connectorId))).toEqual(new Set([google]));
+    const confidential = await get<{ rows: TFile[] }>(
+      "/api/inventory?type=files&label=Confidential&limit=200",
+    );
+    expect(new Set(confidential.rows.map((r) => r.connectorId))).toEqual(new Set([m365, google]));
+    for (const r of confidential.rows) expect(r.sensitivity).toBe("high");
+
+    // Tenant-setting findings of both tenants, each naming its CIS recommendation and version.
+    const { findings } = await get<{ findings: TFinding[] }>(
+      "/api/findings?category=tenant_configuration&limit=500",
+    );
+    const byType = (t: string) => findings.filter((f) => f.connectorType === t);
+    expect(byType("google_workspace").length).toBeGreaterThan(5);
+    expect(byType("microsoft_365").length).toBeGreaterThan(3);
+    for (const f of byType("google_workspace"))
+      expect(f).toMatchObject({
+        connectorId: google,
+        benchmark: {
+          name: "CIS Google Workspace Foundations",
+          version: "1.3.0",
+          id: expect.stringMatching(/^\d+(\.\d+)+$/),
+        },
+      });
+    for (const f of byType("microsoft_365"))
+      expect(f).toMatchObject({
+        connectorId: m365,
+        benchmark: {
+          name: "CIS Microsoft 365 Foundations",
+          version: "4.0.0",
+          id: expect.stringMatching(/^\d+(\.\d+)+$/),
+        },
+      });
+
+    // The demo organization's compliance dashboard: controls evidenced by both sources' checks.
+    const dashboard = await get<{
+      frameworks: Array<{
+        id: string;
+        evidencedByTenantChecks: number;
+        tenantControls: Array<{ tenantChecks: Array<{ benchmark: { name: string } }> }>;
+      }>;
+    }>("/api/compliance/dashboard");
+    expect(dashboard.frameworks.map((f) => f.id).sort()).toEqual([
+      "gdpr",
+      "hipaa",
+      "iso27001",
+      "nist_csf",
+      "soc2",
+    ]);
+    for (const f of dashboard.frameworks) {
+      expect(f.evidencedByTenantChecks, f.id).toBeGreaterThan(0);
+      const names = new Set(f.tenantControls.flatMap((c) => c.tenantChecks.map((t) => t.benchmark.name)));
+      expect(names).toEqual(new Set(["CIS Google Workspace Foundations", "CIS Microsoft 365 Foundations"]));
+    }
+  }, 300_000);
+});

@@ -113,7 +113,8 @@ export function createMicrosoft365Writer(opts: {
       ? new URL(pathOrUrl)
       : new URL(base.pathname.replace(/\/$/, "") + pathOrUrl, base);
     // Next links come from Graph's answers; a link to another host would be handed our token.
-    if (url.origin !== base.origin) throw new SourceUnavailableError(`Refusing to follow a link off ${base.origin}`);
+    if (url.origin !== base.origin)
+      throw new SourceUnavailableError(`Refusing to follow a link off ${base.origin}`);
     for (const [key, value] of Object.entries(query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
@@ -261,7 +262,11 @@ export function createMicrosoft365Writer(opts: {
   const permissionPath = (driveId: string, itemId: string, permissionId: string) =>
     `/v1.0/drives/${enc(driveId)}/items/${enc(itemId)}/permissions/${enc(permissionId)}`;
 
-  async function getPermission(driveId: string, itemId: string, id: string): Promise<TGraphPermission | null> {
+  async function getPermission(
+    driveId: string,
+    itemId: string,
+    id: string,
+  ): Promise<TGraphPermission | null> {
     const answer = await call("GET", permissionPath(driveId, itemId, id));
     if (answer.status === 404) return null;
     return ok<TGraphPermission>(answer, NEEDS.files);
@@ -348,7 +353,13 @@ export function createMicrosoft365Writer(opts: {
       graphId: located.graphId,
       roles: permission.roles ?? [],
     };
-    for (const key of ["link", "grantedToV2", "grantedToIdentitiesV2", "invitation", "inheritedFrom"] as const) {
+    for (const key of [
+      "link",
+      "grantedToV2",
+      "grantedToIdentitiesV2",
+      "invitation",
+      "inheritedFrom",
+    ] as const) {
       if (permission[key] !== undefined && permission[key] !== null) extra[key] = permission[key];
     }
     if (permission.expirationDateTime) extra.expirationDateTime = permission.expirationDateTime;
@@ -402,7 +413,11 @@ export function createMicrosoft365Writer(opts: {
     const extra = image.extra ?? {};
     const identity = (extra.grantedToV2 ?? {}) as TMsPermission["grantedToV2"];
     const groupId = identity?.group?.id;
-    const recipient = image.emailAddress ? { email: image.emailAddress } : groupId ? { objectId: groupId } : null;
+    const recipient = image.emailAddress
+      ? { email: image.emailAddress }
+      : groupId
+        ? { objectId: groupId }
+        : null;
     if (!recipient) throw unsupported(`permission ${image.id} names no user or group Graph can invite.`);
     const roles = graphRoles(image.role);
     if (roles.includes("owner")) throw unsupported("an owner permission cannot be granted by invitation.");
@@ -418,7 +433,10 @@ export function createMicrosoft365Writer(opts: {
 
   // ---- app grants ----
 
-  async function appRoleAssignments(principalId: string, resourceId: string): Promise<TMsAppRoleAssignment[]> {
+  async function appRoleAssignments(
+    principalId: string,
+    resourceId: string,
+  ): Promise<TMsAppRoleAssignment[]> {
     const all = await listAll<TMsAppRoleAssignment>(
       `/v1.0/servicePrincipals/${enc(principalId)}/appRoleAssignments`,
       NEEDS.appRead,
@@ -519,7 +537,10 @@ export function createMicrosoft365Writer(opts: {
       if (action === "transfer_ownership") return { reversible: false, reason: NO_TRANSFER_REASON };
       if (action === "remove_public_link" || action === "remove_external_domain")
         return { reversible: false, reason: NEW_LINK_REASON };
-      if (action === "remove_external_user" && (permission?.type === "anyone" || permission?.type === "domain"))
+      if (
+        action === "remove_external_user" &&
+        (permission?.type === "anyone" || permission?.type === "domain")
+      )
         return { reversible: false, reason: NEW_LINK_REASON };
       return { reversible: true };
     },

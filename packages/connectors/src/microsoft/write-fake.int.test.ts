@@ -106,6 +106,23 @@ describe("the Graph fake's writes", () => {
     );
   });
 
+  it("refuses to delete or change an inherited permission", async () => {
+    const { server, send } = await start();
+    // Graph lists a folder's grant on each item under it, naming the folder in inheritedFrom.
+    const fromFolder = {
+      id: "perm-inherited",
+      roles: ["read"],
+      grantedToV2: { user: { id: "m-bob" } },
+      inheritedFrom: { id: "a-docs" },
+    };
+    server.tenant.setPermissions("drv-alice", "a-budget", [fromFolder]);
+    expect(await send("DELETE", `${PERMISSION}/perm-inherited`)).toEqual({
+      status: 400,
+      body: graphErrorBody("invalidRequest"),
+    });
+    expect((await send("PATCH", `${PERMISSION}/perm-inherited`, { roles: ["write"] })).status).toBe(400);
+  });
+
   it("checks an invitation's parameters against driveItem: invite", async () => {
     const { send } = await start();
     const invite = "/v1.0/drives/drv-alice/items/a-budget/invite";

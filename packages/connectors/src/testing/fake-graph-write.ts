@@ -88,6 +88,12 @@ const directoryNotFound = (id: string) =>
   );
 const directoryBadRequest = (message: string) => graphError(400, "Request_BadRequest", message);
 
+/** "Only sharing permissions that aren't inherited can be deleted. The inheritedFrom property must be null." */
+const inherited = (permission: TMsPermission) =>
+  Boolean((permission as TMsPermission & { inheritedFrom?: unknown }).inheritedFrom);
+const inheritedRefusal = () =>
+  invalidRequest("The permission is inherited from a parent folder: change it where it is granted.");
+
 const newId = () => randomBytes(24).toString("base64url");
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -183,6 +189,7 @@ export function graphWriteRoutes(ctx: TGraphWriteContext): Array<[string, RegExp
     const item = itemOf(m);
     const permission = item?.permissions?.find((p) => p.id === param(m, 3));
     if (!item || !permission) return itemNotFound();
+    if (inherited(permission)) return inheritedRefusal();
     const body = req.json;
     // "Only the roles property can be modified this way."
     if (!isObject(body) || Object.keys(body).some((k) => k !== "roles") || !Array.isArray(body.roles))
@@ -366,6 +373,7 @@ export function graphWriteRoutes(ctx: TGraphWriteContext): Array<[string, RegExp
           const item = itemOf(m);
           const permission = item?.permissions?.find((p) => p.id === param(m, 3));
           if (!item || !permission) return itemNotFound();
+          if (inherited(permission)) return inheritedRefusal();
           tenant.setPermissions(
             param(m, 1),
             param(m, 2),

@@ -114,6 +114,10 @@ export const BROADER_PERMISSIONS: Readonly<Record<string, readonly string[]>> = 
     "Directory.ReadWrite.All",
   ],
   "SensitivityLabel.Read": ["SensitivityLabels.Read.All"],
+  // Remediation's writes (MICROSOFT_WRITE_ACCESS).
+  "Files.ReadWrite.All": ["Sites.ReadWrite.All"],
+  "DelegatedPermissionGrant.ReadWrite.All": ["Directory.ReadWrite.All"],
+  "AppRoleAssignment.ReadWrite.All": ["Application.ReadWrite.All"],
 };
 
 export function permissionGranted(permission: string, roles: ReadonlySet<string>): boolean {
@@ -202,9 +206,10 @@ export const MICROSOFT_WRITE_ACCESS: TAccessRequirement[] = [
   },
 ];
 
-/** Broader permissions graph-permissions.json accepts on the same write paths. */
-export const BROADER_WRITE_PERMISSIONS: Readonly<Record<string, readonly string[]>> = {
-  "Files.ReadWrite.All": ["Sites.ReadWrite.All"],
-  "DelegatedPermissionGrant.ReadWrite.All": ["Directory.ReadWrite.All"],
-  "AppRoleAssignment.ReadWrite.All": ["Application.ReadWrite.All"],
-};
+/**
+ * Broader permissions graph-permissions.json accepts on the same write paths (also in
+ * BROADER_PERMISSIONS, so evaluateAccess over MICROSOFT_WRITE_ACCESS counts them as granted).
+ */
+export const BROADER_WRITE_PERMISSIONS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  MICROSOFT_WRITE_ACCESS.map((r) => [r.permission, BROADER_PERMISSIONS[r.permission] ?? []]),
+);

@@ -114,6 +114,10 @@ export const BROADER_PERMISSIONS: Readonly<Record<string, readonly string[]>> = 
     "Directory.ReadWrite.All",
   ],
   "SensitivityLabel.Read": ["SensitivityLabels.Read.All"],
+  // Remediation's writes (MICROSOFT_WRITE_ACCESS).
+  "Files.ReadWrite.All": ["Sites.ReadWrite.All"],
+  "DelegatedPermissionGrant.ReadWrite.All": ["Directory.ReadWrite.All"],
+  "AppRoleAssignment.ReadWrite.All": ["Application.ReadWrite.All"],
 };
 
 export function permissionGranted(permission: string, roles: ReadonlySet<string>): boolean {
@@ -170,3 +174,42 @@ export function evaluateAccess(
         };
   });
 }
+
+/** Remediation's features, as the writer's access list names them. */
+export const MS_WRITE_FEATURE = {
+  fileSharing: "Remediation: file sharing",
+  appConsent: "Remediation: app consent",
+  appPermissions: "Remediation: app permissions",
+} as const;
+
+/**
+ * The application permissions remediation's writes need (microsoft/write.ts), beyond the reads of
+ * MICROSOFT_ACCESS: each is the least privileged one graph-permissions.json lists for the calls.
+ * Not part of MICROSOFT_ACCESS: a read-only connector is complete without them.
+ */
+export const MICROSOFT_WRITE_ACCESS: TAccessRequirement[] = [
+  {
+    feature: MS_WRITE_FEATURE.fileSharing,
+    permission: "Files.ReadWrite.All",
+    impact:
+      "Sharing cannot be fixed at the source: no link or permission is deleted or downgraded, and no undo re-invites anyone.",
+  },
+  {
+    feature: MS_WRITE_FEATURE.appConsent,
+    permission: "DelegatedPermissionGrant.ReadWrite.All",
+    impact: "Delegated consents (oauth2PermissionGrants) cannot be revoked or granted back on undo.",
+  },
+  {
+    feature: MS_WRITE_FEATURE.appPermissions,
+    permission: "AppRoleAssignment.ReadWrite.All",
+    impact: "Application permissions (app role assignments) cannot be revoked or granted back on undo.",
+  },
+];
+
+/**
+ * Broader permissions graph-permissions.json accepts on the same write paths (also in
+ * BROADER_PERMISSIONS, so evaluateAccess over MICROSOFT_WRITE_ACCESS counts them as granted).
+ */
+export const BROADER_WRITE_PERMISSIONS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  MICROSOFT_WRITE_ACCESS.map((r) => [r.permission, BROADER_PERMISSIONS[r.permission] ?? []]),
+);

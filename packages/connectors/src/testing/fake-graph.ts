@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { MANAGEMENT_API_PERMISSIONS, MICROSOFT_ACCESS } from "../microsoft/access";
+import { MANAGEMENT_API_PERMISSIONS, MICROSOFT_ACCESS, MICROSOFT_WRITE_ACCESS } from "../microsoft/access";
 import {
   type TMsDrive,
   type TMsOrganization,
@@ -25,6 +25,7 @@ import { createDriveDeltaLog, type TFakeDriveItem } from "./fake-graph-delta";
 import { tenantOf, type TGraphTenant } from "./fake-graph-tenant";
 import { graphDenied, graphError, graphNotPremium, oauthError } from "./graph-errors";
 import { graphSettingsRoute, type TGraphSettingsFixture } from "./fake-graph-settings";
+import { GRAPH_WRITE_ROUTE_PERMISSIONS, graphWriteRoutes } from "./fake-graph-write";
 import { GRAPH_V1_PROPERTIES, type TGraphEntityType } from "./graph-v1-properties";
 
 // A fake of the Microsoft identity platform token endpoint and the Microsoft Graph v1.0 resources
@@ -81,6 +82,12 @@ export const MANAGEMENT_AUDIENCE = "https://manage.office.com";
 /** Every Graph permission the connector documents: what a fully consented app holds. */
 export const ALL_GRAPH_ROLES: readonly string[] = [
   ...new Set(MICROSOFT_ACCESS.map((r) => r.permission).filter((p) => !MANAGEMENT_API_PERMISSIONS.has(p))),
+];
+
+/** What an app consented for remediation holds: every read permission and the writes' (write.ts). */
+export const ALL_GRAPH_WRITE_ROLES: readonly string[] = [
+  ...ALL_GRAPH_ROLES,
+  ...MICROSOFT_WRITE_ACCESS.map((r) => r.permission),
 ];
 
 // Graph returns only these user properties unless $select asks for others (signInActivity never by default).
@@ -176,7 +183,41 @@ export const GRAPH_ROUTE_PERMISSIONS = {
   ],
 } as const satisfies Record<string, readonly string[]>;
 
-type TRouteKey = keyof typeof GRAPH_ROUTE_PERMISSIONS;
+type TRouteKey = keyof typeof GRAPH_ROUTE_PERMISSIONS | keyof typeof GRAPH_WRITE_ROUTE_PERMISSIONS;
+
+const ROUTE_PERMISSIONS: Record<TRouteKey, readonly string[]> = {
+  ...GRAPH_ROUTE_PERMISSIONS,
+  ...GRAPH_WRITE_ROUTE_PERMISSIONS,
+};
+
+/** A collection answer: `$top`/`$skiptoken` paging and `$select`, as every list route serves it. */
+export type TGraphCollection = <T extends object>(
+  req: TFakeRequest,
+  baseUrl: string,
+  items: T[],
+  opts: { maxTop: number; defaults?: string[] },
+) => TFakeResponse;
+
+/** Which route a request is, and the checks Graph makes before serving it. */
+export type TGraphRoute = {
+  key: TRouteKey;
+  /** The entity type `$select` is checked against; none: the resource takes no $select. */
+  entity?: TGraphEntityType;
+  options: readonly string[];
+  /** Sign-in data and authentication-method reports: Entra ID P1/P2 only. */
+  premium?: (q: URLSearchParams) => boolean;
+  /** More permissions a part of the request needs (signInActivity: AuditLog.Read.All too). */
+  also?: (q: URLSearchParams) => readonly string[];
+  /** The refusal when the app lacks the permissions (default: the directory's Authorization_RequestDenied). */
+  denied?: () => TFakeResponse;
+  serve: (
+    req: TFakeRequest,
+    baseUrl: string,
+    m: RegExpExecArray,
+    roles: Set<string>,
+    collection: TGraphCollection,
+  ) => TFakeResponse;
+};
 
 /** Graph's answer to a `$select` naming a property the entity type does not declare in v1.0. */
 function selectError(entity: TGraphEntityType, q: URLSearchParams): TFakeResponse | null {
@@ -233,6 +274,7 @@ export async function startFakeGraph(opts: {
   const issued: string[] = [];
   const deltaLog = createDriveDeltaLog(fakeMax);
   for (const drive of fixture.drives) deltaLog.track(drive);
+  const tenant = tenantOf(fixture, deltaLog);
   const tokens = new Map<string, { audience: string; roles: Set<string>; expiresAt: number }>();
 
   /** A JWT-shaped app-only token: header.payload.signature, the payload carrying `roles` as Entra's does. */
@@ -372,18 +414,7 @@ export async function startFakeGraph(opts: {
   const premium = fixture.entraPremium ?? true;
   const COLLECTION_OPTIONS = ["$select", "$top", "$skiptoken"];
 
-  /** Which route a request is, and the checks Graph makes before serving it. */
-  type TRoute = {
-    key: TRouteKey;
-    /** The entity type `$select` is checked against; none: the resource takes no $select. */
-    entity?: TGraphEntityType;
-    options: readonly string[];
-    /** Sign-in data and authentication-method reports: Entra ID P1/P2 only. */
-    premium?: (q: URLSearchParams) => boolean;
-    /** More permissions a part of the request needs (signInActivity: AuditLog.Read.All too). */
-    also?: (q: URLSearchParams) => readonly string[];
-    serve: (req: TFakeRequest, baseUrl: string, m: RegExpExecArray, roles: Set<string>) => TFakeResponse;
-  };
+  type TRoute = TGraphRoute;
   const selectsSignIns = (q: URLSearchParams) =>
     (q.get("$select") ?? "").split(",").some((p) => p.trim() === "signInActivity");
 
@@ -418,8 +449,17 @@ export async function startFakeGraph(opts: {
         options: [...COLLECTION_OPTIONS, "$filter"],
         premium: selectsSignIns,
         also: (q) => (selectsSignIns(q) ? ["AuditLog.Read.All"] : []),
-        serve: (req, baseUrl) =>
-          collection(req, baseUrl, fixture.users, { maxTop: 999, defaults: USER_DEFAULT_PROPERTIES }),
+        serve: (req, baseUrl) => {
+          // The one filter served: a user by mail (the writer's lookup of a OneDrive owner).
+          const filter = req.query.get("$filter");
+          const byMail = filter ? /^mail eq '((?:[^']|'')*)'$/.exec(filter) : null;
+          if (filter && !byMail) return graphError(400, "BadRequest", `Unsupported filter: ${filter}`);
+          const mail = byMail?.[1]?.replace(/''/g, "'").toLowerCase();
+          const rows = mail
+            ? fixture.users.filter((u) => (u.mail ?? "").toLowerCase() === mail)
+            : fixture.users;
+          return collection(req, baseUrl, rows, { maxTop: 999, defaults: USER_DEFAULT_PROPERTIES });
+        },
       },
     ],
     [
@@ -657,7 +697,15 @@ export async function startFakeGraph(opts: {
         key: "GET /oauth2PermissionGrants",
         entity: "oAuth2PermissionGrant",
         options: [...COLLECTION_OPTIONS, "$filter"],
-        serve: (req, baseUrl) => collection(req, baseUrl, fixture.permissionGrants, { maxTop: 999 }),
+        serve: (req, baseUrl) => {
+          const filter = req.query.get("$filter");
+          const byClient = filter ? /^clientId eq '([^']*)'$/.exec(filter) : null;
+          if (filter && !byClient) return graphError(400, "BadRequest", `Unsupported filter: ${filter}`);
+          const rows = byClient
+            ? fixture.permissionGrants.filter((g) => g.clientId === byClient[1])
+            : fixture.permissionGrants;
+          return collection(req, baseUrl, rows, { maxTop: 999 });
+        },
       },
     ],
     [
@@ -683,41 +731,45 @@ export async function startFakeGraph(opts: {
     ],
   ];
 
+  routes.push(...graphWriteRoutes({ fixture, tenant, select, userDefaults: USER_DEFAULT_PROPERTIES, now }));
+
   function route(req: TFakeRequest, baseUrl: string, roles: Set<string>): TFakeResponse {
+    let known = false;
     for (const [method, pattern, r] of routes) {
       const m = pattern.exec(req.path);
       if (!m) continue;
-      if (req.method !== method) {
-        return graphError(
-          405,
-          "BadRequest",
-          `The HTTP method '${req.method}' is not allowed on this resource.`,
-        );
-      }
+      known = true;
+      if (req.method !== method) continue;
       const refused =
         optionError(req.query, r.options) ?? (r.entity ? selectError(r.entity, req.query) : null);
       if (refused) return refused;
-      const needs: readonly string[] = GRAPH_ROUTE_PERMISSIONS[r.key];
-      if (!needs.some((p) => roles.has(p))) return graphDenied();
-      if ((r.also?.(req.query) ?? []).some((p) => !roles.has(p))) return graphDenied();
+      const needs = ROUTE_PERMISSIONS[r.key];
+      const denied = r.denied ?? graphDenied;
+      if (!needs.some((p) => roles.has(p))) return denied();
+      if ((r.also?.(req.query) ?? []).some((p) => !roles.has(p))) return denied();
       if (r.premium?.(req.query) && !premium) return graphNotPremium();
-      return r.serve(req, baseUrl, m, roles);
+      return r.serve(req, baseUrl, m, roles, collection);
+    }
+    if (known) {
+      return graphError(
+        405,
+        "BadRequest",
+        `The HTTP method '${req.method}' is not allowed on this resource.`,
+      );
     }
     return graphError(400, "BadRequest", `Resource not found for the segment '${req.path}'.`);
   }
 
   const server = await startFakeServer({
     faultBody: (status) =>
-      status === 429
-        ? { error: { code: "TooManyRequests", message: "Too many requests." } }
+      (status === 429
+        ? graphError(429, "TooManyRequests", "Too many requests.")
         : status === 403
-          ? {
-              error: {
-                code: "Authorization_RequestDenied",
-                message: "Insufficient privileges to complete the operation.",
-              },
-            }
-          : { error: { code: "serviceNotAvailable", message: "The service is temporarily unavailable." } },
+          ? graphDenied()
+          : status === 500
+            ? graphError(500, "generalException", "An unspecified error has occurred.")
+            : graphError(status, "serviceNotAvailable", "The service is temporarily unavailable.")
+      ).body,
     handle: (req, baseUrl) => {
       const tokenPath = /^\/([^/]+)\/oauth2\/v2\.0\/token$/.exec(req.path);
       if (req.method === "POST" && tokenPath) return issueToken(decodeURIComponent(tokenPath[1] ?? ""), req);
@@ -726,5 +778,5 @@ export async function startFakeGraph(opts: {
       return graphSettingsRoute(fixture.settings, req) ?? route(req, baseUrl, caller.roles);
     },
   });
-  return { ...server, issuedTokens: issued, tenant: tenantOf(fixture, deltaLog) };
+  return { ...server, issuedTokens: issued, tenant };
 }

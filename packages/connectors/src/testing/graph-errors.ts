@@ -9,7 +9,11 @@ export const graphError = (status: number, code: string, message: string): TFake
     error: {
       code,
       message,
-      innerError: { date: new Date().toISOString(), "request-id": randomBytes(8).toString("hex") },
+      innerError: {
+        date: new Date().toISOString(),
+        "request-id": randomBytes(8).toString("hex"),
+        "client-request-id": randomBytes(8).toString("hex"),
+      },
     },
   },
 });

@@ -363,6 +363,17 @@ describe("Google writer: errors", () => {
     expect(fake.writes).toHaveLength(0);
   });
 
+  it("gives up on a 503 with Retry-After as SourceWriteError 503, so the caller can wait", async () => {
+    const fake = await start();
+    const { http } = recordingSleep({ retry: { maxAttempts: 2 } });
+    fake.failWrites({ status: 503, retryAfter: 120, count: 2 });
+    const refused = await writerFor(fake, http)
+      .deletePermission(EXTERNAL, "p-ext")
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({ name: "SourceWriteError", status: 503, retryAfterMs: 120_000 });
+    expect(fake.writes).toHaveLength(0);
+  });
+
   it("reports a source still failing after the retries (5xx) as SourceUnavailableError", async () => {
     const fake = await start();
     const { http } = recordingSleep({ retry: { maxAttempts: 3 } });

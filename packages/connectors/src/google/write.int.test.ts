@@ -140,6 +140,19 @@ describe("Google writer: sharing", () => {
     expect(del?.query.get("supportsAllDrives")).toBe("true");
     expect(driveSubjects(fake)).toEqual(["admin@acme.test"]);
     expect((await fileOf(fake, "f-drive"))?.permissions.map((p) => p.id)).not.toContain("p-eve");
+    const back = await writer.restorePermission(ENG, {
+      id: "p-eve",
+      type: "user",
+      role: "commenter",
+      emailAddress: "eve@gmail.example",
+      extra: { role: "commenter" },
+    });
+    expect((await fileOf(fake, "f-drive"))?.permissions).toContainEqual({
+      id: back.id,
+      type: "user",
+      role: "commenter",
+      emailAddress: "eve@gmail.example",
+    });
     // A drive member's permission is inherited: Drive refuses to touch it on the file.
     await expect(writer.deletePermission(ENG, "p-eng-org")).rejects.toMatchObject({
       status: 403,
@@ -155,6 +168,18 @@ describe("Google writer: sharing", () => {
     const legal = await fileOf(fake, "f-legal");
     expect(legal?.permissions.map((p) => p.type)).toEqual(["user"]);
     expect(await writer.deletePermission(LEGAL, "anyoneWithLink")).toBe("already_gone");
+    // Legal now keeps its items to its members: Drive refuses to bring the link back.
+    const image = {
+      id: "anyoneWithLink",
+      type: "anyone" as const,
+      role: "reader" as const,
+      extra: { role: "reader" },
+    };
+    await expect(writer.restorePermission(LEGAL, image)).rejects.toMatchObject({
+      status: 403,
+      code: "teamDriveTeamMembersOnlyRestriction",
+    });
+    expect(fake.writes.map((w) => w.method)).toEqual(["DELETE"]);
   });
 
   it("reports a permission as gone when the file is (404), and never a file someone saw", async () => {

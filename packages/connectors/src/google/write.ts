@@ -34,6 +34,9 @@ type TActor = { subject: string; asAdmin: boolean };
 
 type TGPermissionImage = TGDrivePermission & { allowFileDiscovery?: boolean; expirationTime?: string };
 
+/** Refusals of one actor that another may not get: the file's own role, or admin privileges. */
+const NEXT_ACTOR_CODES = new Set(["insufficientFilePermissions", "insufficientAdministratorPrivileges"]);
+
 /** A change found already made: answered like a 404, `already_gone`, without a call. */
 const ALREADY: TNotFound = { notFound: true, location: null, message: "already so" };
 
@@ -125,9 +128,7 @@ export function createGoogleWorkspaceWriter(opts: {
         answer = await call(actor);
       } catch (error) {
         const fileRefused =
-          error instanceof SourceWriteError &&
-          error.status === 403 &&
-          error.code === "insufficientFilePermissions";
+          error instanceof SourceWriteError && error.status === 403 && NEXT_ACTOR_CODES.has(error.code);
         if (fileRefused && !isLast) {
           refusal = error;
           continue;

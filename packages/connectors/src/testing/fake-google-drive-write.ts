@@ -266,6 +266,28 @@ export function createFakeDriveWrites(
     return null;
   }
 
+  /** A shared drive's sharing restrictions, which bind its files' new permissions. */
+  function refuseByDriveRestrictions(file: TFile, type: string, who: string): TFakeResponse | null {
+    const drive = driveOf(file.driveId);
+    if (!drive) return null;
+    const inDomain =
+      type === "domain" ? fixture.domains.some((d) => lower(d.domainName) === who) : internal(who);
+    if (drive.restrictions?.domainUsersOnly && (type === "anyone" || !inDomain))
+      return googleError(
+        403,
+        'Bad Request. User message: "This shared drive only allows sharing with users in its domain."',
+        "teamDriveDomainUsersOnlyRestriction",
+      );
+    const member = drive.permissions.some((p) => !p.deleted && lower(p.emailAddress) === who);
+    if (drive.restrictions?.driveMembersOnly && !member)
+      return googleError(
+        403,
+        'Bad Request. User message: "This shared drive only allows sharing with its members."',
+        "teamDriveTeamMembersOnlyRestriction",
+      );
+    return null;
+  }
+
   function getPermission(fileId: string, permissionId: string, q: URLSearchParams, caller: TCaller) {
     const file = visible(fileId, q, caller);
     if (!isFile(file)) return file;
@@ -391,6 +413,8 @@ export function createFakeDriveWrites(
       const refusedTransfer = refuseTransfer(file, caller, q, email);
       return refusedTransfer ?? permissionBody(q, transfer(file, email));
     }
+    const restricted = refuseByDriveRestrictions(file, type, person ? email : domain);
+    if (restricted) return restricted;
     const discoverable = given.allowFileDiscovery === true;
     // One permission per grantee: sharing again with the same one changes it in place, same id.
     const existing = file.permissions.find((p) =>

@@ -290,7 +290,7 @@ describe("Google writer: app grants", () => {
     const del = writeRequests(fake).at(-1);
     expect(del).toMatchObject({
       method: "DELETE",
-      path: "/admin/directory/v1/users/alice%40acme.test/tokens/1234-chatgpt.apps.googleusercontent.com",
+      path: "/admin/directory/v1/users/u-alice/tokens/1234-chatgpt.apps.googleusercontent.com",
     });
     const adapter = createGoogleWorkspaceAdapter({
       credentials: ACCOUNT.credentials,
@@ -300,8 +300,18 @@ describe("Google writer: app grants", () => {
     expect(grants.map((g) => g.clientId)).not.toContain(CHATGPT.clientId);
     expect(grants.length).toBeGreaterThan(0);
     expect(await writer.revokeGrant(CHATGPT)).toBe("already_gone");
+    // A grant id of another form: the user's email is the key.
+    const bob = {
+      id: "bob-grant",
+      clientId: "999-anon.apps.googleusercontent.com",
+      userEmail: "bob@acme.test",
+    };
+    expect(await writer.revokeGrant(bob)).toBe("applied");
+    expect(writeRequests(fake).at(-1)?.path).toBe(
+      "/admin/directory/v1/users/bob%40acme.test/tokens/999-anon.apps.googleusercontent.com",
+    );
     expect(await writer.readGrant(CHATGPT)).toBeNull();
-    expect(fake.writes).toHaveLength(1);
+    expect(fake.writes).toHaveLength(2);
   });
 
   it("names its scopes: the full Drive scope and the Directory's user security scope", () => {

@@ -37,6 +37,17 @@ type TGPermissionImage = TGDrivePermission & { allowFileDiscovery?: boolean; exp
 /** Refusals of one actor that another may not get: the file's own role, or admin privileges. */
 const NEXT_ACTOR_CODES = new Set(["insufficientFilePermissions", "insufficientAdministratorPrivileges"]);
 
+/**
+ * The Directory user a grant belongs to: the immutable user id of the grant's id (`<userId>:<clientId>`,
+ * map.ts), so a renamed user's grant is not mistaken for a revoked one; the email otherwise.
+ */
+function userKeyOf(grant: TWriteGrant): string {
+  const suffix = `:${grant.clientId}`;
+  return grant.id.endsWith(suffix) && grant.id.length > suffix.length
+    ? grant.id.slice(0, -suffix.length)
+    : grant.userEmail;
+}
+
 /** A change found already made: answered like a 404, `already_gone`, without a call. */
 const ALREADY: TNotFound = { notFound: true, location: null, message: "already so" };
 
@@ -87,7 +98,7 @@ export function createGoogleWorkspaceWriter(opts: {
         subject: adminSubject,
       },
       method,
-      `/admin/directory/v1/users/${encodeURIComponent(grant.userEmail)}/tokens/${encodeURIComponent(grant.clientId)}`,
+      `/admin/directory/v1/users/${encodeURIComponent(userKeyOf(grant))}/tokens/${encodeURIComponent(grant.clientId)}`,
       {},
       undefined,
       opts.http,

@@ -83,3 +83,45 @@ export const GOOGLE_ACCESS: readonly TAccessRequirement[] = [
 export function googleScopes(): string[] {
   return [...new Set(GOOGLE_ACCESS.map((r) => r.permission))];
 }
+
+/** The scopes remediation writes with: Drive's full scope (its read-only one changes nothing). */
+export const GOOGLE_WRITE_SCOPE = {
+  drive: `${AUTH}drive`,
+  tokens: `${AUTH}admin.directory.user.security`,
+} as const;
+
+export const GOOGLE_WRITE_FEATURE = {
+  sharing: "Remediation: file sharing",
+  ownership: "Remediation: ownership transfer",
+  appGrants: "Remediation: app grants",
+} as const;
+
+/**
+ * What remediation needs on top of GOOGLE_ACCESS, in the same domain-wide delegation. Opt-in: a
+ * connector that only scans never asks for these. Directory tokens are read and revoked with the
+ * same scope, so app-grant revocation needs nothing new.
+ */
+export const GOOGLE_WRITE_ACCESS: TAccessRequirement[] = [
+  {
+    feature: GOOGLE_WRITE_FEATURE.sharing,
+    permission: GOOGLE_WRITE_SCOPE.drive,
+    impact:
+      "Public links, external users and domains cannot be removed nor permissions downgraded (or " +
+      "put back on undo): Drive permissions.delete, update and create need the full Drive scope, " +
+      "granted as each file's owner (My Drive) or as the admin (shared drives).",
+  },
+  {
+    feature: GOOGLE_WRITE_FEATURE.ownership,
+    permission: GOOGLE_WRITE_SCOPE.drive,
+    impact:
+      "The offboarding playbook cannot transfer a leaver's files to their successor: ownership is " +
+      "transferred with permissions.create as the current owner, under the full Drive scope.",
+  },
+  {
+    feature: GOOGLE_WRITE_FEATURE.appGrants,
+    permission: GOOGLE_WRITE_SCOPE.tokens,
+    impact:
+      "Third-party apps' OAuth grants cannot be revoked (Directory tokens.delete, as an " +
+      "administrator); a revoked grant cannot be given back, the user must consent again.",
+  },
+];

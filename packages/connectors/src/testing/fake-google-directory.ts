@@ -46,6 +46,36 @@ export function createFakeDirectory(
     return { status: 200, body: { kind: "admin#directory#tokenList", items } };
   }
 
+  /** A user by unique id or primary email (Directory's `userKey`), case-insensitive. */
+  const userByKey = (userKey: string) =>
+    fixture.users.find(
+      (u) => u.id === userKey || (u.primaryEmail ?? "").toLowerCase() === userKey.toLowerCase(),
+    );
+
+  /** tokens.get / tokens.delete's lookup: the user, then their token for the client, or the 404. */
+  function findToken(userKey: string, clientId: string): { userId: string; index: number } | TFakeResponse {
+    const user = userByKey(userKey);
+    if (!user?.id) return googleError(404, "Resource Not Found: userKey", "notFound");
+    const index = (fixture.tokens[user.id] ?? []).findIndex((t) => t.clientId === clientId);
+    if (index < 0) return googleError(404, "Resource Not Found: clientId", "notFound");
+    return { userId: user.id, index };
+  }
+
+  function getToken(userKey: string, clientId: string): TFakeResponse {
+    const found = findToken(userKey, clientId);
+    if ("status" in found) return found;
+    const token = fixture.tokens[found.userId]?.[found.index];
+    return { status: 200, body: { kind: "admin#directory#token", userKey: found.userId, ...token } };
+  }
+
+  /** Revokes the grant: the next tokens.list of the user no longer has it. */
+  function deleteToken(userKey: string, clientId: string): TFakeResponse {
+    const found = findToken(userKey, clientId);
+    if ("status" in found) return found;
+    fixture.tokens[found.userId]?.splice(found.index, 1);
+    return { status: 204 };
+  }
+
   function listActivities(app: string, q: URLSearchParams): TFakeResponse {
     const startTime = q.get("startTime");
     const eventName = q.get("eventName");
@@ -69,5 +99,5 @@ export function createFakeDirectory(
     };
   }
 
-  return { listUsers, listTokens, listActivities };
+  return { listUsers, listTokens, listActivities, getToken, deleteToken };
 }

@@ -24,7 +24,8 @@ import { createFakeChanges, type TFakeChangesOptions, type TFakeGoogleTenant } f
 export type { TFakeChangesOptions, TFakeGoogleTenant } from "./fake-google-changes";
 import { createFakeDirectory } from "./fake-google-directory";
 import { createFakeDrive, grpcError, type TCaller } from "./fake-google-drive";
-import { GLOBAL_PARAMETERS, METHODS, type TMethodId } from "./fake-google-schema";
+import { createFakeDriveWrites, WRITE_METHODS, type TWriteMethodId } from "./fake-google-drive-write";
+import { GLOBAL_PARAMETERS, METHODS, type TMethodId, type TMethodSpec } from "./fake-google-schema";
 import { checkJwtBearerGrant, type TFakeServiceAccount } from "./fake-google-token";
 
 // A fake of Google's token endpoint, Drive API v3, Drive Labels API v2, Admin SDK Directory API and
@@ -59,6 +60,14 @@ export type TFakeGoogle = TFakeServer & {
   grants: Array<{ subject: string; scopes: string[] }>;
   /** Changes the tenant as its users would; each file change lands in Drive's change feeds. */
   tenant: TFakeGoogleTenant;
+  /** Every change a write request made (Drive permissions, Directory tokens), in order. */
+  writes: Array<{ method: string; path: string; status: number }>;
+  /**
+   * Fails the next write requests (not reads) with Google's answer for `status`: 429
+   * `rateLimitExceeded`, 403 `userRateLimitExceeded`, 500 `backendError`, 503 `backendError`
+   * (or `reason`). `afterApply`: the change is made, then its answer lost to the fault.
+   */
+  failWrites: (fault: TWriteFault) => void;
   /** Every endpoint of this fake, for an adapter's `endpoints`. */
   endpoints: {
     driveBaseUrl: string;
@@ -68,6 +77,15 @@ export type TFakeGoogle = TFakeServer & {
     tokenUrl: string;
     tokenInfoUrl: string;
   };
+};
+
+export type TWriteFault = {
+  status: 429 | 403 | 500 | 503;
+  count?: number;
+  /** Seconds, sent as Retry-After. */
+  retryAfter?: number;
+  reason?: string;
+  afterApply?: boolean;
 };
 
 /** Every scope the connector needs: what a correctly set-up domain-wide delegation lists. */
@@ -176,6 +194,9 @@ export async function startFakeGoogle(opts: {
   const drive = createFakeDrive(fixture, listPage, googleError);
   const directory = createFakeDirectory(fixture, listPage, googleError);
   const changes = createFakeChanges(fixture, drive, googleError, { ...opts.changes, fakeMax });
+  const driveWrites = createFakeDriveWrites(fixture, drive, changes.tenant, googleError);
+  const writes: TFakeGoogle["writes"] = [];
+  const writeFaults: Array<TWriteFault & { count: number }> = [];
 
   function issueToken(req: TFakeRequest, tokenUrl: string): TFakeResponse {
     const grant = checkJwtBearerGrant(req.body, {
@@ -216,12 +237,13 @@ export async function startFakeGoogle(opts: {
 
   /** Unknown query parameters and a token without one of the method's scopes are refused first. */
   function precheck(
-    method: TMethodId,
+    method: TMethodId | TWriteMethodId,
     q: URLSearchParams,
     scopes: readonly string[],
     pathParameters: string[] = [],
   ): TFakeResponse | null {
-    const spec = METHODS[method];
+    const spec: TMethodSpec =
+      method in METHODS ? METHODS[method as TMethodId] : WRITE_METHODS[method as TWriteMethodId];
     const known = new Set<string>([...GLOBAL_PARAMETERS, ...spec.parameters]);
     for (const name of q.keys()) {
       if (!known.has(name) || pathParameters.includes(name)) {
@@ -249,14 +271,23 @@ export async function startFakeGoogle(opts: {
     const q = req.query;
     const caller: TCaller = { subject: held.subject, isAdmin: userOf(held.subject)?.isAdmin === true };
     const driveOff = fixture.driveDisabled?.some((e) => e.toLowerCase() === caller.subject);
-    const driveApi = (method: TMethodId, pathParameters: string[], answer: () => TFakeResponse) =>
+    const driveApi = (
+      method: TMethodId | TWriteMethodId,
+      pathParameters: string[],
+      answer: () => TFakeResponse,
+    ) =>
       precheck(method, q, held.scopes, pathParameters) ??
       (driveOff
         ? googleError(403, "The domain administrators have disabled Drive apps.", "domainPolicy")
         : answer());
-    const adminApi = (method: TMethodId, pathParameters: string[], answer: () => TFakeResponse) =>
-      precheck(method, q, held.scopes, pathParameters) ?? (caller.isAdmin ? answer() : notAdmin());
+    const adminApi = (
+      method: TMethodId | TWriteMethodId,
+      pathParameters: string[],
+      answer: () => TFakeResponse,
+    ) => precheck(method, q, held.scopes, pathParameters) ?? (caller.isAdmin ? answer() : notAdmin());
     let match: RegExpExecArray | null;
+    const write = writeRoute(req, driveApi, adminApi, caller);
+    if (write) return write;
     if (req.path === "/drive/v3/files")
       return driveApi("drive.files.list", [], () => drive.listFiles(q, caller));
     if ((match = /^\/drive\/v3\/files\/([^/]+)\/permissions$/.exec(req.path))) {
@@ -294,6 +325,81 @@ export async function startFakeGoogle(opts: {
     );
   }
 
+  type TApi = (
+    method: TWriteMethodId,
+    pathParameters: string[],
+    answer: () => TFakeResponse,
+  ) => TFakeResponse;
+
+  /** Drive permissions.get/create/update/delete, files.get, Directory tokens.get/delete; null for other requests. */
+  function writeRoute(
+    req: TFakeRequest,
+    driveApi: TApi,
+    adminApi: TApi,
+    caller: TCaller,
+  ): TFakeResponse | null {
+    const { query: q, method } = req;
+    const decode = (value: string | undefined) => decodeURIComponent(value ?? "");
+    let answer: (() => TFakeResponse) | null = null;
+    let match: RegExpExecArray | null;
+    if ((match = /^\/drive\/v3\/files\/([^/]+)\/permissions\/([^/]+)$/.exec(req.path))) {
+      const [fileId, permissionId] = [decode(match[1]), decode(match[2])];
+      const params = ["fileId", "permissionId"];
+      if (method === "GET")
+        return driveApi("drive.permissions.get", params, () =>
+          driveWrites.getPermission(fileId, permissionId, q, caller),
+        );
+      if (method === "DELETE")
+        answer = () =>
+          driveApi("drive.permissions.delete", params, () =>
+            driveWrites.deletePermission(fileId, permissionId, q, caller),
+          );
+      if (method === "PATCH")
+        answer = () =>
+          driveApi("drive.permissions.update", params, () =>
+            driveWrites.updatePermission(fileId, permissionId, q, req.json, caller),
+          );
+    } else if ((match = /^\/drive\/v3\/files\/([^/]+)\/permissions$/.exec(req.path)) && method === "POST") {
+      const fileId = decode(match[1]);
+      answer = () =>
+        driveApi("drive.permissions.create", ["fileId"], () =>
+          driveWrites.createPermission(fileId, q, req.json, caller),
+        );
+    } else if ((match = /^\/drive\/v3\/files\/([^/]+)$/.exec(req.path)) && method === "GET") {
+      const fileId = decode(match[1]);
+      return driveApi("drive.files.get", ["fileId"], () => driveWrites.getFile(fileId, q, caller));
+    } else if ((match = /^\/admin\/directory\/v1\/users\/([^/]+)\/tokens\/([^/]+)$/.exec(req.path))) {
+      const [userKey, clientId] = [decode(match[1]), decode(match[2])];
+      const params = ["userKey", "clientId"];
+      if (method === "GET")
+        return adminApi("directory.tokens.get", params, () => directory.getToken(userKey, clientId));
+      if (method === "DELETE")
+        answer = () =>
+          adminApi("directory.tokens.delete", params, () => directory.deleteToken(userKey, clientId));
+    }
+    if (!answer) return null;
+    const fault = writeFaults.find((f) => f.count > 0);
+    if (fault) fault.count--;
+    if (fault && !fault.afterApply) return writeFault(fault);
+    const response = answer();
+    if (response.status < 300) writes.push({ method, path: req.path, status: response.status });
+    return fault ? writeFault(fault) : response;
+  }
+
+  function writeFault(fault: TWriteFault): TFakeResponse {
+    const defaults: Record<number, [string, string]> = {
+      429: ["Rate Limit Exceeded", "rateLimitExceeded"],
+      403: ["User Rate Limit Exceeded", "userRateLimitExceeded"],
+      500: ["Internal Error", "backendError"],
+      503: ["Service Unavailable", "backendError"],
+    };
+    const [message, reason] = defaults[fault.status] ?? ["Backend Error", "backendError"];
+    return {
+      ...googleError(fault.status, message, fault.reason ?? reason),
+      ...(fault.retryAfter === undefined ? {} : { headers: { "retry-after": String(fault.retryAfter) } }),
+    };
+  }
+
   /** All of the customer's labels need the label-admin scope as well as an administrator. */
   function labels(q: URLSearchParams, scopes: string[], caller: TCaller): TFakeResponse {
     const adminScopes = METHODS["drivelabels.labels.list"].scopes.filter((s) => s.includes(".admin."));
@@ -326,6 +432,8 @@ export async function startFakeGoogle(opts: {
     issuedTokens,
     grants,
     tenant: changes.tenant,
+    writes,
+    failWrites: (fault) => void writeFaults.push({ ...fault, count: fault.count ?? 1 }),
     endpoints: {
       driveBaseUrl: server.url,
       adminBaseUrl: server.url,

@@ -17,7 +17,7 @@ export { createMicrosoft365Adapter, type TMicrosoftEndpoints } from "./microsoft
 export { GOOGLE_SETTINGS, type TGoogleSettingSpec } from "./google/settings";
 export { MICROSOFT_SETTINGS, type TMicrosoftSettingSpec } from "./microsoft/settings";
 export { accessRequirementsOf } from "./access";
-export { GOOGLE_ACCESS } from "./google/access";
-export { MICROSOFT_ACCESS } from "./microsoft/access";
+export { GOOGLE_ACCESS, GOOGLE_WRITE_ACCESS } from "./google/access";
+export { MICROSOFT_ACCESS, MICROSOFT_WRITE_ACCESS } from "./microsoft/access";
 export * from "./write";
 export { createSourceWriter, type TCreateSourceWriterInput } from "./factory";

@@ -7,6 +7,7 @@ import { findingsList } from "./findings-list";
 import { partnerPortfolio } from "./partner-portfolio";
 import { posturePdf } from "./posture-pdf";
 import { remediation1m } from "./remediation-1m";
+import { remediationApply } from "./remediation-apply";
 import { rescan1m } from "./rescan-1m";
 import { scan100k } from "./scan-100k";
 import { scan100kApi } from "./scan-100k-api";
@@ -28,4 +29,5 @@ export const scenarios: TScenario[] = [
   rescan1m,
   behaviour,
   remediation1m,
+  remediationApply,
 ];

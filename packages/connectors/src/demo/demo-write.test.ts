@@ -33,6 +33,15 @@ function sandbox(opts: Omit<TDemoOptions, "overlay">) {
   };
 }
 
+function must<T>(value: T | undefined | null): T {
+  if (value === undefined || value === null) throw new Error("expected a value");
+  return value;
+}
+
+function feedOf(adapter: ReturnType<typeof createDemoAdapter>) {
+  return must(adapter.changeFeed);
+}
+
 const writeFile = (f: TSourceFile): TWriteFile => ({
   id: f.id,
   driveId: f.driveId,
@@ -42,7 +51,7 @@ const changed = (changes: TFileChange[]) =>
   changes.flatMap((c) => (c.kind === "file" ? [c.file] : [])).map((f) => f.id);
 
 async function readSince(adapter: ReturnType<typeof createDemoAdapter>, since: TChangeCursor) {
-  const read = adapter.changeFeed!.read(since);
+  const read = feedOf(adapter).read(since);
   const changes = await collect(read.changes);
   return { changes, cursor: read.cursor() };
 }
@@ -54,8 +63,8 @@ describe.each<[string, Omit<TDemoOptions, "overlay">]>([
   it("removes a public link, answers already_gone the second time, and restores it on undo", async () => {
     const s = sandbox(opts);
     const original = await s.files();
-    const file = [...original.values()].find((f) => f.permissions.some((p) => p.type === "anyone"))!;
-    const link = file.permissions.find((p) => p.type === "anyone")!;
+    const file = must([...original.values()].find((f) => f.permissions.some((p) => p.type === "anyone")));
+    const link = must(file.permissions.find((p) => p.type === "anyone"));
 
     const image = await s.writer.readPermission(writeFile(file), link.id);
     expect(image).toEqual(link);
@@ -64,12 +73,12 @@ describe.each<[string, Omit<TDemoOptions, "overlay">]>([
     expect(await s.writer.readPermission(writeFile(file), link.id)).toBeNull();
 
     const after = await s.files();
-    expect(after.get(file.id)!.permissions).toEqual(file.permissions.filter((p) => p.id !== link.id));
+    expect(must(after.get(file.id)).permissions).toEqual(file.permissions.filter((p) => p.id !== link.id));
     // Nothing else changed.
     for (const [id, f] of original) if (id !== file.id) expect(after.get(id)).toEqual(f);
 
-    const restored = await s.writer.restorePermission(writeFile(file), image!);
-    const back = (await s.files()).get(file.id)!;
+    const restored = await s.writer.restorePermission(writeFile(file), must(image));
+    const back = must((await s.files()).get(file.id));
     if (opts.type === "google_workspace") {
       // Drive gives the link back as it was, its id included.
       expect(restored.id).toBe(link.id);
@@ -84,35 +93,41 @@ describe.each<[string, Omit<TDemoOptions, "overlay">]>([
   it("downgrades a permission and puts its role back", async () => {
     const s = sandbox(opts);
     const original = await s.files();
-    const file = [...original.values()].find((f) =>
-      f.permissions.some((p) => p.role === "writer" && p.type !== "anyone"),
-    )!;
-    const target = file.permissions.find((p) => p.role === "writer" && p.type !== "anyone")!;
+    const file = must(
+      [...original.values()].find((f) =>
+        f.permissions.some((p) => p.role === "writer" && p.type !== "anyone"),
+      ),
+    );
+    const target = must(file.permissions.find((p) => p.role === "writer" && p.type !== "anyone"));
     expect(await s.writer.updatePermissionRole(writeFile(file), target.id, "reader")).toBe("applied");
     expect(await s.writer.updatePermissionRole(writeFile(file), target.id, "reader")).toBe("already_gone");
-    expect((await s.files()).get(file.id)!.permissions.find((p) => p.id === target.id)?.role).toBe("reader");
+    expect(must((await s.files()).get(file.id)).permissions.find((p) => p.id === target.id)?.role).toBe(
+      "reader",
+    );
     expect(await s.writer.updatePermissionRole(writeFile(file), target.id, "writer")).toBe("applied");
     expect((await s.files()).get(file.id)).toEqual(file);
   });
 
   it("refuses to remove an owner, and finds nothing of another file or an unknown id", async () => {
     const s = sandbox(opts);
-    const [file, other] = [...(await s.files()).values()];
-    const owner = file!.permissions[0]!;
-    await expect(s.writer.deletePermission(writeFile(file!), owner.id)).rejects.toMatchObject({
+    const [first, second] = [...(await s.files()).values()];
+    const file = must(first);
+    const other = must(second);
+    const owner = must(file.permissions[0]);
+    await expect(s.writer.deletePermission(writeFile(file), owner.id)).rejects.toMatchObject({
       status: 403,
     });
     // A permission id of one file asked of another one: not there.
-    expect(await s.writer.readPermission(writeFile(other!), owner.id)).toBeNull();
-    expect(await s.writer.deletePermission(writeFile(other!), owner.id)).toBe("already_gone");
-    expect(await s.writer.deletePermission(writeFile(file!), "anyoneWithLink")).toBe("already_gone");
+    expect(await s.writer.readPermission(writeFile(other), owner.id)).toBeNull();
+    expect(await s.writer.deletePermission(writeFile(other), owner.id)).toBe("already_gone");
+    expect(await s.writer.deletePermission(writeFile(file), "anyoneWithLink")).toBe("already_gone");
     expect(s.overlay.entries.size).toBe(0);
   });
 
   it("revokes an app grant; only Microsoft can grant it back", async () => {
     const s = sandbox(opts);
     const grants = await s.grants();
-    const grant: TAppGrant = grants[grants.length - 1]!;
+    const grant: TAppGrant = must(grants[grants.length - 1]);
     const target = { id: grant.id, clientId: grant.clientId, userEmail: grant.userEmail };
     const image = await s.writer.readGrant(target);
     expect(image?.id).toBe(grant.id);
@@ -127,7 +142,7 @@ describe.each<[string, Omit<TDemoOptions, "overlay">]>([
       expect(s.writer.reversibility("revoke_oauth_grant")).toMatchObject({ reversible: false });
     } else {
       expect(s.writer.reversibility("revoke_oauth_grant")).toEqual({ reversible: true });
-      expect(await s.writer.restoreGrant!(image!)).toEqual({ id: grant.id });
+      expect(await must(s.writer.restoreGrant)(must(image))).toEqual({ id: grant.id });
       expect(await s.grants()).toEqual(grants);
     }
   });
@@ -148,12 +163,12 @@ describe.each<[string, Omit<TDemoOptions, "overlay">]>([
 
   it("reports each written file in the change feed, as the full read has it, and agrees after undo", async () => {
     const s = sandbox(opts);
-    const start = await s.adapter().changeFeed!.start();
+    const start = await feedOf(s.adapter()).start();
     expect(start.feeds.overlay).toBe("0");
     const files = await s.files();
-    const file = [...files.values()].find((f) => f.permissions.some((p) => p.type === "anyone"))!;
-    const link = file.permissions.find((p) => p.type === "anyone")!;
-    const image = (await s.writer.readPermission(writeFile(file), link.id))!;
+    const file = must([...files.values()].find((f) => f.permissions.some((p) => p.type === "anyone")));
+    const link = must(file.permissions.find((p) => p.type === "anyone"));
+    const image = must(await s.writer.readPermission(writeFile(file), link.id));
     await s.writer.deletePermission(writeFile(file), link.id);
 
     const applied = await readSince(s.adapter(), start);
@@ -178,11 +193,11 @@ describe("ownership transfer in the Google sandbox", () => {
   it("moves a My Drive file to an internal user, the previous owner keeps writer, and moves it back", async () => {
     const s = sandbox(opts);
     const original = await s.files();
-    const file = [...original.values()].find((f) => f.driveId === null)!;
-    const to = [...original.values()].map((f) => f.ownerEmail).find((e) => e !== file.ownerEmail)!;
+    const file = must([...original.values()].find((f) => f.driveId === null));
+    const to = must([...original.values()].map((f) => f.ownerEmail).find((e) => e !== file.ownerEmail));
     expect(await s.writer.transferOwnership(writeFile(file), to)).toBe("applied");
     expect(await s.writer.transferOwnership(writeFile(file), to)).toBe("already_gone");
-    const moved = (await s.files()).get(file.id)!;
+    const moved = must((await s.files()).get(file.id));
     expect(moved.ownerEmail).toBe(to);
     expect(moved.permissions.find((p) => p.role === "owner")?.emailAddress).toBe(to);
     expect(moved.permissions).toContainEqual(
@@ -198,8 +213,8 @@ describe("ownership transfer in the Google sandbox", () => {
   it("refuses a shared drive's file, an outside owner, and answers already_gone for a missing file", async () => {
     const s = sandbox(opts);
     const files = [...(await s.files()).values()];
-    const shared = files.find((f) => f.driveId !== null)!;
-    const mine = files.find((f) => f.driveId === null)!;
+    const shared = must(files.find((f) => f.driveId !== null));
+    const mine = must(files.find((f) => f.driveId === null));
     await expect(s.writer.transferOwnership(writeFile(shared), mine.ownerEmail)).rejects.toMatchObject({
       status: 400,
       code: "unsupported",
@@ -208,13 +223,13 @@ describe("ownership transfer in the Google sandbox", () => {
     await expect(outside).rejects.toBeInstanceOf(SourceWriteError);
     await expect(outside).rejects.toMatchObject({ status: 400 });
     expect(
-      await s.writer.transferOwnership({ ...writeFile(mine), id: "1nosuchfile" }, files[1]!.ownerEmail),
+      await s.writer.transferOwnership({ ...writeFile(mine), id: "1nosuchfile" }, must(files[1]).ownerEmail),
     ).toBe("already_gone");
   });
 
   it("is unsupported in the Microsoft sandbox, as OneDrive has no ownership transfer", async () => {
     const s = sandbox({ ...opts, type: "microsoft_365" });
-    const file = [...(await s.files()).values()].find((f) => f.driveId === null)!;
+    const file = must([...(await s.files()).values()].find((f) => f.driveId === null));
     await expect(s.writer.transferOwnership(writeFile(file), file.ownerEmail)).rejects.toMatchObject({
       status: 400,
       code: "unsupported",
@@ -233,13 +248,13 @@ describe("the overlay and the tenant's revisions", () => {
   it("an incremental read across revisions and writes turns the old full read into the new one", async () => {
     const s = sandbox(opts);
     const before = await s.files();
-    const since = await s.adapter().changeFeed!.start();
+    const since = await feedOf(s.adapter()).start();
     // Remove every public link at revision 0, then let the tenant live 5 days.
     for (const f of before.values())
       for (const p of f.permissions.filter((p) => p.type === "anyone"))
         expect(await s.writer.deletePermission(writeFile(f), p.id)).toBe("applied");
     const later = { ...opts, revision: 5, overlay: s.overlay };
-    const read = createDemoAdapter(later).changeFeed!.read(since);
+    const read = feedOf(createDemoAdapter(later)).read(since);
     const state = new Map(before);
     for await (const c of read.changes) {
       if (c.kind === "file") state.set(c.file.id, c.file);

@@ -3,7 +3,6 @@ import {
   SourceWriteError,
   type TDemoOverlayStore,
   type TGrantImage,
-  type TPermissionImage,
   type TReversibility,
   type TSourceWriter,
   type TWriteAction,

@@ -86,6 +86,10 @@ describe.each<[string, Omit<TDemoOptions, "overlay">]>([
     } else {
       // Graph re-creates an anonymous link as a new one: same audience and role, a new id.
       expect(restored.id).not.toBe(link.id);
+      // A retry of the same restore makes no second link.
+      expect(await s.writer.restorePermission(writeFile(file), must(image))).toEqual(restored);
+      const again = must((await s.files()).get(file.id));
+      expect(again.permissions.filter((p) => p.type === "anyone")).toHaveLength(1);
       expect(back.permissions.find((p) => p.id === restored.id)).toEqual({ ...link, id: restored.id });
     }
   });

@@ -15,7 +15,7 @@ import { driveIdAt } from "./drives";
 import { fileAt } from "./files";
 import type { TDemoOptions } from "./index";
 import { fileIndexOfPermission, indexOverlay, overlayFile, stamp, type TOverlay } from "./overlay";
-import { rngFor, STREAMS } from "./prng";
+import { fnv1a, rngFor, STREAMS } from "./prng";
 import { existsAt, fileClock, fileGrowth, grantGrowth, slotsAt } from "./revisions";
 import { shapeOf } from "./shape";
 
@@ -162,10 +162,11 @@ export function createDemoWriter(opts: TDemoOptions & { overlay: TDemoOverlaySto
       const located = locateByPermission(overlay, file, image.id);
       if (!located) throw notFound(shape.type, file.id);
       const { extra: _extra, ...permission } = image;
-      // Microsoft re-creates an anonymous link as a new link: a new id (and URL).
+      // Microsoft re-creates an anonymous link as a new link: a new id (and URL), the same one
+      // for a retry of the same restore, so it never makes two.
       const id =
         shape.type === "microsoft_365" && image.type === "anyone"
-          ? `${located.pid}-l${stamp(overlay).toString(36)}`
+          ? `${located.pid}-l${fnv1a(image.id).toString(36)}`
           : image.id;
       const key = `perm:${file.id}:${id}`;
       const current = located.current.permissions.find((p) => p.id === id);

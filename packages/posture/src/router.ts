@@ -12,6 +12,7 @@ import { listFindings } from "./procedures/list-findings";
 import { listTimeline } from "./procedures/list-timeline";
 import { policiesRouter, preventionRulesRouter } from "./procedures/rules";
 import { syncConnector } from "./procedures/sync-connector";
+import { updateConnector } from "./procedures/update-connector";
 
 type TRouterRecord = Parameters<typeof router>[0];
 
@@ -24,6 +25,7 @@ export const buildPostureRouter = <TSimulate extends TRouterRecord[string]>(extr
     connectors: router({
       list: listConnectors,
       create: createConnector,
+      update: updateConnector,
       delete: deleteConnector,
       sync: syncConnector,
       scans: router({ get: getScan }),

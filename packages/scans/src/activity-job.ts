@@ -89,7 +89,9 @@ async function ingestOnce(
   let stored: { inserted: number; changedSince: Date } | null = null;
   let failure: unknown;
   try {
-    const source = (deps.adapterFor ?? defaultAdapterFor)(connector, deps.runtime);
+    const source = deps.adapterFor
+      ? deps.adapterFor(connector, deps.runtime)
+      : defaultAdapterFor(connector, deps.runtime, deps.db);
     adapter = source;
     stored = await ingestConnectorActivity(deps.db, {
       orgId: connector.orgId,

@@ -130,7 +130,9 @@ async function startScan(
   ).map((t) => t.domain);
   let adapter: TSourceAdapter;
   try {
-    adapter = (deps.adapterFor ?? defaultAdapterFor)(connector, deps.runtime);
+    adapter = deps.adapterFor
+      ? deps.adapterFor(connector, deps.runtime)
+      : defaultAdapterFor(connector, deps.runtime, db);
   } catch (err) {
     // Credentials or config the source cannot be read with.
     return { result: await failOrRetry(deps, { scan, connector }, err, attempt) };

@@ -5,6 +5,7 @@ import { appsOf, grantAt, grantLife } from "./apps";
 import { driveAt, driveIdAt } from "./drives";
 import { demoChangeFeed } from "./feed";
 import { driveIndexOfFile, fileAt } from "./files";
+import { loadOverlay, overlayFile } from "./overlay";
 import { existsAt, fileClock, fileGrowth, grantGrowth, slotsAt, userGrowth } from "./revisions";
 import { demoTenantSettings } from "./settings";
 import { accessRequirementsOf } from "../access";
@@ -74,10 +75,14 @@ export function createDemoAdapter(opts: TDemoOptions): TSourceAdapter {
       for (let j = 0; j < slots; j++) if (shape.revision < userLife(shape, j).end) yield userAt(shape, j);
     },
     files: async function* () {
+      // The sandbox's writes, loaded once for the whole read: a lookup per file, never a query.
+      const overlay = await loadOverlay(opts.overlay);
       const slots = slotsAt(files, shape.revision);
       for (let i = 0; i < slots; i++) {
         const clock = fileClock(shape, files, i, shape.revision);
-        if (existsAt(clock, shape.revision)) yield fileAt(shape, i, driveIds, clock);
+        if (!existsAt(clock, shape.revision)) continue;
+        const file = fileAt(shape, i, driveIds, clock);
+        yield overlay.files.size === 0 ? file : overlayFile(file, overlay.files.get(file.id), i.toString(36));
       }
     },
     sharedDrives: async function* () {
@@ -88,9 +93,13 @@ export function createDemoAdapter(opts: TDemoOptions): TSourceAdapter {
       }
     },
     appGrants: async function* () {
+      const { revokedGrants } = await loadOverlay(opts.overlay);
       const slots = slotsAt(grantGrowth(shape), shape.revision);
-      for (let g = 0; g < slots; g++)
-        if (shape.revision < grantLife(shape, apps, g).end) yield grantAt(shape, apps, g);
+      for (let g = 0; g < slots; g++) {
+        if (shape.revision >= grantLife(shape, apps, g).end) continue;
+        const grant = grantAt(shape, apps, g);
+        if (!revokedGrants.has(grant.id)) yield grant;
+      }
     },
     activity: (since: Date) => activityEvents(shape, apps, since),
     tenantSettings: async () => demoTenantSettings(shape),
@@ -101,6 +110,6 @@ export function createDemoAdapter(opts: TDemoOptions): TSourceAdapter {
         granted: true,
       })),
     coverageGaps: () => [],
-    changeFeed: demoChangeFeed(shape, opts.seed, driveIds),
+    changeFeed: demoChangeFeed(shape, opts.seed, driveIds, opts.overlay),
   };
 }

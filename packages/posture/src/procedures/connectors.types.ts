@@ -113,6 +113,10 @@ export const ZCreateConnectorInput = z
     mode: z.enum(["real", "demo"]),
     credentials: z.record(z.string(), z.unknown()).optional(),
     demo: ZDemoSize.optional(),
+    writeAccess: z.boolean().optional().meta({
+      description:
+        "Whether remediation may change the source (default: true for a demo connector, whose changes land in its sandbox; false for a real one). Writing needs the write scopes or application permissions listed in docs/operations.md.",
+    }),
     config: z
       .strictObject({
         fileCount: z
@@ -168,6 +172,27 @@ export const ZCreateConnectorInput = z
           message: `${key} applies to ${v.mode === "demo" ? "real" : "demo"} connectors only`,
         });
   });
+
+export const updateConnectorMeta = {
+  openapi: {
+    method: "PATCH",
+    path: "/connectors/{id}",
+    tags: ["connectors"],
+    summary: "Rename a source or turn remediation's write access on or off",
+    description:
+      "`writeAccess: true` lets remediation change the source: delete or downgrade file permissions, revoke OAuth grants, transfer ownership. A real source also needs the write scopes (Google Workspace domain-wide delegation) or application permissions (Microsoft Graph) listed in docs/operations.md; without them a remediation answers with a 4xx naming the missing scope. A demo connector writes to its sandbox: the synthetic tenant changes, the next scan sees it, undo brings it back. `false` makes the connector read-only again: remediations already applied stay applied. Audited as `CONNECTOR_UPDATED` with the fields changed. Another organization's id is a 404.",
+  },
+} satisfies TMeta;
+export const ZUpdateConnectorInput = z.strictObject({
+  id: z.string().min(1).max(100),
+  displayName: z.string().trim().min(1).max(100).optional(),
+  writeAccess: z
+    .boolean()
+    .optional()
+    .meta({
+      description: "Whether remediation may change the source (see docs/operations.md for the scopes)",
+    }),
+});
 
 export const deleteConnectorMeta = {
   openapi: {

@@ -21,6 +21,7 @@ import {
   iso,
   PLANS,
   type TActor,
+  type TAuditAction,
   type TPlanId,
 } from "@posture/platform";
 
@@ -219,6 +220,8 @@ export type TCreateConnector = {
   config?: Record<string, unknown> | undefined;
   /** A demo source's size: stored in its config as `fileCount` and `userCount`, at revision 0. */
   demo?: { files?: number | undefined; users?: number | undefined } | undefined;
+  /** Remediation may write to the source; by default a demo connector may (its sandbox), a real one not. */
+  writeAccess?: boolean | undefined;
 };
 
 /** What is stored: a demo source's size and revision joined to the rest of its config. */
@@ -291,6 +294,7 @@ export async function createConnector(
             : encryptSecret(deps.encryptionKey, JSON.stringify(input.credentials)),
         config,
         access,
+        writeAccess: input.writeAccess ?? input.mode === "demo",
       })
       .returning(viewColumns);
     if (!row) throw new Error("connector insert returned nothing");
@@ -301,7 +305,57 @@ export async function createConnector(
         type: row.type,
         mode: row.mode,
         displayName: row.displayName,
+        writeAccess: row.writeAccess,
         accessMissing: access.missing.map((m) => m.permission),
+      },
+    });
+    return toView(row);
+  });
+}
+
+export type TUpdateConnector = {
+  orgId: string;
+  actor: TActor;
+  id: string;
+  displayName?: string | undefined;
+  writeAccess?: boolean | undefined;
+};
+
+/**
+ * Renames a connector or turns remediation's write access on or off; the audit row (with each
+ * changed field, before and after) commits with it. Nothing to change is not an error: the
+ * connector is returned as it is, and nothing is audited.
+ */
+export async function updateConnector(db: Db, input: TUpdateConnector): Promise<TConnectorView> {
+  return db.transaction(async (tx) => {
+    const scoped = and(eq(connectors.orgId, input.orgId), eq(connectors.id, input.id));
+    const before = firstOr404(
+      await tx.select(viewColumns).from(connectors).where(scoped).for("update"),
+      "Connector",
+    );
+    const changes: { displayName?: string; writeAccess?: boolean } = {};
+    if (input.displayName !== undefined && input.displayName !== before.displayName)
+      changes.displayName = input.displayName;
+    if (input.writeAccess !== undefined && input.writeAccess !== before.writeAccess)
+      changes.writeAccess = input.writeAccess;
+    if (Object.keys(changes).length === 0) return toView(before);
+    const row = firstOr404(
+      await tx.update(connectors).set(changes).where(scoped).returning(viewColumns),
+      "Connector",
+    );
+    await audit(tx, input, {
+      // TODO(lead): CONNECTOR_UPDATED joins AUDIT_ACTIONS in @posture/platform (not this branch's file).
+      action: "CONNECTOR_UPDATED" as TAuditAction,
+      target: row.id,
+      metadata: {
+        type: row.type,
+        displayName: row.displayName,
+        changes: Object.fromEntries(
+          Object.entries(changes).map(([k, after]) => [
+            k,
+            { before: before[k as keyof typeof changes], after },
+          ]),
+        ),
       },
     });
     return toView(row);

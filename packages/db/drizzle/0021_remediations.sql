@@ -57,6 +57,8 @@ ALTER TABLE "organizations" ADD COLUMN "remediation_four_eyes" boolean DEFAULT f
 ALTER TABLE "organizations" ADD COLUMN "prevention_change_cap" integer DEFAULT 25 NOT NULL;--> statement-breakpoint
 ALTER TABLE "organizations" ADD COLUMN "partner_may_approve" boolean DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE "connectors" ADD COLUMN "write_access" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+-- Demo connectors are the sandbox: the ones made before write access existed may act too.
+UPDATE "connectors" SET "write_access" = true WHERE "mode" = 'demo';--> statement-breakpoint
 ALTER TABLE "findings" ADD COLUMN "resolved_by" text;--> statement-breakpoint
 ALTER TABLE "prevention_rules" ADD COLUMN "dry_run" boolean DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE "demo_overlays" ADD CONSTRAINT "demo_overlays_connector_id_connectors_id_fk" FOREIGN KEY ("connector_id") REFERENCES "public"."connectors"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

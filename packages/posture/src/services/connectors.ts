@@ -21,7 +21,6 @@ import {
   iso,
   PLANS,
   type TActor,
-  type TAuditAction,
   type TPlanId,
 } from "@posture/platform";
 
@@ -344,8 +343,7 @@ export async function updateConnector(db: Db, input: TUpdateConnector): Promise<
       "Connector",
     );
     await audit(tx, input, {
-      // TODO(lead): CONNECTOR_UPDATED joins AUDIT_ACTIONS in @posture/platform (not this branch's file).
-      action: "CONNECTOR_UPDATED" as TAuditAction,
+      action: "CONNECTOR_UPDATED",
       target: row.id,
       metadata: {
         type: row.type,

@@ -1,7 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import {
   organizations,
-  PREVENTION_ACTIONS,
+  type PREVENTION_ACTIONS,
   preventionRules,
   securityPolicies,
   SEVERITY_RANK,

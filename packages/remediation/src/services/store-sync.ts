@@ -4,7 +4,7 @@ import {
   arrayLiteral,
   lockOrg,
   queryRows,
-  remediationSteps,
+  type remediationSteps,
   type Db,
   type TRemediationResource,
 } from "@posture/db";

@@ -425,6 +425,28 @@ describe("undo", () => {
     ]);
   });
 
+  it("grants an app's access back where the source can, under the source's new ids", async () => {
+    const t = await seedTenant(db, "Graph-like", { grantsRestorable: true });
+    const id = await approvedPlan(db, t, [{ action: "REVOKE_OAUTH_GRANT", findingIds: [t.findingIds.app] }]);
+    const grants = () =>
+      queryRows<{ external_id: string; label: string; scopes: string[] }>(
+        db,
+        sql`SELECT external_id, label, scopes FROM oauth_grants WHERE connector_id = ${t.connectorId} ORDER BY external_id`,
+      );
+    const stored = await grants();
+    expect(stored).toHaveLength(2);
+    expect((await apply(t, id)).rem.status).toBe("APPLIED");
+    expect(await grants()).toEqual([]);
+    expect(await findingStatus(t.findingIds.app)).toMatchObject({ status: "RESOLVED", resolvedBy: id });
+    const { rem, steps } = await undo(t, id);
+    expect(rem.status).toBe("REVERTED");
+    expect(steps.map((s) => [s.status, s.restoredId])).toEqual(
+      stored.map((g) => ["REVERTED", `${g.external_id}-restored`]),
+    );
+    expect(await grants()).toEqual(stored.map((g) => ({ ...g, external_id: `${g.external_id}-restored` })));
+    expect(await findingStatus(t.findingIds.app)).toMatchObject({ status: "OPEN", resolvedBy: null });
+  });
+
   it("is refused after the 30 days, and for what is not applied", async () => {
     const t = await seedTenant(db);
     const id = await approvedPlan(db, t, [{ action: "REVOKE_PUBLIC_LINK", findingIds: [t.findingIds.f1] }]);

@@ -1,11 +1,9 @@
 import {
-  PERMISSION_ROLE_RANK,
   SourceUnavailableError,
   SourceWriteError,
   type TAppGrant,
   type TGrantImage,
   type TPermissionImage,
-  type TPermissionRole,
   type TSourceFile,
   type TSourceWriter,
   type TWriteAction,
@@ -65,10 +63,12 @@ export function createFakeSource(files: TSourceFile[], grants: TAppGrant[] = [])
 /**
  * A TSourceWriter over a fake tenant that records every call, for the executor's tests: one
  * change per step is asserted on `changes()`. Google-like: a re-created permission keeps its id,
- * a revoked OAuth token cannot be granted back.
+ * a revoked OAuth token cannot be granted back; with `grantsRestorable`, Graph-like: a revoked
+ * grant is re-created under a new id.
  */
-export function createFakeWriter(source: TFakeSource) {
+export function createFakeWriter(source: TFakeSource, opts: { grantsRestorable?: boolean } = {}) {
   const calls: TWriterCall[] = [];
+  const revoked = new Map<string, TAppGrant>();
   const failures: TScriptedFailure[] = [];
   const refuse = (method: keyof TSourceWriter, target: string) => {
     const i = failures.findIndex(
@@ -93,7 +93,7 @@ export function createFakeWriter(source: TFakeSource) {
   const writer: TSourceWriter = {
     requirements: () => [],
     reversibility: (action: TWriteAction) =>
-      action === "revoke_oauth_grant"
+      action === "revoke_oauth_grant" && !opts.grantsRestorable
         ? { reversible: false, reason: "Google cannot re-issue a revoked OAuth token" }
         : { reversible: true },
     readPermission: async (file, permissionId) => {
@@ -140,10 +140,29 @@ export function createFakeWriter(source: TFakeSource) {
     },
     revokeGrant: async (grant) => {
       track("revokeGrant", grant.id);
-      if (!source.grant(grant.id)) return "already_gone";
+      const g = source.grant(grant.id);
+      if (!g) return "already_gone";
+      revoked.set(grant.id, g);
       source.removeGrant(grant.id);
       return "applied";
     },
+    ...(opts.grantsRestorable
+      ? {
+          restoreGrant: async (image: TGrantImage) => {
+            track("restoreGrant", image.id);
+            const g = revoked.get(image.id);
+            if (!g)
+              throw new SourceWriteError(
+                404,
+                "Request_ResourceNotFound",
+                `Resource '${image.id}' does not exist.`,
+              );
+            const id = `${image.id}-restored`;
+            source.putGrant({ ...g, id });
+            return { id };
+          },
+        }
+      : {}),
   };
 
   const CHANGES = new Set<keyof TSourceWriter>([
@@ -168,5 +187,3 @@ export function createFakeWriter(source: TFakeSource) {
 }
 
 export type TFakeWriter = ReturnType<typeof createFakeWriter>;
-
-export const roleRank = (role: TPermissionRole) => PERMISSION_ROLE_RANK[role];

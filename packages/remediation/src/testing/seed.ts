@@ -158,7 +158,11 @@ export type TSeeded = {
 };
 
 /** An organization with one Google connector (write access on), its store, findings and fake source. */
-export async function seedTenant(db: Db, name = "Acme"): Promise<TSeeded> {
+export async function seedTenant(
+  db: Db,
+  name = "Acme",
+  opts: { grantsRestorable?: boolean } = {},
+): Promise<TSeeded> {
   const [org] = await db.insert(organizations).values({ name, plan: "business" }).returning();
   if (!org) throw new Error("no org");
   const [c] = await db
@@ -220,7 +224,7 @@ export async function seedTenant(db: Db, name = "Acme"): Promise<TSeeded> {
     orgId: org.id,
     connectorId: c.id,
     source,
-    fake: createFakeWriter(source),
+    fake: createFakeWriter(source, opts),
     findingIds: { f1: ids[0] ?? "", f2: ids[1] ?? "", app: ids[2] ?? "" },
   };
 }

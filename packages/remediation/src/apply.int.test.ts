@@ -21,6 +21,7 @@ import {
   runApplyJob,
   undoJobId,
 } from "./services/apply";
+import { insertPlan } from "./services/prevention";
 import { sweepRemediations } from "./services/sweep";
 import { requestUndo } from "./services/undo";
 import { GOOGLE_ERRORS } from "./testing";
@@ -423,6 +424,89 @@ describe("undo", () => {
       "REMEDIATION_UNDO_STARTED",
       "REMEDIATION_REVERTED",
     ]);
+  });
+
+  it("downgrades a role and transfers an owner, and undo sets both back", async () => {
+    const t = await seedTenant(db, "Roles");
+    const file = { fileId: "f2", driveId: null, name: "Roadmap.docx", ownerEmail: "user1@acme.test" };
+    const id = await insertPlan(db, {
+      orgId: t.orgId,
+      origin: "manual",
+      request: { shareIds: [] },
+      predicted: { score: 0, grade: "F", scoreDelta: 0, before: { score: 0, grade: "F" } },
+      plannedBy: { kind: "system", userId: null, email: "system", orgId: t.orgId },
+      steps: [
+        {
+          connectorId: t.connectorId,
+          action: "downgrade_permission",
+          resource: { kind: "permission", ...file, permissionId: "p-ext" },
+          before: { role: "writer" },
+          after: { role: "reader" },
+          reversible: true,
+          irreversibleReason: null,
+          findingIds: [],
+          people: ["someone@gmail.com"],
+        },
+        {
+          connectorId: t.connectorId,
+          action: "transfer_ownership",
+          resource: { kind: "file_owner", ...file },
+          before: { ownerEmail: "user1@acme.test" },
+          after: { ownerEmail: "user2@acme.test" },
+          reversible: true,
+          irreversibleReason: null,
+          findingIds: [],
+          people: ["user1@acme.test"],
+        },
+      ],
+    });
+    await db.update(remediations).set({ status: "APPROVED" }).where(eq(remediations.id, id));
+    const owner = async () =>
+      (
+        await queryRows<{ owner_email: string }>(
+          db,
+          sql`SELECT owner_email FROM workspace_files WHERE connector_id = ${t.connectorId} AND external_id = 'f2'`,
+        )
+      )[0]?.owner_email;
+
+    expect((await apply(t, id)).rem.status).toBe("APPLIED");
+    expect(t.fake.changes().map((c) => [c.method, c.arg])).toEqual([
+      ["updatePermissionRole", "reader"],
+      ["transferOwnership", "user2@acme.test"],
+    ]);
+    expect(await storedPermissions(t.connectorId, "f2")).toContainEqual({
+      external_id: "p-ext",
+      role: "reader",
+    });
+    expect(await owner()).toBe("user2@acme.test");
+    // The outside item's permission follows the role it now has.
+    const item = await db
+      .select({ permission: workspaceShares.permission })
+      .from(workspaceShares)
+      .where(
+        and(
+          eq(workspaceShares.connectorId, t.connectorId),
+          eq(
+            workspaceShares.id,
+            `${(await queryRows<{ id: string }>(db, sql`SELECT id FROM workspace_files WHERE connector_id = ${t.connectorId} AND external_id = 'f2'`))[0]?.id}|external_user`,
+          ),
+        ),
+      );
+    expect(item).toEqual([{ permission: "reader" }]);
+
+    t.fake.reset();
+    expect((await undo(t, id)).rem.status).toBe("REVERTED");
+    expect(t.fake.changes().map((c) => [c.method, c.arg])).toEqual([
+      ["transferOwnership", "user1@acme.test"],
+      ["updatePermissionRole", "writer"],
+    ]);
+    // Back as it was: the outside writer, and the internal user who owned the file meanwhile.
+    expect(await storedPermissions(t.connectorId, "f2")).toEqual([
+      { external_id: "p-dom", role: "reader" },
+      { external_id: "p-ext", role: "writer" },
+      { external_id: "p-int", role: "writer" },
+    ]);
+    expect(await owner()).toBe("user1@acme.test");
   });
 
   it("grants an app's access back where the source can, under the source's new ids", async () => {

@@ -78,8 +78,14 @@ export async function storeAfterApply(
         )?.before ?? null
       );
     case "transfer_ownership":
-      await changeStoredFile(tx, fileScope(orgId, step), { kind: "set_owner", ownerEmail: newOwnerOf(step) });
-      return null;
+      return (
+        (
+          await changeStoredFile(tx, fileScope(orgId, step), {
+            kind: "set_owner",
+            ownerEmail: newOwnerOf(step),
+          })
+        )?.before ?? null
+      );
     case "revoke_oauth_grant":
       if (r.kind !== "grant") return null;
       return removeStoredGrant(tx, { connectorId: step.connectorId, grantExternalId: r.grantId });
@@ -114,10 +120,15 @@ export async function storeAfterUndo(tx: Db, orgId: string, step: TStepRow, rest
         });
       return;
     }
-    case "transfer_ownership":
+    case "transfer_ownership": {
       if (r.kind !== "file_owner") return;
       await changeStoredFile(tx, fileScope(orgId, step), { kind: "set_owner", ownerEmail: r.ownerEmail });
+      // The new owner's grant as it was before the transfer (the source keeps them on the file).
+      const stored = pre?.store as TStoredPermission | null | undefined;
+      if (stored)
+        await changeStoredFile(tx, fileScope(orgId, step), { kind: "add_permission", permission: stored });
       return;
+    }
     case "revoke_oauth_grant": {
       const stored = pre?.store as TStoredGrant | null | undefined;
       if (!stored) return;

@@ -115,6 +115,8 @@ export async function changeStoredFile(
       break;
     case "set_owner":
       owner = change.ownerEmail.toLowerCase();
+      // The new owner's own grant becomes the owner column: returned, so undo can put it back.
+      before = permissions.find((p) => p.target === owner) ?? null;
       break;
   }
   if (change.kind !== "add_permission" && change.kind !== "set_owner" && before === null) return null;

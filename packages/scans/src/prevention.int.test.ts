@@ -54,7 +54,13 @@ async function side(opts: { cap?: number; dryRun?: boolean } = {}): Promise<TSid
   if (!org) throw new Error("no org");
   const [c] = await db
     .insert(connectors)
-    .values({ orgId: org.id, type: "google_workspace", displayName: "Scripted", mode: "real", writeAccess: true })
+    .values({
+      orgId: org.id,
+      type: "google_workspace",
+      displayName: "Scripted",
+      mode: "real",
+      writeAccess: true,
+    })
     .returning();
   if (!c) throw new Error("no connector");
   await db.insert(preventionRules).values({
@@ -131,9 +137,12 @@ const publicFindings = (connectorId: string) =>
     .where(and(eq(findings.connectorId, connectorId), eq(findings.ruleId, "public_link")))
     .orderBy(asc(findings.resourceId));
 const triggered = async (orgId: string) =>
-  (await db.select().from(events).where(and(eq(events.orgId, orgId), eq(events.type, "prevention.triggered")))).map(
-    (e) => JSON.parse(e.data) as Record<string, unknown>,
-  );
+  (
+    await db
+      .select()
+      .from(events)
+      .where(and(eq(events.orgId, orgId), eq(events.type, "prevention.triggered")))
+  ).map((e) => JSON.parse(e.data) as Record<string, unknown>);
 
 beforeAll(async () => {
   tdb = await createTestDb();
@@ -164,7 +173,12 @@ describe("prevention rules that act", () => {
     expect(fixed).toHaveLength(4);
     expect(fixed.every((f) => f.status === "RESOLVED" && f.resolvedBy === rem.id)).toBe(true);
     expect(await triggered(s.orgId)).toEqual([
-      expect.objectContaining({ action: "REVOKE_PUBLIC_LINK", remediationId: rem.id, count: 4, outcome: "applying" }),
+      expect.objectContaining({
+        action: "REVOKE_PUBLIC_LINK",
+        remediationId: rem.id,
+        count: 4,
+        outcome: "applying",
+      }),
     ]);
     const remediated = await storeAndFindingsOf(db, s.connectorId);
     const score = (await computeOrgPosture(db, { orgId: s.orgId })).score;
@@ -172,7 +186,12 @@ describe("prevention rules that act", () => {
 
     // The next scan reads the links gone: nothing new, nothing to plan, the same store and findings.
     const second = await scan(s, jobs);
-    expect(second).toMatchObject({ status: "COMPLETE", findingsNew: 0, findingsResolved: 0, postureScore: score });
+    expect(second).toMatchObject({
+      status: "COMPLETE",
+      findingsNew: 0,
+      findingsResolved: 0,
+      postureScore: score,
+    });
     expect(await storeAndFindingsOf(db, s.connectorId)).toEqual(remediated);
     expect(await remediationsOf(s.orgId)).toHaveLength(1);
     expect((await publicFindings(s.connectorId)).every((f) => f.resolvedBy === rem.id)).toBe(true);
@@ -180,9 +199,15 @@ describe("prevention rules that act", () => {
     // Undo puts the links back; the findings re-open, and a scan agrees again.
     s.fake.reset();
     await requestUndo(db, { orgId: s.orgId, actor: SYSTEM_ACTOR, id: rem.id }, { jobs });
-    await jobs.runAndWait(REMEDIATION_UNDO_JOB, { remediationId: rem.id }, { jobId: undoJobId(rem.id), timeoutMs: 30_000 });
+    await jobs.runAndWait(
+      REMEDIATION_UNDO_JOB,
+      { remediationId: rem.id },
+      { jobId: undoJobId(rem.id), timeoutMs: 30_000 },
+    );
     expect(s.fake.changes().map((c) => c.method)).toEqual(Array(4).fill("restorePermission"));
-    expect((await publicFindings(s.connectorId)).every((f) => f.status === "OPEN" && f.resolvedBy === null)).toBe(true);
+    expect(
+      (await publicFindings(s.connectorId)).every((f) => f.status === "OPEN" && f.resolvedBy === null),
+    ).toBe(true);
     const undone = await storeAndFindingsOf(db, s.connectorId);
     expect((await computeOrgPosture(db, { orgId: s.orgId })).score).toBe(first.postureScore);
     const third = await scan(s, jobs);
@@ -211,7 +236,10 @@ describe("prevention rules that act", () => {
     await scan(s, jobs);
     const [rem] = await remediationsOf(s.orgId);
     expect(rem).toMatchObject({ status: "PLANNED", dryRun: true, stepTotal: 4 });
-    const steps = await db.select().from(remediationSteps).where(eq(remediationSteps.remediationId, rem?.id ?? ""));
+    const steps = await db
+      .select()
+      .from(remediationSteps)
+      .where(eq(remediationSteps.remediationId, rem?.id ?? ""));
     expect(steps.map((st) => st.action)).toEqual(Array(4).fill("remove_public_link"));
     expect(s.fake.changes()).toEqual([]);
     expect(await triggered(s.orgId)).toEqual([expect.objectContaining({ outcome: "dry_run" })]);

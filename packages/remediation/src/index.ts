@@ -3,3 +3,25 @@
 // domain packages; none imports it. See docs/architecture.md, "The path of a remediation".
 export { remediationRouter, simulatePosture } from "./router";
 export { remediationJobs, type TRemediationJobDeps } from "./jobs/module";
+export {
+  applyJobId,
+  REMEDIATION_APPLY_JOB,
+  REMEDIATION_SWEEP_JOB,
+  REMEDIATION_UNDO_JOB,
+  requestApply,
+  runApplyJob,
+  undoJobId,
+  type TRemediationDeps,
+} from "./services/apply";
+export { requestUndo, runUndoJob } from "./services/undo";
+export { sweepRemediations } from "./services/sweep";
+export { writerFor, type TWriterFor } from "./services/writer";
+export { createRateLimiter, type TRateLimiter } from "./services/rate";
+export {
+  buildPreventionSteps,
+  insertPlan,
+  planPrevention,
+  startPreventionApplies,
+  type TPreventionResult,
+  type TStepDraft,
+} from "./services/prevention";

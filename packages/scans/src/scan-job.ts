@@ -11,6 +11,7 @@ import {
   type TPersistResult,
   type TScanResult,
 } from "@posture/posture";
+import { planPrevention, startPreventionApplies, type TWriterFor } from "@posture/remediation";
 import { dispatchDeliveries } from "@posture/webhooks";
 import { openWorkspaceSnapshot } from "@posture/workspace";
 import { queueActivity, refusedBySource } from "./activity-job";
@@ -21,6 +22,9 @@ import { readSource, type TCommittedRead } from "./read-source";
 import { mergeCoverage } from "./tenant-settings";
 
 type TScanRow = typeof scans.$inferSelect;
+
+/** The scan's deps; a test may give the writer prevention rules judge reversibility with. */
+type TScanJobDeps = TScanDeps & { writerFor?: TWriterFor };
 
 /** A scan about to read: its row, its connector and source, and what the rules need to know. */
 type TStartedScan = {
@@ -39,7 +43,7 @@ type TStartedScan = {
  * never waits for the activity. Idempotent: a scan already COMPLETE or FAILED returns its stored
  * result, and the findings transaction first re-checks the scan's status.
  */
-export async function runScanJob(deps: TScanDeps, scanId: string, attempt: number): Promise<TScanResult> {
+export async function runScanJob(deps: TScanJobDeps, scanId: string, attempt: number): Promise<TScanResult> {
   const started = await startScan(deps, scanId, attempt);
   if ("result" in started) return started.result;
   const { scan, connector, adapter, now } = started;
@@ -75,12 +79,16 @@ export async function runScanJob(deps: TScanDeps, scanId: string, attempt: numbe
   const readMs = Math.round(performance.now() - phase);
 
   const coverage = mergeCoverage(adapter.coverageGaps(), read.settingsGaps);
-  const outbox = await persistFindings(deps, started, read, coverage);
+  const persisted = await persistFindings(deps, started, read, coverage);
   const persistMs = Math.round(performance.now() - phase) - readMs;
 
-  if (outbox) {
+  if (persisted) {
+    const { outbox, applying } = persisted;
     // What a crash here leaves undispatched, the webhook sweep sends.
     await dispatchDeliveries(deps.jobs, outbox);
+    // Prevention's plans under the change cap are APPLYING already: a crash here leaves them to
+    // the remediation sweep, which queues their jobs.
+    await startPreventionApplies(deps.jobs, applying);
     // The hand-off to behaviour analytics: a job of its own, one per connector at a time. A crash
     // here loses only the queueing: the next scan's ingestion reads from the last event stored.
     await queueActivity(deps, { connectorId: connector.id, scanId });
@@ -155,12 +163,13 @@ async function announceKind(
  * deliveries to dispatch, or null when another attempt had finished the scan.
  */
 async function persistFindings(
-  deps: TScanDeps,
+  deps: TScanJobDeps,
   { scan, connector, now }: TStartedScan,
   read: TCommittedRead,
   coverage: ReturnType<typeof mergeCoverage>,
-): Promise<string[] | null> {
+): Promise<{ outbox: string[]; applying: string[] } | null> {
   let outbox: string[] = [];
+  let applying: string[] = [];
   const persisted = await persistScan(deps.db, {
     scanId: scan.id,
     orgId: connector.orgId,
@@ -192,9 +201,33 @@ async function persistFindings(
         result,
         publicUrl: deps.runtime.publicUrl,
       });
+      // Prevention rules that act plan (and, under the cap, start) their remediations with the
+      // findings they act on. In a savepoint: a plan that cannot be made never fails the scan.
+      try {
+        const prevention = await tx.transaction((sp) =>
+          planPrevention(
+            sp as unknown as Db,
+            {
+              orgId: connector.orgId,
+              connectorId: connector.id,
+              scanId: scan.id,
+              now,
+              runtime: deps.runtime,
+            },
+            deps.writerFor ? { writerFor: deps.writerFor } : {},
+          ),
+        );
+        outbox.push(...prevention.deliveryIds);
+        applying = prevention.applying;
+      } catch (err) {
+        deps.log.warn(
+          { scanId: scan.id, err: err instanceof Error ? err.message : String(err) },
+          "prevention rules could not plan",
+        );
+      }
     },
   });
-  return persisted ? outbox : null;
+  return persisted ? { outbox, applying } : null;
 }
 
 /**

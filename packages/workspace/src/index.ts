@@ -14,3 +14,11 @@ export { getInventory } from "./services/inventory";
 export { listSharingItems } from "./services/sharing-items";
 // The store's share rating, for the test that checks it against the rule engine's.
 export { baseSeverity, sensitivityOf } from "./store/classify";
+export {
+  changeStoredFile,
+  removeStoredGrant,
+  restoreStoredGrant,
+  type TStoredFileChange,
+  type TStoredGrant,
+  type TStoredPermission,
+} from "./store/remediate";

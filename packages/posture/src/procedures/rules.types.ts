@@ -1,3 +1,4 @@
+import { PREVENTION_ACTIONS } from "@posture/db";
 import { ZTimestamp } from "@posture/platform";
 import { z } from "zod";
 import { ZFindingCategory, ZSeverity } from "./shared.types";
@@ -22,18 +23,21 @@ export const ZRule = z.object({
   }),
   enabled: z.boolean(),
   action: z.string().optional(),
+  /** Prevention rules: an acting rule in dry run records its plan and changes nothing. */
+  dryRun: z.boolean().optional(),
   createdAt: ZTimestamp,
 });
 
-// Only ALERT_ONLY acts today: remediating at the source (revoking links) needs write scopes
-// that connectors do not request.
-const ZAction = z.literal("ALERT_ONLY");
+// ALERT_ONLY only announces; the others act at the source through a remediation the scan plans
+// (and applies under the organization's per-scan change cap; see docs/decisions.md).
+const ZAction = z.enum(PREVENTION_ACTIONS);
 
 export const ZCreateRuleInput = z.strictObject({
   name: z.string().trim().min(1).max(120),
   match: ZRuleMatch,
   enabled: z.boolean().optional(),
   action: ZAction.optional(),
+  dryRun: z.boolean().optional(),
 });
 
 export const ZUpdateRuleInput = z.strictObject({
@@ -42,6 +46,7 @@ export const ZUpdateRuleInput = z.strictObject({
   match: ZRuleMatch.optional(),
   enabled: z.boolean().optional(),
   action: ZAction.optional(),
+  dryRun: z.boolean().optional(),
 });
 
 export const ZRuleIdInput = z.strictObject({ id: z.string().min(1).max(100) });

@@ -1,6 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import {
   organizations,
+  type PREVENTION_ACTIONS,
   preventionRules,
   securityPolicies,
   SEVERITY_RANK,
@@ -64,6 +65,7 @@ export type TRuleView = {
   match: TRuleMatch;
   enabled: boolean;
   action?: string;
+  dryRun?: boolean;
   createdAt: string;
 };
 
@@ -74,6 +76,7 @@ function toView(r: {
   enabled: boolean;
   createdAt: Date;
   action?: string;
+  dryRun?: boolean;
 }): TRuleView {
   return {
     id: r.id,
@@ -81,6 +84,7 @@ function toView(r: {
     match: r.match,
     enabled: r.enabled,
     ...(r.action ? { action: r.action } : {}),
+    ...(r.dryRun !== undefined ? { dryRun: r.dryRun } : {}),
     createdAt: iso(r.createdAt),
   };
 }
@@ -95,7 +99,14 @@ export async function listRules(db: Db, input: { orgId: string; kind: TKind }): 
   return rows.map(toView);
 }
 
-export type TRuleInput = { name: string; match: TRuleMatch; enabled?: boolean; action?: "ALERT_ONLY" };
+export type TRuleInput = {
+  name: string;
+  match: TRuleMatch;
+  enabled?: boolean;
+  action?: (typeof PREVENTION_ACTIONS)[number];
+  /** Prevention rules only: record the plan, never apply it. */
+  dryRun?: boolean;
+};
 
 type TRuleScope = { orgId: string; actor: TActor; kind: TKind };
 
@@ -113,7 +124,7 @@ export async function createRule(db: Db, input: TRuleScope & TRuleInput): Promis
         ? await tx.insert(securityPolicies).values(values).returning()
         : await tx
             .insert(preventionRules)
-            .values({ ...values, action: input.action ?? "ALERT_ONLY" })
+            .values({ ...values, action: input.action ?? "ALERT_ONLY", dryRun: input.dryRun ?? false })
             .returning();
     if (!row) throw new Error("rule insert returned nothing");
     await audited(tx, input, row.id, "created");
@@ -132,6 +143,7 @@ export async function updateRule(
     ...(patch.match !== undefined ? { match: patch.match } : {}),
     ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
     ...(kind === "prevention" && patch.action !== undefined ? { action: patch.action } : {}),
+    ...(kind === "prevention" && patch.dryRun !== undefined ? { dryRun: patch.dryRun } : {}),
   };
   const where = and(eq(table.orgId, input.orgId), eq(table.id, input.id));
   return db.transaction(async (tx) => {

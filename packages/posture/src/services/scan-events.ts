@@ -104,10 +104,18 @@ export async function recordScanEvents(db: Db, input: TScanEventInput): Promise<
     }
   }
   if (types.has("prevention.triggered")) {
+    // Rules that act (remove a link, revoke a grant…) announce themselves once their remediation
+    // exists, with its id: the scan pipeline's prevention stage (@posture/remediation) does.
     const rules = await db
       .select()
       .from(preventionRules)
-      .where(and(eq(preventionRules.orgId, input.orgId), eq(preventionRules.enabled, true)));
+      .where(
+        and(
+          eq(preventionRules.orgId, input.orgId),
+          eq(preventionRules.enabled, true),
+          eq(preventionRules.action, "ALERT_ONLY"),
+        ),
+      );
     for (const { rule, hits } of matched(rules)) {
       await emit("prevention.triggered", {
         ruleId: rule.id,

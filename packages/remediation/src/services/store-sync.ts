@@ -1,0 +1,213 @@
+import { sql } from "drizzle-orm";
+import type { TGrantImage, TPermissionImage } from "@posture/connectors";
+import {
+  arrayLiteral,
+  lockOrg,
+  queryRows,
+  type remediationSteps,
+  type Db,
+  type TRemediationResource,
+} from "@posture/db";
+import {
+  changeStoredFile,
+  removeStoredGrant,
+  restoreStoredGrant,
+  type TStoredGrant,
+  type TStoredPermission,
+} from "@posture/workspace";
+import { findingLink, recordRemediationEvent } from "./record";
+
+// What a step's outcome changes besides the step: the resource store, the findings it fixes (or,
+// on undo, re-opens) and the remediation's step counts, all in the step's own transaction.
+
+export type TStepRow = typeof remediationSteps.$inferSelect;
+
+/**
+ * What `remediation_steps.pre_image` holds: the source's pre-image (what undo restores at the
+ * source), the store's row as it was (what undo writes back to the store) and, while an undo is
+ * under way, when it started on this step (a restore started but not recorded is re-read first).
+ */
+export type TPreImage = {
+  source: TPermissionImage | TGrantImage | null;
+  store?: TStoredPermission | TStoredGrant | null;
+  undoStartedAt?: string;
+};
+
+export const preImageOf = (step: TStepRow): TPreImage | null =>
+  step.preImage ? (step.preImage as unknown as TPreImage) : null;
+
+const fileScope = (orgId: string, step: TStepRow) => {
+  const r = step.resource as Extract<TRemediationResource, { kind: "permission" | "file_owner" }>;
+  return { orgId, connectorId: step.connectorId, fileExternalId: r.fileId };
+};
+
+/** The role a downgrade lowers to, and the owner a transfer hands the file to (the plan's `after`). */
+export const targetRoleOf = (step: TStepRow): string => String(step.after?.role ?? "reader");
+export const newOwnerOf = (step: TStepRow): string =>
+  String(step.after?.ownerEmail ?? step.after?.owner ?? "");
+
+/** The store after a step was applied: returns the store's rows as they were (kept for undo). */
+export async function storeAfterApply(
+  tx: Db,
+  orgId: string,
+  step: TStepRow,
+): Promise<TStoredPermission | TStoredGrant | null> {
+  const r = step.resource;
+  switch (step.action) {
+    case "remove_public_link":
+    case "remove_external_user":
+    case "remove_external_domain":
+      if (r.kind !== "permission") return null;
+      return (
+        (
+          await changeStoredFile(tx, fileScope(orgId, step), {
+            kind: "remove_permission",
+            permissionId: r.permissionId,
+          })
+        )?.before ?? null
+      );
+    case "downgrade_permission":
+      if (r.kind !== "permission") return null;
+      return (
+        (
+          await changeStoredFile(tx, fileScope(orgId, step), {
+            kind: "set_role",
+            permissionId: r.permissionId,
+            role: targetRoleOf(step),
+          })
+        )?.before ?? null
+      );
+    case "transfer_ownership":
+      return (
+        (
+          await changeStoredFile(tx, fileScope(orgId, step), {
+            kind: "set_owner",
+            ownerEmail: newOwnerOf(step),
+          })
+        )?.before ?? null
+      );
+    case "revoke_oauth_grant":
+      if (r.kind !== "grant") return null;
+      return removeStoredGrant(tx, { connectorId: step.connectorId, grantExternalId: r.grantId });
+  }
+}
+
+/** The store after a step was undone (`restoredId`: the id the source gave the restored permission or grant). */
+export async function storeAfterUndo(tx: Db, orgId: string, step: TStepRow, restoredId: string | null) {
+  const r = step.resource;
+  const pre = preImageOf(step);
+  switch (step.action) {
+    case "remove_public_link":
+    case "remove_external_user":
+    case "remove_external_domain": {
+      const stored = pre?.store as TStoredPermission | null | undefined;
+      if (!stored) return;
+      await changeStoredFile(tx, fileScope(orgId, step), {
+        kind: "add_permission",
+        permission: { ...stored, externalId: restoredId ?? stored.externalId },
+      });
+      return;
+    }
+    case "downgrade_permission": {
+      if (r.kind !== "permission") return;
+      const role =
+        (pre?.store as TStoredPermission | null | undefined)?.role ?? (pre?.source as TPermissionImage)?.role;
+      if (role)
+        await changeStoredFile(tx, fileScope(orgId, step), {
+          kind: "set_role",
+          permissionId: r.permissionId,
+          role,
+        });
+      return;
+    }
+    case "transfer_ownership": {
+      if (r.kind !== "file_owner") return;
+      await changeStoredFile(tx, fileScope(orgId, step), { kind: "set_owner", ownerEmail: r.ownerEmail });
+      // The new owner's grant as it was before the transfer (the source keeps them on the file).
+      const stored = pre?.store as TStoredPermission | null | undefined;
+      if (stored)
+        await changeStoredFile(tx, fileScope(orgId, step), { kind: "add_permission", permission: stored });
+      return;
+    }
+    case "revoke_oauth_grant": {
+      const stored = pre?.store as TStoredGrant | null | undefined;
+      if (!stored) return;
+      await restoreStoredGrant(
+        tx,
+        { orgId, connectorId: step.connectorId },
+        { ...stored, externalId: restoredId ?? stored.externalId },
+      );
+      return;
+    }
+  }
+}
+
+/** Takes the lock every writer of the organization's findings takes (the scan pipeline's too). */
+export const lockFindings = (tx: Db, orgId: string) => tx.execute(lockOrg(orgId, "findings"));
+
+/**
+ * Resolves the findings this step names whose every step (in this remediation) is now applied or
+ * found already gone, with `finding.resolved` for each. Returns the deliveries to dispatch.
+ */
+export async function resolveFindings(
+  tx: Db,
+  input: { orgId: string; remediationId: string; step: TStepRow; publicUrl: string; now: Date },
+): Promise<string[]> {
+  const { step } = input;
+  if (step.findingIds.length === 0) return [];
+  const resolved = await queryRows<{ id: string; title: string }>(
+    tx,
+    sql`UPDATE findings f SET status = 'RESOLVED', resolved_at = ${input.now.toISOString()}::timestamptz,
+          resolved_by = ${input.remediationId}
+        WHERE f.org_id = ${input.orgId} AND f.id = ANY(${arrayLiteral(step.findingIds)}::text[]) AND f.status = 'OPEN'
+          AND NOT EXISTS (SELECT 1 FROM remediation_steps s WHERE s.remediation_id = ${input.remediationId}
+            AND f.id = ANY(s.finding_ids) AND s.status NOT IN ('APPLIED', 'ALREADY_GONE'))
+        RETURNING f.id, f.title`,
+  );
+  const deliveries: string[] = [];
+  for (const f of resolved.sort((a, b) => (a.id < b.id ? -1 : 1))) {
+    deliveries.push(
+      ...(await recordRemediationEvent(tx, {
+        orgId: input.orgId,
+        type: "finding.resolved",
+        data: {
+          findingId: f.id,
+          title: f.title,
+          link: findingLink(input.publicUrl, f.id),
+          action: step.action,
+          remediationId: input.remediationId,
+        },
+      })),
+    );
+  }
+  return deliveries;
+}
+
+/** Re-opens the findings this remediation resolved that an undone step names. */
+export async function reopenFindings(
+  tx: Db,
+  input: { orgId: string; remediationId: string; step: TStepRow },
+) {
+  if (input.step.findingIds.length === 0) return 0;
+  const reopened = await queryRows<{ id: string }>(
+    tx,
+    sql`UPDATE findings SET status = 'OPEN', resolved_at = NULL, resolved_by = NULL
+        WHERE org_id = ${input.orgId} AND id = ANY(${arrayLiteral(input.step.findingIds)}::text[])
+          AND status = 'RESOLVED' AND resolved_by = ${input.remediationId}
+        RETURNING id`,
+  );
+  return reopened.length;
+}
+
+/** Keeps `remediations.step_counts` equal to its steps' statuses. */
+export async function refreshStepCounts(tx: Db, remediationId: string): Promise<Record<string, number>> {
+  const rows = await queryRows<{ status: string; n: number }>(
+    tx,
+    sql`SELECT status, count(*)::int AS n FROM remediation_steps WHERE remediation_id = ${remediationId} GROUP BY status`,
+  );
+  const counts = Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  await tx.execute(
+    sql`UPDATE remediations SET step_counts = ${JSON.stringify(counts)}::jsonb WHERE id = ${remediationId}`,
+  );
+  return counts;
+}

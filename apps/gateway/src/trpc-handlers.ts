@@ -59,6 +59,7 @@ export function contextFactory(deps: TGatewayDeps) {
       requestProblem: req.requestProblem ?? null,
       requestId: req.requestId,
       userAgent: req.get("user-agent"),
+      idempotencyKey: req.get("idempotency-key") ?? null,
       response,
       limits: deps.limits,
       jobs: deps.jobs,

@@ -99,6 +99,8 @@ export type TContext = {
    * (401 → 403 → 402 → 403 → 400), like the input schema's own errors.
    */
   requestProblem?: Error | null;
+  /** The request's Idempotency-Key header, when it had one (kept with what it started, e.g. an apply). */
+  idempotencyKey?: string | null;
 };
 
 /** The context once an auth guard has run: the principal is known. */

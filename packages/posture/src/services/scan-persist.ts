@@ -123,7 +123,7 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
       SELECT count(*)::int AS n FROM ins`);
     const reopened = await count(sql`
       WITH upd AS (
-        UPDATE findings f SET status = 'OPEN', resolved_at = NULL, detected_at = ${now.toISOString()}::timestamptz,
+        UPDATE findings f SET status = 'OPEN', resolved_at = NULL, resolved_by = NULL, detected_at = ${now.toISOString()}::timestamptz,
           last_seen_scan_id = ${scanId}
         FROM scan_detected d
         WHERE f.connector_id = ${connectorId} AND f.fingerprint = d.fingerprint AND f.status = 'RESOLVED'

@@ -399,8 +399,8 @@ export async function requestApply(
       .where(and(eq(remediationSteps.remediationId, rem.id), eq(connectors.writeAccess, false)));
     if (readOnly.length > 0)
       throw new AppError(
-        "forbidden",
-        `Write access is off for ${readOnly.map((c) => c.name).join(", ")}: turn it on (it needs the write scopes of docs/operations.md) before applying`,
+        "conflict",
+        `Write access is off for ${readOnly.map((c) => c.name).join(", ")}: turn it on (PATCH /api/connectors/{id} {writeAccess: true}; it needs the write scopes of docs/operations.md) before applying`,
       );
     await tx
       .update(remediations)

@@ -78,6 +78,11 @@ describe("POST /api/remediations/{id}/apply and /undo", () => {
     expect(first.status).toBe(202);
     expect(first.body).toMatchObject({ id, status: "APPLYING", steps: [{ status: "PENDING" }] });
     expect(queued).toContainEqual({ name: REMEDIATION_APPLY_JOB, jobId: `remediation-apply-${id}` });
+    const [row] = await gw.db.db
+      .select({ applyKey: remediations.applyKey })
+      .from(remediations)
+      .where(eq(remediations.id, id));
+    expect(row?.applyKey).toBe("apply-once");
 
     const replay = await gw.request("POST", `/api/remediations/${id}/apply`, { key: a.key, headers });
     expect(replay.status).toBe(202);

@@ -16,7 +16,13 @@ type TRemediation = {
   predicted: { score: number; grade: string; scoreDelta: number; before: { score: number } };
   steps: TStep[];
 };
-type TScan = { status: string; kind: string; findingsNew: number; findingsResolved: number; postureScore: number };
+type TScan = {
+  status: string;
+  kind: string;
+  findingsNew: number;
+  findingsResolved: number;
+  postureScore: number;
+};
 
 const gw = useTestGateway({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } });
 
@@ -80,7 +86,11 @@ describe("remediation over HTTP: plan, four eyes, apply, undo, and scans that ag
     const self = await gw.request("POST", `/api/remediations/${plan.id}/approve`, as(owner.cookie));
     expect(self.status).toBe(409);
     expect((self.body as { error: string }).error).toBe("self_approval");
-    const approved = (await call("POST", `/api/remediations/${plan.id}/approve`, secondCookie)) as TRemediation;
+    const approved = (await call(
+      "POST",
+      `/api/remediations/${plan.id}/approve`,
+      secondCookie,
+    )) as TRemediation;
     expect(approved.status).toBe("APPROVED");
 
     const applying = await gw.request("POST", `/api/remediations/${plan.id}/apply`, {
@@ -118,7 +128,7 @@ describe("remediation over HTTP: plan, four eyes, apply, undo, and scans that ag
     expect(afterUndo.postureScore).toBe(before.score);
     for (const id of win.findingIds) expect(await findingStatus(id)).toBe("OPEN");
 
-    const events = await waitFor(() => {
+    const events = await waitFor(async () => {
       const names = receiver.received.map((r) => (JSON.parse(r.body) as { event: string }).event);
       return ["remediation.planned", "remediation.applied", "remediation.reverted", "finding.resolved"].every(
         (e) => names.includes(e),

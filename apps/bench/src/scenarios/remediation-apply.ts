@@ -40,7 +40,7 @@ async function startThrottlingProxy(target: string) {
     req.on("end", () => {
       void (async () => {
         await sleep(LATENCY_MS);
-        const isWrite = req.method !== "GET" && !(req.url ?? "").startsWith("/token");
+        const isWrite = req.method !== "GET";
         if (isWrite) {
           const now = Date.now();
           if (now - windowStart >= 1000) {
@@ -189,8 +189,12 @@ export const remediationApply: TScenario = {
           reversible: true,
         })),
       );
+      // The APIs go through the proxy; the token endpoint does not (the JWT's audience is its URL).
       const endpoints = Object.fromEntries(
-        Object.entries(fake.endpoints).map(([k, v]) => [k, v.replace(fake.url, proxy.url)]),
+        Object.entries(fake.endpoints).map(([k, v]) => [
+          k,
+          k === "tokenUrl" ? v : v.replace(fake.url, proxy.url),
+        ]),
       );
       const env = {
         BENCH_DATABASE_URL: db.url,

@@ -21,7 +21,8 @@ const EVENT_SUMMARIES: Record<TEventType, string> = {
   "remediation.applied":
     "A remediation's apply finished: every step applied or already gone (APPLIED), or some failed (PARTIAL)",
   "remediation.failed": "A remediation's apply failed: no step could be applied at the source",
-  "remediation.reverted": "A remediation was undone: its reversible applied steps were restored at the source",
+  "remediation.reverted":
+    "A remediation was undone: its reversible applied steps were restored at the source",
 };
 
 // One description per header the deliveries send: a header added to signedHeaders and not

@@ -9,7 +9,8 @@ import type { TSignals } from "./signals";
 // some files stop being shared and some grants are revoked. Pure: the caller gathers the signals
 // once and works out the changes with set-based SQL.
 
-const WHAT_IF_CHECKS: readonly TTenantCheck[] = [...GOOGLE_WORKSPACE_CHECKS, ...MICROSOFT_365_CHECKS];
+/** The tenant-check catalog both sources use (gather the signals with it). */
+export const WHAT_IF_CHECKS: readonly TTenantCheck[] = [...GOOGLE_WORKSPACE_CHECKS, ...MICROSOFT_365_CHECKS];
 
 export type TWhatIf = {
   /** Open findings that would resolve. */

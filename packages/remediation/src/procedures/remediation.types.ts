@@ -123,12 +123,23 @@ export const ZRemediationSummary = z.object({
   revertedAt: ZTimestamp.nullable(),
 });
 
+/** What the plan was asked for but does not change, and why (no action can fix it, already gone…). */
+export const ZSkipped = z.object({
+  findingId: z.string().nullable(),
+  /** Another reference when it is not a finding (`file:<id>` for a file the transfer leaves). */
+  ref: z.string().nullable(),
+  reason: z.string(),
+});
+
 export const ZRemediation = ZRemediationSummary.extend({
   request: z.record(z.string(), z.unknown()),
   steps: z.array(ZStep),
   controls: z.array(ZControlChange),
   /** Everyone who loses or changes access, once each. */
   people: z.array(z.string()),
+  /** The open findings the steps fix completely (they resolve when the plan is applied). */
+  fixedFindingIds: z.array(z.string()),
+  skipped: z.array(ZSkipped),
 });
 export type TRemediation = z.infer<typeof ZRemediation>;
 

@@ -1,6 +1,16 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, connectors, events, findings, organizations } from "@posture/db";
+import {
+  auditLog,
+  connectors,
+  events,
+  findings,
+  oauthGrants,
+  organizations,
+  workspacePermissions,
+  workspaceShares,
+  workspaceUsers,
+} from "@posture/db";
 import { type TTestGateway, useTestGateway } from "../testing";
 import { errorCode, freshIp } from "./helpers";
 
@@ -25,6 +35,7 @@ type TStep = {
 };
 type TPlan = {
   id: string;
+  request: Record<string, unknown>;
   organizationId: string;
   status: string;
   steps: TStep[];
@@ -200,6 +211,88 @@ describe("quick wins and the plan that carries them out", () => {
     // Steps run permissions first, grants last.
     const kinds = plan.steps.map((s) => s.resource.kind);
     expect(kinds).toEqual([...kinds].sort((a, b) => (a === "grant" ? 1 : 0) - (b === "grant" ? 1 : 0)));
+  });
+
+  it("a sharing item removes that way out of its file, and only that", async () => {
+    const [item] = await gw.db.db
+      .select()
+      .from(workspaceShares)
+      .where(
+        and(eq(workspaceShares.connectorId, connectorId), eq(workspaceShares.sharingType, "external_user")),
+      )
+      .limit(1);
+    if (!item) throw new Error("no external_user sharing item");
+    const perms = await gw.db.db
+      .select()
+      .from(workspacePermissions)
+      .where(
+        and(
+          eq(workspacePermissions.connectorId, connectorId),
+          eq(workspacePermissions.fileId, item.fileId),
+          eq(workspacePermissions.sharingType, "external_user"),
+        ),
+      );
+    const res = await call(owner, "POST", "/api/remediations", { shareIds: [item.id] });
+    expect(res.status).toBe(201);
+    const plan = res.body as TPlan;
+    expect(plan.steps.map((s) => (s.resource as { permissionId: string }).permissionId).sort()).toEqual(
+      perms.map((p) => p.externalId).sort(),
+    );
+    expect(plan.steps.every((s) => s.action === "remove_external_user")).toBe(true);
+    expect((await call(owner, "POST", "/api/remediations", { shareIds: ["wsf_nope|public"] })).status).toBe(
+      404,
+    );
+  });
+
+  it("offboards a person: their files' outside access, their grants, ownership to a colleague", async () => {
+    const shares = await gw.db.db
+      .select()
+      .from(workspaceShares)
+      .where(eq(workspaceShares.connectorId, connectorId));
+    const byOwner = new Map<string, number>();
+    for (const s of shares) byOwner.set(s.ownerEmail, (byOwner.get(s.ownerEmail) ?? 0) + 1);
+    const [leaver] = [...byOwner].sort((a, b) => b[1] - a[1])[0] ?? [];
+    if (!leaver) throw new Error("nobody shares outside");
+    const users = await gw.db.db
+      .select()
+      .from(workspaceUsers)
+      .where(and(eq(workspaceUsers.connectorId, connectorId), eq(workspaceUsers.status, "active")));
+    const colleague = users.find((u) => u.email.toLowerCase() !== leaver.toLowerCase());
+    if (!colleague) throw new Error("no colleague");
+    const grants = await gw.db.db
+      .select()
+      .from(oauthGrants)
+      .where(and(eq(oauthGrants.connectorId, connectorId), eq(oauthGrants.userEmail, leaver)));
+
+    const unknown = await call(owner, "POST", "/api/remediations", {
+      playbook: { kind: "offboard_user", userEmail: leaver, transferTo: "nobody@outside.example" },
+    });
+    expect(unknown.status).toBe(400);
+    expect(errorCode(unknown)).toBe("invalid_input");
+
+    const res = await call(owner, "POST", "/api/remediations", {
+      playbook: { kind: "offboard_user", userEmail: leaver, transferTo: colleague.email },
+    });
+    expect(res.status).toBe(201);
+    const plan = res.body as TPlan;
+    const files = new Set(shares.filter((s) => s.ownerEmail === leaver).map((s) => s.fileExternalId));
+    const removals = plan.steps.filter((s) => s.resource.kind === "permission");
+    expect(new Set(removals.map((s) => s.resource.fileId))).toEqual(files);
+    const transfers = plan.steps.filter((s) => s.action === "transfer_ownership");
+    const personal = shares.filter((s) => s.ownerEmail === leaver);
+    expect(transfers.length).toBeGreaterThan(0);
+    for (const t of transfers) {
+      expect(files.has(String(t.resource.fileId))).toBe(true);
+      expect(t).toMatchObject({ before: { owner: leaver }, after: { owner: colleague.email.toLowerCase() } });
+    }
+    expect(transfers.length).toBeLessThanOrEqual(new Set(personal.map((s) => s.fileExternalId)).size);
+    expect(plan.steps.filter((s) => s.action === "revoke_oauth_grant")).toHaveLength(grants.length);
+    // Order: removals, then transfers, then grants.
+    const rank = (s: TStep) =>
+      s.resource.kind === "permission" ? 0 : s.action === "transfer_ownership" ? 1 : 2;
+    const ranks = plan.steps.map(rank);
+    expect(ranks).toEqual([...ranks].sort());
+    expect(plan.request).toMatchObject({ playbook: { userEmail: leaver } });
   });
 
   it("400 when nothing can be done, with the reason; 404 for another organization's findings", async () => {

@@ -176,13 +176,16 @@ function peopleOf(p: TPermRow): string[] {
  */
 export async function draftPlan(db: Db, orgId: string, input: TDraftInput): Promise<TDraft> {
   const skipped: TSkipped[] = [];
-  /** Files whose permissions of a kind go: `${connector}\0${fileRow}` → kinds. */
-  const fileKinds = new Map<string, Set<"public" | "external">>();
+  /** Files whose permissions of some sharing types go: `${connector}\0${fileRow}` → types. */
+  const fileKinds = new Map<string, Set<TPermRow["sharing_type"]>>();
   const fileRefs = new Map<string, { connectorId: string; fileRow: string }>();
-  const wantFile = (connectorId: string, fileRow: string, kind: "public" | "external") => {
+  const wantFile = (connectorId: string, fileRow: string, kind: "external" | TPermRow["sharing_type"]) => {
     const key = `${connectorId}\0${fileRow}`;
     const kinds = fileKinds.get(key) ?? new Set();
-    kinds.add(kind);
+    if (kind === "external") {
+      kinds.add("external_user");
+      kinds.add("external_domain");
+    } else kinds.add(kind);
     fileKinds.set(key, kinds);
     fileRefs.set(key, { connectorId, fileRow });
   };
@@ -235,8 +238,7 @@ export async function draftPlan(db: Db, orgId: string, input: TDraftInput): Prom
       throw new AppError("not_found", `Sharing item not found: ${missing.slice(0, 5).join(", ")}`, {
         missing,
       });
-    for (const r of rows)
-      wantFile(r.connector_id, r.file_id, r.sharing_type === "public" ? "public" : "external");
+    for (const r of rows) wantFile(r.connector_id, r.file_id, r.sharing_type as TPermRow["sharing_type"]);
   }
 
   // Agents: every grant of the app.
@@ -339,7 +341,7 @@ export async function draftPlan(db: Db, orgId: string, input: TDraftInput): Prom
     const kind = kindOf(p.sharing_type);
     r[kind]++;
     remaining.set(fileKey, r);
-    if (!fileKinds.get(fileKey)?.has(kind)) continue;
+    if (!fileKinds.get(fileKey)?.has(p.sharing_type)) continue;
     if (kind === "public") r.removedPublic++;
     else r.removedExternal++;
     const key = `perm:${p.connector_id}:${p.file_ext}:${p.perm_id}`;

@@ -35,4 +35,5 @@ export {
   type TScoredFinding,
 } from "./engine/score-posture";
 export { RULE_CATEGORY, RULE_IDS } from "./engine/rule-ids";
+export { fingerprintOf } from "./engine/finding";
 export { TENANT_CONFIGURATION } from "./engine/tenant-findings";

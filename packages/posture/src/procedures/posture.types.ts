@@ -52,14 +52,14 @@ export const ZPostureBreakdownOutput = z.object({
         findingCount: z
           .number()
           .int()
-          .positive()
+          .min(1)
           .describe("How many open findings the group holds (more than findingIds when the group is capped)"),
         scoreDelta: z
           .number()
           .int()
           .positive()
           .describe("The exact rise in score once the findings of findingIds are resolved"),
-        steps: z.number().int().positive().describe("Changes at the source it takes (links, grants)"),
+        steps: z.number().int().min(1).describe("Changes at the source it takes (links, grants)"),
         plan: z
           .object({ findingIds: z.array(z.string()) })
           .nullable()

@@ -80,12 +80,15 @@ export const ZStep = z.object({
 });
 export type TStep = z.infer<typeof ZStep>;
 
+const ZScore = z.number().int().min(0).max(100);
+const ZCount = z.number().int().nonnegative();
+
 export const ZPrediction = z.object({
-  score: z.number().int(),
+  score: ZScore,
   grade: z.string(),
   scoreDelta: z.number().int(),
   /** The score and grade now, which the prediction starts from. */
-  before: z.object({ score: z.number().int(), grade: z.string() }),
+  before: z.object({ score: ZScore, grade: z.string() }),
 });
 
 export const ZControlChange = z.object({
@@ -110,9 +113,9 @@ export const ZRemediationSummary = z.object({
   preventionRuleId: z.string().nullable(),
   dryRun: z.boolean(),
   predicted: ZPrediction,
-  stepCount: z.number().int(),
+  stepCount: ZCount,
   /** Steps per status. */
-  stepCounts: z.record(z.string(), z.number().int()),
+  stepCounts: z.record(z.string(), ZCount),
   reversible: z.boolean(),
   plannedBy: ZActor,
   approvedBy: ZActor.nullable(),
@@ -157,12 +160,12 @@ export const ZSimulateInput = z.strictObject({
   agentIds: ZIds.optional(),
 });
 export const ZSimulateOutput = z.object({
-  score: z.number().int(),
+  score: ZScore,
   grade: z.string(),
   scoreDelta: z.number().int(),
-  before: z.object({ score: z.number().int(), grade: z.string() }),
-  /** Findings the what-if resolves (ids), and the controls whose status would change. */
-  resolvedFindings: z.number().int(),
+  before: z.object({ score: ZScore, grade: z.string() }),
+  /** How many open findings the what-if resolves, and the controls whose status would change. */
+  resolvedFindings: ZCount,
   controls: z.array(ZControlChange),
 });
 export type TSimulateOutput = z.infer<typeof ZSimulateOutput>;

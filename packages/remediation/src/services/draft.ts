@@ -9,7 +9,7 @@ import {
   type TSeverity,
 } from "@posture/db";
 import { AppError } from "@posture/platform";
-import { RULE_IDS } from "@posture/posture";
+import { fingerprintOf, RULE_IDS } from "@posture/posture";
 
 // The planner: from findings, sharing items, agents or the offboarding playbook to the exact
 // changes at the source, read set-based from the resource store (every query filters by org and
@@ -495,25 +495,24 @@ export async function draftPlan(db: Db, orgId: string, input: TDraftInput): Prom
   for (const [k, a] of appGrants)
     if (a.total > 0 && a.revoked === a.total) fixedApps.push(k.split("\0") as [string, string]);
 
+  // Looked up by (connector, fingerprint), the findings' unique key: sha256("<rule>:<resource>").
+  const wanted: Array<[string, string]> = [
+    ...fixedFiles.map(([c, resource, rule]) => [c, fingerprintOf(rule, resource)] as [string, string]),
+    ...fixedApps.flatMap(([c, resource]) =>
+      [...APP_RULES].map((rule) => [c, fingerprintOf(rule, resource)] as [string, string]),
+    ),
+  ];
   const fixed =
-    fixedFiles.length + fixedApps.length === 0
+    wanted.length === 0
       ? []
       : await queryRows<TFixedFinding & { connector_id: string; resource_id: string }>(
           db,
           sql`SELECT f.id, f.rule_id AS "ruleId", f.category, f.severity, f.connector_id, f.resource_id
               FROM findings f
-              JOIN unnest(${arrayLiteral(fixedFiles.map((x) => x[0]))}::text[], ${arrayLiteral(fixedFiles.map((x) => x[1]))}::text[],
-                          ${arrayLiteral(fixedFiles.map((x) => x[2]))}::text[]) AS k(connector_id, resource_id, rule_id)
-                ON f.connector_id = k.connector_id AND f.resource_id = k.resource_id AND f.rule_id = k.rule_id
-              WHERE f.org_id = ${orgId} AND f.status = 'OPEN'
-              UNION ALL
-              SELECT f.id, f.rule_id AS "ruleId", f.category, f.severity, f.connector_id, f.resource_id
-              FROM findings f
-              JOIN unnest(${arrayLiteral(fixedApps.map((x) => x[0]))}::text[], ${arrayLiteral(fixedApps.map((x) => x[1]))}::text[])
-                AS k(connector_id, resource_id)
-                ON f.connector_id = k.connector_id AND f.resource_id = k.resource_id
-              WHERE f.org_id = ${orgId} AND f.status = 'OPEN'
-                AND f.rule_id = ANY(${arrayLiteral([...APP_RULES])}::text[])`,
+              JOIN unnest(${arrayLiteral(wanted.map((w) => w[0]))}::text[], ${arrayLiteral(wanted.map((w) => w[1]))}::text[])
+                AS k(connector_id, fingerprint)
+                ON f.connector_id = k.connector_id AND f.fingerprint = k.fingerprint
+              WHERE f.org_id = ${orgId} AND f.status = 'OPEN'`,
         );
 
   // Each step names the findings it helps fix.

@@ -114,7 +114,10 @@ async function rerateForTrust(db: Db, orgId: string, domains: readonly string[])
     sql`SELECT f.id, f.connector_id, f.resource_id, f.category, f.severity, f.details->>'sensitivity' AS sensitivity,
           ARRAY(SELECT jsonb_array_elements_text(COALESCE(f.details->'externalDomains', '[]'::jsonb))) AS domains
         FROM findings f
-        WHERE f.org_id = ${orgId} AND f.status = 'OPEN' AND f.rule_id = ${RULE_IDS.externalShare}`,
+        WHERE f.org_id = ${orgId} AND f.status = 'OPEN' AND f.rule_id = ${RULE_IDS.externalShare}
+          AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(COALESCE(f.details->'externalDomains', '[]'::jsonb)) AS d(domain)
+            WHERE d.domain = ANY(${arrayLiteral(added)}::text[])
+               OR d.domain LIKE ANY(${arrayLiteral(added.map((x) => `%.${x.replace(/[\\%_]/g, (c) => `\\${c}`)}`))}::text[]))`,
   );
   const touched = candidates.filter((f) => f.domains.some((d) => domainIn(addedSet, d)));
   if (touched.length === 0) return [];

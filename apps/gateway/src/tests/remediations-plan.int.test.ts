@@ -66,12 +66,12 @@ const breakdownOf = async (a: TActor) => {
   return res.body as { score: number; quickWins: TQuickWin[] };
 };
 
-/** A demo Google source, scanned, with write access on. */
-async function scannedDemo(a: TActor, displayName = "Demo Drive") {
+/** A demo source (Google by default), scanned, with write access on. */
+async function scannedDemo(a: TActor, displayName = "Demo Drive", type = "google_workspace") {
   const created = await gw.request("POST", "/api/connectors", {
     cookie: a.cookie,
     ip: freshIp(),
-    body: { type: "google_workspace", displayName, mode: "demo", config: { fileCount: 400 } },
+    body: { type, displayName, mode: "demo", config: { fileCount: 400 } },
   });
   expect(created.status).toBe(201);
   const id = (created.body as { id: string }).id;
@@ -331,6 +331,40 @@ describe("quick wins and the plan that carries them out", () => {
     } finally {
       await gw.db.db.update(connectors).set({ writeAccess: true }).where(eq(connectors.id, connectorId));
     }
+  });
+});
+
+describe("Microsoft sources", () => {
+  it("say a removed anonymous link cannot come back, and skip ownership transfers", async () => {
+    const ms = await gw.createActor({ plan: "business", role: "OWNER" });
+    const id = await scannedDemo(ms, "Demo 365", "microsoft_365");
+    const links = await openFindings(ms.orgId, "public_link");
+    expect(links.length).toBeGreaterThan(0);
+    const res = await call(ms, "POST", "/api/remediations", {
+      findingIds: links.slice(0, 3).map((l) => l.id),
+    });
+    expect(res.status).toBe(201);
+    for (const s of (res.body as TPlan).steps)
+      expect(s).toMatchObject({
+        connectorId: id,
+        action: "remove_public_link",
+        reversible: false,
+        irreversibleReason: expect.stringMatching(/new link/),
+      });
+
+    const [share] = await gw.db.db
+      .select()
+      .from(workspaceShares)
+      .where(eq(workspaceShares.connectorId, id))
+      .limit(1);
+    if (!share) throw new Error("no share");
+    const off = await call(ms, "POST", "/api/remediations", {
+      playbook: { kind: "offboard_user", userEmail: share.ownerEmail, transferTo: "anyone@else.example" },
+    });
+    expect(off.status).toBe(201);
+    const plan = off.body as TPlan;
+    expect(plan.steps.some((s) => s.action === "transfer_ownership")).toBe(false);
+    expect(plan.skipped.some((k) => /cannot transfer/.test(k.reason))).toBe(true);
   });
 });
 

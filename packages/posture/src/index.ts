@@ -34,6 +34,6 @@ export {
   type TQuickWin,
   type TScoredFinding,
 } from "./engine/score-posture";
-export { RULE_CATEGORY, RULE_IDS } from "./engine/rule-ids";
+export { QUICK_WIN_GROUPS, RULE_CATEGORY, RULE_IDS } from "./engine/rule-ids";
 export { fingerprintOf } from "./engine/finding";
 export { TENANT_CONFIGURATION } from "./engine/tenant-findings";

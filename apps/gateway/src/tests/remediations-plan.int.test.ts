@@ -54,7 +54,7 @@ type TQuickWin = {
   findingCount: number;
   scoreDelta: number;
   steps: number;
-  plan: { findingIds: string[] } | null;
+  plan: { findingIds: string[] } | { quickWin: string } | null;
 };
 
 const call = (a: { key: string }, method: string, path: string, body?: unknown) =>
@@ -106,7 +106,7 @@ describe("quick wins and the plan that carries them out", () => {
     expect(b.quickWins.length).toBeGreaterThan(0);
     const links = b.quickWins.find((w) => w.action === "remove_public_link");
     expect(links).toBeDefined();
-    if (!links?.plan) throw new Error("no public-link quick win");
+    if (!links?.plan || !("findingIds" in links.plan)) throw new Error("no public-link quick win");
     expect(links.title).toMatch(/^Remove (the worst \d+ of )?[\d,]+ public links?$/);
     expect(links.findingIds.length).toBeGreaterThan(0);
 
@@ -165,7 +165,7 @@ describe("quick wins and the plan that carries them out", () => {
 
   it("a plan of every quick win changes compliance controls, as the simulation says", async () => {
     const b = await breakdownOf(owner);
-    const all = b.quickWins.flatMap((w) => w.plan?.findingIds ?? []);
+    const all = b.quickWins.flatMap((w) => (w.plan && "findingIds" in w.plan ? w.plan.findingIds : []));
     const res = await call(owner, "POST", "/api/remediations", { findingIds: all });
     expect(res.status).toBe(201);
     const plan = res.body as TPlan;
@@ -182,6 +182,20 @@ describe("quick wins and the plan that carries them out", () => {
     // The sum of the groups is at least each group's gain.
     for (const w of b.quickWins)
       if (w.plan) expect(plan.predicted.scoreDelta).toBeGreaterThanOrEqual(w.scoreDelta);
+  });
+
+  it("a quick win's group plans every open finding of it", async () => {
+    const b = await breakdownOf(owner);
+    const shares = b.quickWins.find((w) => w.title.includes("untrusted"));
+    if (!shares) throw new Error("no untrusted-shares quick win");
+    const byGroup = await call(owner, "POST", "/api/remediations", { quickWin: "untrusted_shares" });
+    expect(byGroup.status).toBe(201);
+    const plan = byGroup.body as TPlan & { origin: string };
+    expect(plan.origin).toBe("quick_win");
+    expect(plan.request).toEqual({ quickWin: "untrusted_shares" });
+    expect([...plan.fixedFindingIds].sort()).toEqual([...shares.findingIds].sort());
+    expect(plan.predicted.scoreDelta).toBe(shares.scoreDelta);
+    expect(plan.steps).toHaveLength(shares.steps);
   });
 
   it("external shares become one step per outside permission; app findings revoke every grant", async () => {

@@ -52,7 +52,7 @@ export type TQuickWin = {
   findingCount: number;
   scoreDelta: number;
   steps: number;
-  plan: { findingIds: string[] } | null;
+  plan: { findingIds: string[] } | { quickWin: TQuickWinGroup["key"] } | null;
 };
 
 export type TPostureBreakdown = {
@@ -77,10 +77,9 @@ type TCounts = Record<TSeverity, number>;
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
-/** "41 public links", or when capped "the worst 500 of 2,341 public links". */
-function groupTitle(key: TQuickWinGroup["key"], n: number, total: number): string {
-  const count = (one: string, many: string) =>
-    `${n < total ? `the worst ${fmt(n)} of ${fmt(total)}` : fmt(n)} ${total === 1 ? one : many}`;
+/** "Remove 41 public links": the whole group. */
+function groupTitle(key: TQuickWinGroup["key"], total: number): string {
+  const count = (one: string, many: string) => `${fmt(total)} ${total === 1 ? one : many}`;
   switch (key) {
     case "public_links":
       return `Remove ${count("public link", "public links")}`;
@@ -216,31 +215,41 @@ export function bySeverityThenId(a: TScoredFinding, b: TScoredFinding): number {
   return SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-/** The exact score of the counts once these findings are resolved. */
+/** The exact score of the counts once these findings (each `n` of them, 1 by default) are resolved. */
 export function scoreWithout(
   counts: TCategoryCounts,
-  resolved: readonly Pick<TScoredFinding, "category" | "severity">[],
+  resolved: ReadonlyArray<Pick<TScoredFinding, "category" | "severity"> & { n?: number }>,
 ): number {
   const left: TCategoryCounts = new Map([...counts].map(([k, c]) => [k, { ...c }]));
   for (const f of resolved) {
     const c = left.get(f.category);
-    if (c && c[f.severity] > 0) c[f.severity]--;
+    if (c) c[f.severity] = Math.max(0, c[f.severity] - (f.n ?? 1));
   }
   return scoreCounts(left).score;
 }
 
+/** A quick-win group's size, changes at the source, and findings per category and severity. */
+export type TGroupStats = {
+  total: number;
+  steps: number;
+  counts: ReadonlyArray<{ category: string; severity: TSeverity; n: number }>;
+};
+
 /**
- * The quick wins: one per group of QUICK_WIN_GROUPS (its worst QUICK_WIN_GROUP_CAP findings) and
- * one per tenant-configuration finding, each with the exact score gained by resolving its
- * findings, keeping those that gain; ranked by points per step at the source, then points, then
- * title; at most TOP_LIMIT: every gaining group, then the best tenant settings. `candidates` must hold every tenant finding and each group's first
- * QUICK_WIN_GROUP_CAP findings in bySeverityThenId order; `totals` each group's size (by default
- * counted from `candidates`).
+ * The quick wins: one per group of QUICK_WIN_GROUPS and one per tenant-configuration finding, each
+ * with the exact score gained once all the findings of its group are resolved, keeping those that
+ * gain; ranked by points per step at the source, then points, then title; at most TOP_LIMIT:
+ * every gaining group, then the best tenant settings. A group names its worst
+ * QUICK_WIN_GROUP_CAP findings; its `plan` is `{findingIds}` when that is all of them, else
+ * `{quickWin: <group key>}` (the planner reads the whole group). `candidates` must hold every
+ * tenant finding and each group's first QUICK_WIN_GROUP_CAP findings in bySeverityThenId order;
+ * `stats` each group's size, steps and counts (by default worked out from `candidates`, which
+ * must then hold every finding of the groups).
  */
 export function quickWinsOf(
   counts: TCategoryCounts,
   candidates: readonly TScoredFinding[],
-  totals?: ReadonlyMap<string, number>,
+  stats?: ReadonlyMap<string, TGroupStats>,
 ): TQuickWin[] {
   const score = scoreCounts(counts).score;
   const members = new Map<TQuickWinGroup["key"], TScoredFinding[]>();
@@ -269,16 +278,19 @@ export function quickWinsOf(
     const all = members.get(group.key);
     if (!all) continue;
     const picked = [...all].sort(bySeverityThenId).slice(0, QUICK_WIN_GROUP_CAP);
-    const total = Math.max(totals?.get(group.key) ?? all.length, picked.length);
+    const given = stats?.get(group.key);
+    const total = Math.max(given?.total ?? all.length, picked.length);
+    const resolved = given ? given.counts : all;
+    const steps = given?.steps ?? all.reduce((n, f) => n + Math.max(1, f.steps ?? 1), 0);
     const findingIds = picked.map((f) => f.id);
     wins.push({
       action: group.action,
-      title: groupTitle(group.key, picked.length, total),
+      title: groupTitle(group.key, total),
       findingIds,
       findingCount: total,
-      scoreDelta: scoreWithout(counts, picked) - score,
-      steps: picked.reduce((n, f) => n + Math.max(1, f.steps ?? 1), 0),
-      plan: { findingIds },
+      scoreDelta: scoreWithout(counts, resolved) - score,
+      steps: Math.max(1, steps),
+      plan: total <= picked.length ? { findingIds } : { quickWin: group.key },
     });
   }
   const rank = (a: TQuickWin, b: TQuickWin) =>

@@ -46,9 +46,7 @@ export const ZPostureBreakdownOutput = z.object({
           .describe(
             'The action over its group ("Remove 41 public links"), or for `change_setting` the fix naming the setting',
           ),
-        findingIds: z
-          .array(z.string())
-          .describe("The findings this action resolves: at most 500 of its group, the most severe first"),
+        findingIds: z.array(z.string()).describe("The group's findings, at most 500, the most severe first"),
         findingCount: z
           .number()
           .int()
@@ -58,13 +56,26 @@ export const ZPostureBreakdownOutput = z.object({
           .number()
           .int()
           .positive()
-          .describe("The exact rise in score once the findings of findingIds are resolved"),
+          .describe("The exact rise in score once every finding of the group is resolved"),
         steps: z.number().int().min(1).describe("Changes at the source it takes (links, grants)"),
         plan: z
-          .object({ findingIds: z.array(z.string()) })
+          .union([
+            z.object({ findingIds: z.array(z.string()) }),
+            z.object({
+              quickWin: z
+                .enum([
+                  "public_links",
+                  "untrusted_shares",
+                  "trusted_shares",
+                  "unverified_broad_apps",
+                  "unverified_apps",
+                ])
+                .describe("Every open finding of the group, read by the planner"),
+            }),
+          ])
           .nullable()
           .describe(
-            "The POST /remediations body that carries it out; null for a tenant setting (admin console)",
+            "The POST /remediations body that carries it out: the findings when findingIds holds the whole group, else the group; null for a tenant setting (admin console)",
           ),
       }),
     )

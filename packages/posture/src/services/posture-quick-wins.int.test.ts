@@ -124,7 +124,7 @@ async function everyOpenFinding(orgId: string) {
 }
 
 describe("the organization's posture, scored in the database: quick wins", () => {
-  it("groups quick wins and caps a group at its worst 500, exactly as scorePosture does", async () => {
+  it("groups quick wins, names a group's worst 500, exactly as scorePosture does", async () => {
     // More public links than a quick win names: the HIGH ones first, then by id; the title says
     // how many the group holds. External shares of two rules: only external_share is a group.
     const orgId = await seed(6, 0, [
@@ -137,16 +137,18 @@ describe("the organization's posture, scored in the database: quick wins", () =>
     ]);
     const expected = scorePosture(await everyOpenFinding(orgId));
     const links = expected.quickWins.find((w) => w.action === "remove_public_link");
+    // The whole group's gain and steps; its worst 500 named; the plan is the group itself.
     expect(links).toMatchObject({
-      title: "Remove the worst 500 of 523 public links",
+      title: "Remove 523 public links",
       findingCount: 523,
-      steps: 500,
+      steps: 523,
+      plan: { quickWin: "public_links" },
     });
     expect(links?.findingIds).toHaveLength(500);
     expect(links?.findingIds.slice(0, 3)).toEqual(["fnd_h00", "fnd_h01", "fnd_h02"]);
-    expect(links?.plan).toEqual({ findingIds: links?.findingIds });
     const shares = expected.quickWins.find((w) => w.action === "remove_external_access");
     expect(shares?.findingIds).toEqual(Array.from({ length: 6 }, (_, k) => `fnd_b0${k}`));
+    expect(shares?.plan).toEqual({ findingIds: shares?.findingIds });
     // Best points per step first.
     const perStep = expected.quickWins.map((w) => w.scoreDelta / w.steps);
     expect(perStep).toEqual([...perStep].sort((a, b) => b - a));

@@ -9,6 +9,7 @@ import {
   rankFindings,
   scoreCounts,
   type TCategoryCounts,
+  type TGroupStats,
   type TPostureBreakdown,
   type TScoredFinding,
 } from "../engine/score-posture";
@@ -88,21 +89,37 @@ export async function computeOrgPosture(db: Db, input: { orgId: string }): Promi
     db,
     sql.join(parts, sql` UNION ALL `),
   );
-  const sizes = await queryRows<{ rule_id: string; trusted: boolean; n: number }>(
+  const sizes = await queryRows<{
+    rule_id: string;
+    trusted: boolean;
+    category: string;
+    severity: TSeverity;
+    n: number;
+    steps: number;
+  }>(
     db,
-    sql`SELECT f.rule_id, ${trusted} AS trusted, count(*)::int AS n FROM findings f
+    sql`SELECT f.rule_id, ${trusted} AS trusted, f.category, f.severity, count(*)::int AS n, sum(${STEPS_SQL})::int AS steps
+        FROM findings f
         WHERE ${open} AND f.rule_id = ANY(${arrayLiteral([...new Set(QUICK_WIN_GROUPS.map((g) => g.ruleId))])}::text[])
-        GROUP BY 1, 2`,
+        GROUP BY 1, 2, 3, 4`,
   );
-  const totals = new Map<string, number>();
+  const stats = new Map<
+    string,
+    TGroupStats & { counts: Array<{ category: string; severity: TSeverity; n: number }> }
+  >();
   for (const r of sizes) {
     const g = quickWinGroupOf({ ruleId: r.rule_id, trustedOnly: r.trusted });
-    if (g) totals.set(g.key, (totals.get(g.key) ?? 0) + r.n);
+    if (!g) continue;
+    const s = stats.get(g.key) ?? { total: 0, steps: 0, counts: [] };
+    s.total += r.n;
+    s.steps += r.steps;
+    s.counts.push({ category: r.category, severity: r.severity, n: r.n });
+    stats.set(g.key, s);
   }
   const quickWins = quickWinsOf(
     counts,
     candidates.map(({ fix, ...f }) => (fix === null ? f : { ...f, fix })),
-    totals,
+    stats,
   );
   return { score, grade, categories, ...rankFindings(scored, best), quickWins };
 }

@@ -23,6 +23,10 @@ export const ZPlanInput = z.strictObject({
   /** AI agents / OAuth apps (GET /api/agents ids): every user's grant to them is revoked. */
   agentIds: ZIds.optional(),
   playbook: ZPlaybook.optional(),
+  /** A quick win's group (GET /posture/breakdown `quickWins[].plan`): every open finding of it. */
+  quickWin: z
+    .enum(["public_links", "untrusted_shares", "trusted_shares", "unverified_broad_apps", "unverified_apps"])
+    .optional(),
   /** A partner planning for a client it manages (partner principals only; else 404). */
   organizationId: ZId.optional(),
 });

@@ -9,7 +9,7 @@ import {
   type TSeverity,
 } from "@posture/db";
 import { AppError } from "@posture/platform";
-import { fingerprintOf, RULE_IDS } from "@posture/posture";
+import { fingerprintOf, QUICK_WIN_GROUPS, RULE_IDS } from "@posture/posture";
 
 // The planner: from findings, sharing items, agents or the offboarding playbook to the exact
 // changes at the source, read set-based from the resource store (every query filters by org and
@@ -89,6 +89,8 @@ export type TDraftInput = {
   shareIds?: readonly string[] | undefined;
   agentIds?: readonly string[] | undefined;
   playbook?: { kind: "offboard_user"; userEmail: string; transferTo?: string | undefined } | undefined;
+  /** A quick win's group: every open finding of it. */
+  quickWin?: (typeof QUICK_WIN_GROUPS)[number]["key"] | undefined;
 };
 
 type TFindingRow = {
@@ -195,8 +197,18 @@ export async function draftPlan(db: Db, orgId: string, input: TDraftInput): Prom
   let offboard: { email: string; transferTo: string | null } | null = null;
   const requested = new Set<string>();
 
-  // Findings.
+  // Findings: those named, and a quick win's group (its open findings, read in SQL).
   const findingIds = [...new Set(input.findingIds ?? [])];
+  const group = QUICK_WIN_GROUPS.find((g) => g.key === input.quickWin);
+  if (group) {
+    const trusted = sql`COALESCE((details->>'trustedOnly')::boolean, false)`;
+    const rows = await queryRows<{ id: string }>(
+      db,
+      sql`SELECT id FROM findings WHERE org_id = ${orgId} AND status = 'OPEN' AND rule_id = ${group.ruleId}
+          ${group.trustedOnly === null ? sql`` : sql`AND ${trusted} = ${group.trustedOnly}`}`,
+    );
+    for (const r of rows) if (!findingIds.includes(r.id)) findingIds.push(r.id);
+  }
   if (findingIds.length > 0) {
     const rows = await queryRows<TFindingRow>(
       db,

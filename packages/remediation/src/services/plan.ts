@@ -92,7 +92,8 @@ export async function createPlan(
 ) {
   const asked =
     (input.findingIds?.length ?? 0) + (input.shareIds?.length ?? 0) + (input.agentIds?.length ?? 0) > 0 ||
-    input.playbook !== undefined;
+    input.playbook !== undefined ||
+    input.quickWin !== undefined;
   if (!asked)
     throw new AppError("invalid_input", "Nothing to do: give findingIds, shareIds, agentIds or a playbook");
   const orgId = await targetOrg(db, scope, input.organizationId);
@@ -120,7 +121,9 @@ export async function createPlan(
   if (input.shareIds?.length) request.shareIds = input.shareIds;
   if (input.agentIds?.length) request.agentIds = input.agentIds;
   if (input.playbook) request.playbook = input.playbook;
+  if (input.quickWin) request.quickWin = input.quickWin;
   const plannedBy = actorRecord(scope);
+  const origin = options.origin ?? (input.quickWin ? "quick_win" : "manual");
   const auditScope = { orgId, actor: scope.actor };
 
   const id = await withEvents(db, deps.jobs, async (tx, emit) => {
@@ -129,7 +132,7 @@ export async function createPlan(
       .values({
         orgId,
         status: "PLANNED",
-        origin: options.origin ?? "manual",
+        origin,
         preventionRuleId: options.preventionRuleId ?? null,
         dryRun: options.dryRun ?? false,
         request,
@@ -185,7 +188,7 @@ export async function createPlan(
         skipped: draft.skipped.length,
         scoreBefore: predicted.before.score,
         predictedScore: predicted.score,
-        origin: options.origin ?? "manual",
+        origin,
         dryRun: options.dryRun ?? false,
         ...(plannedBy.orgId !== orgId ? { partnerOrgId: plannedBy.orgId } : {}),
       },
@@ -196,7 +199,7 @@ export async function createPlan(
       data: {
         remediationId: row.id,
         status: "PLANNED",
-        origin: options.origin ?? "manual",
+        origin,
         dryRun: options.dryRun ?? false,
         stepCount: draft.steps.length,
         findingCount: draft.fixed.length,

@@ -53,7 +53,58 @@ const STEPS_SQL = sql`GREATEST(1, COALESCE(
  */
 export async function computeOrgPosture(db: Db, input: { orgId: string }): Promise<TPostureBreakdown> {
   const open = sql`f.org_id = ${input.orgId} AND f.status = 'OPEN'`;
-  const { counts, rows: counted } = await openFindingCounts(db, input);
+  // One pass: the counts per category and severity, and per quick-win group (rule, trustedOnly)
+  // with the changes at the source its findings take.
+  const trusted = sql`COALESCE((f.details->>'trustedOnly')::boolean, false)`;
+  const grouped = sql`f.rule_id = ANY(${arrayLiteral([...new Set(QUICK_WIN_GROUPS.map((g) => g.ruleId))])}::text[])`;
+  const tallies = await queryRows<{
+    category: string;
+    severity: TSeverity;
+    rule_id: string;
+    trusted: boolean | null;
+    n: number;
+    steps: number | null;
+  }>(
+    db,
+    sql`SELECT f.category, f.severity, CASE WHEN ${grouped} THEN f.rule_id END AS rule_id,
+          CASE WHEN ${grouped} THEN ${trusted} END AS trusted, count(*)::int AS n,
+          sum(CASE WHEN ${grouped} THEN ${STEPS_SQL} END)::int AS steps
+        FROM findings f WHERE ${open} GROUP BY 1, 2, 3, 4`,
+  );
+  const counts: TCategoryCounts = new Map();
+  const stats = new Map<
+    string,
+    TGroupStats & { counts: Array<{ category: string; severity: TSeverity; n: number }> }
+  >();
+  for (const r of tallies) {
+    const c = counts.get(r.category) ?? { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0 };
+    c[r.severity] += r.n;
+    counts.set(r.category, c);
+    const g =
+      r.rule_id === null ? null : quickWinGroupOf({ ruleId: r.rule_id, trustedOnly: r.trusted ?? false });
+    if (!g) continue;
+    const st = stats.get(g.key) ?? { total: 0, steps: 0, counts: [] };
+    st.total += r.n;
+    st.steps += r.steps ?? r.n;
+    st.counts.push({ category: r.category, severity: r.severity, n: r.n });
+    stats.set(g.key, st);
+  }
+  // In the order the keys are read (category in code-point order, then severity).
+  const counted = [...counts]
+    .flatMap(([category, c]) =>
+      (Object.keys(c) as TSeverity[]).filter((sev) => c[sev] > 0).map((severity) => ({ category, severity })),
+    )
+    .sort((a, b) =>
+      a.category < b.category
+        ? -1
+        : a.category > b.category
+          ? 1
+          : a.severity < b.severity
+            ? -1
+            : a.severity > b.severity
+              ? 1
+              : 0,
+    );
   const scored = scoreCounts(counts);
   const { score, grade, categories } = scored;
   if (counted.length === 0) return { score, grade, categories, topImprovements: [], quickWins: [] };
@@ -69,8 +120,7 @@ export async function computeOrgPosture(db: Db, input: { orgId: string }): Promi
         WHERE ${open}
         ORDER BY k.delta DESC, k.rank DESC, f.id COLLATE "C" LIMIT ${POSTURE_TOP_LIMIT}`,
   );
-  // Quick wins: every tenant finding, and each group's worst findings with the group's size.
-  const trusted = sql`COALESCE((f.details->>'trustedOnly')::boolean, false)`;
+  // Quick wins: every tenant finding, and each group's worst findings.
   const groupWhere = (g: TQuickWinGroup) =>
     g.trustedOnly === null
       ? sql`f.rule_id = ${g.ruleId}`
@@ -89,33 +139,6 @@ export async function computeOrgPosture(db: Db, input: { orgId: string }): Promi
     db,
     sql.join(parts, sql` UNION ALL `),
   );
-  const sizes = await queryRows<{
-    rule_id: string;
-    trusted: boolean;
-    category: string;
-    severity: TSeverity;
-    n: number;
-    steps: number;
-  }>(
-    db,
-    sql`SELECT f.rule_id, ${trusted} AS trusted, f.category, f.severity, count(*)::int AS n, sum(${STEPS_SQL})::int AS steps
-        FROM findings f
-        WHERE ${open} AND f.rule_id = ANY(${arrayLiteral([...new Set(QUICK_WIN_GROUPS.map((g) => g.ruleId))])}::text[])
-        GROUP BY 1, 2, 3, 4`,
-  );
-  const stats = new Map<
-    string,
-    TGroupStats & { counts: Array<{ category: string; severity: TSeverity; n: number }> }
-  >();
-  for (const r of sizes) {
-    const g = quickWinGroupOf({ ruleId: r.rule_id, trustedOnly: r.trusted });
-    if (!g) continue;
-    const s = stats.get(g.key) ?? { total: 0, steps: 0, counts: [] };
-    s.total += r.n;
-    s.steps += r.steps;
-    s.counts.push({ category: r.category, severity: r.severity, n: r.n });
-    stats.set(g.key, s);
-  }
   const quickWins = quickWinsOf(
     counts,
     candidates.map(({ fix, ...f }) => (fix === null ? f : { ...f, fix })),

@@ -40,10 +40,10 @@ export type TScoredFinding = {
 };
 
 /**
- * One action over a group of findings (or one tenant setting): the findings it resolves (at most
- * QUICK_WIN_GROUP_CAP, the worst first; `findingCount` is the group's size), the exact score it
- * gains once they are resolved, the changes at the source it takes, and the POST /remediations
- * body that carries it out (null for a tenant setting, changed in the admin console).
+ * One action over a group of findings (or one tenant setting): the group's findings (at most
+ * QUICK_WIN_GROUP_CAP named, the worst first; `findingCount` is the group's size), the exact score
+ * it gains once all of them are resolved, the changes at the source it takes, and the POST
+ * /remediations body that carries it out (null for a tenant setting, changed in the admin console).
  */
 export type TQuickWin = {
   action: TQuickWinAction;

@@ -16,3 +16,11 @@ export { EVIDENCE_BUILD_JOB, EVIDENCE_PURGE_JOB, EVIDENCE_TTL_MS } from "./servi
 export { buildEvidencePackage } from "./services/evidence-builder";
 export { buildPostureReport } from "./services/posture-report-pdf";
 export { buildGapReport } from "./services/gap-report-pdf";
+export {
+  applyWhatIf,
+  controlChanges,
+  WHAT_IF_CHECKS,
+  type TWhatIf,
+  type TControlChange,
+} from "./engine/what-if";
+export type { TSignals } from "./engine/signals";

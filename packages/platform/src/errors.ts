@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   ticket_exists: 409,
   invalid_transition: 409,
+  /** Four eyes: the planner may not approve their own remediation. */
+  self_approval: 409,
   conflict: 409,
   expired: 410,
   payload_too_large: 413,

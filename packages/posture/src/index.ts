@@ -22,4 +22,18 @@ export { recordScanEvents } from "./services/scan-events";
 export { ensureDefaultRules } from "./services/policies";
 export { scheduledScanAllowed } from "./services/scan-allowance";
 export { getFindingView, listFindings } from "./services/findings";
-export { computeOrgPosture } from "./services/posture";
+export { computeOrgPosture, openFindingCounts } from "./services/posture";
+// The scoring engine, for what-if predictions (remediation plans, POST /posture/simulate).
+export {
+  countFindings,
+  gradeOf,
+  quickWinGroupOf,
+  scoreCounts,
+  scoreWithout,
+  type TCategoryCounts,
+  type TQuickWin,
+  type TScoredFinding,
+} from "./engine/score-posture";
+export { QUICK_WIN_GROUPS, RULE_CATEGORY, RULE_IDS } from "./engine/rule-ids";
+export { fingerprintOf } from "./engine/finding";
+export { TENANT_CONFIGURATION } from "./engine/tenant-findings";

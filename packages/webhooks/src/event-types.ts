@@ -110,6 +110,69 @@ export const ZIncidentUpdatedData = z.strictObject({
   link: ZLink,
 });
 
+// Remediation at the source (issue 19): a plan, and what applying or undoing it did.
+const ZRemediationStatus = z.enum([
+  "PLANNED",
+  "APPROVED",
+  "CANCELLED",
+  "APPLYING",
+  "APPLIED",
+  "PARTIAL",
+  "FAILED",
+  "REVERTING",
+  "REVERTED",
+]);
+
+/** A remediation was planned (manually, by a quick win or by a prevention rule). */
+export const ZRemediationPlannedData = z.strictObject({
+  remediationId: z.string().min(1),
+  status: ZRemediationStatus,
+  origin: z.enum(["manual", "prevention", "quick_win"]),
+  dryRun: z.boolean(),
+  /** Changes at the source the plan holds, and the findings they fix completely. */
+  stepCount: ZCount,
+  findingCount: ZCount,
+  /** The posture score now and as predicted once applied. */
+  scoreBefore: z.number().int().min(0).max(100),
+  predictedScore: z.number().int().min(0).max(100),
+  plannedBy: z.string(),
+  link: ZLink,
+});
+
+/** A remediation's apply finished with every step applied or already gone (APPLIED) or some failed (PARTIAL). */
+export const ZRemediationAppliedData = z.strictObject({
+  remediationId: z.string().min(1),
+  status: z.enum(["APPLIED", "PARTIAL"]),
+  stepCount: ZCount,
+  applied: ZCount,
+  alreadyGone: ZCount,
+  failed: ZCount,
+  /** Findings resolved by the apply. */
+  resolvedFindings: ZCount,
+  link: ZLink,
+});
+
+/** A remediation's apply failed: no step could be applied. */
+export const ZRemediationFailedData = z.strictObject({
+  remediationId: z.string().min(1),
+  status: z.literal("FAILED"),
+  stepCount: ZCount,
+  failed: ZCount,
+  /** The first step's refusal, in the source's words. */
+  error: z.string(),
+  link: ZLink,
+});
+
+/** A remediation was undone: its reversible applied steps were restored at the source. */
+export const ZRemediationRevertedData = z.strictObject({
+  remediationId: z.string().min(1),
+  status: z.literal("REVERTED"),
+  reverted: ZCount,
+  /** Applied steps that could not be put back (irreversible, or the source refused). */
+  notReverted: ZCount,
+  link: ZLink,
+});
+
 export const EVENT_DATA_SCHEMAS = {
   "scan.completed": ZScanCompletedData,
   "finding.new": ZFindingNewData,
@@ -122,6 +185,10 @@ export const EVENT_DATA_SCHEMAS = {
   "anomaly.detected": ZAnomalyDetectedData,
   "incident.created": ZIncidentCreatedData,
   "incident.updated": ZIncidentUpdatedData,
+  "remediation.planned": ZRemediationPlannedData,
+  "remediation.applied": ZRemediationAppliedData,
+  "remediation.failed": ZRemediationFailedData,
+  "remediation.reverted": ZRemediationRevertedData,
 } as const;
 
 export type TEventType = keyof typeof EVENT_DATA_SCHEMAS;

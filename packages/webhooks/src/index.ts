@@ -14,6 +14,10 @@ export {
   ZAnomalyDetectedData,
   ZIncidentCreatedData,
   ZIncidentUpdatedData,
+  ZRemediationPlannedData,
+  ZRemediationAppliedData,
+  ZRemediationFailedData,
+  ZRemediationRevertedData,
   type TEventType,
   type TEventData,
 } from "./event-types";

@@ -16,6 +16,13 @@ const EVENT_SUMMARIES: Record<TEventType, string> = {
   "anomaly.detected": "Behaviour analytics detected an anomaly",
   "incident.created": "An incident was opened",
   "incident.updated": "An incident changed (status, priority, assignee, note or post-mortem)",
+  "remediation.planned":
+    "A remediation was planned: its steps, the findings it fixes, the score now and as predicted once applied",
+  "remediation.applied":
+    "A remediation's apply finished: every step applied or already gone (APPLIED), or some failed (PARTIAL)",
+  "remediation.failed": "A remediation's apply failed: no step could be applied at the source",
+  "remediation.reverted":
+    "A remediation was undone: its reversible applied steps were restored at the source",
 };
 
 // One description per header the deliveries send: a header added to signedHeaders and not
@@ -36,7 +43,7 @@ const DELIVERY_RULES =
   "so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. " +
   "An event is recorded in the same transaction as the change it announces, so none is lost to a crash. " +
   "`link`, where an event has one, is a URL of this API answering with the thing the event names " +
-  "(a scan, a finding, a category's findings, an anomaly, an incident, a report, a client), to the organization's API key.";
+  "(a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.";
 
 /** OpenAPI 3.1 `webhooks`: one entry per event type, its body built from the event's own schema. */
 export function webhookDocuments(): Record<string, unknown> {

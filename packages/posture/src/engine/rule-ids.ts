@@ -30,3 +30,40 @@ export const RULE_CATEGORY: Record<TRuleId, TFindingCategory> = {
 
 /** Fixed by one action on one resource (remove the link, remove the outside grants). */
 export const QUICK_WIN_RULES: ReadonlySet<string> = new Set([RULE_IDS.publicLink, RULE_IDS.externalShare]);
+
+/**
+ * The groups a quick win acts on (one action over every finding of the group): all public links,
+ * outside shares split by whether an untrusted domain is reached, and unverified apps (revoking
+ * every user's grant). Tenant-configuration findings are quick wins one by one (change_setting).
+ */
+export const QUICK_WIN_GROUPS = [
+  { key: "public_links", action: "remove_public_link", ruleId: RULE_IDS.publicLink, trustedOnly: null },
+  {
+    key: "untrusted_shares",
+    action: "remove_external_access",
+    ruleId: RULE_IDS.externalShare,
+    trustedOnly: false,
+  },
+  {
+    key: "trusted_shares",
+    action: "remove_external_access",
+    ruleId: RULE_IDS.externalShare,
+    trustedOnly: true,
+  },
+  {
+    key: "unverified_broad_apps",
+    action: "revoke_oauth_grant",
+    ruleId: RULE_IDS.appBroadScopesUnverified,
+    trustedOnly: null,
+  },
+  {
+    key: "unverified_apps",
+    action: "revoke_oauth_grant",
+    ruleId: RULE_IDS.appUnverifiedPublisher,
+    trustedOnly: null,
+  },
+] as const;
+export type TQuickWinGroup = (typeof QUICK_WIN_GROUPS)[number];
+
+/** A quick win names at most this many findings (the worst first); `findingCount` says how many the group holds. */
+export const QUICK_WIN_GROUP_CAP = 500;

@@ -76,33 +76,30 @@ describe("scorePosture arithmetic", () => {
       { findingId: "usr-2", scoreDelta: 0 },
       { findingId: "dormant", scoreDelta: 0 },
     ]);
-    // One action each: a file's link, a file's outside grants, a tenant setting (titled by its fix).
+    // One action over each group (all public links, all outside shares, unverified apps) and one
+    // per tenant setting (titled by its fix), ranked by points per step: the link 7/1; the shares
+    // 6/2 = 3 ties 2SV's 3/1 and wins on points; the apps setting and the app tie at 1/1, by title.
+    const win = (action: string, title: string, findingIds: string[], scoreDelta: number, steps = 1) => ({
+      action,
+      title,
+      findingIds,
+      findingCount: findingIds.length,
+      scoreDelta,
+      steps,
+      plan: action === "change_setting" ? null : { findingIds },
+    });
     expect(result.quickWins).toEqual([
-      { action: "remove_public_link", title: "public_link pub", findingIds: ["pub"], scoreDelta: 7 },
-      {
-        action: "change_setting",
-        title: "Security > 2-Step Verification > Enforce",
-        findingIds: ["tc-2sv"],
-        scoreDelta: 3,
-      },
-      {
-        action: "remove_external_access",
-        title: "external_share ext-a",
-        findingIds: ["ext-a"],
-        scoreDelta: 2,
-      },
-      {
-        action: "remove_external_access",
-        title: "external_share ext-b",
-        findingIds: ["ext-b"],
-        scoreDelta: 2,
-      },
-      {
-        action: "change_setting",
-        title: "API controls > block unconfigured apps",
-        findingIds: ["tc-apps"],
-        scoreDelta: 1,
-      },
+      win("remove_public_link", "Remove 1 public link", ["pub"], 7),
+      win(
+        "remove_external_access",
+        "Remove outside access to 2 files shared with untrusted domains",
+        ["ext-a", "ext-b"],
+        6,
+        2,
+      ),
+      win("change_setting", "Security > 2-Step Verification > Enforce", ["tc-2sv"], 3),
+      win("change_setting", "API controls > block unconfigured apps", ["tc-apps"], 1),
+      win("revoke_oauth_grant", "Revoke 1 app from unverified publishers", ["app"], 1),
     ]);
     for (const win of result.quickWins)
       expect(scorePosture(findings.filter((x) => !win.findingIds.includes(x.id))).score).toBe(

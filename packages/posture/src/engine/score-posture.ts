@@ -1,4 +1,4 @@
-import { QUICK_WIN_RULES, RULE_IDS } from "./rule-ids";
+import { QUICK_WIN_GROUP_CAP, QUICK_WIN_GROUPS, type TQuickWinGroup } from "./rule-ids";
 import { TENANT_CONFIGURATION } from "./tenant-findings";
 import { categoryCap } from "@posture/db";
 import { FINDING_CATEGORIES, SEVERITIES, SEVERITY_RANK, type TSeverity } from "./types";
@@ -8,7 +8,8 @@ export { CATEGORY_CAPS } from "./types";
 // The formula is documented in README.md beside this file; keep the two in step.
 
 /** What a quick win asks the admin to do. */
-export type TQuickWinAction = "remove_public_link" | "remove_external_access" | "change_setting";
+export type TQuickWinAction =
+  "remove_public_link" | "remove_external_access" | "revoke_oauth_grant" | "change_setting";
 
 export const SEVERITY_WEIGHTS: Record<TSeverity, number> = { CRITICAL: 10, HIGH: 5, MEDIUM: 2, LOW: 1 };
 
@@ -32,6 +33,26 @@ export type TScoredFinding = {
   title?: string;
   /** Tenant-configuration findings: the fix, which names the setting to change. */
   fix?: string;
+  /** External shares: whether every outside domain reached is trusted (details.trustedOnly). */
+  trustedOnly?: boolean;
+  /** Changes at the source that fix it (permissions or grants to remove); 1 when unknown. */
+  steps?: number;
+};
+
+/**
+ * One action over a group of findings (or one tenant setting): the group's findings (at most
+ * QUICK_WIN_GROUP_CAP named, the worst first; `findingCount` is the group's size), the exact score
+ * it gains once all of them are resolved, the changes at the source it takes, and the POST
+ * /remediations body that carries it out (null for a tenant setting, changed in the admin console).
+ */
+export type TQuickWin = {
+  action: TQuickWinAction;
+  title: string;
+  findingIds: string[];
+  findingCount: number;
+  scoreDelta: number;
+  steps: number;
+  plan: { findingIds: string[] } | { quickWin: TQuickWinGroup["key"] } | null;
 };
 
 export type TPostureBreakdown = {
@@ -39,20 +60,39 @@ export type TPostureBreakdown = {
   grade: TGrade;
   categories: Array<{ category: string; deductionPoints: number; findingCount: number }>;
   topImprovements: Array<{ findingId: string; scoreDelta: number }>;
-  /** One action each, best first: what to do, the findings it resolves, the score it gains. */
-  quickWins: Array<{ action: TQuickWinAction; title: string; findingIds: string[]; scoreDelta: number }>;
+  /** One action each over a group of findings, best score per step first. */
+  quickWins: TQuickWin[];
 };
 
-/** The one action that fixes a finding, when there is one (a quick-win rule or a tenant check). */
-function quickWinOf(f: TScoredFinding): { action: TQuickWinAction; title: string } | null {
-  if (f.category === TENANT_CONFIGURATION)
-    return { action: "change_setting", title: f.fix ?? f.title ?? f.ruleId };
-  if (!QUICK_WIN_RULES.has(f.ruleId)) return null;
-  const action = f.ruleId === RULE_IDS.publicLink ? "remove_public_link" : "remove_external_access";
-  return { action, title: f.title ?? f.ruleId };
+/** The quick-win group a finding belongs to, if any (tenant findings are quick wins of their own). */
+export function quickWinGroupOf(f: Pick<TScoredFinding, "ruleId" | "trustedOnly">): TQuickWinGroup | null {
+  for (const g of QUICK_WIN_GROUPS) {
+    if (g.ruleId !== f.ruleId) continue;
+    if (g.trustedOnly === null || g.trustedOnly === (f.trustedOnly ?? false)) return g;
+  }
+  return null;
 }
 
 type TCounts = Record<TSeverity, number>;
+
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+/** "Remove 41 public links": the whole group. */
+function groupTitle(key: TQuickWinGroup["key"], total: number): string {
+  const count = (one: string, many: string) => `${fmt(total)} ${total === 1 ? one : many}`;
+  switch (key) {
+    case "public_links":
+      return `Remove ${count("public link", "public links")}`;
+    case "untrusted_shares":
+      return `Remove outside access to ${count("file", "files")} shared with untrusted domains`;
+    case "trusted_shares":
+      return `Remove outside access to ${count("file", "files")} shared only with trusted domains`;
+    case "unverified_broad_apps":
+      return `Revoke ${count("unverified app", "unverified apps")} with broad access`;
+    case "unverified_apps":
+      return `Revoke ${count("app", "apps")} from unverified publishers`;
+  }
+}
 
 /**
  * Deduction of one category from its counts per severity:
@@ -153,14 +193,13 @@ export function countFindings(
 }
 
 /**
- * The top improvements and quick wins among `findings`, which must hold at least the first
- * TOP_LIMIT findings of each list in rank order (all the open findings will do; computeOrgPosture
- * asks the database for just those).
+ * The top improvements among `findings`, which must hold at least the first TOP_LIMIT findings in
+ * rank order (all the open findings will do; computeOrgPosture asks the database for just those).
  */
 export function rankFindings(
   counted: TCountedPosture,
   findings: readonly TScoredFinding[],
-): Pick<TPostureBreakdown, "topImprovements" | "quickWins"> {
+): Pick<TPostureBreakdown, "topImprovements"> {
   const ranked = findings
     .map((finding) => ({ finding, delta: counted.deltaOf(finding.category, finding.severity) }))
     .sort(byImpact);
@@ -168,20 +207,119 @@ export function rankFindings(
     topImprovements: ranked
       .slice(0, TOP_LIMIT)
       .map(({ finding, delta }) => ({ findingId: finding.id, scoreDelta: delta })),
-    quickWins: ranked
-      .flatMap(({ finding, delta }) => {
-        const win = delta > 0 ? quickWinOf(finding) : null;
-        return win ? [{ ...win, findingIds: [finding.id], scoreDelta: delta }] : [];
-      })
-      .slice(0, TOP_LIMIT),
   };
 }
 
-/** The posture of these open findings (all of them, in memory): see scoreCounts and rankFindings. */
+/** Most severe first, then id in code-point order: the order a group's capped list is read in. */
+export function bySeverityThenId(a: TScoredFinding, b: TScoredFinding): number {
+  return SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** The exact score of the counts once these findings (each `n` of them, 1 by default) are resolved. */
+export function scoreWithout(
+  counts: TCategoryCounts,
+  resolved: ReadonlyArray<Pick<TScoredFinding, "category" | "severity"> & { n?: number }>,
+): number {
+  const left: TCategoryCounts = new Map([...counts].map(([k, c]) => [k, { ...c }]));
+  for (const f of resolved) {
+    const c = left.get(f.category);
+    if (c) c[f.severity] = Math.max(0, c[f.severity] - (f.n ?? 1));
+  }
+  return scoreCounts(left).score;
+}
+
+/** A quick-win group's size, changes at the source, and findings per category and severity. */
+export type TGroupStats = {
+  total: number;
+  steps: number;
+  counts: ReadonlyArray<{ category: string; severity: TSeverity; n: number }>;
+};
+
+/**
+ * The quick wins: one per group of QUICK_WIN_GROUPS and one per tenant-configuration finding, each
+ * with the exact score gained once all the findings of its group are resolved, keeping those that
+ * gain; ranked by points per step at the source, then points, then title; at most TOP_LIMIT:
+ * every gaining group, then the best tenant settings. A group names its worst
+ * QUICK_WIN_GROUP_CAP findings; its `plan` is `{findingIds}` when that is all of them, else
+ * `{quickWin: <group key>}` (the planner reads the whole group). `candidates` must hold every
+ * tenant finding and each group's first QUICK_WIN_GROUP_CAP findings in bySeverityThenId order;
+ * `stats` each group's size, steps and counts (by default worked out from `candidates`, which
+ * must then hold every finding of the groups).
+ */
+export function quickWinsOf(
+  counts: TCategoryCounts,
+  candidates: readonly TScoredFinding[],
+  stats?: ReadonlyMap<string, TGroupStats>,
+): TQuickWin[] {
+  const score = scoreCounts(counts).score;
+  const members = new Map<TQuickWinGroup["key"], TScoredFinding[]>();
+  const wins: TQuickWin[] = [];
+  for (const f of candidates) {
+    if (f.category === TENANT_CONFIGURATION) {
+      const scoreDelta = scoreWithout(counts, [f]) - score;
+      wins.push({
+        action: "change_setting",
+        title: f.fix ?? f.title ?? f.ruleId,
+        findingIds: [f.id],
+        findingCount: 1,
+        scoreDelta,
+        steps: 1,
+        plan: null,
+      });
+      continue;
+    }
+    const group = quickWinGroupOf(f);
+    if (!group) continue;
+    const list = members.get(group.key) ?? [];
+    list.push(f);
+    members.set(group.key, list);
+  }
+  for (const group of QUICK_WIN_GROUPS) {
+    const all = members.get(group.key);
+    if (!all) continue;
+    const picked = [...all].sort(bySeverityThenId).slice(0, QUICK_WIN_GROUP_CAP);
+    const given = stats?.get(group.key);
+    const total = Math.max(given?.total ?? all.length, picked.length);
+    const resolved = given ? given.counts : all;
+    const steps = given?.steps ?? all.reduce((n, f) => n + Math.max(1, f.steps ?? 1), 0);
+    const findingIds = picked.map((f) => f.id);
+    wins.push({
+      action: group.action,
+      title: groupTitle(group.key, total),
+      findingIds,
+      findingCount: total,
+      scoreDelta: scoreWithout(counts, resolved) - score,
+      steps: Math.max(1, steps),
+      plan: total <= picked.length ? { findingIds } : { quickWin: group.key },
+    });
+  }
+  const rank = (a: TQuickWin, b: TQuickWin) =>
+    b.scoreDelta / b.steps - a.scoreDelta / a.steps ||
+    b.scoreDelta - a.scoreDelta ||
+    (a.title < b.title ? -1 : a.title > b.title ? 1 : 0) ||
+    ((a.findingIds[0] ?? "") < (b.findingIds[0] ?? "") ? -1 : 1);
+  // Every group that gains is listed (at most five); tenant settings, one step each, fill the rest.
+  const gaining = wins.filter((w) => w.scoreDelta > 0);
+  const groups = gaining.filter((w) => w.plan !== null);
+  const settings = gaining
+    .filter((w) => w.plan === null)
+    .sort(rank)
+    .slice(0, Math.max(0, TOP_LIMIT - groups.length));
+  return [...groups, ...settings].sort(rank).slice(0, TOP_LIMIT);
+}
+
+/** The posture of these open findings (all of them, in memory): see scoreCounts, rankFindings, quickWinsOf. */
 export function scorePosture(findings: readonly TScoredFinding[]): TPostureBreakdown {
-  const counted = scoreCounts(countFindings(findings));
+  const counts = countFindings(findings);
+  const counted = scoreCounts(counts);
   const { score, grade, categories } = counted;
-  return { score, grade, categories, ...rankFindings(counted, findings) };
+  return {
+    score,
+    grade,
+    categories,
+    ...rankFindings(counted, findings),
+    quickWins: quickWinsOf(counts, findings),
+  };
 }
 
 /** How many findings each list of the breakdown names. */

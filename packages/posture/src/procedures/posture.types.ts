@@ -37,16 +37,51 @@ export const ZPostureBreakdownOutput = z.object({
     .array(
       z.object({
         action: z
-          .enum(["remove_public_link", "remove_external_access", "change_setting"])
+          .enum(["remove_public_link", "remove_external_access", "revoke_oauth_grant", "change_setting"])
           .describe(
-            "What to do: remove a file's public link, remove a file's outside grants, or change a tenant setting",
+            "What to do: remove public links, remove outside access to files, revoke apps' grants, or change a tenant setting",
           ),
-        title: z.string().describe("The finding fixed, or for `change_setting` the fix naming the setting"),
-        findingIds: z.array(z.string()).describe("The findings this one action resolves"),
-        scoreDelta: z.number().int().positive().describe("How much the score rises once they are resolved"),
+        title: z
+          .string()
+          .describe(
+            'The action over its group ("Remove 41 public links"), or for `change_setting` the fix naming the setting',
+          ),
+        findingIds: z.array(z.string()).describe("The group's findings, at most 500, the most severe first"),
+        findingCount: z
+          .number()
+          .int()
+          .min(1)
+          .describe("How many open findings the group holds (more than findingIds when the group is capped)"),
+        scoreDelta: z
+          .number()
+          .int()
+          .positive()
+          .describe("The exact rise in score once every finding of the group is resolved"),
+        steps: z.number().int().min(1).describe("Changes at the source it takes (links, grants)"),
+        plan: z
+          .union([
+            z.object({ findingIds: z.array(z.string()) }),
+            z.object({
+              quickWin: z
+                .enum([
+                  "public_links",
+                  "untrusted_shares",
+                  "trusted_shares",
+                  "unverified_broad_apps",
+                  "unverified_apps",
+                ])
+                .describe("Every open finding of the group, read by the planner"),
+            }),
+          ])
+          .nullable()
+          .describe(
+            "The POST /remediations body that carries it out: the findings when findingIds holds the whole group, else the group; null for a tenant setting (admin console)",
+          ),
       }),
     )
-    .describe("Actions that each resolve findings in one step and raise the score, best first, at most ten"),
+    .describe(
+      "One action over a group of findings each (all public links, outside shares with untrusted domains, unverified apps…) or one tenant setting, ranked by points gained per step, at most ten; never empty while such an action raises the score",
+    ),
 });
 
 export const listTimelineMeta = {

@@ -124,23 +124,34 @@ async function everyOpenFinding(orgId: string) {
 }
 
 describe("the organization's posture, scored in the database: quick wins", () => {
-  it("names the same quick wins when more than ten of one kind still move the score", async () => {
-    // Counts where one LOW finding fewer still takes a point off (caps 20, 20, 15): more of them
-    // than the breakdown names, each category its own ties.
+  it("groups quick wins, names a group's worst 500, exactly as scorePosture does", async () => {
+    // More public links than a quick win names: the HIGH ones first, then by id; the title says
+    // how many the group holds. External shares of two rules: only external_share is a group.
     const orgId = await seed(6, 0, [
-      [RULE_IDS.publicLink, "public_exposure", "LOW", 18, "fnd_c"],
-      // One category, two rules: its quick wins come after more than ten findings that are not,
-      // and before every other category's (the ids say so).
+      [RULE_IDS.publicLink, "public_exposure", "LOW", 520, "fnd_c"],
+      [RULE_IDS.publicLink, "public_exposure", "HIGH", 3, "fnd_h"],
       [RULE_IDS.externalShare, "external_sharing", "LOW", 6, "fnd_b"],
       ["sensitive_external_share", "external_sharing", "LOW", 12, "fnd_a"],
       ["gws_dlp", "tenant_configuration", "LOW", 23, "fnd_d"],
       [RULE_IDS.userWithoutMfa, "identity", "LOW", 20, "fnd_e"],
     ]);
     const expected = scorePosture(await everyOpenFinding(orgId));
-    expect(expected.quickWins).toHaveLength(10);
-    expect(expected.quickWins.slice(0, 6).map((w) => w.findingIds[0])).toEqual(
-      Array.from({ length: 6 }, (_, k) => `fnd_b0${k}`),
-    );
+    const links = expected.quickWins.find((w) => w.action === "remove_public_link");
+    // The whole group's gain and steps; its worst 500 named; the plan is the group itself.
+    expect(links).toMatchObject({
+      title: "Remove 523 public links",
+      findingCount: 523,
+      steps: 523,
+      plan: { quickWin: "public_links" },
+    });
+    expect(links?.findingIds).toHaveLength(500);
+    expect(links?.findingIds.slice(0, 3)).toEqual(["fnd_h00", "fnd_h01", "fnd_h02"]);
+    const shares = expected.quickWins.find((w) => w.action === "remove_external_access");
+    expect(shares?.findingIds).toEqual(Array.from({ length: 6 }, (_, k) => `fnd_b0${k}`));
+    expect(shares?.plan).toEqual({ findingIds: shares?.findingIds });
+    // Best points per step first.
+    const perStep = expected.quickWins.map((w) => w.scoreDelta / w.steps);
+    expect(perStep).toEqual([...perStep].sort((a, b) => b - a));
     expect(await computeOrgPosture(db.db, { orgId })).toEqual(expected);
   });
 });

@@ -1,40 +1,110 @@
-import { and, asc, eq, isNotNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
 import { arrayLiteral, queryRows, scans, type Db } from "@posture/db";
 import { iso } from "@posture/platform";
+import { POSTURE_TOP_LIMIT, SEVERITY_RANK, type TSeverity } from "../engine";
+import { QUICK_WIN_GROUP_CAP, QUICK_WIN_GROUPS, RULE_IDS, type TQuickWinGroup } from "../engine/rule-ids";
 import {
-  POSTURE_TOP_LIMIT,
+  quickWinGroupOf,
+  quickWinsOf,
   rankFindings,
   scoreCounts,
-  SEVERITY_RANK,
   type TCategoryCounts,
+  type TGroupStats,
   type TPostureBreakdown,
   type TScoredFinding,
-  type TSeverity,
-} from "../engine";
-import { QUICK_WIN_RULES } from "../engine/rule-ids";
+} from "../engine/score-posture";
 import { TENANT_CONFIGURATION } from "../engine/tenant-findings";
 
-/**
- * The organization's posture from all its open findings, across connectors, worked out in the
- * database: the counts per category and severity decide the score and every finding's scoreDelta,
- * so only the counts and the few findings the two top-ten lists name are read (a 1M-file
- * organization has 171,000 open findings; reading them all cost 0.7 s a scan). Exactly what
- * `scorePosture` gives for the same findings: the lists are ranked by the same key (scoreDelta,
- * severity, id in code-point order).
- */
-export async function computeOrgPosture(db: Db, input: { orgId: string }): Promise<TPostureBreakdown> {
-  const open = sql`f.org_id = ${input.orgId} AND f.status = 'OPEN'`;
-  const counted = await queryRows<{ category: string; severity: TSeverity; n: number }>(
+/** The organization's open findings counted per category and severity (the score's input). */
+export async function openFindingCounts(
+  db: Db,
+  input: { orgId: string },
+): Promise<{ counts: TCategoryCounts; rows: Array<{ category: string; severity: TSeverity; n: number }> }> {
+  const rows = await queryRows<{ category: string; severity: TSeverity; n: number }>(
     db,
-    sql`SELECT f.category, f.severity, count(*)::int AS n FROM findings f WHERE ${open}
+    sql`SELECT f.category, f.severity, count(*)::int AS n FROM findings f
+        WHERE f.org_id = ${input.orgId} AND f.status = 'OPEN'
         GROUP BY f.category, f.severity ORDER BY f.category COLLATE "C", f.severity`,
   );
   const counts: TCategoryCounts = new Map();
-  for (const r of counted) {
+  for (const r of rows) {
     const c = counts.get(r.category) ?? { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0 };
     c[r.severity] = r.n;
     counts.set(r.category, c);
   }
+  return { counts, rows };
+}
+
+/** How many changes at the source fix a finding: its public links, outside grants or app grants. */
+const STEPS_SQL = sql`GREATEST(1, COALESCE(
+    CASE f.rule_id
+      WHEN ${RULE_IDS.publicLink} THEN jsonb_array_length(CASE WHEN jsonb_typeof(f.details->'permissionIds') = 'array' THEN f.details->'permissionIds' END)
+      WHEN ${RULE_IDS.externalShare} THEN (f.details->>'targetCount')::int
+      ELSE (f.details->>'grantCount')::int
+    END, 1))`;
+
+/**
+ * The organization's posture from all its open findings, across connectors, worked out in the
+ * database: the counts per category and severity decide the score and every finding's scoreDelta,
+ * so only the counts, the few findings the top-ten list names, and the quick wins' candidates
+ * (each group's worst QUICK_WIN_GROUP_CAP findings, every tenant finding) are read (a 1M-file
+ * organization has 171,000 open findings; reading them all cost 0.7 s a scan). Exactly what
+ * `scorePosture` gives for the same findings: the lists are ranked by the same keys.
+ */
+export async function computeOrgPosture(db: Db, input: { orgId: string }): Promise<TPostureBreakdown> {
+  const open = sql`f.org_id = ${input.orgId} AND f.status = 'OPEN'`;
+  // One pass: the counts per category and severity, and per quick-win group (rule, trustedOnly)
+  // with the changes at the source its findings take.
+  const trusted = sql`COALESCE((f.details->>'trustedOnly')::boolean, false)`;
+  const grouped = sql`f.rule_id = ANY(${arrayLiteral([...new Set(QUICK_WIN_GROUPS.map((g) => g.ruleId))])}::text[])`;
+  const tallies = await queryRows<{
+    category: string;
+    severity: TSeverity;
+    rule_id: string;
+    trusted: boolean | null;
+    n: number;
+    steps: number | null;
+  }>(
+    db,
+    sql`SELECT f.category, f.severity, CASE WHEN ${grouped} THEN f.rule_id END AS rule_id,
+          CASE WHEN ${grouped} THEN ${trusted} END AS trusted, count(*)::int AS n,
+          sum(CASE WHEN ${grouped} THEN ${STEPS_SQL} END)::int AS steps
+        FROM findings f WHERE ${open} GROUP BY 1, 2, 3, 4`,
+  );
+  const counts: TCategoryCounts = new Map();
+  const stats = new Map<
+    string,
+    TGroupStats & { counts: Array<{ category: string; severity: TSeverity; n: number }> }
+  >();
+  for (const r of tallies) {
+    const c = counts.get(r.category) ?? { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0 };
+    c[r.severity] += r.n;
+    counts.set(r.category, c);
+    const g =
+      r.rule_id === null ? null : quickWinGroupOf({ ruleId: r.rule_id, trustedOnly: r.trusted ?? false });
+    if (!g) continue;
+    const st = stats.get(g.key) ?? { total: 0, steps: 0, counts: [] };
+    st.total += r.n;
+    st.steps += r.steps ?? r.n;
+    st.counts.push({ category: r.category, severity: r.severity, n: r.n });
+    stats.set(g.key, st);
+  }
+  // In the order the keys are read (category in code-point order, then severity).
+  const counted = [...counts]
+    .flatMap(([category, c]) =>
+      (Object.keys(c) as TSeverity[]).filter((sev) => c[sev] > 0).map((severity) => ({ category, severity })),
+    )
+    .sort((a, b) =>
+      a.category < b.category
+        ? -1
+        : a.category > b.category
+          ? 1
+          : a.severity < b.severity
+            ? -1
+            : a.severity > b.severity
+              ? 1
+              : 0,
+    );
   const scored = scoreCounts(counts);
   const { score, grade, categories } = scored;
   if (counted.length === 0) return { score, grade, categories, topImprovements: [], quickWins: [] };
@@ -43,21 +113,38 @@ export async function computeOrgPosture(db: Db, input: { orgId: string }): Promi
       ${arrayLiteral(counted.map((r) => r.severity))}::text[],
       ${arrayLiteral(counted.map((r) => scored.deltaOf(r.category, r.severity)))}::int[],
       ${arrayLiteral(counted.map((r) => SEVERITY_RANK[r.severity]))}::int[]) AS k(category, severity, delta, rank)`;
-  const top = (where: SQL) =>
-    queryRows<TScoredFinding & { fix: string | null }>(
-      db,
-      sql`SELECT f.id, f.category, f.severity, f.rule_id AS "ruleId", f.title,
-            CASE WHEN f.category = ${TENANT_CONFIGURATION} THEN f.details->>'fix' END AS fix
-          FROM findings f JOIN ${keys} ON k.category = f.category AND k.severity = f.severity
-          WHERE ${open} AND ${where}
-          ORDER BY k.delta DESC, k.rank DESC, f.id COLLATE "C" LIMIT ${POSTURE_TOP_LIMIT}`,
-    );
-  const best = await top(sql`true`);
-  const wins = await top(
-    sql`k.delta > 0 AND (f.category = ${TENANT_CONFIGURATION} OR f.rule_id = ANY(${arrayLiteral([...QUICK_WIN_RULES])}::text[]))`,
+  const best = await queryRows<TScoredFinding>(
+    db,
+    sql`SELECT f.id, f.category, f.severity, f.rule_id AS "ruleId", f.title
+        FROM findings f JOIN ${keys} ON k.category = f.category AND k.severity = f.severity
+        WHERE ${open}
+        ORDER BY k.delta DESC, k.rank DESC, f.id COLLATE "C" LIMIT ${POSTURE_TOP_LIMIT}`,
   );
-  const found = new Map([...best, ...wins].map(({ fix, ...f }) => [f.id, fix === null ? f : { ...f, fix }]));
-  return { score, grade, categories, ...rankFindings(scored, [...found.values()]) };
+  // Quick wins: every tenant finding, and each group's worst findings.
+  const groupWhere = (g: TQuickWinGroup) =>
+    g.trustedOnly === null
+      ? sql`f.rule_id = ${g.ruleId}`
+      : sql`f.rule_id = ${g.ruleId} AND ${trusted} = ${g.trustedOnly}`;
+  const candidateSelect = sql`f.id, f.category, f.severity, f.rule_id AS "ruleId", f.title,
+      CASE WHEN f.category = ${TENANT_CONFIGURATION} THEN f.details->>'fix' END AS fix,
+      ${trusted} AS "trustedOnly", ${STEPS_SQL} AS steps`;
+  const parts = [
+    sql`(SELECT ${candidateSelect} FROM findings f WHERE ${open} AND f.category = ${TENANT_CONFIGURATION})`,
+    ...QUICK_WIN_GROUPS.map(
+      (g) => sql`(SELECT ${candidateSelect} FROM findings f WHERE ${open} AND ${groupWhere(g)}
+        ORDER BY f.severity_rank DESC, f.id COLLATE "C" LIMIT ${QUICK_WIN_GROUP_CAP})`,
+    ),
+  ];
+  const candidates = await queryRows<TScoredFinding & { fix: string | null; steps: number }>(
+    db,
+    sql.join(parts, sql` UNION ALL `),
+  );
+  const quickWins = quickWinsOf(
+    counts,
+    candidates.map(({ fix, ...f }) => (fix === null ? f : { ...f, fix })),
+    stats,
+  );
+  return { score, grade, categories, ...rankFindings(scored, best), quickWins };
 }
 
 /** One point per completed scan, oldest first. */

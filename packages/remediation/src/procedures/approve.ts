@@ -1,7 +1,8 @@
 import { procedure } from "@posture/platform";
-import { ZRemediationIdInput, ZRemediation } from "./remediation.types";
+import { approvePlan } from "../services/approve";
+import { ZRemediation, ZRemediationIdInput } from "./remediation.types";
+import { planScope } from "./scope";
 
-// Stub of the interface commit: replaced by its owner (issue 19).
 export const approveRemediation = procedure({ auth: "apiKey", plan: "business", role: "ADMIN" })
   .meta({
     openapi: {
@@ -9,10 +10,11 @@ export const approveRemediation = procedure({ auth: "apiKey", plan: "business", 
       path: "/remediations/{id}/approve",
       tags: ["remediations"],
       summary: "Approve a planned remediation",
+      description:
+        "PLANNED → APPROVED, by an ADMIN or OWNER of the organization (or of its managing partner when the organization's `partnerMayApprove` is on; otherwise 403). With four eyes on (`fourEyes` of /remediation-settings) the planner cannot approve their own plan: 409 `self_approval` (an API key acts as the user who created it). Any other status, or a dry run: 409 `invalid_transition`.",
     },
+    errors: ["invalid_transition", "self_approval"],
   })
   .input(ZRemediationIdInput)
   .output(ZRemediation)
-  .mutation(() => {
-    throw new Error("not built yet");
-  });
+  .mutation(({ ctx, input }) => approvePlan(ctx.db, planScope(ctx.principal), input.id));

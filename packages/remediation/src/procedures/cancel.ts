@@ -1,7 +1,8 @@
 import { procedure } from "@posture/platform";
-import { ZRemediationIdInput, ZRemediation } from "./remediation.types";
+import { cancelPlan } from "../services/approve";
+import { ZRemediation, ZRemediationIdInput } from "./remediation.types";
+import { planScope } from "./scope";
 
-// Stub of the interface commit: replaced by its owner (issue 19).
 export const cancelRemediation = procedure({ auth: "apiKey", plan: "business", role: "ADMIN" })
   .meta({
     openapi: {
@@ -9,10 +10,11 @@ export const cancelRemediation = procedure({ auth: "apiKey", plan: "business", r
       path: "/remediations/{id}/cancel",
       tags: ["remediations"],
       summary: "Cancel a planned remediation",
+      description:
+        "PLANNED → CANCELLED; any other status is 409 `invalid_transition` (an approved plan is applied, or left).",
     },
+    errors: ["invalid_transition"],
   })
   .input(ZRemediationIdInput)
   .output(ZRemediation)
-  .mutation(() => {
-    throw new Error("not built yet");
-  });
+  .mutation(({ ctx, input }) => cancelPlan(ctx.db, planScope(ctx.principal), input.id));

@@ -1,7 +1,8 @@
 import { procedure } from "@posture/platform";
-import { ZRemediationIdInput, ZRemediation } from "./remediation.types";
+import { getPlan } from "../services/approve";
+import { ZRemediation, ZRemediationIdInput } from "./remediation.types";
+import { planScope } from "./scope";
 
-// Stub of the interface commit: replaced by its owner (issue 19).
 export const getRemediation = procedure({ auth: "apiKey", plan: "business", role: "ADMIN" })
   .meta({
     openapi: {
@@ -9,10 +10,10 @@ export const getRemediation = procedure({ auth: "apiKey", plan: "business", role
       path: "/remediations/{id}",
       tags: ["remediations"],
       summary: "A remediation, step by step",
+      description:
+        "The plan and each step's `status` (PENDING, APPLIED, ALREADY_GONE, FAILED, REVERTED) with the source's error when it refused. 404 for another organization's id (a partner sees its managed clients').",
     },
   })
   .input(ZRemediationIdInput)
   .output(ZRemediation)
-  .query(() => {
-    throw new Error("not built yet");
-  });
+  .query(({ ctx, input }) => getPlan(ctx.db, planScope(ctx.principal), input.id));

@@ -23,6 +23,10 @@ export const ZPlanInput = z.strictObject({
   /** AI agents / OAuth apps (GET /api/agents ids): every user's grant to them is revoked. */
   agentIds: ZIds.optional(),
   playbook: ZPlaybook.optional(),
+  /** A quick win's group (GET /posture/breakdown `quickWins[].plan`): every open finding of it. */
+  quickWin: z
+    .enum(["public_links", "untrusted_shares", "trusted_shares", "unverified_broad_apps", "unverified_apps"])
+    .optional(),
   /** A partner planning for a client it manages (partner principals only; else 404). */
   organizationId: ZId.optional(),
 });
@@ -80,12 +84,15 @@ export const ZStep = z.object({
 });
 export type TStep = z.infer<typeof ZStep>;
 
+const ZScore = z.number().int().min(0).max(100);
+const ZCount = z.number().int().nonnegative();
+
 export const ZPrediction = z.object({
-  score: z.number().int(),
+  score: ZScore,
   grade: z.string(),
   scoreDelta: z.number().int(),
   /** The score and grade now, which the prediction starts from. */
-  before: z.object({ score: z.number().int(), grade: z.string() }),
+  before: z.object({ score: ZScore, grade: z.string() }),
 });
 
 export const ZControlChange = z.object({
@@ -110,9 +117,9 @@ export const ZRemediationSummary = z.object({
   preventionRuleId: z.string().nullable(),
   dryRun: z.boolean(),
   predicted: ZPrediction,
-  stepCount: z.number().int(),
+  stepCount: ZCount,
   /** Steps per status. */
-  stepCounts: z.record(z.string(), z.number().int()),
+  stepCounts: z.record(z.string(), ZCount),
   reversible: z.boolean(),
   plannedBy: ZActor,
   approvedBy: ZActor.nullable(),
@@ -123,12 +130,23 @@ export const ZRemediationSummary = z.object({
   revertedAt: ZTimestamp.nullable(),
 });
 
+/** What the plan was asked for but does not change, and why (no action can fix it, already gone…). */
+export const ZSkipped = z.object({
+  findingId: z.string().nullable(),
+  /** Another reference when it is not a finding (`file:<id>` for a file the transfer leaves). */
+  ref: z.string().nullable(),
+  reason: z.string(),
+});
+
 export const ZRemediation = ZRemediationSummary.extend({
   request: z.record(z.string(), z.unknown()),
   steps: z.array(ZStep),
   controls: z.array(ZControlChange),
   /** Everyone who loses or changes access, once each. */
   people: z.array(z.string()),
+  /** The open findings the steps fix completely (they resolve when the plan is applied). */
+  fixedFindingIds: z.array(z.string()),
+  skipped: z.array(ZSkipped),
 });
 export type TRemediation = z.infer<typeof ZRemediation>;
 
@@ -146,12 +164,12 @@ export const ZSimulateInput = z.strictObject({
   agentIds: ZIds.optional(),
 });
 export const ZSimulateOutput = z.object({
-  score: z.number().int(),
+  score: ZScore,
   grade: z.string(),
   scoreDelta: z.number().int(),
-  before: z.object({ score: z.number().int(), grade: z.string() }),
-  /** Findings the what-if resolves (ids), and the controls whose status would change. */
-  resolvedFindings: z.number().int(),
+  before: z.object({ score: ZScore, grade: z.string() }),
+  /** How many open findings the what-if resolves, and the controls whose status would change. */
+  resolvedFindings: ZCount,
   controls: z.array(ZControlChange),
 });
 export type TSimulateOutput = z.infer<typeof ZSimulateOutput>;

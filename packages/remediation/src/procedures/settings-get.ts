@@ -1,8 +1,8 @@
-import { procedure } from "@posture/platform";
+import { procedure, scopeOf } from "@posture/platform";
 import { z } from "zod";
+import { getSettings } from "../services/settings";
 import { ZRemediationSettings } from "./remediation.types";
 
-// Stub of the interface commit: replaced by its owner (issue 19).
 export const getRemediationSettings = procedure({ auth: "apiKey", plan: "business", role: "ADMIN" })
   .meta({
     openapi: {
@@ -10,10 +10,11 @@ export const getRemediationSettings = procedure({ auth: "apiKey", plan: "busines
       path: "/remediation-settings",
       tags: ["remediations"],
       summary: "Remediation settings",
+      description:
+        "`fourEyes` (a second, different approver for every plan), `preventionChangeCap` (the most changes prevention rules apply in one scan before their plan waits for approval) and `partnerMayApprove` (the managing partner's admins may approve).",
     },
+    errors: ["not_found"],
   })
   .input(z.void())
   .output(ZRemediationSettings)
-  .query(() => {
-    throw new Error("not built yet");
-  });
+  .query(({ ctx }) => getSettings(ctx.db, scopeOf(ctx.principal)));

@@ -1,7 +1,7 @@
-import { procedure } from "@posture/platform";
-import { ZUpdateRemediationSettings, ZRemediationSettings } from "./remediation.types";
+import { procedure, scopeOf } from "@posture/platform";
+import { updateSettings } from "../services/settings";
+import { ZRemediationSettings, ZUpdateRemediationSettings } from "./remediation.types";
 
-// Stub of the interface commit: replaced by its owner (issue 19).
 export const updateRemediationSettings = procedure({ auth: "apiKey", plan: "business", role: "ADMIN" })
   .meta({
     openapi: {
@@ -9,10 +9,11 @@ export const updateRemediationSettings = procedure({ auth: "apiKey", plan: "busi
       path: "/remediation-settings",
       tags: ["remediations"],
       summary: "Change remediation settings",
+      description:
+        "The fields given change; the change is on the audit trail (REMEDIATION_SETTINGS_CHANGED).",
     },
+    errors: ["not_found"],
   })
   .input(ZUpdateRemediationSettings)
   .output(ZRemediationSettings)
-  .mutation(() => {
-    throw new Error("not built yet");
-  });
+  .mutation(({ ctx, input }) => updateSettings(ctx.db, scopeOf(ctx.principal), input));

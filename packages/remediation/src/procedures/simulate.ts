@@ -1,18 +1,19 @@
-import { procedure } from "@posture/platform";
+import { procedure, scopeOf } from "@posture/platform";
+import { simulatePosture as simulate } from "../services/simulate";
 import { ZSimulateInput, ZSimulateOutput } from "./remediation.types";
 
-// Stub of the interface commit: replaced by its owner (issue 19).
-export const simulatePosture = procedure({ auth: "apiKey", plan: "business", role: "ADMIN" })
+export const simulatePosture = procedure({ auth: "apiKey", plan: "business" })
   .meta({
     openapi: {
       method: "POST",
       path: "/posture/simulate",
       tags: ["remediations"],
       summary: "What-if: the score and controls after fixing",
+      description:
+        "The posture score and grade, and the compliance controls whose status would change, if these findings were resolved (`findingIds`, fixable at the source or not), these agents' grants revoked (`agentIds`: their app findings resolve) and these domains trusted (`trustedDomains`: external shares re-rated as the rule engine rates them). Changes nothing; any role. For the findings a plan fixes, the same numbers as the plan's `predicted`.",
     },
+    errors: ["not_found"],
   })
   .input(ZSimulateInput)
   .output(ZSimulateOutput)
-  .mutation(() => {
-    throw new Error("not built yet");
-  });
+  .mutation(({ ctx, input }) => simulate(ctx.db, { orgId: scopeOf(ctx.principal).orgId, ...input }));

@@ -69,6 +69,11 @@ export function remediationView(r: TRemediationRow, steps: readonly TStepRow[]):
     steps: steps.map(stepView),
     controls: r.controls as TRemediation["controls"],
     people,
+    // Kept with the prediction (no column of their own): what the plan fixes and leaves.
+    fixedFindingIds: Array.isArray(r.predicted.fixedFindingIds)
+      ? (r.predicted.fixedFindingIds as string[])
+      : [],
+    skipped: Array.isArray(r.predicted.skipped) ? (r.predicted.skipped as TRemediation["skipped"]) : [],
   };
 }
 

@@ -86,8 +86,15 @@ describe("tenant-configuration findings over HTTP", () => {
       action: "change_setting",
       title: "Entra admin center > Conditional Access > block legacy authentication",
       findingIds: [tenant?.id],
+      findingCount: 1,
       scoreDelta: 4,
+      steps: 1,
+      plan: null,
     });
-    expect(b.quickWins[0]).toMatchObject({ action: "remove_public_link", findingIds: [file.id] });
+    expect(b.quickWins[0]).toMatchObject({
+      action: "remove_public_link",
+      findingIds: [file.id],
+      plan: { findingIds: [file.id] },
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import {
   PERMISSION_ROLE_RANK,
   SourceAuthError,
@@ -9,7 +9,14 @@ import {
   type TWriteFile,
   type TWriteOutcome,
 } from "@posture/connectors";
-import { connectors, remediations, remediationSteps, type Db, type TRemediationStatus } from "@posture/db";
+import {
+  connectors,
+  findings,
+  remediations,
+  remediationSteps,
+  type Db,
+  type TRemediationStatus,
+} from "@posture/db";
 import {
   AppError,
   SYSTEM_ACTOR,
@@ -307,18 +314,47 @@ async function finishApply(deps: TRemediationDeps, remediationId: string): Promi
       },
     );
     const link = remediationLink(deps.runtime.publicUrl, rem.id);
-    const deliveries =
-      status === "FAILED"
-        ? await recordRemediationEvent(tx, {
-            orgId: rem.orgId,
-            type: "remediation.failed",
-            data: { remediationId: rem.id, status: "FAILED", counts, link },
-          })
-        : await recordRemediationEvent(tx, {
-            orgId: rem.orgId,
-            type: "remediation.applied",
-            data: { remediationId: rem.id, status: status as "APPLIED" | "PARTIAL", counts, link },
-          });
+    const stepCount = Object.values(counts).reduce((a, b) => a + b, 0);
+    let deliveries: string[];
+    if (status === "FAILED") {
+      const [first] = await tx
+        .select({ error: remediationSteps.error })
+        .from(remediationSteps)
+        .where(and(eq(remediationSteps.remediationId, rem.id), eq(remediationSteps.status, "FAILED")))
+        .orderBy(asc(remediationSteps.seq))
+        .limit(1);
+      deliveries = await recordRemediationEvent(tx, {
+        orgId: rem.orgId,
+        type: "remediation.failed",
+        data: {
+          remediationId: rem.id,
+          status: "FAILED",
+          stepCount,
+          failed: counts.FAILED ?? 0,
+          error: first?.error ? `${first.error.code}: ${first.error.message}` : "no step could be applied",
+          link,
+        },
+      });
+    } else {
+      const [resolved] = await tx
+        .select({ n: count() })
+        .from(findings)
+        .where(and(eq(findings.orgId, rem.orgId), eq(findings.resolvedBy, rem.id)));
+      deliveries = await recordRemediationEvent(tx, {
+        orgId: rem.orgId,
+        type: "remediation.applied",
+        data: {
+          remediationId: rem.id,
+          status: status === "PARTIAL" ? "PARTIAL" : "APPLIED",
+          stepCount,
+          applied: counts.APPLIED ?? 0,
+          alreadyGone: counts.ALREADY_GONE ?? 0,
+          failed: counts.FAILED ?? 0,
+          resolvedFindings: resolved?.n ?? 0,
+          link,
+        },
+      });
+    }
     return { status, deliveries };
   });
   await dispatchDeliveries(deps.jobs, result.deliveries);

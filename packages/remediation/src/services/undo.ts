@@ -178,7 +178,7 @@ async function finishUndo(deps: TRemediationDeps, remediationId: string): Promis
       data: {
         remediationId: rem.id,
         status: "REVERTED",
-        counts,
+        reverted: counts.REVERTED ?? 0,
         notReverted,
         link: remediationLink(deps.runtime.publicUrl, rem.id),
       },

@@ -150,7 +150,11 @@ describe("apply", () => {
       {
         remediationId: id,
         status: "APPLIED",
-        counts: { APPLIED: 3 },
+        stepCount: 3,
+        applied: 3,
+        alreadyGone: 0,
+        failed: 0,
+        resolvedFindings: 2,
         link: `http://localhost/api/remediations/${id}`,
       },
     ]);
@@ -411,7 +415,7 @@ describe("undo", () => {
     expect(after.score).toBeLessThan(mid.score);
     expect(after.score).toBeGreaterThanOrEqual(before.score);
     expect(await eventsOf(t.orgId, "remediation.reverted")).toMatchObject([
-      { remediationId: id, status: "REVERTED", notReverted: 2, counts: { REVERTED: 3, APPLIED: 2 } },
+      { remediationId: id, status: "REVERTED", reverted: 3, notReverted: 2 },
     ]);
     const audit = await db
       .select({ action: auditLog.action })

@@ -27,9 +27,9 @@ export const ZFindingResolvedData = z.strictObject({
   findingId: z.string().min(1),
   title: z.string(),
   link: ZLink,
-  /** Resolved by a remediation's step (absent: a scan saw it gone): the step's action and its remediation. */
-  action: z.string().min(1).optional(),
-  remediationId: z.string().min(1).optional(),
+  /** Resolved by a remediation's step: the step's action and its remediation (null: a scan saw it gone). */
+  action: z.string().min(1).nullable(),
+  remediationId: z.string().min(1).nullable(),
 });
 
 export const ZPolicyViolationData = z.strictObject({
@@ -43,9 +43,9 @@ export const ZPreventionTriggeredData = z.strictObject({
   action: z.string().min(1),
   count: ZCount,
   severity: ZSeverity,
-  /** An acting rule's remediation, and what became of it: applying (under the cap), waiting for approval, or a dry run. */
-  remediationId: z.string().min(1).optional(),
-  outcome: z.enum(["applying", "awaiting_approval", "dry_run"]).optional(),
+  /** An acting rule's remediation, and what became of it: applying (under the cap), waiting for approval, or a dry run (null: ALERT_ONLY). */
+  remediationId: z.string().min(1).nullable(),
+  outcome: z.enum(["applying", "awaiting_approval", "dry_run"]).nullable(),
 });
 
 export const ZAlertGroupedData = z.strictObject({

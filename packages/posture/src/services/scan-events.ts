@@ -84,7 +84,13 @@ export async function recordScanEvents(db: Db, input: TScanEventInput): Promise<
   }
   if (types.has("finding.resolved") && result.resolvedCount > 0) {
     for (const f of await result.resolvedFindings()) {
-      await emit("finding.resolved", { findingId: f.id, title: f.title, link: findingLink(base, f.id) });
+      await emit("finding.resolved", {
+        findingId: f.id,
+        title: f.title,
+        link: findingLink(base, f.id),
+        action: null,
+        remediationId: null,
+      });
     }
   }
   if (newFindings.length === 0) return deliveryIds;
@@ -122,6 +128,8 @@ export async function recordScanEvents(db: Db, input: TScanEventInput): Promise<
         action: rule.action,
         count: hits.length,
         severity: severityOf(hits),
+        remediationId: null,
+        outcome: null,
       });
     }
   }

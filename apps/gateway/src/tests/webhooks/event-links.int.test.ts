@@ -5,7 +5,8 @@ import { connectors, events } from "@posture/db";
 import { buildScheduledReport, sweepClientHealth } from "@posture/partner";
 import { runBehaviourRefresh } from "@posture/ueba";
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES } from "@posture/webhooks";
-import { startReceiver, type TReceiver } from "@posture/webhooks/testing";
+import { insertPlan } from "@posture/remediation";
+import { startReceiver, waitFor, type TReceiver } from "@posture/webhooks/testing";
 import { startTestGateway, type TTestGateway } from "../../testing";
 import { burst, demoConnector, insertEvents, steadyPopulation } from "../detection/seed";
 import { errorCode, freshIp } from "../helpers";
@@ -233,6 +234,99 @@ describe("event links resolve to what they name", { timeout: 180_000 }, () => {
     expect(r.status, r.text).toBe(200);
     expect(r.body).toMatchObject({ orgId: client.id, name: "Linked Client" });
     covered("client.unhealthy");
+  });
+
+  it("remediation.planned, .applied, .reverted, .failed", async () => {
+    const a = await gw.createActor({ plan: "business" });
+    const sync = async (id: string) =>
+      expect((await gw.request("POST", `/api/connectors/${id}/sync`, { cookie: a.cookie })).status).toBe(200);
+    const connect = async (type: string) => {
+      const res = await gw.request("POST", "/api/connectors", {
+        cookie: a.cookie,
+        body: { type, displayName: type, mode: "demo", demo: { files: 300 } },
+      });
+      expect(res.status, res.text).toBe(201);
+      return (res.body as { id: string }).id;
+    };
+    const post = async (path: string, body?: unknown) => {
+      const res = await gw.request("POST", path, { key: a.key, ...(body === undefined ? {} : { body }) });
+      expect(res.status, res.text).toBeLessThan(300);
+      return res.body as { id: string; status: string };
+    };
+    const settle = (id: string, status: string) =>
+      waitFor(async () => {
+        const r = await gw.request("GET", `/api/remediations/${id}`, { key: a.key });
+        return (r.body as { status: string }).status === status;
+      }, 20_000);
+    const followAll = async (type: string, status: string) => {
+      const all = await recorded(a.orgId, type);
+      expect(all.length, type).toBeGreaterThan(0);
+      for (const e of all) {
+        const r = await follow(a, e);
+        expect(r.status, r.text).toBe(200);
+        expect(r.body).toMatchObject({ id: e.remediationId, status });
+      }
+      covered(type);
+    };
+
+    // A public link removed and put back on Google's sandbox.
+    const google = await connect("google_workspace");
+    await sync(google);
+    const links = await gw.request("GET", "/api/findings?category=public_exposure&limit=1", { key: a.key });
+    const finding = (links.body as { findings: TFinding[] }).findings[0];
+    expect(finding).toBeDefined();
+    const plan = await post("/api/remediations", { findingIds: [finding?.id] });
+    await post(`/api/remediations/${plan.id}/approve`);
+    await post(`/api/remediations/${plan.id}/apply`);
+    await settle(plan.id, "APPLIED");
+    await post(`/api/remediations/${plan.id}/undo`);
+    await settle(plan.id, "REVERTED");
+
+    // An ownership transfer Microsoft 365 has no API for: the only step fails, and so does the apply.
+    const microsoft = await connect("microsoft_365");
+    const failing = await insertPlan(gw.db.db, {
+      orgId: a.orgId,
+      origin: "manual",
+      request: { playbook: { kind: "offboard_user" } },
+      predicted: { score: 50, grade: "F", scoreDelta: 0, before: { score: 50, grade: "F" } },
+      plannedBy: { kind: "system", userId: null, email: "system", orgId: a.orgId },
+      steps: [
+        {
+          connectorId: microsoft,
+          action: "transfer_ownership",
+          resource: {
+            kind: "file_owner",
+            fileId: "f1",
+            driveId: null,
+            name: "Plan.docx",
+            ownerEmail: "a@x.test",
+          },
+          before: { ownerEmail: "a@x.test" },
+          after: { ownerEmail: "b@x.test" },
+          reversible: false,
+          irreversibleReason: "Microsoft 365 has no ownership transfer",
+          findingIds: [],
+          people: [],
+        },
+      ],
+    });
+    await post(`/api/remediations/${failing}/approve`);
+    await post(`/api/remediations/${failing}/apply`);
+    await settle(failing, "FAILED");
+
+    // Each event's link answers with its remediation, in the state the event announced... or later.
+    for (const e of await recorded(a.orgId, "remediation.planned")) {
+      const r = await follow(a, e);
+      expect(r.status, r.text).toBe(200);
+      expect(r.body).toMatchObject({ id: e.remediationId });
+    }
+    covered("remediation.planned");
+    await followAll("remediation.reverted", "REVERTED");
+    await followAll("remediation.failed", "FAILED");
+    const applied = await recorded(a.orgId, "remediation.applied");
+    expect(applied).toMatchObject([{ remediationId: plan.id, status: "APPLIED" }]);
+    expect((await follow(a, applied[0] ?? {})).status).toBe(200);
+    covered("remediation.applied");
   });
 
   it("covers every event type whose data has a link", () => {

@@ -87,7 +87,13 @@ describe("webhook delivery through the gateway", () => {
       await emitEvent(h.gw.db.db, h.jobs, {
         orgId: h.admin.orgId,
         type: "finding.resolved",
-        data: { findingId: `f${i}`, title: `Finding ${i}`, link: "https://app.example.test/f" },
+        data: {
+          findingId: `f${i}`,
+          title: `Finding ${i}`,
+          link: "https://app.example.test/f",
+          action: null,
+          remediationId: null,
+        },
       });
     }
     await waitFor(

@@ -91,7 +91,7 @@ async function ingestOnce(
   try {
     const source = deps.adapterFor
       ? deps.adapterFor(connector, deps.runtime)
-      : defaultAdapterFor(connector, deps.runtime, deps.db);
+      : await defaultAdapterFor(connector, deps.runtime, deps.db);
     adapter = source;
     stored = await ingestConnectorActivity(deps.db, {
       orgId: connector.orgId,

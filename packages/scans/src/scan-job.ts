@@ -140,7 +140,7 @@ async function startScan(
   try {
     adapter = deps.adapterFor
       ? deps.adapterFor(connector, deps.runtime)
-      : defaultAdapterFor(connector, deps.runtime, db);
+      : await defaultAdapterFor(connector, deps.runtime, db);
   } catch (err) {
     // Credentials or config the source cannot be read with.
     return { result: await failOrRetry(deps, { scan, connector }, err, attempt) };

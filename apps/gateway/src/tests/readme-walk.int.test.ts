@@ -209,6 +209,45 @@ const PROMISES: Array<{ call: RegExp; check: (c: TCall) => void }> = [
     },
   },
   {
+    // the public links' quick win planned: each step's change, the prediction, the controls
+    call: /^POST \/api\/remediations$/,
+    check: ({ status, body }) => {
+      expect(status).toBe(201);
+      expect(body).toMatchObject({ status: "PLANNED", predicted: { scoreDelta: expect.any(Number) } });
+      expect(body.predicted.scoreDelta).toBeGreaterThan(0);
+      expect(body.steps.length).toBeGreaterThan(0);
+      expect(body.steps.every((s: { action: string }) => s.action === "remove_public_link")).toBe(true);
+    },
+  },
+  {
+    call: /^POST \/api\/remediations\/rem_\w+\/approve$/,
+    check: ({ body }) => expect(body).toMatchObject({ status: "APPROVED" }),
+  },
+  {
+    call: /^POST \/api\/remediations\/rem_\w+\/apply$/,
+    check: ({ status, body }) => {
+      expect(status).toBe(202);
+      expect(body).toMatchObject({ status: "APPLYING" });
+    },
+  },
+  {
+    // polled until the job is done: APPLIED, every step applied or already gone
+    call: /^GET \/api\/remediations\/rem_\w+$/,
+    check: ({ body }) => {
+      expect(["APPLYING", "APPLIED"]).toContain(body.status);
+      if (body.status === "APPLIED")
+        for (const s of body.steps as Array<{ status: string }>)
+          expect(["APPLIED", "ALREADY_GONE"]).toContain(s.status);
+    },
+  },
+  {
+    call: /^POST \/api\/remediations\/rem_\w+\/undo$/,
+    check: ({ status, body }) => {
+      expect(status).toBe(202);
+      expect(body).toMatchObject({ status: "REVERTING" });
+    },
+  },
+  {
     call: /^PUT \/api\/integrations\/ticketing$/,
     check: ({ body }) => expect(body).toMatchObject({ provider: "github", configured: true }),
   },

@@ -1,7 +1,7 @@
-import { AppError } from "@posture/platform";
+import { AppError, decryptSecret, type TRuntime } from "@posture/platform";
 import { z } from "zod";
 import { parseConnectorCredentials } from "./credentials";
-import { createDemoAdapter } from "./demo";
+import { createDemoAdapter, type TDemoOptions } from "./demo";
 import { MIN_USERS } from "./demo/shape";
 import { createGoogleWorkspaceAdapter, type TGoogleEndpoints } from "./google/adapter";
 import { type THttpOptions } from "./http/client";
@@ -65,10 +65,18 @@ function parseConfig<T extends z.ZodType>(schema: T, config: Record<string, unkn
   });
 }
 
-export function createSourceAdapter(input: TCreateSourceAdapterInput): TSourceAdapter {
+/** What each mode and type is built with: the demo tenant's shape, or a real tenant's access. */
+type TMakers<T> = {
+  demo: (opts: TDemoOptions) => T;
+  google_workspace: (opts: Parameters<typeof createGoogleWorkspaceWriter>[0]) => T;
+  microsoft_365: (opts: Parameters<typeof createMicrosoft365Writer>[0]) => T;
+};
+
+/** The one reading of a connector's input, for its adapter and its writer alike. */
+function build<T>(input: TCreateSourceAdapterInput, make: TMakers<T>): T {
   if (input.mode === "demo") {
     const config = parseConfig(ZDemoConfig, input.config);
-    return createDemoAdapter({
+    return make.demo({
       seed: input.connectorId,
       type: input.type,
       fileCount: config.fileCount,
@@ -81,14 +89,14 @@ export function createSourceAdapter(input: TCreateSourceAdapterInput): TSourceAd
   const config = parseConfig(ZRealConfig, input.config);
   switch (input.type) {
     case "google_workspace":
-      return createGoogleWorkspaceAdapter({
+      return make.google_workspace({
         credentials: parseConnectorCredentials("google_workspace", input.credentials),
         config,
         endpoints: input.endpoints?.google,
         http: input.http,
       });
     case "microsoft_365":
-      return createMicrosoft365Adapter({
+      return make.microsoft_365({
         credentials: parseConnectorCredentials("microsoft_365", input.credentials),
         config,
         endpoints: input.endpoints?.microsoft,
@@ -97,39 +105,52 @@ export function createSourceAdapter(input: TCreateSourceAdapterInput): TSourceAd
   }
 }
 
+export function createSourceAdapter(input: TCreateSourceAdapterInput): TSourceAdapter {
+  return build<TSourceAdapter>(input, {
+    demo: createDemoAdapter,
+    google_workspace: createGoogleWorkspaceAdapter,
+    microsoft_365: createMicrosoft365Adapter,
+  });
+}
+
 /**
  * The writer remediation changes a connector's source through: the real APIs' documented write
  * calls, or (demo mode) the synthetic tenant's overlay, which needs `demoOverlay`.
  */
 export function createSourceWriter(input: TCreateSourceWriterInput): TSourceWriter {
-  if (input.mode === "demo") {
-    if (!input.demoOverlay) throw new Error("a demo writer needs the connector's overlay store");
-    const config = parseConfig(ZDemoConfig, input.config);
-    return createDemoWriter({
-      seed: input.connectorId,
-      type: input.type,
-      fileCount: config.fileCount,
-      userCount: config.userCount,
-      revision: config.revision,
-      ...(input.createdAt ? { epoch: input.createdAt } : {}),
-      overlay: input.demoOverlay,
-    });
-  }
-  const config = parseConfig(ZRealConfig, input.config);
-  switch (input.type) {
-    case "google_workspace":
-      return createGoogleWorkspaceWriter({
-        credentials: parseConnectorCredentials("google_workspace", input.credentials),
-        config,
-        endpoints: input.endpoints?.google,
-        http: input.http,
-      });
-    case "microsoft_365":
-      return createMicrosoft365Writer({
-        credentials: parseConnectorCredentials("microsoft_365", input.credentials),
-        config,
-        endpoints: input.endpoints?.microsoft,
-        http: input.http,
-      });
-  }
+  const overlay = input.demoOverlay;
+  return build<TSourceWriter>(input, {
+    demo: (opts) => {
+      if (!overlay) throw new Error("a demo writer needs the connector's overlay store");
+      return createDemoWriter({ ...opts, overlay });
+    },
+    google_workspace: createGoogleWorkspaceWriter,
+    microsoft_365: createMicrosoft365Writer,
+  });
+}
+
+/** A stored connector, as its adapter and writer are made from it. */
+export type TStoredConnector = {
+  id: string;
+  type: TConnectorType;
+  mode: "demo" | "real";
+  createdAt: Date;
+  credentialsEnc: string | null;
+  config: Record<string, unknown>;
+};
+
+/** A stored connector's factory input: its credentials decrypted, its config, the runtime's endpoints. */
+export function sourceInputOf(connector: TStoredConnector, runtime: TRuntime): TCreateSourceAdapterInput {
+  const credentials = connector.credentialsEnc
+    ? (JSON.parse(decryptSecret(runtime.encryptionKey, connector.credentialsEnc)) as unknown)
+    : undefined;
+  return {
+    type: connector.type,
+    mode: connector.mode,
+    connectorId: connector.id,
+    createdAt: connector.createdAt,
+    credentials,
+    config: connector.config,
+    ...(runtime.sourceEndpoints ? { endpoints: runtime.sourceEndpoints } : {}),
+  };
 }

@@ -20,4 +20,9 @@ export { accessRequirementsOf } from "./access";
 export { GOOGLE_ACCESS, GOOGLE_WRITE_ACCESS } from "./google/access";
 export { MICROSOFT_ACCESS, MICROSOFT_WRITE_ACCESS } from "./microsoft/access";
 export * from "./write";
-export { createSourceWriter, type TCreateSourceWriterInput } from "./factory";
+export {
+  createSourceWriter,
+  sourceInputOf,
+  type TCreateSourceWriterInput,
+  type TStoredConnector,
+} from "./factory";

@@ -1,6 +1,11 @@
-import { createSourceAdapter, type TDemoOverlayStore, type TSourceAdapter } from "@posture/connectors";
+import {
+  createSourceAdapter,
+  sourceInputOf,
+  type TDemoOverlayStore,
+  type TSourceAdapter,
+} from "@posture/connectors";
 import { demoOverlayStore, type Db } from "@posture/db";
-import { decryptSecret, type TRuntime } from "@posture/platform";
+import type { TRuntime } from "@posture/platform";
 import type { TConnectorRow } from "./deps";
 
 /**
@@ -14,17 +19,8 @@ export async function defaultAdapterFor(
   runtime: TRuntime,
   db: Db,
 ): Promise<TSourceAdapter> {
-  const credentials = connector.credentialsEnc
-    ? (JSON.parse(decryptSecret(runtime.encryptionKey, connector.credentialsEnc)) as unknown)
-    : undefined;
   return createSourceAdapter({
-    type: connector.type,
-    mode: connector.mode,
-    connectorId: connector.id,
-    createdAt: connector.createdAt,
-    credentials,
-    config: connector.config,
-    ...(runtime.sourceEndpoints ? { endpoints: runtime.sourceEndpoints } : {}),
+    ...sourceInputOf(connector, runtime),
     ...(connector.mode === "demo"
       ? { demoOverlay: await loadedOverlay(demoOverlayStore(db, connector.id)) }
       : {}),

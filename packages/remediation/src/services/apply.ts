@@ -24,10 +24,12 @@ import {
   type TJobQueue,
   type TLogger,
   type TRuntime,
+  audit,
 } from "@posture/platform";
 import { dispatchDeliveries } from "@posture/webhooks";
 import { createRateLimiter, rateFromEnv, sleep, type TRateLimiter } from "./rate";
-import { auditRemediation, recordRemediationEvent, remediationLink } from "./record";
+import { recordRemediationEvent } from "./record";
+import { remediationLink } from "./plan";
 import {
   lockFindings,
   newOwnerOf,
@@ -304,7 +306,7 @@ async function finishApply(deps: TRemediationDeps, remediationId: string): Promi
       .update(remediations)
       .set({ status, finishedAt: now, undoUntil: new Date(now.getTime() + UNDO_WINDOW_MS) })
       .where(eq(remediations.id, rem.id));
-    await auditRemediation(
+    await audit(
       tx,
       { orgId: rem.orgId, actor: SYSTEM_ACTOR },
       {
@@ -442,7 +444,7 @@ export async function requestApply(
       .update(remediations)
       .set({ status: "APPLYING", applyStartedAt: new Date(), applyKey: input.applyKey ?? null })
       .where(eq(remediations.id, rem.id));
-    await auditRemediation(tx, input, {
+    await audit(tx, input, {
       action: "REMEDIATION_APPLY_STARTED",
       target: rem.id,
       metadata: { steps: rem.stepTotal, ...(input.applyKey ? { idempotencyKey: input.applyKey } : {}) },

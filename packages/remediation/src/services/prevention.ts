@@ -17,10 +17,10 @@ import {
   type TRuleMatch,
   type TSeverity,
 } from "@posture/db";
-import { SYSTEM_ACTOR, type TJobQueue, type TRuntime } from "@posture/platform";
+import { SYSTEM_ACTOR, type TJobQueue, type TRuntime, audit } from "@posture/platform";
 import { computeOrgPosture } from "@posture/posture";
 import { applyJobId, REMEDIATION_APPLY_JOB } from "./apply";
-import { auditRemediation, recordRemediationEvent } from "./record";
+import { recordRemediationEvent } from "./record";
 import { writerFor as defaultWriterFor, type TWriterFor } from "./writer";
 
 // Prevention rules that act (issue 19): after a scan wrote its findings, each enabled rule with an
@@ -354,7 +354,7 @@ export async function planPrevention(
       steps,
     });
     const scope = { orgId: input.orgId, actor: SYSTEM_ACTOR };
-    await auditRemediation(tx, scope, {
+    await audit(tx, scope, {
       action: "REMEDIATION_PLANNED",
       target: remediationId,
       metadata: { preventionRuleId: rule.id, steps: steps.length, outcome },
@@ -366,12 +366,12 @@ export async function planPrevention(
         .update(remediations)
         .set({ status: "APPLYING", approvedBy: planner, approvedAt: now, applyStartedAt: now })
         .where(eq(remediations.id, remediationId));
-      await auditRemediation(tx, scope, {
+      await audit(tx, scope, {
         action: "REMEDIATION_APPROVED",
         target: remediationId,
         metadata: { preventionRuleId: rule.id, cap: org.cap },
       });
-      await auditRemediation(tx, scope, {
+      await audit(tx, scope, {
         action: "REMEDIATION_APPLY_STARTED",
         target: remediationId,
         metadata: { steps: steps.length },

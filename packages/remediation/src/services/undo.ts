@@ -8,7 +8,7 @@ import {
   type TWriteFile,
 } from "@posture/connectors";
 import { remediations, remediationSteps, type Db, type TRemediationStatus } from "@posture/db";
-import { AppError, SYSTEM_ACTOR, type TActor, type TJobQueue } from "@posture/platform";
+import { AppError, SYSTEM_ACTOR, type TActor, type TJobQueue, audit } from "@posture/platform";
 import { dispatchDeliveries } from "@posture/webhooks";
 import {
   REMEDIATION_ATTEMPTS,
@@ -20,7 +20,8 @@ import {
   type TRemediationDeps,
   type TStepError,
 } from "./apply";
-import { auditRemediation, recordRemediationEvent, remediationLink } from "./record";
+import { recordRemediationEvent } from "./record";
+import { remediationLink } from "./plan";
 import {
   lockFindings,
   preImageOf,
@@ -167,7 +168,7 @@ async function finishUndo(deps: TRemediationDeps, remediationId: string): Promis
       .update(remediations)
       .set({ status: "REVERTED", revertedAt: new Date() })
       .where(eq(remediations.id, rem.id));
-    await auditRemediation(
+    await audit(
       tx,
       { orgId: rem.orgId, actor: SYSTEM_ACTOR },
       { action: "REMEDIATION_REVERTED", target: rem.id, metadata: { counts, notReverted } },
@@ -252,7 +253,7 @@ export async function requestUndo(
         { undoUntil: rem.undoUntil?.toISOString() ?? null },
       );
     await tx.update(remediations).set({ status: "REVERTING" }).where(eq(remediations.id, rem.id));
-    await auditRemediation(tx, input, { action: "REMEDIATION_UNDO_STARTED", target: rem.id });
+    await audit(tx, input, { action: "REMEDIATION_UNDO_STARTED", target: rem.id });
   });
   await deps.jobs.enqueue(REMEDIATION_UNDO_JOB, { remediationId: input.id }, { jobId: undoJobId(input.id) });
 }

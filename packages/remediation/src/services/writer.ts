@@ -1,6 +1,6 @@
-import { createSourceWriter, type TSourceWriter } from "@posture/connectors";
+import { createSourceWriter, sourceInputOf, type TSourceWriter } from "@posture/connectors";
 import { demoOverlayStore, type connectors, type Db } from "@posture/db";
-import { decryptSecret, type TRuntime } from "@posture/platform";
+import type { TRuntime } from "@posture/platform";
 
 export type TConnectorRow = typeof connectors.$inferSelect;
 
@@ -9,17 +9,8 @@ export type TConnectorRow = typeof connectors.$inferSelect;
  * runtime's endpoints and (demo mode) the synthetic tenant's overlay in `demo_overlays`.
  */
 export function writerFor(db: Db, connector: TConnectorRow, runtime: TRuntime): TSourceWriter {
-  const credentials = connector.credentialsEnc
-    ? (JSON.parse(decryptSecret(runtime.encryptionKey, connector.credentialsEnc)) as unknown)
-    : undefined;
   return createSourceWriter({
-    type: connector.type,
-    mode: connector.mode,
-    connectorId: connector.id,
-    createdAt: connector.createdAt,
-    credentials,
-    config: connector.config,
-    ...(runtime.sourceEndpoints ? { endpoints: runtime.sourceEndpoints } : {}),
+    ...sourceInputOf(connector, runtime),
     ...(connector.mode === "demo" ? { demoOverlay: demoOverlayStore(db, connector.id) } : {}),
   });
 }

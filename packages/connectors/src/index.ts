@@ -26,3 +26,4 @@ export {
   type TCreateSourceWriterInput,
   type TStoredConnector,
 } from "./factory";
+export { reversibilityOf } from "./reversibility";

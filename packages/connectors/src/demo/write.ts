@@ -3,13 +3,12 @@ import {
   SourceWriteError,
   type TDemoOverlayStore,
   type TGrantImage,
-  type TReversibility,
   type TSourceWriter,
-  type TWriteAction,
   type TWriteFile,
   type TWriteGrant,
   type TWriteOutcome,
 } from "../write";
+import { reversibilityOf } from "../reversibility";
 import { appsOf, grantAt, grantLife } from "./apps";
 import { driveIdAt } from "./drives";
 import { fileAt } from "./files";
@@ -24,26 +23,6 @@ import { shapeOf } from "./shape";
  * truth: Google cannot re-issue a revoked OAuth token; a Microsoft anonymous link, once deleted,
  * comes back only as a new link with a new URL; OneDrive has no ownership transfer.
  */
-export function demoReversibility(
-  type: TConnectorType,
-  action: TWriteAction,
-  permission?: TPermission,
-): TReversibility {
-  if (type === "google_workspace" && action === "revoke_oauth_grant")
-    return {
-      reversible: false,
-      reason: "Google cannot re-issue a revoked OAuth token: the user must grant the app again",
-    };
-  if (type === "microsoft_365" && (action === "remove_public_link" || permission?.type === "anyone"))
-    return {
-      reversible: false,
-      reason: "A deleted anonymous sharing link comes back only as a new link with a new URL",
-    };
-  if (type === "microsoft_365" && action === "transfer_ownership")
-    return { reversible: false, reason: "OneDrive has no ownership transfer" };
-  return { reversible: true };
-}
-
 /** Where a file is in the generated tenant, as it is now (overlay applied) and as generated. */
 type TLocated = { index: number; pid: string; base: TSourceFile; current: TSourceFile };
 
@@ -123,7 +102,7 @@ export function createDemoWriter(opts: TDemoOptions & { overlay: TDemoOverlaySto
   const writer: TSourceWriter = {
     // The sandbox grants everything: no scope to ask for.
     requirements: () => [],
-    reversibility: (action, permission) => demoReversibility(shape.type, action, permission),
+    reversibility: (action, permission) => reversibilityOf(shape.type, action, permission),
 
     readPermission: async (file, permissionId) => {
       const located = locateByPermission(await load(), file, permissionId);

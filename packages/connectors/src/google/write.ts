@@ -1,4 +1,5 @@
 import type { THttpOptions } from "../http/client";
+import { reversibilityOf } from "../reversibility";
 import { SourceAuthError, type TPermissionRole } from "../types";
 import {
   SourceWriteError,
@@ -310,13 +311,7 @@ export function createGoogleWorkspaceWriter(opts: {
 
   return {
     requirements: () => GOOGLE_WRITE_ACCESS.map((r) => ({ ...r })),
-    reversibility: (action): TReversibility =>
-      action === "revoke_oauth_grant"
-        ? {
-            reversible: false,
-            reason: "Google cannot re-issue a revoked OAuth token; the user must consent again",
-          }
-        : { reversible: true },
+    reversibility: (action): TReversibility => reversibilityOf("google_workspace", action),
     readPermission,
     deletePermission,
     updatePermissionRole,

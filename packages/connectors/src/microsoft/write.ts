@@ -2,6 +2,7 @@ import { parseRetryAfter } from "@posture/platform";
 import { sendWithRetry, type THttpOptions, type TQuery } from "../http/client";
 import { apiErrorMessage } from "../http/errors";
 import { RETRYABLE_STATUS } from "../http/retry";
+import { NEW_LINK_REASON, NO_TRANSFER_REASON, reversibilityOf } from "../reversibility";
 import { SourceAuthError, SourceUnavailableError, type TPermission, type TPermissionRole } from "../types";
 import {
   SourceWriteError,
@@ -43,11 +44,6 @@ const GRAPH_ROLES: Partial<Record<TPermissionRole, string[]>> = {
   writer: ["write"],
   owner: ["owner"],
 };
-
-const NEW_LINK_REASON =
-  "Microsoft 365 cannot restore a deleted sharing link: a new link would have a new URL, so whoever held the old one stays locked out.";
-const NO_TRANSFER_REASON =
-  "OneDrive and SharePoint have no API to transfer a file's ownership: move or copy the file to another drive instead.";
 
 /** A permission as Graph v1.0 returns it, with the fields the writer reads beyond the adapter's. */
 type TGraphPermission = TMsPermission & {
@@ -533,17 +529,8 @@ export function createMicrosoft365Writer(opts: {
 
   return {
     requirements: () => MICROSOFT_WRITE_ACCESS.map((r) => ({ ...r })),
-    reversibility: (action: TWriteAction, permission?: TPermission): TReversibility => {
-      if (action === "transfer_ownership") return { reversible: false, reason: NO_TRANSFER_REASON };
-      if (action === "remove_public_link" || action === "remove_external_domain")
-        return { reversible: false, reason: NEW_LINK_REASON };
-      if (
-        action === "remove_external_user" &&
-        (permission?.type === "anyone" || permission?.type === "domain")
-      )
-        return { reversible: false, reason: NEW_LINK_REASON };
-      return { reversible: true };
-    },
+    reversibility: (action: TWriteAction, permission?: TPermission): TReversibility =>
+      reversibilityOf("microsoft_365", action, permission),
     readPermission,
     deletePermission,
     updatePermissionRole,

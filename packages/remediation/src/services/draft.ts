@@ -8,6 +8,7 @@ import {
   type TRemediationResource,
   type TSeverity,
 } from "@posture/db";
+import { reversibilityOf as sourceReversibility, type TConnectorType } from "@posture/connectors";
 import { AppError } from "@posture/platform";
 import { fingerprintOf, QUICK_WIN_GROUPS, RULE_IDS } from "@posture/posture";
 
@@ -30,26 +31,13 @@ export function agentIdOf(connectorId: string, clientKey: string): string {
 
 export type TConnectorInfo = { id: string; type: string; displayName: string; writeAccess: boolean };
 
-/**
- * Whether a change can be put back, per source (the writers' `reversibility`, mirrored so the
- * planner needs no credentials): Google cannot re-issue a revoked OAuth token; a Microsoft
- * anonymous link, once deleted, comes back only as a new link with a new URL.
- */
+/** Whether a change can be put back on this connector's source (connectors' one rule for it). */
 export function reversibilityOf(
   connectorType: string,
   action: TRemediationAction,
 ): { reversible: boolean; reason: string | null } {
-  if (connectorType === "google_workspace" && action === "revoke_oauth_grant")
-    return {
-      reversible: false,
-      reason: "Google cannot re-issue a revoked OAuth token: the user must grant the app again",
-    };
-  if (connectorType === "microsoft_365" && action === "remove_public_link")
-    return {
-      reversible: false,
-      reason: "A deleted anonymous link cannot be restored: only a new link with a new URL can be created",
-    };
-  return { reversible: true, reason: null };
+  const r = sourceReversibility(connectorType as TConnectorType, action);
+  return r.reversible ? { reversible: true, reason: null } : { reversible: false, reason: r.reason };
 }
 
 export type TDraftStep = {

@@ -1,0 +1,31 @@
+import type { TConnectorType, TPermission } from "./types";
+import type { TReversibility, TWriteAction } from "./write";
+
+const GOOGLE_TOKEN_REASON = "Google cannot re-issue a revoked OAuth token; the user must consent again";
+const NEW_LINK_REASON =
+  "Microsoft 365 cannot restore a deleted sharing link: a new link would have a new URL, so whoever held the old one stays locked out.";
+const NO_TRANSFER_REASON =
+  "OneDrive and SharePoint have no API to transfer a file's ownership: move or copy the file to another drive instead.";
+
+/**
+ * Whether a change of this kind can be put back on a source of this type, decided before any
+ * call: the real writers, the sandbox (which mirrors its type) and the planner all answer with it.
+ */
+export function reversibilityOf(
+  type: TConnectorType,
+  action: TWriteAction,
+  permission?: Pick<TPermission, "type">,
+): TReversibility {
+  if (type === "google_workspace")
+    return action === "revoke_oauth_grant"
+      ? { reversible: false, reason: GOOGLE_TOKEN_REASON }
+      : { reversible: true };
+  if (action === "transfer_ownership") return { reversible: false, reason: NO_TRANSFER_REASON };
+  if (action === "remove_public_link" || action === "remove_external_domain")
+    return { reversible: false, reason: NEW_LINK_REASON };
+  if (action === "remove_external_user" && (permission?.type === "anyone" || permission?.type === "domain"))
+    return { reversible: false, reason: NEW_LINK_REASON };
+  return { reversible: true };
+}
+
+export { NEW_LINK_REASON, NO_TRANSFER_REASON };

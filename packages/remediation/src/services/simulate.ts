@@ -14,6 +14,7 @@ import {
   gatherSignals,
   WHAT_IF_CHECKS,
   type TControlChange,
+  type TSignals,
   type TWhatIf,
 } from "@posture/compliance";
 import { domainIn } from "@posture/platform";
@@ -23,6 +24,36 @@ import type { TSimulateOutput } from "../procedures/remediation.types";
 
 /** The period the compliance what-if judges (the compliance dashboard's). */
 const COMPLIANCE_DAYS = 30;
+
+/** How long an organization's compliance signals serve what-ifs while nothing they count has moved. */
+const SIGNALS_TTL_MS = 5 * 60_000;
+const SIGNALS_CACHED = 500;
+const signalsCache = new Map<string, { key: string; at: number; signals: Promise<TSignals> }>();
+
+/**
+ * The organization's compliance signals for a what-if. Gathering them reads the whole store (a
+ * million files, the period's activity: seconds at that size), so they are kept per organization
+ * until a scan completes or an audited change lands (the key), and for SIGNALS_TTL_MS at most:
+ * both sides of a what-if come from the same signals, so only what the what-if changes moves a
+ * control; the score beside them is always read live.
+ */
+async function signalsFor(db: Db, orgId: string): Promise<TSignals> {
+  const [row] = await queryRows<{ key: string }>(
+    db,
+    sql`SELECT concat_ws(':',
+          (SELECT max(completed_at)::text FROM scans WHERE org_id = ${orgId} AND status = 'COMPLETE'),
+          (SELECT max(seq)::text FROM audit_log WHERE org_id = ${orgId})) AS key`,
+  );
+  const key = row?.key ?? "";
+  const hit = signalsCache.get(orgId);
+  if (hit && hit.key === key && Date.now() - hit.at < SIGNALS_TTL_MS) return hit.signals;
+  const signals = gatherSignals(db, { orgId, days: COMPLIANCE_DAYS, tenantChecks: WHAT_IF_CHECKS });
+  signalsCache.delete(orgId);
+  if (signalsCache.size >= SIGNALS_CACHED) signalsCache.delete(signalsCache.keys().next().value ?? "");
+  signalsCache.set(orgId, { key, at: Date.now(), signals });
+  signals.catch(() => signalsCache.delete(orgId));
+  return signals;
+}
 
 export type TRerated = { id: string; ruleId: string; category: string; from: TSeverity; to: TSeverity };
 
@@ -45,10 +76,7 @@ export async function predict(
     trustedDomainsAdded?: number;
   },
 ): Promise<TPrediction> {
-  const [{ counts }, signals] = await Promise.all([
-    openFindingCounts(db, { orgId }),
-    gatherSignals(db, { orgId, days: COMPLIANCE_DAYS, tenantChecks: WHAT_IF_CHECKS }),
-  ]);
+  const [{ counts }, signals] = await Promise.all([openFindingCounts(db, { orgId }), signalsFor(db, orgId)]);
   const before = scoreCounts(counts);
   const after: TCategoryCounts = new Map([...counts].map(([k, c]) => [k, { ...c }]));
   const shift = (category: string, severity: TSeverity, by: number) => {

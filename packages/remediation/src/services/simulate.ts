@@ -28,12 +28,21 @@ const COMPLIANCE_DAYS = 30;
 /** How long an organization's compliance signals serve what-ifs while nothing they count has moved. */
 const SIGNALS_TTL_MS = 5 * 60_000;
 const SIGNALS_CACHED = 500;
+/** Audited moves that change nothing the signals count (planning is not doing). */
+const QUIET_ACTIONS = [
+  "REMEDIATION_PLANNED",
+  "REMEDIATION_APPROVED",
+  "REMEDIATION_CANCELLED",
+  "REMEDIATION_SETTINGS_CHANGED",
+  "REMEDIATION_APPLY_STARTED",
+  "REMEDIATION_UNDO_STARTED",
+] as const;
 const signalsCache = new Map<string, { key: string; at: number; signals: Promise<TSignals> }>();
 
 /**
  * The organization's compliance signals for a what-if. Gathering them reads the whole store (a
  * million files, the period's activity: seconds at that size), so they are kept per organization
- * until a scan completes or an audited change lands (the key), and for SIGNALS_TTL_MS at most:
+ * until a scan completes or an audited change other than planning lands (the key), and for SIGNALS_TTL_MS at most:
  * both sides of a what-if come from the same signals, so only what the what-if changes moves a
  * control; the score beside them is always read live.
  */
@@ -42,7 +51,10 @@ async function signalsFor(db: Db, orgId: string): Promise<TSignals> {
     db,
     sql`SELECT concat_ws(':',
           (SELECT max(completed_at)::text FROM scans WHERE org_id = ${orgId} AND status = 'COMPLETE'),
-          (SELECT max(seq)::text FROM audit_log WHERE org_id = ${orgId})) AS key`,
+          (SELECT max(seq)::text FROM audit_log WHERE org_id = ${orgId} AND action NOT IN (${sql.join(
+            QUIET_ACTIONS.map((a) => sql`${a}`),
+            sql`, `,
+          )}))) AS key`,
   );
   const key = row?.key ?? "";
   const hit = signalsCache.get(orgId);

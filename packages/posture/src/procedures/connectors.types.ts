@@ -186,12 +186,9 @@ export const updateConnectorMeta = {
 export const ZUpdateConnectorInput = z.strictObject({
   id: z.string().min(1).max(100),
   displayName: z.string().trim().min(1).max(100).optional(),
-  writeAccess: z
-    .boolean()
-    .optional()
-    .meta({
-      description: "Whether remediation may change the source (see docs/operations.md for the scopes)",
-    }),
+  writeAccess: z.boolean().optional().meta({
+    description: "Whether remediation may change the source (see docs/operations.md for the scopes)",
+  }),
 });
 
 export const deleteConnectorMeta = {

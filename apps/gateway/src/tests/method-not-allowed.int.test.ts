@@ -48,13 +48,13 @@ describe("a known path with another method", () => {
   });
 
   it("unions the methods of a template and a literal path that both match", async () => {
-    const res = await send("PATCH", "/api/connectors/abc", { key: owner.key, body: {} });
+    const res = await send("PUT", "/api/connectors/abc", { key: owner.key, body: {} });
     expect(res.status).toBe(405);
-    expect(res.headers.get("allow")).toBe("DELETE");
+    expect(res.headers.get("allow")).toBe("DELETE, PATCH");
     expect(res.body).toMatchObject({
       error: "method_not_allowed",
       message: expect.any(String),
-      allow: ["DELETE"],
+      allow: ["DELETE", "PATCH"],
     });
   });
 

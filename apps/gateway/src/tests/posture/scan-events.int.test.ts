@@ -116,7 +116,15 @@ describe("scan events", () => {
       .body as TScan;
     expect(rescan.findingsResolved).toBeGreaterThan(0);
     await waitFor(async () => of("finding.resolved").length === rescan.findingsResolved, 20_000);
-    expect(Object.keys(of("finding.resolved")[0]?.data ?? {}).sort()).toEqual(["findingId", "link", "title"]);
+    expect(Object.keys(of("finding.resolved")[0]?.data ?? {}).sort()).toEqual([
+      "action",
+      "findingId",
+      "link",
+      "remediationId",
+      "title",
+    ]);
+    // A scan resolved it, not a remediation.
+    expect(of("finding.resolved")[0]?.data).toMatchObject({ action: null, remediationId: null });
     expect(new Set(delivered().map((d) => d.id)).size).toBe(delivered().length);
   });
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ANOMALY_TYPES, SEVERITIES } from "@posture/db";
+import { ANOMALY_TYPES, REMEDIATION_STATUSES, SEVERITIES } from "@posture/db";
 
 // The spec's Events table: one schema per event, exactly its data fields.
 const ZSeverity = z.enum(SEVERITIES);
@@ -117,17 +117,7 @@ export const ZIncidentUpdatedData = z.strictObject({
 });
 
 // Remediation at the source (issue 19): a plan, and what applying or undoing it did.
-const ZRemediationStatus = z.enum([
-  "PLANNED",
-  "APPROVED",
-  "CANCELLED",
-  "APPLYING",
-  "APPLIED",
-  "PARTIAL",
-  "FAILED",
-  "REVERTING",
-  "REVERTED",
-]);
+const ZRemediationStatus = z.enum(REMEDIATION_STATUSES);
 
 /** A remediation was planned (manually, by a quick win or by a prevention rule). */
 export const ZRemediationPlannedData = z.strictObject({

@@ -40,6 +40,7 @@ import {
   targetRoleOf,
   type TPreImage,
   type TStepRow,
+  lockRemediation,
 } from "./store-sync";
 import { writerFor as defaultWriterFor, type TConnectorRow, type TWriterFor } from "./writer";
 
@@ -292,11 +293,7 @@ export function finalStatus(counts: Record<string, number>): TRemediationStatus 
 
 async function finishApply(deps: TRemediationDeps, remediationId: string): Promise<TRemediationStatus> {
   const result = await deps.db.transaction(async (tx) => {
-    const [rem] = await tx
-      .select()
-      .from(remediations)
-      .where(eq(remediations.id, remediationId))
-      .for("update");
+    const rem = await lockRemediation(tx, remediationId);
     if (!rem || rem.status !== "APPLYING") return { status: rem?.status ?? "FAILED", deliveries: [] };
     const counts = await refreshStepCounts(tx, rem.id);
     if ((counts.PENDING ?? 0) > 0) return { status: rem.status, deliveries: [] };
@@ -414,11 +411,7 @@ export async function requestApply(
   deps: { jobs: TJobQueue },
 ): Promise<void> {
   await db.transaction(async (tx) => {
-    const [rem] = await tx
-      .select()
-      .from(remediations)
-      .where(and(eq(remediations.id, input.id), eq(remediations.orgId, input.orgId)))
-      .for("update");
+    const rem = await lockRemediation(tx, input.id, input.orgId);
     if (!rem) throw new AppError("not_found", "Remediation not found");
     if (rem.dryRun)
       throw new AppError(

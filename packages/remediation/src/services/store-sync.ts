@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { TGrantImage, TPermissionImage } from "@posture/connectors";
 import {
   arrayLiteral,
@@ -7,6 +7,7 @@ import {
   type remediationSteps,
   type Db,
   type TRemediationResource,
+  remediations,
 } from "@posture/db";
 import {
   changeStoredFile,
@@ -210,4 +211,21 @@ export async function refreshStepCounts(tx: Db, remediationId: string): Promise<
     sql`UPDATE remediations SET step_counts = ${JSON.stringify(counts)}::jsonb WHERE id = ${remediationId}`,
   );
   return counts;
+}
+
+/**
+ * The remediation's row, locked for the caller's transaction: its status moves under this lock.
+ * With `orgId`, another organization's id is not found.
+ */
+export async function lockRemediation(tx: Db, id: string, orgId?: string) {
+  const [rem] = await tx
+    .select()
+    .from(remediations)
+    .where(
+      orgId === undefined
+        ? eq(remediations.id, id)
+        : and(eq(remediations.id, id), eq(remediations.orgId, orgId)),
+    )
+    .for("update");
+  return rem;
 }

@@ -30,6 +30,7 @@ import {
   storeAfterUndo,
   type TPreImage,
   type TStepRow,
+  lockRemediation,
 } from "./store-sync";
 
 type TRemediationRow = typeof remediations.$inferSelect;
@@ -156,11 +157,7 @@ async function undoStep(deps: TRemediationDeps, rem: TRemediationRow, step: TSte
 
 async function finishUndo(deps: TRemediationDeps, remediationId: string): Promise<TRemediationStatus> {
   const result = await deps.db.transaction(async (tx) => {
-    const [rem] = await tx
-      .select()
-      .from(remediations)
-      .where(eq(remediations.id, remediationId))
-      .for("update");
+    const rem = await lockRemediation(tx, remediationId);
     if (!rem || rem.status !== "REVERTING") return { status: rem?.status ?? "REVERTED", deliveries: [] };
     const counts = await refreshStepCounts(tx, rem.id);
     const notReverted = counts.APPLIED ?? 0;
@@ -235,11 +232,7 @@ export async function requestUndo(
 ): Promise<void> {
   const now = input.now ?? new Date();
   await db.transaction(async (tx) => {
-    const [rem] = await tx
-      .select()
-      .from(remediations)
-      .where(and(eq(remediations.id, input.id), eq(remediations.orgId, input.orgId)))
-      .for("update");
+    const rem = await lockRemediation(tx, input.id, input.orgId);
     if (!rem) throw new AppError("not_found", "Remediation not found");
     if (rem.status !== "APPLIED" && rem.status !== "PARTIAL")
       throw new AppError(

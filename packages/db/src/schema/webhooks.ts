@@ -13,6 +13,9 @@ export const webhookSubscriptions = pgTable(
     events: text("events").array().notNull(),
     // Encrypted at rest like source credentials: it must be readable again to sign.
     secretEnc: text("secret_enc").notNull(),
+    // After a rotation the previous secret still signs, beside the new one, until it expires.
+    previousSecretEnc: text("previous_secret_enc"),
+    previousSecretExpiresAt: tsColumn("previous_secret_expires_at"),
     status: text("status", { enum: ["active", "disabled"] })
       .notNull()
       .default("active"),

@@ -120,6 +120,31 @@ describe("org_posture_summary on PostgreSQL", () => {
     expect(await postureSummaryMismatches(t.db)).toEqual([]);
   });
 
+  it("keeps org_finding_counts per category and severity through inserts, moves and deletes", async () => {
+    const a = await newOrg(t.db);
+    const ca = await newConnector(t.db, a);
+    const [f1, f2] = await addFindings(t.db, a, ca, [{ rank: 4 }, { rank: 4 }, { rank: 2 }]);
+    const countsOf = () =>
+      queryRows<{ category: string; severity: string; open: number }>(
+        t.db,
+        sql`SELECT category, severity, open FROM org_finding_counts WHERE org_id = ${a} AND open <> 0
+            ORDER BY category, severity`,
+      );
+    expect(await countsOf()).toEqual([
+      { category: "public_exposure", severity: "CRITICAL", open: 2 },
+      { category: "public_exposure", severity: "MEDIUM", open: 1 },
+    ]);
+    await t.db.execute(sql`UPDATE findings SET category = 'external_sharing' WHERE id = ${f1}`);
+    await t.db.execute(sql`UPDATE findings SET status = 'RESOLVED' WHERE id = ${f2}`);
+    expect(await countsOf()).toEqual([
+      { category: "external_sharing", severity: "CRITICAL", open: 1 },
+      { category: "public_exposure", severity: "MEDIUM", open: 1 },
+    ]);
+    await t.db.execute(sql`DELETE FROM findings WHERE id = ${f1}`);
+    expect(await countsOf()).toEqual([{ category: "public_exposure", severity: "MEDIUM", open: 1 }]);
+    expect(await postureSummaryMismatches(t.db)).toEqual([]);
+  });
+
   it("follows deletes: single findings, a connector's findings, a whole organization", async () => {
     const a = await newOrg(t.db);
     const c1 = await newConnector(t.db, a);

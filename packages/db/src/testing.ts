@@ -79,8 +79,9 @@ export type TSummaryMismatch = {
 
 /**
  * Organizations whose org_posture_summary row differs from the same figures computed from scans
- * and findings directly (the portfolio's former per-client subqueries). Empty when the summary is
- * exact; an organization without a row must have no score and no open findings.
+ * and findings directly (the portfolio's former per-client subqueries), and org_finding_counts
+ * rows (`org_id` then reads `org:category:severity`) that differ from counting the open findings.
+ * Empty when both are exact; an organization without a row must have no score and no open findings.
  */
 export async function postureSummaryMismatches(db: Db): Promise<TSummaryMismatch[]> {
   const res = (await db.execute(sql`
@@ -103,5 +104,15 @@ export async function postureSummaryMismatches(db: Db): Promise<TSummaryMismatch
       OR e.c <> coalesce(s.open_critical, 0) OR e.h <> coalesce(s.open_high, 0)
       OR e.m <> coalesce(s.open_medium, 0) OR e.l <> coalesce(s.open_low, 0)
     ORDER BY e.org_id`)) as unknown as { rows: TSummaryMismatch[] };
-  return res.rows;
+  const counts = (await db.execute(sql`
+    WITH expected AS (
+      SELECT org_id, category, severity, count(*)::int AS n FROM findings WHERE status = 'OPEN' GROUP BY 1, 2, 3)
+    SELECT concat_ws(':', coalesce(e.org_id, c.org_id), coalesce(e.category, c.category),
+        coalesce(e.severity, c.severity)) AS org_id,
+      coalesce(e.n, 0)::text AS expected, c.open::text AS stored
+    FROM expected e
+    FULL JOIN org_finding_counts c ON c.org_id = e.org_id AND c.category = e.category AND c.severity = e.severity
+    WHERE coalesce(e.n, 0) <> coalesce(c.open, 0)
+    ORDER BY 1`)) as unknown as { rows: TSummaryMismatch[] };
+  return [...res.rows, ...counts.rows];
 }

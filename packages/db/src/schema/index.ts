@@ -27,6 +27,7 @@ export * from "./partner-settings";
 export * from "./partner-reports";
 export * from "./partner-client-health";
 export * from "./org-posture-summary";
+export * from "./org-finding-counts";
 export * from "./workspace-snapshots";
 export * from "./workspace-shares";
 export * from "./sharing-approvals";

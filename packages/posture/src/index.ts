@@ -19,7 +19,7 @@ export {
 } from "./services/scan-detections";
 export { persistScan, type TPersistInput, type TPersistResult } from "./services/scan-persist";
 export { recordScanEvents } from "./services/scan-events";
-export { ensureDefaultRules } from "./services/policies";
+export { ensureDefaultRules, matches as ruleMatches } from "./services/policies";
 export { scheduledScanAllowed } from "./services/scan-allowance";
 export { getFindingView, listFindings } from "./services/findings";
 export { computeOrgPosture, openFindingCounts } from "./services/posture";

@@ -21,7 +21,7 @@ import {
   runApplyJob,
   undoJobId,
 } from "./services/apply";
-import { insertPlan } from "./services/prevention";
+import { insertPlan } from "./services/plan";
 import { sweepRemediations } from "./services/sweep";
 import { requestUndo } from "./services/undo";
 import { GOOGLE_ERRORS } from "./testing";

@@ -18,10 +18,9 @@ export { sweepRemediations } from "./services/sweep";
 export { writerFor, type TWriterFor } from "./services/writer";
 export { createRateLimiter, type TRateLimiter } from "./services/rate";
 export {
-  buildPreventionSteps,
-  insertPlan,
   planPrevention,
   startPreventionApplies,
+  type TPreventionAction,
   type TPreventionResult,
-  type TStepDraft,
 } from "./services/prevention";
+export { insertPlan, type TStepDraft } from "./services/plan";

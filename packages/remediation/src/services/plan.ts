@@ -7,12 +7,14 @@ import {
   unnestRows,
   type Db,
   type TArrayColumn,
+  type TRemediationAction,
   type TRemediationActor,
+  type TRemediationResource,
   type TRemediationStatus,
 } from "@posture/db";
 import { audit, AppError, offsetPage, type TActor, type TJobQueue } from "@posture/platform";
 import { withEvents } from "@posture/webhooks";
-import { draftPlan, reversibilityOf as reversibility, type TDraftInput } from "./draft";
+import { draftPlan, reversibilityOf as reversibility, type TDraft, type TDraftInput } from "./draft";
 import { predict } from "./simulate";
 import { loadRemediation, summaryView } from "./view";
 
@@ -34,6 +36,105 @@ const STEP_COLUMNS: readonly TArrayColumn[] = [
   ["finding_ids", "text"],
   ["people", "text"],
 ];
+
+/** A step as remediation_steps holds it (before its id, sequence and status). */
+export type TStepDraft = {
+  connectorId: string;
+  action: TRemediationAction;
+  resource: TRemediationResource;
+  before: Record<string, unknown>;
+  after: Record<string, unknown> | null;
+  reversible: boolean;
+  irreversibleReason: string | null;
+  findingIds: string[];
+  people: string[];
+};
+
+/** A draft's steps with whether each can be put back (the connectors' one rule for it). */
+export function stepsOf(draft: TDraft): TStepDraft[] {
+  return draft.steps.map((s) => {
+    const r = reversibility(draft.connectors.get(s.connectorId)?.type ?? "", s.action);
+    return {
+      connectorId: s.connectorId,
+      action: s.action,
+      resource: s.resource,
+      before: s.before,
+      after: s.after,
+      reversible: r.reversible,
+      irreversibleReason: r.reason,
+      findingIds: s.findingIds,
+      people: s.people,
+    };
+  });
+}
+
+/**
+ * Writes a plan: the remediation (PLANNED) and its steps (PENDING), in the caller's transaction.
+ * The one writer of plans, for POST /remediations and for prevention rules. Steps go one statement
+ * per batch with an array per column (unnestRows): a VALUES list of thousands of rows cost half a
+ * second to build and bind.
+ */
+export async function insertPlan(
+  tx: Db,
+  input: {
+    orgId: string;
+    origin: "prevention" | "manual" | "quick_win";
+    preventionRuleId?: string | null;
+    dryRun?: boolean;
+    request: Record<string, unknown>;
+    predicted: Record<string, unknown>;
+    controls?: Array<Record<string, unknown>>;
+    plannedBy: TRemediationActor;
+    steps: readonly TStepDraft[];
+  },
+): Promise<string> {
+  const [row] = await tx
+    .insert(remediations)
+    .values({
+      orgId: input.orgId,
+      status: "PLANNED",
+      origin: input.origin,
+      preventionRuleId: input.preventionRuleId ?? null,
+      dryRun: input.dryRun ?? false,
+      request: input.request,
+      predicted: input.predicted,
+      controls: input.controls ?? [],
+      plannedBy: input.plannedBy,
+      stepCounts: { PENDING: input.steps.length },
+      stepTotal: input.steps.length,
+    })
+    .returning({ id: remediations.id });
+  if (!row) throw new Error("remediation insert returned no row");
+  for (let i = 0; i < input.steps.length; i += STEP_BATCH) {
+    const rows = input.steps
+      .slice(i, i + STEP_BATCH)
+      .map((s, k) => [
+        newId("rst"),
+        row.id,
+        input.orgId,
+        s.connectorId,
+        i + k + 1,
+        s.action,
+        JSON.stringify(s.resource),
+        JSON.stringify(s.before),
+        s.after === null ? null : JSON.stringify(s.after),
+        s.reversible,
+        s.irreversibleReason,
+        JSON.stringify(s.findingIds),
+        JSON.stringify(s.people),
+      ]);
+    await tx.execute(
+      sql`INSERT INTO remediation_steps (id, remediation_id, org_id, connector_id, seq, action, resource, before,
+            after, reversible, irreversible_reason, finding_ids, people)
+          SELECT u.id, u.remediation_id, u.org_id, u.connector_id, u.seq,
+            u.action, u.resource::jsonb, u.before::jsonb, u.after::jsonb, u.reversible, u.irreversible_reason,
+            ARRAY(SELECT jsonb_array_elements_text(u.finding_ids::jsonb)),
+            ARRAY(SELECT jsonb_array_elements_text(u.people::jsonb))
+          FROM ${unnestRows(STEP_COLUMNS, rows)}`,
+    );
+  }
+  return row.id;
+}
 
 export type TPlanScope = {
   /** The caller's own organization and who they are. */
@@ -127,61 +228,20 @@ export async function createPlan(
   const auditScope = { orgId, actor: scope.actor };
 
   const id = await withEvents(db, deps.jobs, async (tx, emit) => {
-    const [row] = await tx
-      .insert(remediations)
-      .values({
-        orgId,
-        status: "PLANNED",
-        origin,
-        preventionRuleId: options.preventionRuleId ?? null,
-        dryRun: options.dryRun ?? false,
-        request,
-        predicted: {
-          ...predicted,
-          fixedFindingIds: draft.fixed.map((f) => f.id),
-          skipped: draft.skipped,
-        },
-        controls,
-        plannedBy,
-        stepCounts: { PENDING: draft.steps.length },
-        stepTotal: draft.steps.length,
-      })
-      .returning({ id: remediations.id });
-    if (!row) throw new Error("remediation insert returned no row");
-    // One statement per batch with an array per column (unnestRows): a VALUES list of thousands
-    // of rows cost half a second to build and bind.
-    for (let i = 0; i < draft.steps.length; i += STEP_BATCH) {
-      const rows = draft.steps.slice(i, i + STEP_BATCH).map((s, k) => {
-        const r = reversibility(draft.connectors.get(s.connectorId)?.type ?? "", s.action);
-        return [
-          newId("rst"),
-          row.id,
-          orgId,
-          s.connectorId,
-          i + k + 1,
-          s.action,
-          JSON.stringify(s.resource),
-          JSON.stringify(s.before),
-          s.after === null ? null : JSON.stringify(s.after),
-          r.reversible,
-          r.reason,
-          JSON.stringify(s.findingIds),
-          JSON.stringify(s.people),
-        ];
-      });
-      await tx.execute(
-        sql`INSERT INTO remediation_steps (id, remediation_id, org_id, connector_id, seq, action, resource, before,
-              after, reversible, irreversible_reason, finding_ids, people)
-            SELECT u.id, u.remediation_id, u.org_id, u.connector_id, u.seq,
-              u.action, u.resource::jsonb, u.before::jsonb, u.after::jsonb, u.reversible, u.irreversible_reason,
-              ARRAY(SELECT jsonb_array_elements_text(u.finding_ids::jsonb)),
-              ARRAY(SELECT jsonb_array_elements_text(u.people::jsonb))
-            FROM ${unnestRows(STEP_COLUMNS, rows)}`,
-      );
-    }
+    const planId = await insertPlan(tx, {
+      orgId,
+      origin,
+      preventionRuleId: options.preventionRuleId ?? null,
+      dryRun: options.dryRun ?? false,
+      request,
+      predicted: { ...predicted, fixedFindingIds: draft.fixed.map((f) => f.id), skipped: draft.skipped },
+      controls,
+      plannedBy,
+      steps: stepsOf(draft),
+    });
     await audit(tx, auditScope, {
       action: "REMEDIATION_PLANNED",
-      target: row.id,
+      target: planId,
       metadata: {
         steps: draft.steps.length,
         fixedFindings: draft.fixed.length,
@@ -197,7 +257,7 @@ export async function createPlan(
       orgId,
       type: "remediation.planned",
       data: {
-        remediationId: row.id,
+        remediationId: planId,
         status: "PLANNED",
         origin,
         dryRun: options.dryRun ?? false,
@@ -206,10 +266,10 @@ export async function createPlan(
         scoreBefore: predicted.before.score,
         predictedScore: predicted.score,
         plannedBy: scope.actor.email,
-        link: remediationLink(deps.publicUrl, row.id),
+        link: remediationLink(deps.publicUrl, planId),
       },
     });
-    return row.id;
+    return planId;
   });
   return loadRemediation(db, { orgId, id });
 }

@@ -1,25 +1,21 @@
 import { and, eq, ne, sql } from "drizzle-orm";
-import type { TPermission } from "@posture/connectors";
 import {
-  arrayLiteral,
   connectors,
   mostSevere,
   organizations,
   preventionRules,
   queryRows,
   remediations,
-  remediationSteps,
-  SEVERITY_RANK,
   type Db,
-  type TRemediationAction,
   type TRemediationActor,
-  type TRemediationResource,
-  type TRuleMatch,
   type TSeverity,
 } from "@posture/db";
 import { SYSTEM_ACTOR, type TJobQueue, type TRuntime, audit } from "@posture/platform";
-import { computeOrgPosture } from "@posture/posture";
+import { ruleMatches } from "@posture/posture";
 import { applyJobId, REMEDIATION_APPLY_JOB } from "./apply";
+import { draftPlan } from "./draft";
+import { insertPlan, stepsOf } from "./plan";
+import { predictScore } from "./simulate";
 import { recordRemediationEvent } from "./record";
 import { writerFor as defaultWriterFor, type TWriterFor } from "./writer";
 
@@ -37,33 +33,8 @@ type TNewFinding = {
   rule_id: string;
   category: string;
   severity: TSeverity;
-  title: string;
-  resource_id: string;
-  resource_name: string;
   resource_type: string;
-  details: Record<string, unknown>;
 };
-
-/** The steps a plan is made of, as remediation_steps rows want them (before ids and statuses). */
-export type TStepDraft = {
-  connectorId: string;
-  action: TRemediationAction;
-  resource: TRemediationResource;
-  before: Record<string, unknown>;
-  after: Record<string, unknown> | null;
-  reversible: boolean;
-  irreversibleReason: string | null;
-  findingIds: string[];
-  people: string[];
-};
-
-/** The same matching as posture's policies.ts `matches` (a remediation may not import posture's internals). */
-function matches(rule: TRuleMatch, f: { category: string; rule_id: string; severity: TSeverity }): boolean {
-  if (rule.categories?.length && !rule.categories.includes(f.category)) return false;
-  if (rule.ruleIds?.length && !rule.ruleIds.includes(f.rule_id)) return false;
-  if (rule.minSeverity && SEVERITY_RANK[f.severity] < SEVERITY_RANK[rule.minSeverity]) return false;
-  return true;
-}
 
 /** Which findings an action can fix at the source. */
 const FIXES: Record<TPreventionAction, (f: TNewFinding) => boolean> = {
@@ -71,194 +42,6 @@ const FIXES: Record<TPreventionAction, (f: TNewFinding) => boolean> = {
   REMOVE_EXTERNAL_ACCESS: (f) => f.rule_id === "external_share",
   REVOKE_OAUTH_GRANT: (f) => f.resource_type === "app",
 };
-
-const str = (v: unknown) => (typeof v === "string" ? v : "");
-
-/**
- * The steps that carry out one action over findings of one connector: each public link, each
- * outside grant on the file (as the store holds them), each user's grant to the app.
- */
-export async function buildPreventionSteps(
-  tx: Db,
-  input: { connectorId: string; action: TPreventionAction; findings: readonly TNewFinding[] },
-  reversibility: (
-    action: TRemediationAction,
-    permission?: TPermission,
-  ) => { reversible: boolean; reason?: string },
-): Promise<TStepDraft[]> {
-  const steps: TStepDraft[] = [];
-  const rev = (action: TRemediationAction, permission?: TPermission) => {
-    const r = reversibility(action, permission);
-    return { reversible: r.reversible, irreversibleReason: r.reversible ? null : (r.reason ?? null) };
-  };
-  for (const f of input.findings) {
-    const d = f.details;
-    const file = {
-      fileId: f.resource_id,
-      driveId: typeof d.driveId === "string" ? d.driveId : null,
-      name: f.resource_name,
-      ownerEmail: str(d.ownerEmail),
-    };
-    if (input.action === "REVOKE_PUBLIC_LINK") {
-      const ids = Array.isArray(d.permissionIds) ? d.permissionIds.map(String) : [];
-      for (const permissionId of ids) {
-        const permission: TPermission = {
-          id: permissionId,
-          type: "anyone",
-          role: (str(d.role) || "reader") as TPermission["role"],
-        };
-        steps.push({
-          connectorId: input.connectorId,
-          action: "remove_public_link",
-          resource: { kind: "permission", ...file, permissionId },
-          before: { type: "anyone", role: permission.role, target: "anyone" },
-          after: null,
-          ...rev("remove_public_link", permission),
-          findingIds: [f.id],
-          people: [],
-        });
-      }
-    } else if (input.action === "REMOVE_EXTERNAL_ACCESS") {
-      const stored = await queryRows<{
-        external_id: string;
-        sharing_type: string;
-        target: string;
-        role: string;
-      }>(
-        tx,
-        sql`SELECT p.external_id, p.sharing_type, p.target, p.role FROM workspace_permissions p
-            JOIN workspace_files w ON w.id = p.file_id AND w.connector_id = p.connector_id
-            WHERE p.connector_id = ${input.connectorId} AND w.external_id = ${f.resource_id}
-              AND p.sharing_type IN ('external_user', 'external_domain') ORDER BY p.external_id`,
-      );
-      const targets =
-        stored.length > 0
-          ? stored.map((p) => ({
-              permissionId: p.external_id,
-              domainWide: p.sharing_type === "external_domain",
-              target: p.target,
-              role: p.role,
-            }))
-          : (Array.isArray(d.targets) ? (d.targets as Array<Record<string, unknown>>) : []).map((t) => ({
-              permissionId: str(t.permissionId),
-              domainWide: t.type === "domain",
-              target: str(t.target),
-              role: str(t.role),
-            }));
-      for (const t of targets) {
-        const action: TRemediationAction = t.domainWide ? "remove_external_domain" : "remove_external_user";
-        const permission: TPermission = t.domainWide
-          ? { id: t.permissionId, type: "domain", role: t.role as TPermission["role"], domain: t.target }
-          : { id: t.permissionId, type: "user", role: t.role as TPermission["role"], emailAddress: t.target };
-        steps.push({
-          connectorId: input.connectorId,
-          action,
-          resource: { kind: "permission", ...file, permissionId: t.permissionId },
-          before: { type: permission.type, role: t.role, target: t.target },
-          after: null,
-          ...rev(action, permission),
-          findingIds: [f.id],
-          people: t.domainWide ? [] : [t.target],
-        });
-      }
-    } else {
-      const grants = await queryRows<{
-        external_id: string;
-        client_id: string;
-        label: string;
-        user_email: string;
-        scopes: string[];
-      }>(
-        tx,
-        sql`SELECT external_id, client_id, label, user_email, scopes FROM oauth_grants
-            WHERE connector_id = ${input.connectorId} AND client_id = ${f.resource_id} ORDER BY external_id`,
-      );
-      for (const g of grants) {
-        steps.push({
-          connectorId: input.connectorId,
-          action: "revoke_oauth_grant",
-          resource: {
-            kind: "grant",
-            grantId: g.external_id,
-            clientId: g.client_id,
-            label: g.label,
-            userEmail: g.user_email,
-          },
-          before: { clientId: g.client_id, label: g.label, userEmail: g.user_email, scopes: g.scopes },
-          after: null,
-          ...rev("revoke_oauth_grant"),
-          findingIds: [f.id],
-          people: [g.user_email],
-        });
-      }
-    }
-  }
-  return steps;
-}
-
-/** The posture engine's score after the findings resolve: computed in a savepoint rolled back. */
-async function predict(tx: Db, orgId: string, findingIds: readonly string[]) {
-  const before = await computeOrgPosture(tx, { orgId });
-  let after = before;
-  const rollback = new Error("prediction only");
-  await tx
-    .transaction(async (sp) => {
-      await sp.execute(
-        sql`UPDATE findings SET status = 'RESOLVED' WHERE org_id = ${orgId} AND id = ANY(${arrayLiteral(findingIds)}::text[])`,
-      );
-      after = await computeOrgPosture(sp as unknown as Db, { orgId });
-      throw rollback;
-    })
-    .catch((err: unknown) => {
-      if (err !== rollback) throw err;
-    });
-  return {
-    before: { score: before.score, grade: before.grade },
-    score: after.score,
-    grade: after.grade,
-    scoreDelta: after.score - before.score,
-  };
-}
-
-/** Writes a plan (the remediation and its steps, PENDING). */
-export async function insertPlan(
-  tx: Db,
-  input: {
-    orgId: string;
-    origin: "prevention" | "manual" | "quick_win";
-    preventionRuleId?: string | null;
-    dryRun?: boolean;
-    request: Record<string, unknown>;
-    predicted: Record<string, unknown>;
-    plannedBy: TRemediationActor;
-    steps: readonly TStepDraft[];
-  },
-): Promise<string> {
-  const [rem] = await tx
-    .insert(remediations)
-    .values({
-      orgId: input.orgId,
-      origin: input.origin,
-      preventionRuleId: input.preventionRuleId ?? null,
-      dryRun: input.dryRun ?? false,
-      request: input.request,
-      predicted: input.predicted,
-      plannedBy: input.plannedBy,
-      stepTotal: input.steps.length,
-      stepCounts: { PENDING: input.steps.length },
-    })
-    .returning({ id: remediations.id });
-  if (!rem) throw new Error("remediation insert returned nothing");
-  for (let i = 0; i < input.steps.length; i += 500)
-    await tx
-      .insert(remediationSteps)
-      .values(
-        input.steps
-          .slice(i, i + 500)
-          .map((s, j) => ({ ...s, remediationId: rem.id, orgId: input.orgId, seq: i + j + 1 })),
-      );
-  return rem.id;
-}
 
 export type TPreventionResult = {
   /** Deliveries recorded in the scan's transaction, to dispatch after it commits. */
@@ -297,7 +80,7 @@ export async function planPrevention(
   if (rules.length === 0) return result;
   const fresh = await queryRows<TNewFinding>(
     tx,
-    sql`SELECT id, rule_id, category, severity, title, resource_id, resource_name, resource_type, details
+    sql`SELECT id, rule_id, category, severity, resource_type
         FROM findings WHERE connector_id = ${input.connectorId} AND last_seen_scan_id = ${input.scanId}
           AND status = 'OPEN' AND detected_at = ${input.now.toISOString()}::timestamptz ORDER BY id`,
   );
@@ -308,17 +91,13 @@ export async function planPrevention(
     .from(organizations)
     .where(eq(organizations.id, input.orgId));
   if (!connector || !org) return result;
-  // Only the writer's reversibility is read here (no call to the source). A connector whose
-  // writer cannot be built (credentials unusable) has its plans wait for an administrator.
-  let reversibility: (a: TRemediationAction, p?: TPermission) => { reversible: boolean; reason?: string };
+  // No call to the source here: a connector whose writer cannot be built (credentials
+  // unusable) has its plans wait for an administrator.
   let canWrite = connector.writeAccess;
   try {
-    const writer = (deps.writerFor ?? defaultWriterFor)(tx, connector, input.runtime);
-    reversibility = (a, p) => writer.reversibility(a, p);
-  } catch (err) {
+    (deps.writerFor ?? defaultWriterFor)(tx, connector, input.runtime);
+  } catch {
     canWrite = false;
-    const reason = `the connector's writer is unavailable: ${err instanceof Error ? err.message : String(err)}`;
-    reversibility = () => ({ reversible: false, reason });
   }
   let capLeft = org.cap;
   const planner: TRemediationActor = { ...SYSTEM_ACTOR, orgId: input.orgId };
@@ -327,17 +106,20 @@ export async function planPrevention(
 
   for (const rule of rules) {
     const action = rule.action as TPreventionAction;
-    const hits = fresh.filter((f) => !taken.has(f.id) && matches(rule.match, f) && FIXES[action](f));
-    if (hits.length === 0) continue;
-    const steps = await buildPreventionSteps(
-      tx,
-      { connectorId: connector.id, action, findings: hits },
-      reversibility,
+    const hits = fresh.filter(
+      (f) =>
+        !taken.has(f.id) &&
+        ruleMatches(rule.match, { category: f.category, ruleId: f.rule_id, severity: f.severity }) &&
+        FIXES[action](f),
     );
+    if (hits.length === 0) continue;
+    // The same planner as POST /remediations, over the store this scan just wrote.
+    const draft = await draftPlan(tx, input.orgId, { findingIds: hits.map((h) => h.id) });
+    const steps = stepsOf(draft);
     if (steps.length === 0) continue;
     for (const h of hits) taken.add(h.id);
-    const findingIds = [...new Set(steps.flatMap((s) => s.findingIds))];
-    const predicted = await predict(tx, input.orgId, findingIds);
+    const findingIds = draft.fixed.map((f) => f.id);
+    const predicted = await predictScore(tx, input.orgId, { resolved: draft.fixed });
     const outcome: "applying" | "awaiting_approval" | "dry_run" = rule.dryRun
       ? "dry_run"
       : steps.length <= capLeft && canWrite

@@ -75,20 +75,16 @@ export type TPrediction = {
 };
 
 /**
- * The posture engine's exact numbers now and once `resolved` resolve (and `rerated` change
- * severity), from the open findings' counts, and the compliance controls whose status would change.
+ * The posture engine's exact score now and once `resolved` resolve (and `rerated` change
+ * severity), from the open findings' counts (org_finding_counts: a few rows, exact in the
+ * caller's transaction too).
  */
-export async function predict(
+export async function predictScore(
   db: Db,
   orgId: string,
-  what: {
-    resolved: readonly TFixedFinding[];
-    rerated?: readonly TRerated[];
-    effects?: TDraft["effects"];
-    trustedDomainsAdded?: number;
-  },
-): Promise<TPrediction> {
-  const [{ counts }, signals] = await Promise.all([openFindingCounts(db, { orgId }), signalsFor(db, orgId)]);
+  what: { resolved: readonly TFixedFinding[]; rerated?: readonly TRerated[] },
+): Promise<TPrediction["predicted"]> {
+  const { counts } = await openFindingCounts(db, { orgId });
   const before = scoreCounts(counts);
   const after: TCategoryCounts = new Map([...counts].map(([k, c]) => [k, { ...c }]));
   const shift = (category: string, severity: TSeverity, by: number) => {
@@ -101,8 +97,27 @@ export async function predict(
     shift(f.category, f.to, 1);
   }
   const score = scoreCounts(after).score;
-  const grade = gradeOf(score);
-  const base = { ...signals, posture: { score: before.score, grade: before.grade } };
+  return {
+    score,
+    grade: gradeOf(score),
+    scoreDelta: score - before.score,
+    before: { score: before.score, grade: before.grade },
+  };
+}
+
+/** The predicted score (`predictScore`) and the compliance controls whose status would change. */
+export async function predict(
+  db: Db,
+  orgId: string,
+  what: {
+    resolved: readonly TFixedFinding[];
+    rerated?: readonly TRerated[];
+    effects?: TDraft["effects"];
+    trustedDomainsAdded?: number;
+  },
+): Promise<TPrediction> {
+  const [predicted, signals] = await Promise.all([predictScore(db, orgId, what), signalsFor(db, orgId)]);
+  const base = { ...signals, posture: predicted.before };
   const whatIf: TWhatIf = {
     resolved: what.resolved,
     rerated: what.rerated ?? [],
@@ -111,17 +126,9 @@ export async function predict(
     riskySharersCleared: what.effects?.riskySharersCleared ?? 0,
     grantsRevoked: what.effects?.grantsRevoked ?? { total: 0, unverified: 0, aiAgents: 0 },
     trustedDomainsAdded: what.trustedDomainsAdded ?? 0,
-    posture: { score, grade },
+    posture: { score: predicted.score, grade: predicted.grade },
   };
-  return {
-    predicted: {
-      score,
-      grade,
-      scoreDelta: score - before.score,
-      before: { score: before.score, grade: before.grade },
-    },
-    controls: controlChanges(base, applyWhatIf(base, whatIf)),
-  };
+  return { predicted, controls: controlChanges(base, applyWhatIf(base, whatIf)) };
 }
 
 const maxSeverity = (a: TSeverity, b: TSeverity): TSeverity => (SEVERITY_RANK[b] > SEVERITY_RANK[a] ? b : a);

@@ -5,7 +5,6 @@ import {
   connectors,
   findings,
   organizations,
-  queryRows,
   remediations,
   SEVERITY_RANK,
   type Db,
@@ -13,9 +12,12 @@ import {
 } from "@posture/db";
 import { createInProcessQueue } from "@posture/jobs";
 import { createLogger, parseEncryptionKey, SYSTEM_ACTOR, type TJobQueue } from "@posture/platform";
+import { fingerprintOf } from "@posture/posture";
 import { openWorkspaceSnapshot } from "@posture/workspace";
 import { remediationJobs, type TRemediationJobDeps } from "../jobs/module";
-import { buildPreventionSteps, insertPlan, type TPreventionAction } from "../services/prevention";
+import { draftPlan } from "../services/draft";
+import { insertPlan, stepsOf } from "../services/plan";
+import type { TPreventionAction } from "../services/prevention";
 import { createRateLimiter } from "../services/rate";
 import { createFakeSource, createFakeWriter, type TFakeSource, type TFakeWriter } from "./fake-writer";
 
@@ -157,19 +159,23 @@ export type TSeeded = {
   findingIds: Record<"f1" | "f2" | "app", string>;
 };
 
-/** An organization with one Google connector (write access on), its store, findings and fake source. */
+/**
+ * An organization with one connector (write access on), its store, findings and fake source: a
+ * Google connector, or with `grantsRestorable` a Microsoft 365 one (Graph can grant an app again).
+ */
 export async function seedTenant(
   db: Db,
   name = "Acme",
   opts: { grantsRestorable?: boolean } = {},
 ): Promise<TSeeded> {
+  const type = opts.grantsRestorable ? "microsoft_365" : "google_workspace";
   const [org] = await db.insert(organizations).values({ name, plan: "business" }).returning();
   if (!org) throw new Error("no org");
   const [c] = await db
     .insert(connectors)
     .values({
       orgId: org.id,
-      type: "google_workspace",
+      type,
       displayName: `${name} Google`,
       mode: "real",
       writeAccess: true,
@@ -203,8 +209,8 @@ export async function seedTenant(
       .values({
         orgId: org.id,
         connectorId: c.id,
-        connectorType: "google_workspace",
-        fingerprint: `${f.ruleId}:${f.resourceId}`,
+        connectorType: type,
+        fingerprint: fingerprintOf(f.ruleId, f.resourceId),
         ruleId: f.ruleId,
         category: f.category,
         severity: f.severity,
@@ -229,36 +235,23 @@ export async function seedTenant(
   };
 }
 
-/** A plan over findings (the prevention step builder's steps), written APPROVED as a planner would leave it. */
+/** A plan over findings (the planner's steps), written APPROVED as a planner would leave it. */
 export async function approvedPlan(
   db: Db,
   t: TSeeded,
   actions: Array<{ action: TPreventionAction; findingIds: string[] }>,
   opts: { status?: "APPROVED" | "PLANNED"; dryRun?: boolean } = {},
 ): Promise<string> {
-  const steps = [];
-  for (const a of actions) {
-    const rows = await queryRows<Parameters<typeof buildPreventionSteps>[1]["findings"][number]>(
-      db,
-      sql`SELECT id, rule_id, category, severity, title, resource_id, resource_name, resource_type, details
-          FROM findings WHERE id = ANY(${`{${a.findingIds.join(",")}}`}::text[]) ORDER BY id`,
-    );
-    steps.push(
-      ...(await buildPreventionSteps(
-        db,
-        { connectorId: t.connectorId, action: a.action, findings: rows },
-        (x) => t.fake.writer.reversibility(x),
-      )),
-    );
-  }
+  const findingIds = actions.flatMap((a) => a.findingIds);
+  const draft = await draftPlan(db, t.orgId, { findingIds });
   const id = await insertPlan(db, {
     orgId: t.orgId,
     origin: "manual",
     dryRun: opts.dryRun ?? false,
-    request: { findingIds: actions.flatMap((a) => a.findingIds) },
+    request: { findingIds },
     predicted: { score: 0, grade: "F", scoreDelta: 0, before: { score: 0, grade: "F" } },
     plannedBy: { ...SYSTEM_ACTOR, orgId: t.orgId },
-    steps,
+    steps: stepsOf(draft),
   });
   if ((opts.status ?? "APPROVED") === "APPROVED")
     await db

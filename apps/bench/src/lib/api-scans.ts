@@ -217,7 +217,10 @@ export async function runApiScans<T = undefined>(
       const ms = Math.round(performance.now() - started);
       // The sync's start: baselines stamped after it are this scan's refresh (the last step's finished before).
       const syncedAt = new Date(Date.now() - ms);
-      if (scan.status !== "COMPLETE") throw new Error(`${step.label}: scan ended ${scan.status}`);
+      if (scan.status !== "COMPLETE")
+        throw new Error(
+          `${step.label}: scan ended ${scan.status}; the gateway's stderr:\n${gateway.stderrTail()}`,
+        );
       // A demo workspace holds its files plus users and drives: fewer resources than files means
       // the server ignored the size.
       if (results.length === 0 && scan.resources < input.files)

@@ -146,6 +146,19 @@ describe("retries", () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
+  it("stops waiting when the caller's signal aborts", async () => {
+    fallback = rateLimited({ "retry-after": "30" });
+    const controller = new AbortController();
+    const started = Date.now();
+    setTimeout(() => controller.abort(new Error("gave up")), 100);
+    const err = await client()
+      .get("/usage", { signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ message: "gave up" });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(seen).toHaveLength(1);
+  });
+
   it("retries a write only with an Idempotency-Key, sending the same key and body again", async () => {
     script = [rateLimited({ "retry-after": "0" })];
     fallback = (_req, res) => json(res, 201, { id: "inc1" });

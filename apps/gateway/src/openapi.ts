@@ -4,6 +4,7 @@ import { ERROR_STATUS, inputFieldNames, type TAccess, type TErrorCode, type TMet
 import { webhookDocuments } from "@posture/webhooks";
 import type { TGatewayDeps } from "./deps";
 import { DOCS_ASSET_ROUTES } from "./docs-page";
+import { GUIDES_MARKDOWN } from "./guides";
 import type { TRouteTable } from "./middleware/method-not-allowed";
 import { appRouter } from "./router";
 
@@ -373,6 +374,8 @@ export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
         "signature headers, are listed under `webhooks`.",
       RATE_LIMITS,
       CORS_AND_BROWSERS,
+      // The getting-started guides (docs/guides/), which the reference page renders first.
+      GUIDES_MARKDOWN,
     ].join("\n\n"),
     baseUrl: `${publicUrl.replace(/\/$/, "")}/api`,
     securitySchemes: {

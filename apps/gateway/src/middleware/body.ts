@@ -14,6 +14,13 @@ export const jsonBody = express.json({
 export function emptyBodyAsJson(req: Request, _res: Response, next: NextFunction): void {
   const hasBody =
     req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
+  // tRPC reads a missing body as no input (auth.signOut's is void), where `{}` would be one; its
+  // clients send `Content-Type: application/json` with no body, which the JSON parser made `{}`.
+  if (req.baseUrl === "/trpc" && req.method === "POST" && !hasBody) {
+    req.headers["content-type"] = "application/json";
+    req.body = undefined;
+    return next();
+  }
   if (req.method !== "GET" && req.method !== "HEAD" && !hasBody && !req.is("application/json")) {
     req.headers["content-type"] = "application/json";
     req.body = {};

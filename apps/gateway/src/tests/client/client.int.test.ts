@@ -1,0 +1,132 @@
+import { beforeAll, describe, expect, it } from "vitest";
+// A relative import, not the package name: @posture/client depends on the gateway (for the
+// router's type), so the gateway naming it back would make a dependency cycle.
+import {
+  createPostureClient,
+  errorCodeOf,
+  MAX_BATCH_ITEMS,
+  type TPostureClient,
+} from "../../../../../packages/client/src/index";
+import { dashboard, findingsPage, planQuickWin } from "../../../../../packages/client/src/consumer-example";
+import { useTestGateway } from "../../testing";
+import { freshIp } from "../helpers";
+
+// @posture/client against a real gateway: sign in, batched reads, a mutation, the batch limit and
+// the CSRF guard, each seen from the client's side and counted in HTTP requests.
+
+const gw = useTestGateway();
+
+/** The global fetch, recording `METHOD /path` of every request the client makes. */
+function countingFetch() {
+  const requests: string[] = [];
+  const fetch: typeof globalThis.fetch = (input, init) => {
+    requests.push(`${init?.method ?? "GET"} ${new URL(String(input)).pathname}`);
+    return globalThis.fetch(input, init);
+  };
+  return { requests, fetch };
+}
+
+describe("@posture/client over the gateway", () => {
+  const { requests, fetch } = countingFetch();
+  let client: TPostureClient;
+  let owner: Awaited<ReturnType<typeof gw.createUser>>;
+
+  beforeAll(async () => {
+    const org = await gw.createOrg({ plan: "business" });
+    owner = await gw.createUser(org.id, "OWNER");
+    // A client address of its own: this file's calls count against a budget of their own.
+    client = createPostureClient({ url: gw.url, fetch, headers: { "x-forwarded-for": freshIp() } });
+  });
+
+  it("signs in with e-mail and password and keeps the session", async () => {
+    await expect(client.auth.session.get.query()).rejects.toSatisfy(
+      (e: unknown) => errorCodeOf(e) === "unauthenticated",
+    );
+    const session = await client.auth.signIn.mutate({ email: owner.email, password: owner.password });
+    expect(session.user.email).toBe(owner.email);
+    const again = await client.auth.session.get.query();
+    expect(again.organization.id).toBe(session.organization.id);
+  });
+
+  it("connects a demo source and scans it (mutations, one request each)", async () => {
+    requests.length = 0;
+    const connector = await client.connectors.create.mutate({
+      type: "google_workspace",
+      displayName: "Client package test",
+      mode: "demo",
+      demo: { files: 400 },
+    });
+    const scan = await client.connectors.sync.mutate({ id: connector.id });
+    expect(scan.status).toBe("COMPLETE");
+    expect(requests).toEqual(["POST /trpc/connectors.create", "POST /trpc/connectors.sync"]);
+  });
+
+  it("sends the reads of one tick in one batched request", async () => {
+    requests.length = 0;
+    const [view, page] = await Promise.all([dashboard(client), findingsPage(client, "HIGH")]);
+    expect(requests).toEqual([
+      "GET /trpc/auth.session.get,posture.breakdown.get,posture.history.list,findings.list",
+    ]);
+    expect(view.who).toContain(owner.email);
+    expect(view.score).toBeGreaterThanOrEqual(0);
+    expect(view.trend.length).toBeGreaterThanOrEqual(1);
+    expect(page.rows.length).toBeGreaterThan(0);
+    expect(page.rows.every((r) => r.severity === "HIGH")).toBe(true);
+  });
+
+  it("plans a remediation for the best quick win, and reads it back", async () => {
+    const { bestQuickWin } = await dashboard(client);
+    expect(bestQuickWin?.plan).toBeTruthy();
+    if (!bestQuickWin) return;
+    const plan = await planQuickWin(client, bestQuickWin);
+    expect(plan?.status).toBe("PLANNED");
+    expect(plan?.steps).toBeGreaterThan(0);
+    const listed = await client.remediations.list.query({ status: "PLANNED" });
+    expect(listed.remediations.map((r) => r.id)).toContain(plan?.id);
+  });
+
+  it("splits more than 10 reads into batches the gateway takes", async () => {
+    requests.length = 0;
+    const pages = await Promise.all(
+      Array.from({ length: MAX_BATCH_ITEMS + 2 }, (_, i) =>
+        client.findings.list.query({ limit: 1, offset: i }),
+      ),
+    );
+    expect(pages.map((p) => p.offset)).toEqual(Array.from({ length: MAX_BATCH_ITEMS + 2 }, (_, i) => i));
+    expect(requests.map((r) => r.split(",").length)).toEqual([MAX_BATCH_ITEMS, 2]);
+  });
+
+  it("forgets the session on sign-out", async () => {
+    await client.auth.signOut.mutate();
+    await expect(client.findings.list.query({})).rejects.toSatisfy(
+      (e: unknown) => errorCodeOf(e) === "unauthenticated",
+    );
+  });
+});
+
+describe("a forwarded session cookie and the CSRF guard", () => {
+  it("passes without Origin (a server) and from the service's origin; a foreign origin is refused", async () => {
+    const actor = await gw.createActor({ plan: "business", role: "OWNER" });
+    const as = (headers: Record<string, string>) =>
+      createPostureClient({
+        url: gw.url,
+        cookie: actor.cookie,
+        headers: { "x-forwarded-for": freshIp(), ...headers },
+      });
+
+    const fromServer = await as({}).keys.create.mutate({ name: "from a server" });
+    expect(fromServer.name).toBe("from a server");
+    const sameOrigin = await as({ origin: new URL(gw.url).origin }).keys.create.mutate({
+      name: "same origin",
+    });
+    expect(sameOrigin.name).toBe("same origin");
+
+    const refused = await as({ origin: "https://evil.example" })
+      .keys.create.mutate({ name: "cross-site" })
+      .catch((e: unknown) => e);
+    expect(errorCodeOf(refused)).toBe("csrf_rejected");
+    // Reads are not guarded: a GET changes nothing.
+    const keys = await as({ origin: "https://evil.example" }).keys.list.query();
+    expect(keys.keys.map((k) => k.name).sort()).toEqual(["from a server", "same origin", "test"]);
+  });
+});

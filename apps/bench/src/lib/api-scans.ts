@@ -217,10 +217,14 @@ export async function runApiScans<T = undefined>(
       const ms = Math.round(performance.now() - started);
       // The sync's start: baselines stamped after it are this scan's refresh (the last step's finished before).
       const syncedAt = new Date(Date.now() - ms);
-      if (scan.status !== "COMPLETE")
-        throw new Error(
-          `${step.label}: scan ended ${scan.status}; the gateway's stderr:\n${gateway.stderrTail()}`,
+      if (scan.status !== "COMPLETE") {
+        // The API's scan result does not say why; the row does.
+        const [row] = await queryRows<{ error: string | null }>(
+          db.db,
+          sql`SELECT error FROM scans WHERE id = ${scan.scanId}`,
         );
+        throw new Error(`${step.label}: scan ended ${scan.status}: ${row?.error ?? "no error recorded"}`);
+      }
       // A demo workspace holds its files plus users and drives: fewer resources than files means
       // the server ignored the size.
       if (results.length === 0 && scan.resources < input.files)

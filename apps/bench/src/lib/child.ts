@@ -13,8 +13,6 @@ export type TChild = {
    * process.cpuUsage(), read from /proc/<pid>/stat (null where /proc is absent).
    */
   cpuMs: () => Promise<number | null>;
-  /** The last 4,000 characters the child wrote to stderr (its warnings and errors). */
-  stderrTail: () => string;
   stop: () => Promise<void>;
 };
 
@@ -100,7 +98,6 @@ export async function startChild(
       }
     },
     cpuMs: () => procCpuMs(pid),
-    stderrTail: () => stderr,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise<void>((r) => child.once("exit", () => r()));

@@ -2,13 +2,15 @@ import {
   createApiKeyFor,
   createOrganization,
   createUser,
-  seedDemoIfEmpty,
   setOrganizationPlan,
   verifyAudit,
 } from "@posture/account";
 import { PLAN_IDS, ROLES, type Db } from "@posture/db";
+import { seedDemo } from "@posture/demo";
 import { AppError } from "@posture/platform";
 import { z } from "zod";
+import { demoLog, demoRuntime } from "./demo-runtime";
+import { readCliEnv } from "./env";
 
 type TResult = Record<string, unknown>;
 /** What a check found wrong: its result is still printed, and the CLI exits 3. */
@@ -90,14 +92,15 @@ export const COMMANDS = {
   "demo:seed": command({
     usage: "demo:seed",
     options: z.strictObject({}),
+    // The same as a first `pnpm start`: the organizations, users and key, then their history.
     run: async (db) => {
-      const seed = await seedDemoIfEmpty(db);
-      if (!seed)
+      const seeded = await seedDemo({ db, runtime: demoRuntime(readCliEnv()), log: demoLog() });
+      if (!seeded)
         throw new AppError(
           "conflict",
           "The database already holds organizations; demo data is only seeded into an empty one",
         );
-      return seed;
+      return seeded.seed;
     },
   }),
   "audit:verify": command({

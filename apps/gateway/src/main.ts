@@ -1,6 +1,6 @@
 import cluster from "node:cluster";
 import { availableParallelism } from "node:os";
-import { seedDemoIfEmpty } from "@posture/account";
+import { seedDemo } from "@posture/demo";
 import {
   answerClusterMetricsRequests,
   collectProcessMetrics,
@@ -67,7 +67,13 @@ if (workers > 1 && cluster.isPrimary) {
     "gateway listening",
   );
   if (!env.DATABASE_URL) {
-    const seed = await seedDemoIfEmpty(gateway.deps.db.db);
-    if (seed) process.stdout.write(demoBanner(seed, gateway.deps.runtime.publicUrl));
+    // First start only (an empty database): the demo organizations, then their eight weeks of
+    // history, told through the service's own procedures and jobs (packages/demo).
+    const { db, runtime } = gateway.deps;
+    const seeded = await seedDemo({ db: db.db, runtime, log });
+    if (seeded) {
+      log.info(seeded.history, "demo history seeded");
+      process.stdout.write(demoBanner(seeded.seed, runtime.publicUrl));
+    }
   }
 }

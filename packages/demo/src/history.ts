@@ -1,0 +1,347 @@
+import { eq } from "drizzle-orm";
+import { connectors, organizations, type Db } from "@posture/db";
+import { buildScheduledReport, sweepClientHealth } from "@posture/partner";
+import type { TLogger, TRuntime } from "@posture/platform";
+import { backdate } from "./backdate";
+import { callerFor, type TCaller } from "./caller";
+import { createSeedQueue, type TSeedQueue } from "./queue";
+
+const DAY_MS = 86_400_000;
+/** Eight weeks of history: nine weekly scans per source, the last an hour ago. */
+export const DEMO_WEEKS = 8;
+/** Small demo tenants: enough for every view to look real, small enough for a first start. */
+export const DEMO_FILES = 2000;
+/** Public links Acme's remediation removes in week 3. */
+const REMEDIATED_LINKS = 25;
+/**
+ * The week Acme connects its Microsoft 365 (a small one): behaviour analytics flags what happened
+ * in a tenant's last weeks before it was connected (the demo's stories), and anomalies are only
+ * detected in the last two weeks, so it joins a week before the end.
+ */
+const SECOND_SOURCE_WEEK = DEMO_WEEKS - 1;
+const SECOND_SOURCE_FILES = 500;
+/** Northwind's weekly portfolio reports are built for the last weeks only (a PDF each). */
+const REPORT_WEEKS = 4;
+/** The week Globex connects a second source, and what it brings to light drags its score down. */
+const GLOBEX_SECOND_SOURCE_WEEK = 5;
+
+export type TDemoHistoryDeps = { db: Db; runtime: TRuntime; log: TLogger };
+
+export type TDemoHistory = {
+  weeks: number;
+  scans: number;
+  incidents: number;
+  remediations: number;
+  partnerReports: number;
+  ms: number;
+};
+
+type TConnectorView = { id: string };
+type TFinding = { id: string; severity: string; category: string; ruleId: string; title: string };
+type TSharingItem = { id: string };
+
+/** The story's cast, found by the demo's e-mail addresses (account's seedDemoIfEmpty made them). */
+const CAST = {
+  acmeOwner: "owner@acme.example",
+  acmeAdmin: "admin@acme.example",
+  globexOwner: "owner@globex.example",
+  northwindOwner: "owner@northwind.example",
+} as const;
+
+/**
+ * Eight weeks in the life of the demo organizations, told through the service's own procedures
+ * and jobs, one week at a time, each week then dated where it belongs (backdate.ts):
+ * Acme (business, Google Workspace demo) connects, trusts a partner's domain, opens incidents and
+ * works them, removes its public links with a remediation, runs compliance reports and, late,
+ * connects its Microsoft 365: its score rises. Globex (team, Microsoft 365 demo) only scans while
+ * its tenant drifts, and stays behind.
+ * Northwind (their partner) gets weekly portfolio reports and client-health checks.
+ */
+export async function seedDemoHistory(deps: TDemoHistoryDeps, o: { now?: Date } = {}): Promise<TDemoHistory> {
+  const begun = performance.now();
+  const jobs = createSeedQueue(deps);
+  try {
+    return await tell({ ...deps, jobs }, o.now ?? new Date(), begun);
+  } finally {
+    await jobs.close();
+  }
+}
+
+type TStoryDeps = TDemoHistoryDeps & { jobs: TSeedQueue };
+
+async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHistory> {
+  const { db, jobs } = deps;
+  // Week w stands at weekStart(w) + 1 h; the last week's scans ran an hour before the seed.
+  const end = now.getTime() - 2 * 60 * 60_000;
+  const weekStart = (w: number) => new Date(end - (DEMO_WEEKS - w) * 7 * DAY_MS);
+  const at = (w: number, hours: number) => new Date(weekStart(w).getTime() + hours * 3_600_000);
+
+  /**
+   * One step of the story: run now, wait for its background work, then date it at `when`. A week
+   * is one step (its scans, what happened after them, the partner's weekly work): each dating
+   * pass touches every dated table, so fewer, longer steps are what keeps the seed fast; a step
+   * inside a step is part of it.
+   */
+  let inStep = false;
+  const step = async <T>(when: Date, fn: () => Promise<T>): Promise<T> => {
+    if (inStep) return fn();
+    inStep = true;
+    const from = new Date();
+    try {
+      const result = await fn();
+      await jobs.drain();
+      const ran = Date.now() - from.getTime();
+      await backdate(db, { from, to: new Date(), at: when });
+      deps.log.debug(
+        { at: when.toISOString(), ms: ran, backdateMs: Date.now() - from.getTime() - ran },
+        "demo seed: step",
+      );
+      return result;
+    } finally {
+      inStep = false;
+    }
+  };
+
+  const acme = await callerFor(deps, CAST.acmeOwner);
+  const acmeAdmin = await callerFor(deps, CAST.acmeAdmin);
+  const globex = await callerFor(deps, CAST.globexOwner);
+  const northwind = await callerFor(deps, CAST.northwindOwner);
+  const partnerOrgId = await orgIdOf(db, "Northwind MSP");
+
+  // The organizations joined a day before their first scan.
+  await db.update(organizations).set({ createdAt: new Date(weekStart(0).getTime() - DAY_MS) });
+
+  const count = { scans: 0, incidents: 0, remediations: 0, partnerReports: 0 };
+  const { acmeSource, globexSource } = await step(at(0, -1), async () => {
+    const acmeSource = await connect(acme, "google_workspace", "Acme Google Workspace (demo)");
+    const globexSource = await connect(globex, "microsoft_365", "Globex Microsoft 365 (demo)");
+    await northwind("PATCH", "/partner/settings", { reportSchedule: "WEEKLY", notifyUnhealthy: true });
+    return { acmeSource, globexSource };
+  });
+  await startTenantClock(db, [acmeSource, globexSource], at(0, -1));
+  let acmeSecond: string | undefined;
+  let globexSecond: string | undefined;
+
+  const scanWeek = async (w: number) =>
+    step(at(w, 2), async () => {
+      const advance = { demo: { advance: 7 } };
+      await acme("POST", "/connectors/{id}/sync", { id: acmeSource, ...(w > 0 ? advance : {}) });
+      await globex("POST", "/connectors/{id}/sync", { id: globexSource, ...(w > 0 ? advance : {}) });
+      count.scans += 2;
+      if (globexSecond) {
+        const first = w === GLOBEX_SECOND_SOURCE_WEEK;
+        await globex("POST", "/connectors/{id}/sync", { id: globexSecond, ...(first ? {} : advance) });
+        count.scans++;
+      }
+      if (acmeSecond) {
+        const first = w === SECOND_SOURCE_WEEK;
+        await acme("POST", "/connectors/{id}/sync", { id: acmeSecond, ...(first ? {} : advance) });
+        count.scans++;
+      }
+    });
+  const weekly = async (w: number) =>
+    step(at(w, 6), async () => {
+      await sweepClientHealth({ ...deps, jobs });
+      if (
+        w > DEMO_WEEKS - REPORT_WEEKS &&
+        (await buildScheduledReport({ ...deps, jobs }, { partnerOrgId, schedule: "WEEKLY", now: at(w, 5) }))
+      )
+        count.partnerReports++;
+    });
+
+  const openFindings = (q: Record<string, unknown>) =>
+    acme<{ findings: TFinding[] }>("GET", "/findings", { status: "OPEN", limit: 20, ...q }).then(
+      (r) => r.findings,
+    );
+
+  // Week 0: the first scans; a prevention rule watched in dry run.
+  await step(at(0, 1), async () => {
+    await scanWeek(0);
+    await acme("POST", "/prevention-rules", {
+      name: "Public links on sensitive files",
+      match: { categories: ["public_exposure"], minSeverity: "HIGH" },
+      action: "REVOKE_PUBLIC_LINK",
+      dryRun: true,
+    });
+    await weekly(0);
+  });
+
+  /**
+   * The worst public links removed at once: planned by the owner, approved by an admin, applied
+   * to the (demo) sources by the remediation job (paced at the source's write rate, hence a few
+   * dozen rather than the whole quick win).
+   */
+  const remediateWorstLinks = async () => {
+    const exposed = await openFindings({ category: "public_exposure", limit: REMEDIATED_LINKS });
+    if (exposed.length === 0) return;
+    const plan = await acme<{ id: string }>("POST", "/remediations", {
+      findingIds: exposed.map((f) => f.id),
+    });
+    await acmeAdmin("POST", "/remediations/{id}/approve", { id: plan.id });
+    await acmeAdmin("POST", "/remediations/{id}/apply", { id: plan.id });
+    count.remediations++;
+  };
+
+  let incidents: { leak: string; behaviour: string } | undefined;
+  for (let w = 1; w <= DEMO_WEEKS; w++) await step(at(w, 1), () => week(w));
+  return { weeks: DEMO_WEEKS, ...count, ms: Math.round(performance.now() - begun) };
+
+  async function week(w: number): Promise<void> {
+    if (w === GLOBEX_SECOND_SOURCE_WEEK) {
+      globexSecond = await step(at(w, 1), () =>
+        connect(globex, "google_workspace", "Globex Google Workspace (demo)", DEMO_FILES / 2),
+      );
+      await startTenantClock(db, [globexSecond], at(w, 1));
+    }
+    if (w === SECOND_SOURCE_WEEK) {
+      acmeSecond = await step(at(w, 1), () =>
+        connect(acme, "microsoft_365", "Acme Microsoft 365 (demo)", SECOND_SOURCE_FILES),
+      );
+      await startTenantClock(db, [acmeSecond], at(w, 1));
+    }
+    await scanWeek(w);
+    if (w === 1)
+      await step(at(1, 4), async () => {
+        // A domain Acme shares files with: its payroll provider, trusted from now on (its shares
+        // and findings are re-rated at once).
+        const shared = await acme<{ rows: Array<{ target: string }> }>("GET", "/sharing/items", {
+          type: "external_domain",
+          limit: 1,
+        });
+        const domain = shared.rows[0]?.target;
+        if (domain)
+          await acme("POST", "/sharing/trusted-domains", { domain, note: "Outsourced payroll provider" });
+        const globexShared = await globex<{ rows: Array<{ target: string }> }>("GET", "/sharing/items", {
+          type: "external_domain",
+          limit: 1,
+        });
+        const globexDomain = globexShared.rows[0]?.target;
+        if (globexDomain)
+          await globex("POST", "/sharing/trusted-domains", { domain: globexDomain, note: "Parent company" });
+      });
+    if (w === 2)
+      incidents = await step(at(2, 4), async () => {
+        const exposed = await openFindings({ severity: "CRITICAL" });
+        const leak = await acme<{ id: string }>("POST", "/incidents", {
+          title: "Public links on finance documents",
+          priority: "P2",
+          findingIds: exposed.slice(0, 3).map((f) => f.id),
+          assignee: CAST.acmeAdmin,
+          summary: "The weekly scan found finance spreadsheets shared with anyone holding the link.",
+        });
+        const high = await openFindings({ severity: "HIGH" });
+        const behaviour = await acme<{ id: string }>("POST", "/incidents", {
+          title: "Broad OAuth grants to an unverified app",
+          priority: "P1",
+          findingIds: high.slice(0, 2).map((f) => f.id),
+          assignee: CAST.acmeOwner,
+        });
+        count.incidents += 2;
+        return { leak: leak.id, behaviour: behaviour.id };
+      });
+    if (w === 3 && incidents) {
+      const { leak, behaviour } = incidents;
+      await step(at(3, 4), async () => {
+        await acme("PATCH", "/incidents/{id}", {
+          id: leak,
+          status: "INVESTIGATING",
+          note: "Owners contacted",
+        });
+        await acme("PATCH", "/incidents/{id}", {
+          id: behaviour,
+          status: "INVESTIGATING",
+          note: "App publisher asked for its verification status",
+        });
+        await remediateWorstLinks();
+      });
+    }
+    if (w === 4 && incidents) {
+      const { leak } = incidents;
+      await step(at(4, 4), async () => {
+        await acme("POST", "/compliance/reports", { framework: "soc2" });
+        await acme("PATCH", "/incidents/{id}", {
+          id: leak,
+          status: "RESOLVED",
+          note: "Links removed by remediation; rescan confirms",
+          postMortem: {
+            summary: "Finance spreadsheets were shared with anyone holding the link for about two weeks.",
+            rootCause: "A shared drive's default link sharing was set to public.",
+            lessons: "Public links need an owner and an expiry.",
+            actionItems: [
+              {
+                title: "Turn off public default sharing on the finance drive",
+                owner: CAST.acmeAdmin,
+                done: true,
+              },
+              { title: "Review public links monthly", owner: CAST.acmeOwner },
+            ],
+          },
+        });
+      });
+    }
+    if (w === SECOND_SOURCE_WEEK)
+      // Acme's new Microsoft 365 source brought its own public links: the worst go the same week.
+      await step(at(w, 5), remediateWorstLinks);
+    if (w === 6)
+      await step(at(6, 4), async () => {
+        const items = await acme<{ rows: TSharingItem[] }>("GET", "/sharing/items", {
+          type: "external_user",
+          limit: 1,
+        });
+        const item = items.rows[0];
+        if (item)
+          await acme("POST", "/sharing/approvals", {
+            itemId: item.id,
+            reason: "Shared with the auditors for the annual audit",
+            expiresInDays: 60,
+          });
+        const medium = await openFindings({ severity: "MEDIUM" });
+        await acme("POST", "/incidents", {
+          title: "Externally shared HR folder",
+          priority: "P3",
+          findingIds: medium.slice(0, 2).map((f) => f.id),
+        });
+        count.incidents++;
+      });
+    if (w === DEMO_WEEKS)
+      await step(at(w, 4), async () => {
+        await acme("POST", "/compliance/reports", { framework: "iso27001" });
+        await globex("POST", "/compliance/reports", { framework: "soc2" });
+        await acme("POST", "/compliance/evidence/generate", { framework: "soc2" });
+      });
+    await weekly(w);
+  }
+}
+
+async function connect(
+  call: TCaller,
+  type: "google_workspace" | "microsoft_365",
+  displayName: string,
+  files = DEMO_FILES,
+) {
+  const c = await call<TConnectorView>("POST", "/connectors", {
+    type,
+    displayName,
+    mode: "demo",
+    demo: { files },
+  });
+  return c.id;
+}
+
+/**
+ * A demo tenant's clock starts when its connector was made (its revision 0); dated back to the
+ * week it joined, each later scan (seven revisions, a tenant day each, further) reads the tenant
+ * as it was that week, and its activity is dated in those weeks too.
+ */
+async function startTenantClock(db: Db, ids: string[], at: Date): Promise<void> {
+  for (const id of ids) await db.update(connectors).set({ createdAt: at }).where(eq(connectors.id, id));
+}
+
+async function orgIdOf(db: Db, name: string): Promise<string> {
+  const [org] = await db
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(eq(organizations.name, name));
+  if (!org) throw new Error(`demo seed: no organization ${name}`);
+  return org.id;
+}

@@ -109,9 +109,9 @@ const PROMISES: Array<{ call: RegExp; check: (c: TCall) => void }> = [
     },
   },
   {
-    // one point per completed scan: the session ran two by then (first and incremental)
+    // one point per completed scan: the demo history's weekly scans, then the session's two
     call: /^GET \/api\/posture\/history$/,
-    check: ({ body }) => expect(body.history).toHaveLength(2),
+    check: ({ body }) => expect(body.history.length).toBeGreaterThanOrEqual(10),
   },
   {
     // findings, scans, audit, OAuth grants, newest first

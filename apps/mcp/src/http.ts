@@ -33,7 +33,11 @@ export async function handleStreamableHttp(
   }
   const header = req.headers["mcp-session-id"];
   const declared = clientOfSession(Array.isArray(header) ? header[0] : header);
-  const server = createMcpServer(catalog, dispatch, { client: () => declared });
+  // Only these need the resource handlers; the capability itself is declared either way.
+  const resources = messages.some(
+    (m) => m?.method === "initialize" || (typeof m?.method === "string" && m.method.startsWith("resources/")),
+  );
+  const server = createMcpServer(catalog, dispatch, { client: () => declared, resources });
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -54,7 +54,11 @@ function errorText(result: TCallResult): string {
 export function createMcpServer(
   catalog: TCatalog,
   dispatch: TDispatch,
-  opts: { client?: () => Implementation | undefined } = {},
+  opts: {
+    client?: () => Implementation | undefined;
+    /** false: skip registering the resource templates (a stateless request that only calls a tool). */
+    resources?: boolean;
+  } = {},
 ): McpServer {
   const mcp = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION, title: "Posture" },
@@ -81,7 +85,7 @@ export function createMcpServer(
     return { content: [{ type: "text", text: JSON.stringify(result.body) }] };
   });
 
-  for (const r of catalog.resources) {
+  for (const r of opts.resources === false ? [] : catalog.resources) {
     // A report without path parameters is also listed, at its defaults.
     const fixed = r.op.pathParams.length === 0 ? r.uriTemplate.replace(/\{\?[^}]*\}$/, "") : null;
     const template = new ResourceTemplate(r.uriTemplate, {

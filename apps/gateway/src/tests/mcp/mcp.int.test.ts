@@ -234,6 +234,32 @@ describe("MCP over Streamable HTTP at /mcp", () => {
   });
 });
 
+describe("the declared client in the audit trail (X-Service-Client)", () => {
+  const plan = async (headers: Record<string, string>) => {
+    const res = await gw.request("POST", "/api/remediations", {
+      key: owner.key,
+      ip: freshIp(),
+      body: win.plan ?? {},
+      headers,
+    });
+    expect(res.status, res.text).toBe(201);
+    const [row] = await gw.db.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.orgId, owner.orgId), eq(auditLog.target, (res.body as { id: string }).id)));
+    return row?.metadata;
+  };
+
+  it("records a well-formed declaration and drops anything else", async () => {
+    expect((await plan({ "x-service-client": "sdk:posture-sdk/0.1.0" }))?.client).toBe(
+      "sdk:posture-sdk/0.1.0",
+    );
+    expect(await plan({})).not.toHaveProperty("client");
+    expect(await plan({ "x-service-client": "x".repeat(121) })).not.toHaveProperty("client");
+    expect(await plan({ "x-service-client": "mcp:caf\u00e9/1" })).not.toHaveProperty("client");
+  });
+});
+
 describe("MCP on stdio (`pnpm mcp`)", () => {
   it("lists the tools, calls them, plans, and the audit names the client", async () => {
     const client = await stdioClient(owner.key);

@@ -13,6 +13,7 @@ import { sanitizeInput } from "./middleware/sanitize";
 import { securityHeaders } from "./middleware/security-headers";
 import { docsRoutes, openApiCaching } from "./docs-page";
 import { methodNotAllowed } from "./middleware/method-not-allowed";
+import { mcpHandler } from "./mcp";
 import { openApiDocument, openApiRoutes, routeTable } from "./openapi";
 import { compileRoutes } from "./routes";
 import { downloadRoutes } from "./downloads";
@@ -64,6 +65,9 @@ export function createApp(deps: TGatewayDeps): Express {
   app.use("/api", downloadRoutes(deps));
   app.use("/api", wrap(rest));
   app.use("/trpc", trpcHandler(deps, appRouter));
+  // MCP over Streamable HTTP (apps/mcp, docs/mcp.md), as the Bearer API key: the same limiter,
+  // credential cache and input limits as the API; each tool call runs the operation's procedure.
+  app.use("/mcp", wrap(access(deps.access)), jsonBody, sanitizeInput, wrap(mcpHandler(deps, document)));
   app.use(
     "/api",
     methodNotAllowed(() => routeTable(document().doc)),

@@ -8,6 +8,7 @@ import {
   type TContext,
   type TLogger,
   type TWireError,
+  withClient,
 } from "@posture/platform";
 import type { TGatewayDeps } from "./deps";
 import { logFault } from "./middleware/errors";
@@ -52,7 +53,8 @@ export function contextFactory(deps: TGatewayDeps) {
     if (res) res.once("close", () => response.runAfterResponse());
     return {
       db: deps.db.db,
-      principal: req.principal ?? null,
+      // The principal is cached per credential; the client a request declares is its own.
+      principal: req.principal ? withClient(req.principal, req.get("x-service-client")) : null,
       credentialFailure: req.credentialFailure ?? null,
       // Computed once by the access middleware (Express recomputes req.ip on every read).
       ip: req.clientIp ?? req.socket.remoteAddress ?? "unknown",

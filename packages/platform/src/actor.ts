@@ -9,12 +9,16 @@ export type TActor = {
   /** null for the system (scheduled jobs, sweeps). */
   userId: string | null;
   email: string;
+  /** The program that acted for the credential, as it declared itself (TPrincipal.client). */
+  client?: string;
 };
 
 export const SYSTEM_ACTOR: TActor = { kind: "system", userId: null, email: "system" };
 
 export function actorOf(principal: TPrincipal): TActor {
-  return { kind: principal.kind, userId: principal.userId, email: principal.userEmail };
+  const actor: TActor = { kind: principal.kind, userId: principal.userId, email: principal.userEmail };
+  if (principal.client !== undefined) actor.client = principal.client;
+  return actor;
 }
 
 /** The `{orgId, actor}` every org-scoped service call starts from. */

@@ -107,6 +107,8 @@ export function audit(
     target: entry.target,
     userId: scope.actor.userId,
     userEmail: scope.actor.email,
-    metadata: entry.metadata,
+    // Which program acted (e.g. an MCP client), when the request declared one.
+    metadata:
+      scope.actor.client === undefined ? entry.metadata : { ...entry.metadata, client: scope.actor.client },
   });
 }

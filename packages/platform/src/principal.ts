@@ -16,7 +16,20 @@ export type TPrincipal = {
     plan: TPlanId; // effective plan, grace applied
     isPartner: boolean;
   };
+  /**
+   * The program making this request as it declares itself (`X-Service-Client`, e.g.
+   * `mcp:claude-ai/0.1.0`): per request, never cached with the credential; audit rows record it.
+   */
+  client?: string;
 };
+
+/** A declared client name: printable ASCII, at most 120 characters; anything else is dropped. */
+const CLIENT_LABEL = /^[\x21-\x7e][\x20-\x7e]{0,119}$/;
+
+/** The principal of one request with the client it declares, when the declaration is well formed. */
+export function withClient(principal: TPrincipal, client: string | undefined): TPrincipal {
+  return client !== undefined && CLIENT_LABEL.test(client) ? { ...principal, client } : principal;
+}
 
 /** Whether `have` meets a minimum role: OWNER ⊃ ADMIN ⊃ member. */
 export function hasRole(have: TRole | undefined, required: TRole): boolean {

@@ -61,7 +61,7 @@ const CREDENTIAL_MESSAGES = {
 
 // The contract's check order: authenticate (401) → credential kind (403) → plan (402) → role (403);
 // input (400) and resources (404/409) come after, in the procedure.
-function authenticate(ctx: TContext, mode: Exclude<TAuthMode, "public">): TPrincipal {
+export function authenticate(ctx: TContext, mode: Exclude<TAuthMode, "public">): TPrincipal {
   const principal = ctx.principal;
   if (!principal) {
     const message = ctx.credentialFailure

@@ -4,6 +4,7 @@ import { evidence1m } from "./evidence-1m";
 import { exposure1m } from "./exposure-1m";
 import { behaviour } from "./behaviour";
 import { findingsList } from "./findings-list";
+import { mcpFindings } from "./mcp-findings";
 import { partnerPortfolio } from "./partner-portfolio";
 import { posturePdf } from "./posture-pdf";
 import { remediation1m } from "./remediation-1m";
@@ -30,4 +31,5 @@ export const scenarios: TScenario[] = [
   behaviour,
   remediation1m,
   remediationApply,
+  mcpFindings,
 ];

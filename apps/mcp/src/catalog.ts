@@ -1,0 +1,225 @@
+/**
+ * The MCP tools and resources, generated from the service's OpenAPI document (itself generated
+ * from the routers' procedure meta): one read tool per GET operation an API key may call in the
+ * areas an assistant reads, the two planning writes, and a resource template per download.
+ */
+
+type TJson = Record<string, unknown>;
+
+export type TAccess = {
+  auth: "public" | "apiKey" | "session" | "partner";
+  role?: "ADMIN" | "OWNER";
+  plan?: string;
+  feature?: string;
+};
+
+type TParameter = {
+  name: string;
+  in: "path" | "query" | "header" | "cookie";
+  required?: boolean;
+  description?: string;
+  schema?: TJson;
+};
+
+type TOperationObject = {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  parameters?: Array<TParameter | { $ref: string }>;
+  requestBody?: { content?: Record<string, { schema?: TJson }> };
+  responses?: Record<string, { content?: Record<string, unknown> }>;
+  "x-access"?: TAccess;
+};
+
+export type TOpenApiDocument = {
+  info?: { version?: string };
+  paths?: Record<string, Record<string, unknown> | undefined>;
+  components?: Record<string, Record<string, unknown> | undefined>;
+};
+
+/** One REST operation as the dispatchers need it. */
+export type TOperation = {
+  /** The tRPC procedure key (`findings.list`), from the operationId (`findings-list`). */
+  key: string;
+  method: "GET" | "POST";
+  /** The REST path under /api, with `{param}` placeholders. */
+  path: string;
+  pathParams: string[];
+  queryParams: string[];
+};
+
+export type TTool = {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: { type: "object"; properties: Record<string, TJson>; required?: string[] } & TJson;
+  annotations: {
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
+  op: TOperation;
+};
+
+export type TResourceTemplate = {
+  name: string;
+  title: string;
+  description: string;
+  /** RFC 6570: `posture://incidents/{id}/export`, `posture://compliance/gap-report{?period}`. */
+  uriTemplate: string;
+  mimeType: string;
+  op: TOperation;
+};
+
+export type TCatalog = { tools: TTool[]; resources: TResourceTemplate[] };
+
+/**
+ * The areas an assistant reads, by the REST path's first segment: findings, posture, inventory,
+ * sharing, agents (agent-guard), timeline, incidents, behaviour (behavior), compliance and the
+ * partner portfolio, plus the reports an API serves as downloads.
+ */
+export const READ_AREAS: ReadonlySet<string> = new Set([
+  "findings",
+  "posture",
+  "inventory",
+  "sharing",
+  "agent-guard",
+  "timeline",
+  "incidents",
+  "behavior",
+  "compliance",
+  "partner",
+  "reports",
+]);
+
+/**
+ * The only writes: both only plan. A remediation plan is created PLANNED and applies nothing (a
+ * person approves and applies it); a simulation changes nothing. Nothing that approves, applies,
+ * undoes, deletes, or creates keys, webhooks, tickets or incidents is ever a tool.
+ */
+export const PLANNING_WRITES: ReadonlySet<string> = new Set(["POST /remediations", "POST /posture/simulate"]);
+
+export const RESOURCE_SCHEME = "posture";
+
+const JSON_TYPE = "application/json";
+
+/** The credential kinds MCP acts as: an API key (of a partner organization for partner paths). */
+const API_KEY_AUTH = new Set(["apiKey", "partner"]);
+
+function deref(doc: TOpenApiDocument, value: unknown, seen: Set<string> = new Set()): unknown {
+  if (Array.isArray(value)) return value.map((v) => deref(doc, v, seen));
+  if (!value || typeof value !== "object") return value;
+  const ref = (value as { $ref?: unknown }).$ref;
+  if (typeof ref === "string" && ref.startsWith("#/components/")) {
+    if (seen.has(ref)) return {}; // a recursive schema: left open rather than unrolled
+    const [, , section, name] = ref.split("/");
+    const target = section && name ? doc.components?.[section]?.[name] : undefined;
+    return deref(doc, target ?? {}, new Set([...seen, ref]));
+  }
+  const out: TJson = {};
+  for (const [k, v] of Object.entries(value)) out[k] = deref(doc, v, seen);
+  return out;
+}
+
+/** The content types of an operation's success response. */
+function successTypes(op: TOperationObject): string[] {
+  const ok = op.responses?.["200"] ?? op.responses?.["201"] ?? op.responses?.["202"];
+  return Object.keys(ok?.content ?? {});
+}
+
+function accessLine(access: TAccess): string {
+  const parts = [access.auth === "partner" ? "a partner organization's API key" : "API key"];
+  if (access.plan) parts.push(`plan ${access.plan}+`);
+  if (access.feature) parts.push(`the ${access.feature} feature`);
+  parts.push(access.role ? `role ${access.role === "OWNER" ? "OWNER" : "ADMIN+"}` : "any role");
+  return `Access: ${parts.join(", ")}.`;
+}
+
+const titleOf = (op: TOperationObject, fallback: string) => op.summary ?? fallback;
+
+/** Builds the catalog; operations outside the rules above are left out, whatever the document adds. */
+export function buildCatalog(doc: TOpenApiDocument): TCatalog {
+  const tools: TTool[] = [];
+  const resources: TResourceTemplate[] = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    const area = path.split("/")[1] ?? "";
+    for (const [lower, raw] of Object.entries(item ?? {})) {
+      const method = lower.toUpperCase();
+      if (method !== "GET" && method !== "POST") continue;
+      if (!READ_AREAS.has(area) && !PLANNING_WRITES.has(`${method} ${path}`)) continue;
+      const op = deref(doc, raw) as TOperationObject;
+      const access = op["x-access"];
+      if (!op.operationId || !access || !API_KEY_AUTH.has(access.auth)) continue;
+      const write = method === "POST";
+      if (write && !PLANNING_WRITES.has(`${method} ${path}`)) continue;
+      const params = (op.parameters ?? []).filter((p): p is TParameter => "name" in p);
+      const key = op.operationId.replace(/-/g, ".");
+      const operation: TOperation = {
+        key,
+        method,
+        path,
+        pathParams: params.filter((p) => p.in === "path").map((p) => p.name),
+        queryParams: params.filter((p) => p.in === "query").map((p) => p.name),
+      };
+      const types = successTypes(op);
+      const file = types.find((t) => t !== JSON_TYPE);
+      const description = [op.description, accessLine(access)].filter(Boolean).join("\n\n");
+      if (!write && file) {
+        const query = operation.queryParams.length > 0 ? `{?${operation.queryParams.join(",")}}` : "";
+        resources.push({
+          name: key.replace(/\./g, "_"),
+          title: titleOf(op, key),
+          description,
+          uriTemplate: `${RESOURCE_SCHEME}:/${path}${query}`,
+          mimeType: file,
+          op: operation,
+        });
+        continue;
+      }
+      const properties: Record<string, TJson> = {};
+      const required: string[] = [];
+      for (const p of params) {
+        if (p.in !== "path" && p.in !== "query") continue;
+        properties[p.name] = { ...p.schema, ...(p.description ? { description: p.description } : {}) };
+        if (p.required || p.in === "path") required.push(p.name);
+      }
+      const body = op.requestBody?.content?.[JSON_TYPE]?.schema;
+      if (write && body) {
+        const b = body as { properties?: Record<string, TJson>; required?: string[] };
+        Object.assign(properties, b.properties ?? {});
+        required.push(...(b.required ?? []));
+      }
+      const plans = path === "/remediations";
+      tools.push({
+        name: key.replace(/\./g, "_"),
+        title: titleOf(op, key),
+        description: plans
+          ? `${description}\n\nPlans only: the plan is created PLANNED and nothing is applied; a person approves and applies it in the product.`
+          : description,
+        inputSchema: {
+          type: "object",
+          properties,
+          ...(required.length > 0 ? { required: [...new Set(required)] } : {}),
+          additionalProperties: false,
+        },
+        annotations: {
+          readOnlyHint: !plans,
+          destructiveHint: false,
+          idempotentHint: !plans,
+          openWorldHint: false,
+        },
+        op: operation,
+      });
+    }
+  }
+  tools.sort((a, b) => a.name.localeCompare(b.name));
+  resources.sort((a, b) => a.name.localeCompare(b.name));
+  return { tools, resources };
+}
+
+/** A REST path with its parameters filled in, each percent-encoded. */
+export function fillPath(op: TOperation, args: Record<string, unknown>): string {
+  return op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(args[name] ?? "")));
+}

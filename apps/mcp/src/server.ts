@@ -1,0 +1,123 @@
+import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Implementation,
+  type ReadResourceResult,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { TCatalog, TOperation } from "./catalog";
+
+export const SERVER_NAME = "posture";
+export const SERVER_VERSION = "1.0.0";
+
+/** What one call answered: the HTTP status and the parsed JSON body (the contract's error body on failure). */
+export type TCallResult = { status: number; body: unknown };
+
+/** What one download answered: bytes with their type, or a JSON body (an error, a job not ready). */
+export type TFileResult = { status: number; contentType: string; bytes: Buffer } | TCallResult;
+
+/**
+ * How calls reach the service: over HTTP with the API key (stdio), or through the gateway's own
+ * procedures with the /mcp request's key. Either way the service's checks run unchanged.
+ */
+export type TDispatch = {
+  call(op: TOperation, args: Record<string, unknown>, client: string): Promise<TCallResult>;
+  download(op: TOperation, args: Record<string, string>, client: string): Promise<TFileResult>;
+};
+
+/** The MCP client as the audit trail records it: `mcp:<name>/<version>`. */
+export function clientLabel(info: Implementation | undefined): string {
+  if (!info) return "mcp:unknown";
+  const clean = (s: string) => s.replace(/[^\x21-\x7e]+/g, "-").slice(0, 50);
+  return `mcp:${clean(info.name)}/${clean(info.version)}`;
+}
+
+const INSTRUCTIONS =
+  "Read-only access to one organization's security posture, as one API key: findings, the timeline, incidents, behaviour anomalies, compliance, the partner portfolio, and reports as resources. The only writes plan: remediations_create creates a PLANNED plan that a person approves and applies in the product; posture_simulate changes nothing. Errors carry the service's error code (forbidden, plan_upgrade_required, not_found, rate_limited…).";
+
+function errorText(result: TCallResult): string {
+  const body = result.body as { error?: unknown; message?: unknown } | undefined;
+  const code = typeof body?.error === "string" ? body.error : "error";
+  const message = typeof body?.message === "string" ? body.message : "";
+  return `${result.status} ${code}: ${message}\n${JSON.stringify(body)}`;
+}
+
+/**
+ * An MCP server over the catalog. Tools take JSON Schema straight from the OpenAPI document
+ * (the low-level handlers: McpServer.registerTool wants zod), so the service validates input
+ * exactly as for REST. `client` names the MCP client when the transport knows it better than the
+ * initialize request of this connection (stateless HTTP: each request is a new server).
+ */
+export function createMcpServer(
+  catalog: TCatalog,
+  dispatch: TDispatch,
+  opts: {
+    client?: () => Implementation | undefined;
+    /** false: skip registering the resource templates (a stateless request that only calls a tool). */
+    resources?: boolean;
+  } = {},
+): McpServer {
+  const mcp = new McpServer(
+    { name: SERVER_NAME, version: SERVER_VERSION, title: "Posture" },
+    { capabilities: { tools: { listChanged: false }, resources: {} }, instructions: INSTRUCTIONS },
+  );
+  const client = () => clientLabel(mcp.server.getClientVersion() ?? opts.client?.());
+  const byName = new Map(catalog.tools.map((t) => [t.name, t]));
+
+  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: catalog.tools.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      annotations: { title: t.title, ...t.annotations },
+    })),
+  }));
+
+  mcp.server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = byName.get(request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    const result = await dispatch.call(tool.op, request.params.arguments ?? {}, client());
+    if (result.status >= 400) return { isError: true, content: [{ type: "text", text: errorText(result) }] };
+    return { content: [{ type: "text", text: JSON.stringify(result.body) }] };
+  });
+
+  for (const r of opts.resources === false ? [] : catalog.resources) {
+    // A report without path parameters is also listed, at its defaults.
+    const fixed = r.op.pathParams.length === 0 ? r.uriTemplate.replace(/\{\?[^}]*\}$/, "") : null;
+    const template = new ResourceTemplate(r.uriTemplate, {
+      list: fixed
+        ? () => ({ resources: [{ uri: fixed, name: r.name, title: r.title, mimeType: r.mimeType }] })
+        : undefined,
+    });
+    mcp.registerResource(
+      r.name,
+      template,
+      { title: r.title, description: r.description, mimeType: r.mimeType },
+      async (uri, variables): Promise<ReadResourceResult> => {
+        const args: Record<string, string> = {};
+        for (const [k, v] of Object.entries(variables)) {
+          const value = Array.isArray(v) ? v[0] : v;
+          if (value !== undefined && value !== "") args[k] = decodeURIComponent(value);
+        }
+        const result = await dispatch.download(r.op, args, client());
+        if ("bytes" in result) {
+          return {
+            contents: [
+              { uri: uri.href, mimeType: result.contentType, blob: result.bytes.toString("base64") },
+            ],
+          };
+        }
+        if (result.status >= 400) throw new McpError(ErrorCode.InvalidRequest, errorText(result));
+        // A JSON answer (an evidence package not built yet): its status, as text.
+        return {
+          contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(result.body) }],
+        };
+      },
+    );
+  }
+  return mcp;
+}

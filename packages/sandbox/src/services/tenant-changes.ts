@@ -25,7 +25,7 @@ export type TScenarioKind = (typeof SCENARIO_KINDS)[number];
 
 type TConnectorRow = typeof connectors.$inferSelect;
 
-/** Files shared with the outside in a sharing spike: well past any user's weekly baseline. */
+/** At most this many files shared outside in a sharing spike: well past a weekly baseline. */
 export const SPIKE_SHARES = 30;
 /** Where the spike's and the new external share's files go: a domain nobody trusts. */
 export const OUTSIDE_DOMAIN = "files-transfer.example";

@@ -8,7 +8,8 @@ import {
 } from "@posture/account";
 import { PLAN_IDS, ROLES, type Db } from "@posture/db";
 import { AppError } from "@posture/platform";
-import { createSandboxOrganization } from "@posture/sandbox";
+// The sub-path alone: the CLI starts without the scan pipeline the sandbox package orchestrates.
+import { createSandboxOrganization } from "@posture/sandbox/organizations";
 import { z } from "zod";
 
 type TResult = Record<string, unknown>;

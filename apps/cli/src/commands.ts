@@ -8,6 +8,8 @@ import {
 import { PLAN_IDS, ROLES, type Db } from "@posture/db";
 import { seedDemo } from "@posture/demo";
 import { AppError } from "@posture/platform";
+// The sub-path alone: the CLI starts without the scan pipeline the sandbox package orchestrates.
+import { createSandboxOrganization } from "@posture/sandbox/organizations";
 import { z } from "zod";
 import { demoLog, demoRuntime } from "./demo-runtime";
 import { readCliEnv } from "./env";
@@ -41,20 +43,19 @@ const id = z.string().trim().min(1);
 // Option names are the command line's (kebab-case); strict objects refuse options a command does not take.
 export const COMMANDS = {
   "org:create": command({
-    usage: "org:create --name N --plan P [--partner] [--managed-by ORG_ID]",
+    usage: "org:create --name N --plan P [--partner] [--managed-by ORG_ID] [--sandbox]",
     options: z.strictObject({
       name: z.string().trim().min(1).max(200),
       plan: z.enum(PLAN_IDS),
       partner: z.boolean().default(false),
       "managed-by": id.optional(),
+      // A sandbox: demo sources only, scenario triggers and a reset (docs/sandbox.md).
+      sandbox: z.boolean().default(false),
     }),
-    run: (db, o) =>
-      createOrganization(db, {
-        name: o.name,
-        plan: o.plan,
-        isPartner: o.partner,
-        managedByOrgId: o["managed-by"],
-      }),
+    run: async (db, o) => {
+      const input = { name: o.name, plan: o.plan, isPartner: o.partner, managedByOrgId: o["managed-by"] };
+      return o.sandbox ? createSandboxOrganization(db, input) : createOrganization(db, input);
+    },
   }),
   "org:set-plan": command({
     usage: "org:set-plan --org ID --plan P",

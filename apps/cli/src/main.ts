@@ -41,6 +41,7 @@ function parse(argv: string[]) {
         name: { type: "string" },
         plan: { type: "string" },
         partner: { type: "boolean" },
+        sandbox: { type: "boolean" },
         "managed-by": { type: "string" },
         org: { type: "string" },
         email: { type: "string" },

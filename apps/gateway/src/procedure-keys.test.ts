@@ -23,6 +23,8 @@ const ACTION_SEGMENTS: ReadonlySet<string> = new Set([
   "undo",
   "simulate",
   "test",
+  "rotateSecret",
+  "reset",
 ]);
 
 /** tRPC reserves these as router keys (a router is callable): the action is keyed `<word>Plan`. */

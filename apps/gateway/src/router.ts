@@ -8,6 +8,7 @@ import { partnerRouter } from "@posture/partner";
 import { mergeRouters } from "@posture/platform";
 import { buildPostureRouter } from "@posture/posture";
 import { remediationRouter, simulatePosture } from "@posture/remediation";
+import { sandboxRouter } from "@posture/sandbox";
 import { behaviourRouter } from "@posture/ueba";
 import { webhooksRouter } from "@posture/webhooks";
 import { workspaceRouter } from "@posture/workspace";
@@ -28,6 +29,7 @@ export const appRouter = mergeRouters(
   behaviourRouter,
   incidentsRouter,
   awarenessRouter,
+  sandboxRouter,
 );
 
 export type AppRouter = typeof appRouter;

@@ -4,6 +4,7 @@ import type { TJobQueue, TLogger, TRuntime } from "@posture/platform";
 import { complianceJobModule } from "@posture/compliance";
 import { partnerJobModule } from "@posture/partner";
 import { remediationJobs } from "@posture/remediation";
+import { sandboxJobs } from "@posture/sandbox";
 import { scansJobs } from "@posture/scans";
 import { behaviourJobs } from "@posture/ueba";
 import { webhookJobs } from "@posture/webhooks";
@@ -32,4 +33,5 @@ export const JOB_MODULES: readonly TJobModule<TJobDeps>[] = [
   workspaceJobs,
   behaviourJobs,
   remediationJobs,
+  sandboxJobs,
 ];

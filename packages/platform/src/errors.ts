@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   session_required: 403,
   partner_required: 403,
   csrf_rejected: 403,
+  /** A sandbox operation (scenarios, reset) in an organization that is not a sandbox. */
+  sandbox_required: 403,
   not_found: 404,
   method_not_allowed: 405,
   ticket_exists: 409,
@@ -17,6 +19,8 @@ export const ERROR_STATUS = {
   /** Four eyes: the planner may not approve their own remediation. */
   self_approval: 409,
   conflict: 409,
+  /** A real (non-demo) source in a sandbox organization: its sources are demo sources. */
+  sandbox_demo_only: 409,
   expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,

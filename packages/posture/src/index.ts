@@ -22,6 +22,8 @@ export { recordScanEvents } from "./services/scan-events";
 export { ensureDefaultRules, matches as ruleMatches } from "./services/policies";
 export { scheduledScanAllowed } from "./services/scan-allowance";
 export { getFindingView, listFindings } from "./services/findings";
+// Sandboxes (@posture/sandbox) connect their demo sources on first use.
+export { createConnector, type TConnectorView } from "./services/connectors";
 export { computeOrgPosture, openFindingCounts } from "./services/posture";
 // The scoring engine, for what-if predictions (remediation plans, POST /posture/simulate).
 export {

@@ -169,6 +169,17 @@ export const ZRemediationRevertedData = z.strictObject({
   link: ZLink,
 });
 
+/**
+ * A test delivery (POST /api/webhooks/{id}/test): sent to the one subscription asked, whatever
+ * events it subscribed to, never fanned out. Receivers acknowledge it like any other event.
+ */
+export const ZWebhookTestData = z.strictObject({
+  subscriptionId: z.string().min(1),
+  /** Who asked for the test (the user's email, or the API key's creator). */
+  requestedBy: z.string(),
+  message: z.string(),
+});
+
 export const EVENT_DATA_SCHEMAS = {
   "scan.completed": ZScanCompletedData,
   "finding.new": ZFindingNewData,
@@ -185,6 +196,7 @@ export const EVENT_DATA_SCHEMAS = {
   "remediation.applied": ZRemediationAppliedData,
   "remediation.failed": ZRemediationFailedData,
   "remediation.reverted": ZRemediationRevertedData,
+  "webhook.test": ZWebhookTestData,
 } as const;
 
 export type TEventType = keyof typeof EVENT_DATA_SCHEMAS;
@@ -192,3 +204,12 @@ export type TEventData<T extends TEventType> = z.infer<(typeof EVENT_DATA_SCHEMA
 
 export const EVENT_TYPES = Object.keys(EVENT_DATA_SCHEMAS) as [TEventType, ...TEventType[]];
 export const ZEventType = z.enum(EVENT_TYPES);
+
+/** Events only ever sent to one subscription on request: not subscribed to, never fanned out. */
+export const DIRECT_EVENT_TYPES = ["webhook.test"] as const satisfies readonly TEventType[];
+
+/** What a subscription may ask for: every event but the direct ones. */
+export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter(
+  (t) => !(DIRECT_EVENT_TYPES as readonly string[]).includes(t),
+) as [TEventType, ...TEventType[]];
+export const ZSubscribableEventType = z.enum(SUBSCRIBABLE_EVENT_TYPES);

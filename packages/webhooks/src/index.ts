@@ -18,11 +18,15 @@ export {
   ZRemediationAppliedData,
   ZRemediationFailedData,
   ZRemediationRevertedData,
+  ZWebhookTestData,
+  SUBSCRIBABLE_EVENT_TYPES,
+  ZSubscribableEventType,
   type TEventType,
   type TEventData,
 } from "./event-types";
 export {
   recordEvent,
+  recordTestEvent,
   dispatchDeliveries,
   withEvents,
   DELIVER_JOB,
@@ -51,3 +55,4 @@ export {
 } from "@posture/platform";
 export { buildPayload, serviceSignature, standardSignature, signedHeaders } from "./signing";
 export { webhookDocuments } from "./openapi";
+export { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS } from "./services/rotate-secret";

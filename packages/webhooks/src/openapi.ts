@@ -23,18 +23,24 @@ const EVENT_SUMMARIES: Record<TEventType, string> = {
   "remediation.failed": "A remediation's apply failed: no step could be applied at the source",
   "remediation.reverted":
     "A remediation was undone: its reversible applied steps were restored at the source",
+  "webhook.test":
+    "A test delivery asked for with POST /api/webhooks/{id}/test: sent to that subscription only, whatever events it subscribed to",
 };
 
 // One description per header the deliveries send: a header added to signedHeaders and not
 // documented here is a type error.
 const HEADERS: Record<keyof TSignedHeaders, string> = {
   "X-Service-Signature":
-    "`sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret",
+    "`sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret " +
+    "rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message " +
+    "when any one of them matches",
   "X-Service-Event": "The event type, as in the body",
   "X-Service-Delivery": "The delivery id; a redelivery of the same delivery repeats it",
   "webhook-id": "Standard Webhooks: the event id (dedupe on it)",
   "webhook-timestamp": "Standard Webhooks: Unix seconds of this attempt",
-  "webhook-signature": "Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`",
+  "webhook-signature":
+    "Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's " +
+    "overlap window two space-separated entries, the new secret's first",
 };
 
 const DELIVERY_RULES =

@@ -84,3 +84,52 @@ describe("signedHeaders", () => {
     expect(headers["X-Service-Delivery"]).toBe("dlv_1");
   });
 });
+
+describe("signedHeaders during a secret rotation's overlap", () => {
+  const secret = generateSigningSecret();
+  const previousSecret = generateSigningSecret();
+  const body = buildPayload({ event: "webhook.test", dataJson: '{"x":1}', eventId: "evt_rot", createdAt });
+  const timestamp = Math.floor(Date.now() / 1000);
+  const headers = signedHeaders({
+    secret,
+    previousSecret,
+    body,
+    event: "webhook.test",
+    eventId: "evt_rot",
+    deliveryId: "dlv_rot",
+    timestamp,
+  });
+  const standard = {
+    "webhook-id": headers["webhook-id"],
+    "webhook-timestamp": headers["webhook-timestamp"],
+    "webhook-signature": headers["webhook-signature"],
+  };
+
+  it("lists both X-Service-Signature values, the new secret's first, each verifiable alone", async () => {
+    const [current, previous, ...rest] = headers["X-Service-Signature"].split(" ");
+    expect(rest).toEqual([]);
+    await expect(octokitVerify(secret, body, current ?? "")).resolves.toBe(true);
+    await expect(octokitVerify(previousSecret, body, previous ?? "")).resolves.toBe(true);
+  });
+
+  it("carries two v1 entries that the standardwebhooks library accepts for either secret", () => {
+    expect(headers["webhook-signature"].split(" ")).toHaveLength(2);
+    expect(new Webhook(secret).verify(body, standard)).toEqual(JSON.parse(body));
+    expect(new Webhook(previousSecret).verify(body, standard)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(generateSigningSecret()).verify(body, standard)).toThrow();
+  });
+
+  it("signs with one secret when there is no previous one", () => {
+    const one = signedHeaders({
+      secret,
+      previousSecret: null,
+      body,
+      event: "e",
+      eventId: "i",
+      deliveryId: "d",
+      timestamp,
+    });
+    expect(one["X-Service-Signature"]).not.toContain(" ");
+    expect(one["webhook-signature"]).not.toContain(" ");
+  });
+});

@@ -35,6 +35,11 @@ export function standardSignature(secret: string, msgId: string, timestamp: numb
 
 export type TSignedHeadersInput = {
   secret: string;
+  /**
+   * A rotated-out secret still inside its overlap window: it signs too, so receivers that have
+   * not switched yet keep verifying. Each header then carries two signatures, the new one first.
+   */
+  previousSecret?: string | null;
   body: string;
   event: string;
   eventId: string;
@@ -53,12 +58,15 @@ export type TSignedHeaders = {
 };
 
 export function signedHeaders(p: TSignedHeadersInput): TSignedHeaders {
+  const secrets = p.previousSecret ? [p.secret, p.previousSecret] : [p.secret];
+  // Both headers list their signatures space-separated: Standard Webhooks' own form for several
+  // `v1,` entries, and the same separator for X-Service-Signature's `sha256=` values.
   return {
-    "X-Service-Signature": serviceSignature(p.secret, p.body),
+    "X-Service-Signature": secrets.map((s) => serviceSignature(s, p.body)).join(" "),
     "X-Service-Event": p.event,
     "X-Service-Delivery": p.deliveryId,
     "webhook-id": p.eventId,
     "webhook-timestamp": String(p.timestamp),
-    "webhook-signature": standardSignature(p.secret, p.eventId, p.timestamp, p.body),
+    "webhook-signature": secrets.map((s) => standardSignature(s, p.eventId, p.timestamp, p.body)).join(" "),
   };
 }

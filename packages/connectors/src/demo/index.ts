@@ -1,11 +1,11 @@
-import type { TSourceAdapter } from "../types";
+import { SourceAuthError, type TActivityEvent, type TSourceAdapter } from "../types";
 import type { TDemoOverlayStore } from "../write";
 import { activityEvents } from "./activity";
 import { appsOf, grantAt, grantLife } from "./apps";
 import { driveAt, driveIdAt } from "./drives";
 import { demoChangeFeed } from "./feed";
 import { driveIndexOfFile, fileAt } from "./files";
-import { loadOverlay, overlayFile } from "./overlay";
+import { loadOverlay, overlayFile, type TOverlay } from "./overlay";
 import { existsAt, fileClock, fileGrowth, grantGrowth, slotsAt, userGrowth } from "./revisions";
 import { demoTenantSettings } from "./settings";
 import { accessRequirementsOf } from "../access";
@@ -68,8 +68,22 @@ export function createDemoAdapter(opts: TDemoOptions): TSourceAdapter {
     return counts;
   };
 
+  // A sandbox scenario may withdraw the service's access (overlay `access`): the source then
+  // refuses every read, as Google or Microsoft do once an admin removes the app.
+  const readable = async (): Promise<TOverlay> => {
+    const overlay = await loadOverlay(opts.overlay);
+    if (overlay.accessRevoked)
+      throw new SourceAuthError(
+        "demo tenant: the administrator withdrew the service's access (unauthorized_client)",
+      );
+    return overlay;
+  };
+
   return {
-    workspace: async () => ({ domain: shape.domain, internalDomains: [...shape.internalDomains] }),
+    workspace: async () => {
+      await readable();
+      return { domain: shape.domain, internalDomains: [...shape.internalDomains] };
+    },
     users: async function* () {
       const slots = slotsAt(userGrowth(shape), shape.revision);
       for (let j = 0; j < slots; j++) if (shape.revision < userLife(shape, j).end) yield userAt(shape, j);
@@ -93,15 +107,16 @@ export function createDemoAdapter(opts: TDemoOptions): TSourceAdapter {
       }
     },
     appGrants: async function* () {
-      const { revokedGrants } = await loadOverlay(opts.overlay);
+      const { revokedGrants, addedGrants } = await loadOverlay(opts.overlay);
       const slots = slotsAt(grantGrowth(shape), shape.revision);
       for (let g = 0; g < slots; g++) {
         if (shape.revision >= grantLife(shape, apps, g).end) continue;
         const grant = grantAt(shape, apps, g);
         if (!revokedGrants.has(grant.id)) yield grant;
       }
+      for (const grant of addedGrants) if (!revokedGrants.has(grant.id)) yield grant;
     },
-    activity: (since: Date) => activityEvents(shape, apps, since),
+    activity: (since: Date) => withOverlayActivity(activityEvents(shape, apps, since), readable, since),
     tenantSettings: async () => demoTenantSettings(shape),
     // The sandbox is granted everything a real tenant could grant.
     checkAccess: async () =>
@@ -112,4 +127,16 @@ export function createDemoAdapter(opts: TDemoOptions): TSourceAdapter {
     coverageGaps: () => [],
     changeFeed: demoChangeFeed(shape, opts.seed, driveIds, opts.overlay),
   };
+}
+
+/** The generated activity, then the events the sandbox's scenarios added (after `since`). */
+async function* withOverlayActivity(
+  generated: AsyncIterable<TActivityEvent>,
+  readable: () => Promise<TOverlay>,
+  since: Date,
+): AsyncGenerator<TActivityEvent> {
+  const { activity } = await readable();
+  yield* generated;
+  const after = since.toISOString();
+  for (const event of activity) if (event.at > after) yield event;
 }

@@ -1,4 +1,4 @@
-import type { TPermission, TPermissionRole, TSourceFile } from "../types";
+import type { TActivityEvent, TAppGrant, TPermission, TPermissionRole, TSourceFile } from "../types";
 import type { TDemoOverlayStore } from "../write";
 
 // The sandbox's writes (remediation on a demo connector), laid over the generated tenant. The
@@ -7,6 +7,10 @@ import type { TDemoOverlayStore } from "../write";
 //   perm:<fileId>:<permissionId>  {op: "removed"} | {op: "role", role} | {op: "added", permission}
 //   owner:<fileId>                {ownerEmail, previousOwner}
 //   grant:<grantId>               {op: "revoked"}
+// and the sandbox's scenarios (@posture/sandbox), changes a tenant's own people would make:
+//   grant:<grantId>               {op: "added", grant}   an app granted by a user
+//   activity:<eventId>            {op: "added", event}   an audit-log event (activity)
+//   access                        {op: "revoked"}        the tenant's admin withdrew the service's access
 // An undo writes the key's tombstone {op: "restored"} rather than deleting it: the change feed
 // must still see that the file changed. Every entry carries `i` (the file's or grant's index in
 // the tenant, so the feed regenerates it without a search) and `v`, its version: greater than
@@ -28,6 +32,12 @@ export type TOverlay = {
   version: number;
   files: Map<string, TFileOverlay>;
   revokedGrants: Set<string>;
+  /** Grants the sandbox's scenarios added (`grant:<id>` {op: "added"}), in key order. */
+  addedGrants: TAppGrant[];
+  /** Activity the sandbox's scenarios added, oldest first. */
+  activity: TActivityEvent[];
+  /** The tenant withdrew the service's access: every read is refused as a real source refuses it. */
+  accessRevoked: boolean;
   /** Every entry's target and version: which files (by index) changed after a version. */
   stamps: Array<{ kind: "file" | "grant"; index: number; version: number }>;
   /** The raw entries, for the writer. */
@@ -38,6 +48,9 @@ export const EMPTY_OVERLAY: TOverlay = {
   version: 0,
   files: new Map(),
   revokedGrants: new Set(),
+  addedGrants: [],
+  activity: [],
+  accessRevoked: false,
   stamps: [],
   entries: new Map(),
 };
@@ -51,6 +64,24 @@ export const OVERLAY_FEED_SLACK = 60_000;
 
 const ROLES = new Set<TPermissionRole>(["owner", "organizer", "writer", "commenter", "reader"]);
 const isString = (v: unknown): v is string => typeof v === "string";
+
+function isGrant(v: unknown): v is TAppGrant {
+  const g = v as Partial<TAppGrant> | null;
+  return (
+    typeof g === "object" &&
+    g !== null &&
+    isString(g.id) &&
+    isString(g.clientId) &&
+    isString(g.userEmail) &&
+    Array.isArray(g.scopes) &&
+    g.scopes.every(isString)
+  );
+}
+
+function isActivity(v: unknown): v is TActivityEvent {
+  const e = v as Partial<TActivityEvent> | null;
+  return typeof e === "object" && e !== null && isString(e.id) && isString(e.at) && isString(e.actorEmail);
+}
 
 function permEntryOf(change: Record<string, unknown>): TPermEntry | null {
   switch (change.op) {
@@ -89,6 +120,8 @@ export function indexOverlay(entries: Map<string, Record<string, unknown>>): TOv
     ...EMPTY_OVERLAY,
     files: new Map(),
     revokedGrants: new Set(),
+    addedGrants: [],
+    activity: [],
     stamps: [],
     entries,
   };
@@ -109,9 +142,15 @@ export function indexOverlay(entries: Map<string, Record<string, unknown>>): TOv
       if (index >= 0) overlay.stamps.push({ kind: "file", index, version });
     } else if (kind === "grant" && rest.length === 1) {
       if (change.op === "revoked") overlay.revokedGrants.add(rest[0] ?? "");
+      else if (change.op === "added" && isGrant(change.grant)) overlay.addedGrants.push(change.grant);
       if (index >= 0) overlay.stamps.push({ kind: "grant", index, version });
+    } else if (kind === "activity" && rest.length >= 1) {
+      if (change.op === "added" && isActivity(change.event)) overlay.activity.push(change.event);
+    } else if (kind === "access" && rest.length === 0) {
+      overlay.accessRevoked = change.op === "revoked";
     }
   }
+  overlay.activity.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return overlay;
 }
 

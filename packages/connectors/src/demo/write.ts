@@ -99,6 +99,10 @@ export function createDemoWriter(opts: TDemoOptions & { overlay: TDemoOverlaySto
     return grantAt(shape, apps, index).id === grantId ? index : null;
   };
 
+  /** A grant a sandbox scenario added to the tenant (overlay `grant:<id>` {op: "added"}). */
+  const addedGrant = (overlay: TOverlay, grantId: string) =>
+    overlay.addedGrants.some((g) => g.id === grantId);
+
   const writer: TSourceWriter = {
     // The sandbox grants everything: no scope to ask for.
     requirements: () => [],
@@ -189,14 +193,20 @@ export function createDemoWriter(opts: TDemoOptions & { overlay: TDemoOverlaySto
     },
 
     readGrant: async (grant) => {
-      const index = generatedGrant(grant.id);
-      if (index === null || (await load()).revokedGrants.has(grant.id)) return null;
+      const overlay = await load();
+      const exists = generatedGrant(grant.id) !== null || addedGrant(overlay, grant.id);
+      if (!exists || overlay.revokedGrants.has(grant.id)) return null;
       return { id: grant.id, extra: { clientId: grant.clientId, userEmail: grant.userEmail } };
     },
 
     revokeGrant: async (grant: TWriteGrant): Promise<TWriteOutcome> => {
       const index = generatedGrant(grant.id);
       const overlay = await load();
+      // A grant a sandbox scenario added: revoking it replaces its entry, so it is gone.
+      if (index === null && addedGrant(overlay, grant.id)) {
+        await put(overlay, `grant:${grant.id}`, -1, { op: "revoked" });
+        return "applied";
+      }
       if (index === null || overlay.revokedGrants.has(grant.id)) return "already_gone";
       await put(overlay, `grant:${grant.id}`, index, { op: "revoked" });
       return "applied";

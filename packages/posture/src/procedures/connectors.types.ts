@@ -77,11 +77,11 @@ export const createConnectorMeta = {
     tags: ["connectors"],
     summary: "Connect a source",
     description:
-      "mode `demo` reads a deterministic synthetic workspace of that type, sized by `demo` (`files` up to 1,000,000; `users` by default one per 40 files, at least 25), starting at revision 0 and changing only when a sync advances it; `demo` with mode `real` is a 400. `real` needs the source's credentials (encrypted at rest, never returned) and asks the source, within 30 s, which of the scopes or application permissions the connector's features need it grants: the answer's `access` lists them granted and missing (with the licence and the impact). A source that cannot be reached still connects, with every requirement missing and `detail` saying why. 402 plan_limit_reached past sources.max.",
+      "mode `demo` reads a deterministic synthetic workspace of that type, sized by `demo` (`files` up to 1,000,000; `users` by default one per 40 files, at least 25), starting at revision 0 and changing only when a sync advances it; `demo` with mode `real` is a 400. `real` needs the source's credentials (encrypted at rest, never returned) and asks the source, within 30 s, which of the scopes or application permissions the connector's features need it grants: the answer's `access` lists them granted and missing (with the licence and the impact). A source that cannot be reached still connects, with every requirement missing and `detail` saying why. 402 plan_limit_reached past sources.max; 409 sandbox_demo_only for mode `real` in a sandbox organization (docs/sandbox.md).",
     successDescription: "Created",
   },
   successStatus: 201,
-  errors: ["plan_limit_reached"],
+  errors: ["plan_limit_reached", "sandbox_demo_only"],
 } satisfies TMeta;
 
 export const ZDemoSize = z

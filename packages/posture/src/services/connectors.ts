@@ -1,5 +1,12 @@
 import { and, count, eq } from "drizzle-orm";
-import { connectors, emptyConnectorPartitions, scans, sweepConnectorPartitions, type Db } from "@posture/db";
+import {
+  connectors,
+  emptyConnectorPartitions,
+  organizations,
+  scans,
+  sweepConnectorPartitions,
+  type Db,
+} from "@posture/db";
 import {
   accessRequirementsOf,
   createSourceAdapter,
@@ -233,6 +240,20 @@ function storedConfig(input: TCreateConnector): Record<string, unknown> {
   return config;
 }
 
+/** A sandbox organization's sources are demo sources (docs/sandbox.md): a real one is a 409. */
+async function refuseRealSourceInSandbox(db: Db, orgId: string): Promise<void> {
+  const [org] = await db
+    .select({ isSandbox: organizations.isSandbox })
+    .from(organizations)
+    .where(eq(organizations.id, orgId))
+    .limit(1);
+  if (org?.isSandbox)
+    throw new AppError(
+      "sandbox_demo_only",
+      'A sandbox organization connects demo sources only: use mode "demo"',
+    );
+}
+
 export async function createConnector(
   db: Db,
   input: TCreateConnector,
@@ -252,6 +273,7 @@ export async function createConnector(
       );
     }
   };
+  if (input.mode === "real") await refuseRealSourceInSandbox(db, input.orgId);
   const config = storedConfig(input);
   // Validates credentials (real mode) and config exactly as a scan will read them: 400 with
   // per-field details now, rather than a failed scan later.

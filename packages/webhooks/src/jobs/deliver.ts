@@ -81,6 +81,10 @@ async function loadDelivery(db: Db, deliveryId: string) {
       subscriptionStatus: webhookSubscriptions.status,
       url: webhookSubscriptions.url,
       secretEnc: webhookSubscriptions.secretEnc,
+      // The rotated-out secret, only while its overlap window runs (judged on the database clock).
+      previousSecretEnc: sql<
+        string | null
+      >`case when ${webhookSubscriptions.previousSecretExpiresAt} > now() then ${webhookSubscriptions.previousSecretEnc} end`,
     })
     .from(webhookDeliveries)
     .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
@@ -136,6 +140,9 @@ async function attempt(
     throw err;
   }
   const secret = decryptSecret(deps.runtime.encryptionKey, d.secretEnc);
+  const previousSecret = d.previousSecretEnc
+    ? decryptSecret(deps.runtime.encryptionKey, d.previousSecretEnc)
+    : null;
   const body = buildPayload({
     event: d.event,
     dataJson: d.eventData,
@@ -144,6 +151,7 @@ async function attempt(
   });
   const headers = signedHeaders({
     secret,
+    previousSecret,
     body,
     event: d.event,
     eventId: d.eventId,

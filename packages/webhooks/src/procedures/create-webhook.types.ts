@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { TMeta } from "@posture/platform";
-import { ZEventType } from "../event-types";
+import { ZSubscribableEventType } from "../event-types";
 import { ZWebhook } from "./webhook.types";
 
 export const createWebhookMeta = {
@@ -21,7 +21,7 @@ export const createWebhookMeta = {
 export const ZCreateWebhookInput = z.strictObject({
   url: z.string().trim().min(1).max(2048),
   events: z
-    .array(ZEventType)
+    .array(ZSubscribableEventType)
     .min(1)
     .refine((list) => new Set(list).size === list.length, { message: "events must not repeat" }),
 });

@@ -78,6 +78,17 @@ const toView = (r: TDeliveryRow, history: TAttemptView[]) => ({
   history,
 });
 
+/** One delivery as the delivery log shows it (its latest attempts included). */
+export async function deliveryView(db: Db, deliveryId: string) {
+  const [row] = await db
+    .select(deliveryColumns)
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.id, deliveryId));
+  if (!row) throw new Error("delivery vanished");
+  const history = await attemptsOf(db, [row.id]);
+  return toView(row, history.get(row.id) ?? []);
+}
+
 /** The delivery log of one subscription, newest first, each delivery with its attempts. */
 export async function listDeliveries(
   db: Db,

@@ -53,6 +53,36 @@ export async function recordEvent<T extends TEventType>(
 }
 
 /**
+ * Records a `webhook.test` event and its one delivery, to the subscription asked for only (never
+ * fanned out, whatever events the subscription lists), in the caller's transaction. Dispatch it
+ * after commit like any other delivery: from there on it takes the normal path (signing, retries,
+ * the delivery log).
+ */
+export async function recordTestEvent(
+  tx: Db,
+  input: { orgId: string; subscriptionId: string; data: TEventData<"webhook.test"> },
+): Promise<{ eventId: string; deliveryId: string }> {
+  const dataJson = JSON.stringify(EVENT_DATA_SCHEMAS["webhook.test"].parse(input.data));
+  const [event] = await tx
+    .insert(events)
+    .values({ orgId: input.orgId, type: "webhook.test", data: dataJson })
+    .returning({ id: events.id, createdAt: events.createdAt });
+  if (!event) throw new Error("event insert returned no row");
+  const [delivery] = await tx
+    .insert(webhookDeliveries)
+    .values({
+      orgId: input.orgId,
+      subscriptionId: input.subscriptionId,
+      eventId: event.id,
+      event: "webhook.test",
+      nextAttemptAt: event.createdAt,
+    })
+    .returning({ id: webhookDeliveries.id });
+  if (!delivery) throw new Error("delivery insert returned no row");
+  return { eventId: event.id, deliveryId: delivery.id };
+}
+
+/**
  * Queues recorded deliveries; call it after their transaction committed (a job must never run
  * before its row is visible). The rows are durable, so a failed enqueue does not fail the
  * caller: the sweep re-queues what was not dispatched.

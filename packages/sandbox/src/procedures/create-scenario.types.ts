@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { ZTimestamp, type TMeta } from "@posture/platform";
+import { SCENARIO_KINDS } from "../services/tenant-changes";
+
+export const createScenarioMeta = {
+  openapi: {
+    method: "POST",
+    path: "/sandbox/scenarios",
+    tags: ["sandbox"],
+    summary: "Trigger a sandbox scenario",
+    description:
+      "Changes the sandbox's synthetic tenant as its people would, then runs the scan a real change feed would " +
+      "trigger, so exactly the events a real tenant emits leave through the same signed webhooks. Kinds: " +
+      "`public_link_created` (a file gets an anyone-with-the-link share: finding.new, and prevention.triggered / " +
+      "remediation.planned where a prevention rule acts on public links), `external_share_created` (a file shared " +
+      "with an outside writer: finding.new), `agent_granted` (a user grants an unverified AI agent broad scopes: " +
+      "finding.new, CRITICAL), `sharing_spike` (one person shares 30 files outside within half an hour: " +
+      "finding.new per file, alert.grouped, then anomaly.detected from behaviour analytics), `client_unhealthy` " +
+      "(a client's admin withdraws the service's access: its scan fails, the source turns unhealthy and the " +
+      "managing partner gets client.unhealthy; in a sandbox partner it acts on its sandbox client, made on first " +
+      "use, in a sandbox client on itself). The first demo source is used, connected on first use; a source never " +
+      "scanned is scanned in full first (those are the events of connecting a tenant). The run is a job: 202 with " +
+      "its id, followed with GET /sandbox/scenarios/{id}. 403 `sandbox_required` outside a sandbox organization. " +
+      "Audited. See docs/sandbox.md.",
+    protect: true,
+    successDescription: "Accepted: the run is queued",
+  },
+  successStatus: 202,
+  errors: ["sandbox_required", "conflict", "plan_limit_reached"],
+} satisfies TMeta;
+
+export const ZScenarioKind = z.enum(SCENARIO_KINDS);
+
+export const ZCreateScenarioInput = z.strictObject({ kind: ZScenarioKind });
+
+export const ZScenarioRun = z.object({
+  id: z.string(),
+  kind: ZScenarioKind,
+  status: z.literal("QUEUED"),
+  orgId: z
+    .string()
+    .describe("the organization whose tenant changes (a partner's sandbox client for client_unhealthy)"),
+  connectorId: z.string(),
+  createdAt: ZTimestamp,
+});

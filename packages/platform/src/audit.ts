@@ -39,6 +39,7 @@ export const AUDIT_ACTIONS = [
   "REMEDIATION_FAILED",
   "REMEDIATION_UNDO_STARTED",
   "REMEDIATION_REVERTED",
+  "FINDINGS_EXPORTED",
 ] as const;
 export type TAuditAction = (typeof AUDIT_ACTIONS)[number];
 

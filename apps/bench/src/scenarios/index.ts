@@ -3,6 +3,7 @@ import { auditList } from "./audit-list";
 import { evidence1m } from "./evidence-1m";
 import { exposure1m } from "./exposure-1m";
 import { behaviour } from "./behaviour";
+import { findingsExport } from "./findings-export";
 import { findingsList } from "./findings-list";
 import { partnerPortfolio } from "./partner-portfolio";
 import { posturePdf } from "./posture-pdf";
@@ -30,4 +31,5 @@ export const scenarios: TScenario[] = [
   behaviour,
   remediation1m,
   remediationApply,
+  findingsExport,
 ];

@@ -20,7 +20,7 @@ export type TFindingView = {
   tenantCheck?: { settings: Record<string, unknown>; expected: string; fix: string };
 };
 
-type TTenantDetails = {
+export type TTenantDetails = {
   benchmark: { name: string; version: string; id: string };
   settings: Record<string, unknown>;
   expected: string;
@@ -51,11 +51,11 @@ export type TFindingRow = Pick<
   tenant: TTenantDetails | null;
 };
 
-export const toFindingView = ({ tenant, ...r }: TFindingRow): TFindingView => ({
-  ...r,
-  detectedAt: iso(r.detectedAt),
-  resolvedAt: iso(r.resolvedAt),
-  ...(tenant?.benchmark
+/** A tenant-configuration finding's benchmark and check, as the view carries them; {} for others. */
+export const tenantFields = (
+  tenant: TTenantDetails | null,
+): Pick<TFindingView, "benchmark" | "tenantCheck"> =>
+  tenant?.benchmark
     ? {
         benchmark: tenant.benchmark,
         tenantCheck: {
@@ -64,7 +64,13 @@ export const toFindingView = ({ tenant, ...r }: TFindingRow): TFindingView => ({
           fix: tenant.fix ?? "",
         },
       }
-    : {}),
+    : {};
+
+export const toFindingView = ({ tenant, ...r }: TFindingRow): TFindingView => ({
+  ...r,
+  detectedAt: iso(r.detectedAt),
+  resolvedAt: iso(r.resolvedAt),
+  ...tenantFields(tenant),
 });
 
 /** The list's filters (ZFindingFilters): GET /findings and GET /findings/export apply exactly these. */

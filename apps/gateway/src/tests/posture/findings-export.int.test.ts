@@ -368,6 +368,7 @@ describe("GET /api/findings/export", () => {
       "?format=CSV",
       "?format=csv&severity=URGENT",
       "?format=csv&status=open",
+      "?format=csv&limit=5",
     ]) {
       const res = await gw.request("GET", `/api/findings/export${q}`, { key: a.key });
       expect(res.status, q).toBe(400);

@@ -45,6 +45,7 @@ export const AUDIT_ACTIONS = [
   "SANDBOX_SCENARIO_STARTED",
   "SANDBOX_SCENARIO_FINISHED",
   "SANDBOX_RESET",
+  "FINDINGS_EXPORTED",
 ] as const;
 export type TAuditAction = (typeof AUDIT_ACTIONS)[number];
 

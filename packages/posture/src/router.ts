@@ -3,6 +3,7 @@ import { configureTicketing } from "./procedures/configure-ticketing";
 import { createConnector } from "./procedures/create-connector";
 import { createTicket } from "./procedures/create-ticket";
 import { deleteConnector } from "./procedures/delete-connector";
+import { exportFindings } from "./procedures/export-findings";
 import { getFinding } from "./procedures/get-finding";
 import { getPostureBreakdown } from "./procedures/get-posture-breakdown";
 import { getPostureHistory } from "./procedures/get-posture-history";
@@ -30,7 +31,12 @@ export const buildPostureRouter = <TSimulate extends TRouterRecord[string]>(extr
       sync: syncConnector,
       scans: router({ get: getScan }),
     }),
-    findings: router({ list: listFindings, get: getFinding, ticket: router({ create: createTicket }) }),
+    findings: router({
+      list: listFindings,
+      get: getFinding,
+      export: exportFindings,
+      ticket: router({ create: createTicket }),
+    }),
     integrations: router({ ticketing: router({ set: configureTicketing }) }),
     posture: router({
       history: router({ list: getPostureHistory }),

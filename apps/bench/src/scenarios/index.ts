@@ -3,6 +3,7 @@ import { auditList } from "./audit-list";
 import { evidence1m } from "./evidence-1m";
 import { exposure1m } from "./exposure-1m";
 import { behaviour } from "./behaviour";
+import { findingsExport } from "./findings-export";
 import { findingsList } from "./findings-list";
 import { mcpFindings } from "./mcp-findings";
 import { partnerPortfolio } from "./partner-portfolio";
@@ -32,4 +33,5 @@ export const scenarios: TScenario[] = [
   remediation1m,
   remediationApply,
   mcpFindings,
+  findingsExport,
 ];

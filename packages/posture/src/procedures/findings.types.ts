@@ -46,11 +46,13 @@ export const listFindingsMeta = {
       "Open findings by default (`status=all` or `RESOLVED` to widen); `severity` and `category` narrow (`category` is the link of alert.grouped; `tenant_configuration` lists the failing tenant-setting checks, whose rows carry `benchmark`). Offset-paginated: limit default 50, max 500; `total` counts every match, nextOffset is null on the last page.",
   },
 } satisfies TMeta;
-export const ZListFindingsInput = offsetInput(50, 500).extend({
+/** The list's filters: GET /findings and GET /findings/export take exactly these. */
+export const ZFindingFilters = z.strictObject({
   status: z.enum(["OPEN", "RESOLVED", "ACCEPTED", "all"]).default("OPEN"),
   severity: ZSeverity.optional(),
   category: ZFindingCategory.optional(),
 });
+export const ZListFindingsInput = offsetInput(50, 500).extend(ZFindingFilters.shape);
 export const ZListFindingsOutput = ZOffsetMeta.extend({ findings: z.array(ZFinding) });
 
 export const createTicketMeta = {

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { findings, orgPostureSummary, prepared, SEVERITY_RANK, type Db, type TSeverity } from "@posture/db";
 import { firstOr404, iso, offsetPage } from "@posture/platform";
 
@@ -20,14 +20,15 @@ export type TFindingView = {
   tenantCheck?: { settings: Record<string, unknown>; expected: string; fix: string };
 };
 
-type TTenantDetails = {
+export type TTenantDetails = {
   benchmark: { name: string; version: string; id: string };
   settings: Record<string, unknown>;
   expected: string;
   fix: string;
 };
 
-const columns = {
+/** The columns of a finding as the API shows it (the list, the detail, the NDJSON export). */
+export const findingColumns = {
   id: findings.id,
   severity: findings.severity,
   title: findings.title,
@@ -43,15 +44,18 @@ const columns = {
   tenant: sql<TTenantDetails | null>`CASE WHEN ${findings.category} = 'tenant_configuration' THEN ${findings.details} END`,
 };
 
-type TRow = Pick<typeof findings.$inferSelect, Exclude<keyof typeof columns, "tenant">> & {
+export type TFindingRow = Pick<
+  typeof findings.$inferSelect,
+  Exclude<keyof typeof findingColumns, "tenant">
+> & {
   tenant: TTenantDetails | null;
 };
 
-const toView = ({ tenant, ...r }: TRow): TFindingView => ({
-  ...r,
-  detectedAt: iso(r.detectedAt),
-  resolvedAt: iso(r.resolvedAt),
-  ...(tenant?.benchmark
+/** A tenant-configuration finding's benchmark and check, as the view carries them; {} for others. */
+export const tenantFields = (
+  tenant: TTenantDetails | null,
+): Pick<TFindingView, "benchmark" | "tenantCheck"> =>
+  tenant?.benchmark
     ? {
         benchmark: tenant.benchmark,
         tenantCheck: {
@@ -60,17 +64,52 @@ const toView = ({ tenant, ...r }: TRow): TFindingView => ({
           fix: tenant.fix ?? "",
         },
       }
-    : {}),
+    : {};
+
+export const toFindingView = ({ tenant, ...r }: TFindingRow): TFindingView => ({
+  ...r,
+  detectedAt: iso(r.detectedAt),
+  resolvedAt: iso(r.resolvedAt),
+  ...tenantFields(tenant),
 });
 
-export type TListFindings = {
-  orgId: string;
+/** The list's filters (ZFindingFilters): GET /findings and GET /findings/export apply exactly these. */
+export type TFindingFilters = {
   status: "OPEN" | "RESOLVED" | "ACCEPTED" | "all";
   severity?: TSeverity | undefined;
   category?: string | undefined;
-  limit: number;
-  offset: number;
 };
+
+export type TListFindings = TFindingFilters & { orgId: string; limit: number; offset: number };
+
+/** The filters that narrow: `status=all` does not; a severity is matched by its rank. */
+export function activeFilters(f: TFindingFilters) {
+  return {
+    status: f.status === "all" ? undefined : f.status,
+    rank: f.severity ? SEVERITY_RANK[f.severity] : undefined,
+    category: f.category,
+  };
+}
+
+type TParam<T> = T | SQLWrapper;
+
+/**
+ * The filters as conditions on findings, the organization first. Values are literal (the export)
+ * or placeholders of a prepared statement (the list); an absent one does not narrow.
+ */
+export function findingFilterConditions(v: {
+  orgId: TParam<string>;
+  status?: TParam<"OPEN" | "RESOLVED" | "ACCEPTED"> | undefined;
+  rank?: TParam<number> | undefined;
+  category?: TParam<string> | undefined;
+}): SQL[] {
+  const conditions: SQL[] = [eq(findings.orgId, v.orgId)];
+  if (v.status !== undefined) conditions.push(eq(findings.status, v.status));
+  // By rank, not by name: the ordering index covers severity_rank.
+  if (v.rank !== undefined) conditions.push(eq(findings.severityRank, v.rank));
+  if (v.category !== undefined) conditions.push(eq(findings.category, v.category));
+  return conditions;
+}
 
 const p = {
   orgId: sql.placeholder("orgId"),
@@ -85,15 +124,17 @@ const p = {
 function listQueries(db: Db, byStatus: boolean, byRank: boolean, byCategory: boolean) {
   const name = `findings_list_${byStatus ? "s" : ""}${byRank ? "r" : ""}${byCategory ? "c" : ""}`;
   return prepared(db, name, (d) => {
-    const conditions: SQL[] = [eq(findings.orgId, p.orgId)];
-    if (byStatus) conditions.push(eq(findings.status, p.status));
-    // By rank, not by name: the ordering index covers severity_rank.
-    if (byRank) conditions.push(eq(findings.severityRank, p.rank));
-    if (byCategory) conditions.push(eq(findings.category, p.category));
-    const where = and(...conditions);
+    const where = and(
+      ...findingFilterConditions({
+        orgId: p.orgId,
+        status: byStatus ? p.status : undefined,
+        rank: byRank ? p.rank : undefined,
+        category: byCategory ? p.category : undefined,
+      }),
+    );
     return {
       page: d
-        .select(columns)
+        .select(findingColumns)
         .from(findings)
         .where(where)
         .orderBy(desc(findings.severityRank), desc(findings.detectedAt), desc(findings.id))
@@ -139,12 +180,13 @@ async function openTotal(db: Db, orgId: string, rank: number): Promise<number> {
  * all-descending so it is one backward scan of findings_org_order_idx.
  */
 export async function listFindings(db: Db, q: TListFindings) {
-  const queries = listQueries(db, q.status !== "all", q.severity !== undefined, q.category !== undefined);
+  const f = activeFilters(q);
+  const queries = listQueries(db, f.status !== undefined, f.rank !== undefined, f.category !== undefined);
   const params = {
     orgId: q.orgId,
     status: q.status,
-    rank: q.severity ? SEVERITY_RANK[q.severity] : 0,
-    category: q.category ?? "",
+    rank: f.rank ?? 0,
+    category: f.category ?? "",
     limit: q.limit,
     offset: q.offset,
   };
@@ -155,20 +197,20 @@ export async function listFindings(db: Db, q: TListFindings) {
       ? openTotal(db, q.orgId, params.rank)
       : queries.total.execute(params).then(([r]) => r?.n ?? 0),
   ]);
-  return offsetPage(rows.map(toView), { total, limit: q.limit, offset: q.offset }, "findings");
+  return offsetPage(rows.map(toFindingView), { total, limit: q.limit, offset: q.offset }, "findings");
 }
 
 /** One finding in the list's shape; another organization's id is a 404, as a missing one. */
 export async function getFindingView(db: Db, input: { orgId: string; id: string }): Promise<TFindingView> {
   const row = firstOr404(
     await db
-      .select(columns)
+      .select(findingColumns)
       .from(findings)
       .where(and(eq(findings.orgId, input.orgId), eq(findings.id, input.id)))
       .limit(1),
     "Finding",
   );
-  return toView(row);
+  return toFindingView(row);
 }
 
 export async function getFinding(db: Db, input: { orgId: string; id: string }) {

@@ -459,7 +459,7 @@ export interface paths {
     put?: never;
     /**
      * Connect a source
-     * @description mode `demo` reads a deterministic synthetic workspace of that type, sized by `demo` (`files` up to 1,000,000; `users` by default one per 40 files, at least 25), starting at revision 0 and changing only when a sync advances it; `demo` with mode `real` is a 400. `real` needs the source's credentials (encrypted at rest, never returned) and asks the source, within 30 s, which of the scopes or application permissions the connector's features need it grants: the answer's `access` lists them granted and missing (with the licence and the impact). A source that cannot be reached still connects, with every requirement missing and `detail` saying why. 402 plan_limit_reached past sources.max.
+     * @description mode `demo` reads a deterministic synthetic workspace of that type, sized by `demo` (`files` up to 1,000,000; `users` by default one per 40 files, at least 25), starting at revision 0 and changing only when a sync advances it; `demo` with mode `real` is a 400. `real` needs the source's credentials (encrypted at rest, never returned) and asks the source, within 30 s, which of the scopes or application permissions the connector's features need it grants: the answer's `access` lists them granted and missing (with the licence and the impact). A source that cannot be reached still connects, with every requirement missing and `detail` saying why. 402 plan_limit_reached past sources.max; 409 sandbox_demo_only for mode `real` in a sandbox organization (docs/sandbox.md).
      *
      *     Auth: session · role: ADMIN+
      */
@@ -576,6 +576,28 @@ export interface paths {
      *     Auth: API key or session
      */
     get: operations["findings-list"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/findings/export": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export findings as CSV, NDJSON or OCSF (streamed attachment)
+     * @description Every finding matching the list's filters (`status`, default OPEN, `all` for every status; `severity`; `category`), streamed as an attachment in constant memory, oldest detection first (detected_at, then id). `format` is required: `csv` (RFC 4180, UTF-8, a header row, text/csv; cells a spreadsheet would run as a formula are prefixed with `'`), `ndjson` (one finding per line, exactly as GET /findings/{id} returns it, application/x-ndjson) or `ocsf` (one OCSF 1.3.0 event per line, application/x-ndjson: Compliance Finding, class 2003, for benchmark checks, with `compliance.control` the benchmark's recommendation id; Detection Finding, class 2004, for the others). Findings detected after the export started are left for the next one. Each export is audited (`FINDINGS_EXPORTED`, with its format and filters). Columns and the OCSF mapping: docs/export.md.
+     *
+     *     Auth: API key or session
+     */
+    get: operations["findings-export"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1364,6 +1386,94 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/sandbox": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a sandbox organization
+     * @description Makes a new sandbox organization for the signed-in OWNER or ADMIN: enterprise plan, synthetic data only (its sources are demo sources: connecting a real one is 409 `sandbox_demo_only`), a partner when `partner` is true (with client-health notifications on). The caller becomes its OWNER; the answer carries an API key of the sandbox (`apiKey.key`), shown this once. The sandbox is not linked to the caller's organization: nothing a scenario does reaches a real tenant or portfolio. 409 `conflict` past 10 sandboxes per user. Scenarios: POST /sandbox/scenarios. See docs/sandbox.md.
+     *
+     *     Auth: session · role: ADMIN+
+     */
+    post: operations["sandbox-create"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/sandbox/reset": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reset the sandbox
+     * @description Puts every demo source of the sandbox (and, in a sandbox partner, of its sandbox clients) back to its generated tenant — every change a scenario or a remediation made is dropped, a withdrawn access restored — and reads each in full again, so what the scenarios opened is resolved (finding.resolved) and sources are healthy. The tenants' own revisions (syncs with `demo.advance`), the findings' history and the audit trail stay. A job: 202 with its id, followed with GET /sandbox/scenarios/{id}. 403 `sandbox_required` outside a sandbox organization. Audited.
+     *
+     *     Auth: API key or session · role: ADMIN+
+     */
+    post: operations["sandbox-reset"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/sandbox/scenarios": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Trigger a sandbox scenario
+     * @description Changes the sandbox's synthetic tenant as its people would, then runs the scan a real change feed would trigger, so exactly the events a real tenant emits leave through the same signed webhooks. Kinds: `public_link_created` (a file gets an anyone-with-the-link share: finding.new, and prevention.triggered / remediation.planned where a prevention rule acts on public links), `external_share_created` (a file shared with an outside writer: finding.new), `agent_granted` (a user grants an unverified AI agent broad scopes: finding.new, CRITICAL), `sharing_spike` (one person shares 30 files outside within half an hour: finding.new per file, alert.grouped, then anomaly.detected from behaviour analytics), `client_unhealthy` (a client's admin withdraws the service's access: its scan fails, the source turns unhealthy and the managing partner gets client.unhealthy; in a sandbox partner it acts on its sandbox client, made on first use, in a sandbox client on itself). The first demo source is used, connected on first use; a source never scanned is scanned in full first (those are the events of connecting a tenant). The run is a job: 202 with its id, followed with GET /sandbox/scenarios/{id}. 403 `sandbox_required` outside a sandbox organization. Audited. See docs/sandbox.md.
+     *
+     *     Auth: API key or session · role: ADMIN+
+     */
+    post: operations["sandbox-scenarios-create"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/sandbox/scenarios/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A sandbox run
+     * @description A scenario run or a reset, as its audit rows record it: QUEUED until its job finishes, then COMPLETE (with what changed in the tenant and the scans that read it) or FAILED (with why). 403 `sandbox_required` outside a sandbox organization.
+     *
+     *     Auth: API key or session
+     */
+    get: operations["sandbox-scenarios-get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/sharing/approvals": {
     parameters: {
       query?: never;
@@ -1634,6 +1744,50 @@ export interface paths {
      *     Auth: session · role: ADMIN+
      */
     post: operations["webhooks-deliveries-redeliver"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/webhooks/{id}/rotate-secret": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate the signing secret
+     * @description Replaces the subscription's signing secret and returns the new one (`secret`) this once. For `overlapSeconds` (default 86400, one day; at most 604800, seven days; 0 for none) the previous secret still signs: every delivery carries both signatures, space-separated and the new one first, in `X-Service-Signature` (`sha256=<new> sha256=<previous>`) and in `webhook-signature` (`v1,<new> v1,<previous>`), so a receiver can switch secrets without dropping a message; `previousSecretExpiresAt` says when the old one stops. Rotating again during an overlap retires the oldest secret at once (two sign at most). Audited (WEBHOOK_SECRET_ROTATED), never with a secret.
+     *
+     *     Auth: session · role: ADMIN+
+     */
+    post: operations["webhooks-rotateSecret"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/webhooks/{id}/test": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a test delivery
+     * @description Sends a signed `webhook.test` event to this subscription only (whatever events it lists; never to the organization's other subscriptions), through the normal delivery path: the same headers and signatures (both secrets during a rotation's overlap), retries and delivery log. Answers with the queued delivery; follow it in GET /webhooks/{id}/deliveries. 409 `conflict` for a disabled subscription. Audited (WEBHOOK_TESTED).
+     *
+     *     Auth: session · role: ADMIN+
+     */
+    post: operations["webhooks-test"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1942,6 +2096,26 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  "webhook.test": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A test delivery asked for with POST /api/webhooks/{id}/test: sent to that subscription only, whatever events it subscribed to
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     */
+    post: operations["webhook-webhook.test"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -1959,12 +2133,14 @@ export interface components {
         | "session_required"
         | "partner_required"
         | "csrf_rejected"
+        | "sandbox_required"
         | "not_found"
         | "method_not_allowed"
         | "ticket_exists"
         | "invalid_transition"
         | "self_approval"
         | "conflict"
+        | "sandbox_demo_only"
         | "expired"
         | "payload_too_large"
         | "unsupported_media_type"
@@ -2463,6 +2639,8 @@ export interface operations {
           | "WEBHOOK_CREATED"
           | "WEBHOOK_DELETED"
           | "WEBHOOK_REDELIVERED"
+          | "WEBHOOK_TESTED"
+          | "WEBHOOK_SECRET_ROTATED"
           | "POLICY_CHANGED"
           | "TICKETING_CONFIGURED"
           | "TRUSTED_DOMAIN_ADDED"
@@ -2484,7 +2662,12 @@ export interface operations {
           | "REMEDIATION_APPLIED"
           | "REMEDIATION_FAILED"
           | "REMEDIATION_UNDO_STARTED"
-          | "REMEDIATION_REVERTED";
+          | "REMEDIATION_REVERTED"
+          | "SANDBOX_CREATED"
+          | "SANDBOX_SCENARIO_STARTED"
+          | "SANDBOX_SCENARIO_FINISHED"
+          | "SANDBOX_RESET"
+          | "FINDINGS_EXPORTED";
       };
       header?: never;
       path?: never;
@@ -5260,7 +5443,7 @@ export interface operations {
           };
         };
       };
-      /** @description `conflict` */
+      /** @description `conflict`, `sandbox_demo_only` */
       409: {
         headers: {
           RateLimit: components["headers"]["RateLimit"];
@@ -5270,7 +5453,7 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
-            error?: "conflict";
+            error?: "conflict" | "sandbox_demo_only";
           };
         };
       };
@@ -6256,6 +6439,127 @@ export interface operations {
               };
             }[];
           };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "findings-export": {
+    parameters: {
+      query: {
+        status?: "OPEN" | "RESOLVED" | "ACCEPTED" | "all";
+        severity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+        category?:
+          | "public_exposure"
+          | "external_sharing"
+          | "shared_drive_exposure"
+          | "identity"
+          | "third_party_apps"
+          | "tenant_configuration";
+        /** @description `csv`, `ndjson` or `ocsf` (OCSF 1.3.0 events as NDJSON) */
+        format: "csv" | "ndjson" | "ocsf";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file, as an attachment (Content-Disposition) */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": string;
+          "application/x-ndjson": string;
         };
       };
       /** @description `invalid_input` */
@@ -13897,6 +14201,715 @@ export interface operations {
       };
     };
   };
+  "sandbox-create": {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`. */
+        "Idempotency-Key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          /** @default false */
+          partner?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            plan: string;
+            /** @constant */
+            isSandbox: true;
+            isPartner: boolean;
+            apiKey: {
+              /** @description `svc_ak_…`, shown this once */
+              key: string;
+              id: string;
+              keyPrefix: string;
+            };
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `session_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "session_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "sandbox-reset": {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`. */
+        "Idempotency-Key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Accepted: the reset is queued */
+      202: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            /** @constant */
+            kind: "reset";
+            /** @constant */
+            status: "QUEUED";
+            connectorIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `forbidden`, `csrf_rejected`, `sandbox_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "forbidden" | "csrf_rejected" | "sandbox_required";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "sandbox-scenarios-create": {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`. */
+        "Idempotency-Key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @enum {string} */
+          kind:
+            | "public_link_created"
+            | "external_share_created"
+            | "agent_granted"
+            | "sharing_spike"
+            | "client_unhealthy";
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted: the run is queued */
+      202: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            /** @enum {string} */
+            kind:
+              | "public_link_created"
+              | "external_share_created"
+              | "agent_granted"
+              | "sharing_spike"
+              | "client_unhealthy";
+            /** @constant */
+            status: "QUEUED";
+            /** @description the organization whose tenant changes (a partner's sandbox client for client_unhealthy) */
+            orgId: string;
+            connectorId: string;
+            /** Format: date-time */
+            createdAt: string;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required`, `plan_limit_reached` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required" | "plan_limit_reached";
+          };
+        };
+      };
+      /** @description `forbidden`, `csrf_rejected`, `sandbox_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "forbidden" | "csrf_rejected" | "sandbox_required";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "sandbox-scenarios-get": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            /** @description a scenario kind, or `reset` */
+            kind: string;
+            /** @enum {string} */
+            status: "QUEUED" | "COMPLETE" | "FAILED";
+            /** Format: date-time */
+            createdAt: string;
+            finishedAt: string | null;
+            /** @description what the scenario changed in the tenant */
+            change: {
+              [key: string]: unknown;
+            } | null;
+            scans: {
+              connectorId: string;
+              scanId: string;
+              status: string;
+              kind: string;
+              findingsNew: number;
+              findingsResolved: number;
+            }[];
+            error: string | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `sandbox_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "sandbox_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
   "sharing-approvals-create": {
     parameters: {
       query?: never;
@@ -16046,11 +17059,399 @@ export interface operations {
       };
     };
   };
+  "webhooks-rotateSecret": {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @default 86400 */
+          overlapSeconds?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            url: string;
+            events: string[];
+            /** @enum {string} */
+            status: "active" | "disabled";
+            disabledReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description the new signing secret (`whsec_…`), shown this once */
+            secret: string;
+            /** @description until when the previous secret also signs; null without an overlap */
+            previousSecretExpiresAt: string | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `session_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "session_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "webhooks-test": {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Accepted: the test delivery is queued */
+      202: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            eventId: string;
+            event: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed" | "abandoned";
+            attempts: number;
+            lastStatusCode: number | null;
+            lastError: string | null;
+            nextAttemptAt: string | null;
+            deliveredAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description the delivery's attempts, oldest first: the most recent 25 (`attempts` counts them all) */
+            history: {
+              /** @description 1 for the first attempt */
+              attempt: number;
+              /** @description sent by POST …/redeliver rather than by the retry schedule */
+              manual: boolean;
+              /**
+               * Format: date-time
+               * @description when the attempt started
+               */
+              at: string;
+              durationMs: number;
+              /** @description the receiver's HTTP status; null when none came back */
+              statusCode: number | null;
+              /** @description why the attempt failed; null when it succeeded */
+              error: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `session_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "session_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
   "webhook-alert.grouped": {
     parameters: {
       query?: never;
       header: {
-        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret */
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
         "X-Service-Signature": string;
         /** @description The event type, as in the body */
         "X-Service-Event": string;
@@ -16060,7 +17461,7 @@ export interface operations {
         "webhook-id": string;
         /** @description Standard Webhooks: Unix seconds of this attempt */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>` */
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
         "webhook-signature": string;
       };
       path?: never;
@@ -16108,7 +17509,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret */
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
         "X-Service-Signature": string;
         /** @description The event type, as in the body */
         "X-Service-Event": string;
@@ -16118,7 +17519,7 @@ export interface operations {
         "webhook-id": string;
         /** @description Standard Webhooks: Unix seconds of this attempt */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>` */
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
         "webhook-signature": string;
       };
       path?: never;
@@ -16170,7 +17571,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret */
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
         "X-Service-Signature": string;
         /** @description The event type, as in the body */
         "X-Service-Event": string;
@@ -16180,7 +17581,7 @@ export interface operations {
         "webhook-id": string;
         /** @description Standard Webhooks: Unix seconds of this attempt */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>` */
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
         "webhook-signature": string;
       };
       path?: never;
@@ -16234,7 +17635,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret */
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
         "X-Service-Signature": string;
         /** @description The event type, as in the body */
         "X-Service-Event": string;
@@ -16244,7 +17645,7 @@ export interface operations {
         "webhook-id": string;
         /** @description Standard Webhooks: Unix seconds of this attempt */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>` */
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
         "webhook-signature": string;
       };
       path?: never;
@@ -16292,7 +17693,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret */
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
         "X-Service-Signature": string;
         /** @description The event type, as in the body */
         "X-Service-Event": string;
@@ -16302,7 +17703,7 @@ export interface operations {
         "webhook-id": string;
         /** @description Standard Webhooks: Unix seconds of this attempt */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>` */
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
         "webhook-signature": string;
       };
       path?: never;
@@ -16349,7 +17750,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret */
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
         "X-Service-Signature": string;
         /** @description The event type, as in the body */
         "X-Service-Event": string;
@@ -16359,7 +17760,7 @@ export interface operations {
         "webhook-id": string;
         /** @description Standard Webhooks: Unix seconds of this attempt */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>` */
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
         "webhook-signature": string;
       };
       path?: never;
@@ -16410,7 +17811,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret */
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
         "X-Service-Signature": string;
         /** @description The event type, as in the body */
         "X-Service-Event": string;
@@ -16420,7 +17821,7 @@ export interface operations {
         "webhook-id": string;
         /** @description Standard Webhooks: Unix seconds of this attempt */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>` */
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
         "webhook-signature": string;
       };
       path?: never;
@@ -16472,7 +17873,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret */
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
         "X-Service-Signature": string;
         /** @description The event type, as in the body */
         "X-Service-Event": string;
@@ -16482,7 +17883,7 @@ export interface operations {
         "webhook-id": string;
         /** @description Standard Webhooks: Unix seconds of this attempt */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>` */
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
         "webhook-signature": string;
       };
       path?: never;
@@ -16533,7 +17934,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret */
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
         "X-Service-Signature": string;
         /** @description The event type, as in the body */
         "X-Service-Event": string;
@@ -16543,7 +17944,7 @@ export interface operations {
         "webhook-id": string;
         /** @description Standard Webhooks: Unix seconds of this attempt */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>` */
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
         "webhook-signature": string;
       };
       path?: never;
@@ -16588,7 +17989,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret */
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
         "X-Service-Signature": string;
         /** @description The event type, as in the body */
         "X-Service-Event": string;
@@ -16598,7 +17999,7 @@ export interface operations {
         "webhook-id": string;
         /** @description Standard Webhooks: Unix seconds of this attempt */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>` */
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
         "webhook-signature": string;
       };
       path?: never;
@@ -16646,7 +18047,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret */
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
         "X-Service-Signature": string;
         /** @description The event type, as in the body */
         "X-Service-Event": string;
@@ -16656,7 +18057,7 @@ export interface operations {
         "webhook-id": string;
         /** @description Standard Webhooks: Unix seconds of this attempt */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>` */
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
         "webhook-signature": string;
       };
       path?: never;
@@ -16707,7 +18108,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret */
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
         "X-Service-Signature": string;
         /** @description The event type, as in the body */
         "X-Service-Event": string;
@@ -16717,7 +18118,7 @@ export interface operations {
         "webhook-id": string;
         /** @description Standard Webhooks: Unix seconds of this attempt */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>` */
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
         "webhook-signature": string;
       };
       path?: never;
@@ -16766,7 +18167,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret */
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
         "X-Service-Signature": string;
         /** @description The event type, as in the body */
         "X-Service-Event": string;
@@ -16776,7 +18177,7 @@ export interface operations {
         "webhook-id": string;
         /** @description Standard Webhooks: Unix seconds of this attempt */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>` */
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
         "webhook-signature": string;
       };
       path?: never;
@@ -16839,7 +18240,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret */
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
         "X-Service-Signature": string;
         /** @description The event type, as in the body */
         "X-Service-Event": string;
@@ -16849,7 +18250,7 @@ export interface operations {
         "webhook-id": string;
         /** @description Standard Webhooks: Unix seconds of this attempt */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>` */
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
         "webhook-signature": string;
       };
       path?: never;
@@ -16897,7 +18298,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret */
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
         "X-Service-Signature": string;
         /** @description The event type, as in the body */
         "X-Service-Event": string;
@@ -16907,7 +18308,7 @@ export interface operations {
         "webhook-id": string;
         /** @description Standard Webhooks: Unix seconds of this attempt */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>` */
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
         "webhook-signature": string;
       };
       path?: never;
@@ -16926,6 +18327,60 @@ export interface operations {
             findingsNew: number;
             /** Format: uri */
             link: string;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-webhook.test": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "webhook.test";
+          data: {
+            subscriptionId: string;
+            requestedBy: string;
+            message: string;
           };
           /** @description The event id: the same on every attempt */
           id: string;

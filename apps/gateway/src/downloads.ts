@@ -10,11 +10,10 @@ import {
 } from "@posture/platform";
 import type { TGatewayDeps } from "./deps";
 import { literalPathOfOtherMethods, pathParamsOf } from "./rest-dispatch";
-import { appRouter } from "./router";
+import { appRouter, callerAt } from "./router";
 import { contextFactory } from "./trpc-handlers";
 
 type TProcedureMap = Record<string, { _def: { meta?: TMeta; type?: string; inputs?: unknown[] } }>;
-type TCallable = (input: unknown) => Promise<unknown>;
 
 /** `/compliance/evidence/{jobId}` → `/compliance/evidence/:jobId` */
 const expressPath = (openApiPath: string) => openApiPath.replace(/\{([^}]+)\}/g, ":$1");
@@ -23,12 +22,6 @@ const expressPath = (openApiPath: string) => openApiPath.replace(/\{([^}]+)\}/g,
 function disposition(filename: string): string {
   const ascii = filename.replace(/[^\w.-]+/g, "_").slice(0, 150) || "download";
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
-}
-
-function callerAt(ctx: ReturnType<ReturnType<typeof contextFactory>>, path: string): TCallable {
-  let node: unknown = appRouter.createCaller(ctx);
-  for (const part of path.split(".")) node = (node as Record<string, unknown>)[part];
-  return node as TCallable;
 }
 
 async function send(res: Response, d: TDownload): Promise<void> {

@@ -16,23 +16,14 @@ import {
   isDownload,
   toWireError,
   withClient,
-  type TContext,
   type TQueryParser,
 } from "@posture/platform";
 import type { TGatewayDeps } from "./deps";
 import { logFault, sendError } from "./middleware/errors";
-import { appRouter } from "./router";
+import { appRouter, callerAt } from "./router";
 import { contextFactory } from "./trpc-handlers";
 
-type TCallable = (input: unknown) => Promise<unknown>;
 type TProcedureMap = Record<string, { _def: { inputs?: unknown[] } }>;
-
-function callerAt(ctx: TContext, key: string): TCallable {
-  let node: unknown = appRouter.createCaller(ctx);
-  for (const part of key.split(".")) node = (node as Record<string, unknown>)[part];
-  if (typeof node !== "function") throw new AppError("not_found", `No procedure ${key}`);
-  return node as TCallable;
-}
 
 async function collect(body: Buffer | (() => AsyncIterable<Uint8Array>)): Promise<Buffer | null> {
   if (Buffer.isBuffer(body)) return body.length > MAX_RESOURCE_BYTES ? null : body;

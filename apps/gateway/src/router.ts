@@ -5,7 +5,7 @@ import { complianceRouter } from "@posture/compliance";
 import { flowGuardRouter } from "@posture/flow-guard";
 import { incidentsRouter } from "@posture/incidents";
 import { partnerRouter } from "@posture/partner";
-import { mergeRouters } from "@posture/platform";
+import { AppError, mergeRouters, type TContext } from "@posture/platform";
 import { buildPostureRouter } from "@posture/posture";
 import { remediationRouter, simulatePosture } from "@posture/remediation";
 import { sandboxRouter } from "@posture/sandbox";
@@ -33,3 +33,11 @@ export const appRouter = mergeRouters(
 );
 
 export type AppRouter = typeof appRouter;
+
+/** The procedure at a tRPC key (`findings.list`), called as the request's context: its guards apply. */
+export function callerAt(ctx: TContext, key: string): (input: unknown) => Promise<unknown> {
+  let node: unknown = appRouter.createCaller(ctx);
+  for (const part of key.split(".")) node = (node as Record<string, unknown>)[part];
+  if (typeof node !== "function") throw new AppError("not_found", `No procedure ${key}`);
+  return node as (input: unknown) => Promise<unknown>;
+}

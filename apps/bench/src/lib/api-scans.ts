@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
 import { sql } from "drizzle-orm";
 import { createApiKeyFor, createOrganization, createUser } from "@posture/account";
 import { queryRows, type Db } from "@posture/db";
 import { startGatewayChild } from "./gateway";
 import type { TBenchSettings } from "../types";
-import type { TChild } from "./child";
+import { peakRssMb, resetPeakRss, type TChild } from "./child";
 
 /** A scan result as `POST /api/connectors/{id}/sync` and `GET …/scans/{scanId}` return it. */
 export type TApiScan = {
@@ -62,25 +61,6 @@ async function seedOwnerWithPassword(db: Db) {
   // Unused by the syncs; kept so the organization looks like every other scenario's.
   await createApiKeyFor(db, { orgId: org.id, userId: user.id, name: "bench" });
   return { orgId: org.id, email: user.email, password };
-}
-
-/** Peak resident set (VmHWM) of a process, from /proc: the scans run in the gateway's own process. */
-async function peakRssMb(pid: number): Promise<number | null> {
-  try {
-    const status = await readFile(`/proc/${pid}/status`, "utf8");
-    const kb = Number(/VmHWM:\s+(\d+)\s+kB/.exec(status)?.[1]);
-    return Number.isFinite(kb) ? Math.round(kb / 1024) : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Starts the process's peak RSS afresh (Linux: writing 5 to clear_refs resets VmHWM), so each
- * phase's peak is its own; where that is refused, the peaks stay the process's lifetime ones.
- */
-async function resetPeakRss(pid: number): Promise<void> {
-  await writeFile(`/proc/${pid}/clear_refs`, "5").catch(() => {});
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -161,4 +161,23 @@ function parseJson(line: string): Record<string, unknown> | null {
   } catch {
     return null;
   }
+}
+
+/** Peak resident set (VmHWM) of a process, from /proc (null where /proc is absent). */
+export async function peakRssMb(pid: number): Promise<number | null> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, "utf8");
+    const kb = Number(/VmHWM:\s+(\d+)\s+kB/.exec(status)?.[1]);
+    return Number.isFinite(kb) ? Math.round(kb / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Starts the process's peak RSS afresh (Linux: writing 5 to clear_refs resets VmHWM), so each
+ * phase's peak is its own; where that is refused, the peaks stay the process's lifetime ones.
+ */
+export async function resetPeakRss(pid: number): Promise<void> {
+  await writeFile(`/proc/${pid}/clear_refs`, "5").catch(() => {});
 }

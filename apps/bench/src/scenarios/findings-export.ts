@@ -1,7 +1,7 @@
-import { readFile, writeFile } from "node:fs/promises";
 import { sql } from "drizzle-orm";
 import { connectors, scans, type Db } from "@posture/db";
 import { createTestDb } from "@posture/db/testing";
+import { peakRssMb, resetPeakRss } from "../lib/child";
 import { GATEWAY_ENV_NOTE, startGatewayChild } from "../lib/gateway";
 import { seedOwnerWithKey } from "../lib/seed";
 import type { TCheck, TScenario } from "../types";
@@ -62,20 +62,6 @@ async function seedExportFindings(db: Db, orgId: string, count: number): Promise
   });
 }
 
-async function peakRssMb(pid: number): Promise<number | null> {
-  try {
-    const status = await readFile(`/proc/${pid}/status`, "utf8");
-    const kb = Number(/VmHWM:\s+(\d+)\s+kB/.exec(status)?.[1]);
-    return Number.isFinite(kb) ? Math.round(kb / 1024) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Linux: writing 5 to clear_refs starts VmHWM afresh, so each export's peak is its own. */
-const resetPeakRss = (pid: number) => writeFile(`/proc/${pid}/clear_refs`, "5").catch(() => {});
-
-/** Downloads one export to the end, counting bytes and lines (never holding the body). */
 async function download(url: string, key: string) {
   const start = performance.now();
   const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });

@@ -14,11 +14,13 @@ import { randomClientIp, useTestGateway, type TTestResponse } from "../../testin
  * Empty by design, and why. A webhook subscription needs a receiver the user owns: the demo
  * does not invent one (creating it resolves the URL, and its deliveries would carry signed demo
  * events to someone else's host), so the list is empty and there is no subscription to ask
- * deliveries of.
+ * deliveries of. A sandbox scenario run exists only in a sandbox organization (`POST /api/sandbox`
+ * makes one); the demo organizations are the product's first look, not sandboxes.
  */
 const EMPTY_BY_DESIGN: Record<string, string> = {
   "/webhooks": "no receiver of the user's own to subscribe",
   "/webhooks/{id}/deliveries": "no subscription (see /webhooks)",
+  "/sandbox/scenarios/{id}": "the demo organizations are not sandboxes: scenarios run only in one",
 };
 
 type TOperation = {

@@ -145,5 +145,6 @@ describe("remediation over HTTP: plan, four eyes, apply, undo, and scans that ag
     }, 30_000);
     for (const r of events) expect(await verifyServiceSignature(hook.secret, r)).toBe(true);
     await receiver.close();
-  });
+    // Four scans, an apply and an undo: 28 s alone, more beside the whole suite.
+  }, 180_000);
 });

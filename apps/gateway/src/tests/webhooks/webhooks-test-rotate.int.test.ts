@@ -49,7 +49,9 @@ describe("webhook test deliveries", () => {
     const res = await h.gw.request("POST", `/api/webhooks/${sub.id}/test`, { cookie: h.admin.cookie });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     const queued = res.body as TDeliveryBody;
-    expect(queued).toMatchObject({ event: "webhook.test", status: "pending" });
+    expect(queued).toMatchObject({ event: "webhook.test" });
+    // The in-process queue may have delivered it before the answer was read back.
+    expect(["pending", "delivered"]).toContain(queued.status);
 
     await waitFor(async () => (await h.deliveries(sub.id)).rows[0]?.status === "delivered");
     const r = rx.received[0];

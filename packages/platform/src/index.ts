@@ -1,6 +1,7 @@
 export * from "./errors";
 export * from "./actor";
 export * from "./dates";
+export * from "./csv";
 export * from "./retry-after";
 export * from "./wire-error";
 export * from "./plans";

@@ -9,7 +9,6 @@ import type { TFrameworkResult } from "../engine/evaluate";
 import { evaluateOrg } from "./evaluation";
 import {
   auditCsv,
-  csvLine,
   externalSharesCsv,
   findingsCsv,
   incidentsJson,
@@ -17,6 +16,7 @@ import {
   usersCsv,
   verifyAuditChain,
 } from "./evidence-files";
+import { csvLine } from "@posture/platform";
 import { renderIndexHtml, type TManifestFile } from "./evidence-index-html";
 import { ChunkSink } from "./evidence-store";
 import { renderGapReport } from "./gap-report-pdf";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { safeEntryName } from "./evidence-builder";
-import { csvField, csvLine } from "./evidence-files";
+import { csvField, csvLine } from "@posture/platform";
 
 describe("evidence entry names and CSV", () => {
   it("turns control ids into safe entry names", () => {

@@ -1,18 +1,8 @@
 import { sql, type SQL } from "drizzle-orm";
 import { queryRows, type Db } from "@posture/db";
-import { auditKey, verifyAuditChain as verifyKeyedAuditChain } from "@posture/platform";
+import { auditKey, csvLine, verifyAuditChain as verifyKeyedAuditChain } from "@posture/platform";
 
 const BATCH = 5_000;
-
-/** RFC 4180 field; a leading = + - @ is prefixed with ' so a spreadsheet never runs it as a formula. */
-export function csvField(v: unknown): string {
-  if (v === null || v === undefined) return "";
-  let s = v instanceof Date ? v.toISOString() : String(v);
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-export const csvLine = (values: readonly unknown[]) => `${values.map(csvField).join(",")}\r\n`;
 
 type TRow = Record<string, unknown> & { k: string };
 

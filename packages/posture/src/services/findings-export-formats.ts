@@ -1,4 +1,5 @@
 import type { TSeverity } from "@posture/db";
+import { csvLine } from "@posture/platform";
 import type { TFindingView } from "./findings";
 
 /** A finding as the export reads it: the API's view, and what a SIEM or a spreadsheet needs beside it. */
@@ -37,17 +38,6 @@ export const CSV_COLUMNS = [
   "benchmarkId",
 ] as const;
 
-/**
- * One RFC 4180 field. A value a spreadsheet would read as a formula (starting with = + - @, a tab
- * or a carriage return) is prefixed with a single quote, as OWASP's CSV-injection advice has it:
- * titles and resource names come from the monitored tenant, that is from anyone who can name a file.
- */
-export function csvField(v: string | null | undefined): string {
-  if (v === null || v === undefined) return "";
-  const s = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
 export const csvHeader = (): string => `${CSV_COLUMNS.join(",")}\r\n`;
 
 export function csvRow(f: TExportFinding): string {
@@ -71,7 +61,7 @@ export function csvRow(f: TExportFinding): string {
     benchmarkVersion: v.benchmark?.version ?? null,
     benchmarkId: v.benchmark?.id ?? null,
   };
-  return `${CSV_COLUMNS.map((c) => csvField(cells[c])).join(",")}\r\n`;
+  return csvLine(CSV_COLUMNS.map((c) => cells[c]));
 }
 
 // ---------------------------------------------------------------------------------------------

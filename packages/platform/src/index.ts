@@ -29,3 +29,4 @@ export * from "./metrics";
 export * from "./download";
 export * from "./domains";
 export * from "./rest-input";
+export * from "./managed-clients";

@@ -43,3 +43,4 @@ export * from "./sign-in-failures";
 export * from "./tenant-check-results";
 export * from "./change-cursors";
 export * from "./remediations";
+export * from "./partner-depth";

@@ -64,6 +64,8 @@ export const remediations = pgTable(
     origin: text("origin", { enum: REMEDIATION_ORIGINS }).notNull().default("manual"),
     /** The prevention rule that planned it (origin `prevention`). */
     preventionRuleId: text("prevention_rule_id"),
+    /** The partner action that planned it in this client among others (partner_actions, issue 17). */
+    partnerActionId: text("partner_action_id"),
     /** A dry run only records what it would have done: it can be read, never approved or applied. */
     dryRun: boolean("dry_run").notNull().default(false),
     /** The request as given (findingIds, shareIds, agentIds, playbook), for the audit and the detail. */

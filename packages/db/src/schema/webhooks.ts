@@ -16,6 +16,8 @@ export const webhookSubscriptions = pgTable(
     // After a rotation the previous secret still signs, beside the new one, until it expires.
     previousSecretEnc: text("previous_secret_enc"),
     previousSecretExpiresAt: tsColumn("previous_secret_expires_at"),
+    /** A partner's subscription that also receives its managed clients' events (issue 17). */
+    includeClients: boolean("include_clients").notNull().default(false),
     status: text("status", { enum: ["active", "disabled"] })
       .notNull()
       .default("active"),

@@ -33,6 +33,8 @@ export async function sweepClientHealth(deps: TReportDeps): Promise<number> {
       FROM partner_settings ps
       JOIN organizations p ON p.id = ps.org_id AND p.is_partner
       JOIN organizations o ON o.managed_by_org_id = ps.org_id
+      -- A client that withdrew its partner's access is not the partner's to hear about.
+      JOIN partner_access pa ON pa.client_org_id = o.id AND pa.partner_org_id = ps.org_id AND pa.withdrawn_at IS NULL
       LEFT JOIN partner_client_health h ON h.org_id = o.id
       LEFT JOIN org_posture_summary sm ON sm.org_id = o.id
       WHERE ps.notify_unhealthy`,

@@ -1,6 +1,14 @@
-import { and, eq, sql } from "drizzle-orm";
-import { organizations, orgPostureSummary, prepared, queryRows, type Db, type TSeverity } from "@posture/db";
-import { AppError } from "@posture/platform";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import {
+  organizations,
+  orgPostureSummary,
+  partnerAccess,
+  prepared,
+  queryRows,
+  type Db,
+  type TSeverity,
+} from "@posture/db";
+import { AppError, managedBy } from "@posture/platform";
 
 /**
  * `postureScore` is the spec's integer: 0 until the client's first completed scan, with
@@ -32,8 +40,14 @@ const portfolioQuery = (db: Db) =>
         critical: orgPostureSummary.openCritical,
       })
       .from(organizations)
+      .innerJoin(partnerAccess, eq(partnerAccess.clientOrgId, organizations.id))
       .leftJoin(orgPostureSummary, eq(orgPostureSummary.orgId, organizations.id))
-      .where(eq(organizations.managedByOrgId, sql.placeholder("partnerOrgId")))
+      .where(
+        and(
+          eq(organizations.managedByOrgId, sql.placeholder("partnerOrgId")),
+          isNull(partnerAccess.withdrawnAt),
+        ),
+      )
       .orderBy(organizations.name, organizations.id)
       .prepare("get_portfolio"),
   );
@@ -96,8 +110,9 @@ export async function getClientReport(
       low: orgPostureSummary.openLow,
     })
     .from(organizations)
+    .innerJoin(partnerAccess, eq(partnerAccess.clientOrgId, organizations.id))
     .leftJoin(orgPostureSummary, eq(orgPostureSummary.orgId, organizations.id))
-    .where(and(eq(organizations.id, o.orgId), eq(organizations.managedByOrgId, o.partnerOrgId)));
+    .where(and(eq(organizations.id, o.orgId), managedBy(o.partnerOrgId)));
   if (!org) throw new AppError("not_found", "Client organization not found");
   const from = new Date(Date.now() - CLIENT_TREND_DAYS * 86_400_000);
   const [trend, sources] = await Promise.all([

@@ -1,5 +1,5 @@
-import { and, eq } from "drizzle-orm";
-import { organizations, remediations, type Db, type TRemediationStatus } from "@posture/db";
+import { and, eq, isNull } from "drizzle-orm";
+import { organizations, partnerAccess, remediations, type Db, type TRemediationStatus } from "@posture/db";
 import { audit, AppError } from "@posture/platform";
 import { actorRecord, type TPlanScope } from "./plan";
 import { loadRemediation } from "./view";
@@ -19,15 +19,21 @@ export async function findVisible(
     .select({
       row: remediations,
       managedBy: organizations.managedByOrgId,
+      // Null when the client withdrew its partner's access (or never had a partner).
+      partnerAccess: partnerAccess.partnerOrgId,
       partnerMayApprove: organizations.partnerMayApprove,
       fourEyes: organizations.remediationFourEyes,
     })
     .from(remediations)
     .innerJoin(organizations, eq(organizations.id, remediations.orgId))
+    .leftJoin(
+      partnerAccess,
+      and(eq(partnerAccess.clientOrgId, remediations.orgId), isNull(partnerAccess.withdrawnAt)),
+    )
     .where(eq(remediations.id, id));
   if (!hit) throw new AppError("not_found", "Remediation not found");
   const own = hit.row.orgId === scope.orgId;
-  const managed = scope.isPartner && hit.managedBy === scope.orgId;
+  const managed = scope.isPartner && hit.managedBy === scope.orgId && hit.partnerAccess === scope.orgId;
   if (!own && !managed) throw new AppError("not_found", "Remediation not found");
   return { row: hit.row, partnerMayApprove: hit.partnerMayApprove, fourEyes: hit.fourEyes, viaPartner: !own };
 }

@@ -1,6 +1,5 @@
 import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
 import {
-  organizations,
   remediations,
   remediationSteps,
   newId,
@@ -12,7 +11,14 @@ import {
   type TRemediationResource,
   type TRemediationStatus,
 } from "@posture/db";
-import { audit, AppError, offsetPage, type TActor, type TJobQueue } from "@posture/platform";
+import {
+  audit,
+  AppError,
+  offsetPage,
+  requireManagedClient,
+  type TActor,
+  type TJobQueue,
+} from "@posture/platform";
 import { withEvents } from "@posture/webhooks";
 import { draftPlan, reversibilityOf as reversibility, type TDraft, type TDraftInput } from "./draft";
 import { predict } from "./simulate";
@@ -157,12 +163,7 @@ export async function targetOrg(
 ): Promise<string> {
   if (organizationId === undefined || organizationId === scope.orgId) return scope.orgId;
   if (!scope.isPartner) throw new AppError("not_found", "Organization not found");
-  const [client] = await db
-    .select({ id: organizations.id })
-    .from(organizations)
-    .where(and(eq(organizations.id, organizationId), eq(organizations.managedByOrgId, scope.orgId)));
-  if (!client) throw new AppError("not_found", "Organization not found");
-  return client.id;
+  return (await requireManagedClient(db, scope.orgId, organizationId)).id;
 }
 
 export const actorRecord = (scope: { orgId: string; actor: TActor }): TRemediationActor => ({

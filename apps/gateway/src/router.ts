@@ -4,7 +4,8 @@ import { awarenessRouter } from "@posture/awareness";
 import { complianceRouter } from "@posture/compliance";
 import { flowGuardRouter } from "@posture/flow-guard";
 import { incidentsRouter } from "@posture/incidents";
-import { partnerRouter } from "@posture/partner";
+import { buildPartnerRouter } from "@posture/partner";
+import { partnerDeps } from "@posture/partner-clients";
 import { AppError, mergeRouters, type TContext } from "@posture/platform";
 import { buildPostureRouter } from "@posture/posture";
 import { remediationRouter, simulatePosture } from "@posture/remediation";
@@ -22,7 +23,7 @@ export const appRouter = mergeRouters(
   remediationRouter,
   webhooksRouter,
   complianceRouter,
-  partnerRouter,
+  buildPartnerRouter(partnerDeps),
   workspaceRouter,
   flowGuardRouter,
   agentGuardRouter,

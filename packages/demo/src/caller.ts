@@ -2,7 +2,8 @@ import { eq } from "drizzle-orm";
 import { memberships, organizations, users, type Db } from "@posture/db";
 import { complianceRouter } from "@posture/compliance";
 import { incidentsRouter } from "@posture/incidents";
-import { partnerRouter } from "@posture/partner";
+import { buildPartnerRouter } from "@posture/partner";
+import { partnerDeps } from "@posture/partner-clients";
 import {
   mergeRouters,
   RateLimits,
@@ -24,7 +25,7 @@ const seedRouter = mergeRouters(
   buildPostureRouter({ simulate: simulatePosture }),
   remediationRouter,
   complianceRouter,
-  partnerRouter,
+  buildPartnerRouter(partnerDeps),
   workspaceRouter,
   incidentsRouter,
 );

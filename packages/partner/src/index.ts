@@ -1,4 +1,7 @@
-export { partnerRouter } from "./router";
+export { buildPartnerRouter } from "./router";
+export type { TPartnerDeps } from "./deps";
+export type { TClientReads } from "./client-reads";
+export type { TPlanRemediation } from "./act-once";
 export { partnerJobModule, PARTNER_HEALTH_JOB, PARTNER_REPORTS_JOB } from "./jobs/module";
 export { fetchLogo, guardedFetcher, sniffImage, LOGO_MAX_BYTES, type TLogoFetcher } from "./services/logo";
 export { getPortfolio, getClientReport } from "./services/portfolio";
@@ -8,3 +11,4 @@ export {
   buildScheduledReport,
 } from "./services/scheduled-reports";
 export { sweepClientHealth, SCORE_DROP_POINTS } from "./services/client-health";
+export { PARTNER_CLIENT_JOB, partnerClientJobId, refreshClient } from "./services/client-refresh";

@@ -1,19 +1,31 @@
 import { router } from "@posture/platform";
+import type { TPartnerDeps } from "./deps";
 import { getClientReport } from "./procedures/get-client-report";
 import { getPortfolio } from "./procedures/get-portfolio";
 import { getReport } from "./procedures/get-report";
 import { listReports } from "./procedures/list-reports";
 import { updateSettings } from "./procedures/update-settings";
+import { actionsRouter } from "./routers/actions";
+import { campaignsRouter } from "./routers/campaigns";
+import { clientsRouter } from "./routers/clients";
+import { groupsRouter } from "./routers/groups";
+import { standardsRouter } from "./routers/standards";
 
 // The literal report paths are declared before `get` so that /partner/reports/portfolio is no id.
-export const partnerRouter = router({
-  partner: router({
-    settings: router({ update: updateSettings }),
-    reports: router({
-      portfolio: router({ get: getPortfolio }),
-      client: router({ get: getClientReport }),
-      list: listReports,
-      get: getReport,
+export const buildPartnerRouter = (deps: TPartnerDeps) =>
+  router({
+    partner: router({
+      settings: router({ update: updateSettings }),
+      reports: router({
+        portfolio: router({ get: getPortfolio }),
+        client: router({ get: getClientReport }),
+        list: listReports,
+        get: getReport,
+      }),
+      clients: clientsRouter(deps),
+      groups: groupsRouter(deps),
+      standards: standardsRouter(deps),
+      campaigns: campaignsRouter(deps),
+      actions: actionsRouter(deps),
     }),
-  }),
-});
+  });

@@ -19,6 +19,7 @@ import { defaultAdapterFor } from "./adapter";
 import { dropCursor, orphanedFileFindings, planScan, saveCursor } from "./cursor";
 import { SCAN_ATTEMPTS, type TConnectorRow, type TScanDeps } from "./deps";
 import { readSource, type TCommittedRead } from "./read-source";
+import { queuePartnerRefresh } from "./partner-refresh";
 import { mergeCoverage } from "./tenant-settings";
 
 type TScanRow = typeof scans.$inferSelect;
@@ -92,6 +93,8 @@ export async function runScanJob(deps: TScanJobDeps, scanId: string, attempt: nu
     // The hand-off to behaviour analytics: a job of its own, one per connector at a time. A crash
     // here loses only the queueing: the next scan's ingestion reads from the last event stored.
     await queueActivity(deps, { connectorId: connector.id, scanId });
+    // A managed client's partner recomputes its drift and the cross-client radar (issue 17).
+    await queuePartnerRefresh(deps, connector.orgId);
   }
   const [done] = await deps.db.select().from(scans).where(eq(scans.id, scanId));
   if (!done) throw new Error("scan vanished");

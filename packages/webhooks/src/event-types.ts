@@ -180,6 +180,52 @@ export const ZWebhookTestData = z.strictObject({
   message: z.string(),
 });
 
+// Partner depth (issue 17): events of a partner organization about its clients.
+
+/** A managed client withdrew its partner's access, or granted it again. */
+export const ZPartnerAccessChangedData = z.strictObject({
+  clientOrgId: z.string().min(1),
+  clientName: z.string(),
+  access: z.enum(["granted", "withdrawn"]),
+  /** The client's user who changed it. */
+  changedBy: z.string(),
+});
+
+/** A client departed from a rule of a standard assigned to it (one event per new drift). */
+export const ZPartnerDriftDetectedData = z.strictObject({
+  driftId: z.string().min(1),
+  standardId: z.string().min(1),
+  standardName: z.string(),
+  clientOrgId: z.string().min(1),
+  clientName: z.string(),
+  /** The rule within the standard: `policy:<ruleId>`, `prevention:<ruleId>`, `trusted_domain:<domain>`, `min_score`. */
+  rule: z.string().min(1),
+  severity: ZSeverity,
+  link: ZLink,
+});
+
+const ZCampaignData = z.strictObject({
+  campaignId: z.string().min(1),
+  kind: z.enum(["oauth_app", "ai_agent", "outside_domain", "anomaly"]),
+  subject: z.string(),
+  title: z.string(),
+  severity: ZSeverity,
+  clientOrgIds: z.array(z.string()),
+  clientCount: ZCount,
+  firstSeenAt: z.iso.datetime(),
+  link: ZLink,
+});
+
+/** The cross-client radar found one subject in N or more clients (a new campaign, or one back after resolving). */
+export const ZPortfolioCampaignDetectedData = ZCampaignData;
+/** A campaign reached more clients, or its severity rose. */
+export const ZPortfolioCampaignUpdatedData = ZCampaignData;
+
+/**
+ * Webhook delivery envelope for a partner's subscription with `includeClients` (issue 17): a
+ * client's event carries `client: {orgId, name}` beside `event`, `data`, `id` and `createdAt`.
+ */
+
 export const EVENT_DATA_SCHEMAS = {
   "scan.completed": ZScanCompletedData,
   "finding.new": ZFindingNewData,
@@ -197,6 +243,10 @@ export const EVENT_DATA_SCHEMAS = {
   "remediation.failed": ZRemediationFailedData,
   "remediation.reverted": ZRemediationRevertedData,
   "webhook.test": ZWebhookTestData,
+  "partner.access.changed": ZPartnerAccessChangedData,
+  "partner.drift.detected": ZPartnerDriftDetectedData,
+  "portfolio.campaign.detected": ZPortfolioCampaignDetectedData,
+  "portfolio.campaign.updated": ZPortfolioCampaignUpdatedData,
 } as const;
 
 export type TEventType = keyof typeof EVENT_DATA_SCHEMAS;

@@ -25,6 +25,11 @@ const EVENT_SUMMARIES: Record<TEventType, string> = {
     "A remediation was undone: its reversible applied steps were restored at the source",
   "webhook.test":
     "A test delivery asked for with POST /api/webhooks/{id}/test: sent to that subscription only, whatever events it subscribed to",
+  "partner.access.changed": "A managed client withdrew its partner's access, or granted it again",
+  "partner.drift.detected": "A managed client departed from a rule of a standard assigned to it",
+  "portfolio.campaign.detected":
+    "The cross-client radar found one app, agent, outside domain or anomaly kind in several clients at once",
+  "portfolio.campaign.updated": "A cross-client campaign reached more clients, or its severity rose",
 };
 
 // One description per header the deliveries send: a header added to signedHeaders and not

@@ -1,5 +1,6 @@
 import type { TJobModule } from "@posture/jobs";
 import { sweepClientHealth } from "../services/client-health";
+import { PARTNER_CLIENT_JOB, refreshClient } from "../services/client-refresh";
 import { sweepScheduledReports, type TReportDeps } from "../services/scheduled-reports";
 
 export const PARTNER_REPORTS_JOB = "partner.reports.sweep";
@@ -16,9 +17,22 @@ export const partnerJobModule: TJobModule<TReportDeps> = {
       handler: () => sweepScheduledReports(deps),
     },
     [PARTNER_HEALTH_JOB]: { attempts: 1, backoffMs: 0, handler: () => sweepClientHealth(deps) },
+    // A managed client was scanned: its drift, then its partner's radar (services/client-refresh.ts).
+    [PARTNER_CLIENT_JOB]: {
+      attempts: 3,
+      backoffMs: 2_000,
+      handler: (data) => refreshClient(deps, clientOrgIdOf(data)),
+    },
   }),
   periodic: [
     { name: PARTNER_REPORTS_JOB, schedulerId: "periodic-partner-reports", everyMs: 3_600_000 },
     { name: PARTNER_HEALTH_JOB, schedulerId: "periodic-partner-health", everyMs: 300_000 },
   ],
 };
+
+function clientOrgIdOf(data: unknown): string {
+  const orgId = (data as { clientOrgId?: unknown } | null)?.clientOrgId;
+  if (typeof orgId !== "string" || orgId.length === 0)
+    throw new Error("partner.client.refresh: no clientOrgId");
+  return orgId;
+}

@@ -1,0 +1,23 @@
+import { eq } from "drizzle-orm";
+import { organizations } from "@posture/db";
+import { refreshDrift, type TDriftDeps } from "./drift";
+import { refreshRadar } from "./radar";
+
+export const PARTNER_CLIENT_JOB = "partner.client.refresh";
+
+/** One job per client at a time; a second scan finishing meanwhile waits a moment and coalesces. */
+export const partnerClientJobId = (clientOrgId: string) => `partner-client-${clientOrgId}`;
+
+/**
+ * After a scan of a managed client (queued by the scan job): its drift from the standards it is
+ * held to, then its partner's cross-client radar. Both are idempotent recomputations.
+ */
+export async function refreshClient(deps: TDriftDeps, clientOrgId: string): Promise<void> {
+  const [org] = await deps.db
+    .select({ partnerOrgId: organizations.managedByOrgId })
+    .from(organizations)
+    .where(eq(organizations.id, clientOrgId));
+  if (!org?.partnerOrgId) return;
+  await refreshDrift(deps, clientOrgId);
+  await refreshRadar(deps, org.partnerOrgId);
+}

@@ -8,6 +8,7 @@ import {
   type Implementation,
   type ReadResourceResult,
 } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { TCatalog, TOperation } from "./catalog";
 
 export const SERVER_NAME = "posture";
@@ -38,6 +39,11 @@ export function clientLabel(info: Implementation | undefined): string {
 const INSTRUCTIONS =
   "Read-only access to one organization's security posture, as one API key: findings, the timeline, incidents, behaviour anomalies, compliance, the partner portfolio, and reports as resources. The only writes plan: remediations_create creates a PLANNED plan that a person approves and applies in the product; posture_simulate changes nothing. Errors carry the service's error code (forbidden, plan_upgrade_required, not_found, rate_limited…).";
 
+// The SDK builds an Ajv instance per server unless given one (it validates elicitation answers,
+// which this server never asks for); stateless HTTP makes a server per request, and the Ajv
+// setup was the largest MCP-only cost of a tool call in a CPU profile.
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
 function errorText(result: TCallResult): string {
   const body = result.body as { error?: unknown; message?: unknown } | undefined;
   const code = typeof body?.error === "string" ? body.error : "error";
@@ -62,7 +68,11 @@ export function createMcpServer(
 ): McpServer {
   const mcp = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION, title: "Posture" },
-    { capabilities: { tools: { listChanged: false }, resources: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: false }, resources: {} },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator,
+    },
   );
   const client = () => clientLabel(mcp.server.getClientVersion() ?? opts.client?.());
   const byName = new Map(catalog.tools.map((t) => [t.name, t]));

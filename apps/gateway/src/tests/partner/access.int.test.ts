@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditLog, events } from "@posture/db";
+import { auditLog, events, partnerReports } from "@posture/db";
+import { buildScheduledReport } from "@posture/partner";
 import { startReceiver, waitFor, type TReceiver } from "@posture/webhooks/testing";
 import { startTestGateway, type TTestGateway } from "../../testing";
 import { errorCode, freshIp } from "../helpers";
@@ -140,6 +141,21 @@ describe("DELETE and PUT /api/partner-access", () => {
     // The other client is untouched.
     expect(await partnerSees(other.orgId)).toEqual({ findings: 200, report: 200, listed: true });
     expect(((await access("GET", acmeMember)).body as TAccess).access).toBe("withdrawn");
+    // A scheduled portfolio report built meanwhile leaves the client out.
+    const { jobs, runtime, log } = gw.gateway.deps;
+    const reportId = await buildScheduledReport(
+      { db: gw.db.db, jobs, runtime, log },
+      {
+        partnerOrgId: msp.orgId,
+        schedule: "WEEKLY",
+        now: new Date(),
+      },
+    );
+    const [report] = await gw.db.db
+      .select({ clients: partnerReports.clientCount })
+      .from(partnerReports)
+      .where(eq(partnerReports.id, reportId ?? ""));
+    expect(report?.clients).toBe(1);
 
     // Withdrawing again changes nothing and records nothing.
     expect((await access("DELETE", acme, "cookie")).status).toBe(200);

@@ -60,13 +60,12 @@ function checkClientPlan(plan: TPlanId, gate: TClientRead["gate"]): void {
 }
 
 /**
- * Records in the CLIENT's audit trail that the partner read it, at most once per partner user,
- * client and read per window: paging through findings or polling a dashboard writes one row, not
- * one per request (each row takes the client's audit-chain lock). The look-up is a range of the
- * client's last minutes of audit rows (audit_log_org_created_idx). Two first reads at once may both
- * write: more rows, never fewer.
+ * Whether the CLIENT's audit trail already records this partner user's read within the window:
+ * one PARTNER_CLIENT_READ row per partner user, client and read per window, so paging through
+ * findings or polling a dashboard writes one row, not one per request (each row takes the client's
+ * audit-chain lock). A range of the client's last minutes of audit rows (audit_log_org_created_idx).
  */
-async function auditRead(db: Db, s: TPartnerScope, clientOrgId: string, read: TClientReadName) {
+async function readRecorded(db: Db, s: TPartnerScope, clientOrgId: string, read: TClientReadName) {
   const [recent] = await db
     .select({ id: auditLog.id })
     .from(auditLog)
@@ -80,16 +79,7 @@ async function auditRead(db: Db, s: TPartnerScope, clientOrgId: string, read: TC
       ),
     )
     .limit(1);
-  if (recent) return;
-  await audit(
-    db,
-    { orgId: clientOrgId, actor: s.actor },
-    {
-      action: "PARTNER_CLIENT_READ",
-      target: s.partnerOrgId,
-      metadata: { partnerOrgId: s.partnerOrgId, read },
-    },
-  );
+  return recent !== undefined;
 }
 
 /**
@@ -108,9 +98,22 @@ export async function readClient<TOut>(
   const { orgId, ...q } = input;
   const client = await managedClient(db, s.partnerOrgId, orgId);
   checkClientPlan(client.plan, read.gate);
-  const [, out] = await Promise.all([
-    auditRead(db, s, client.id, name),
+  const [recorded, out] = await Promise.all([
+    readRecorded(db, s, client.id, name),
     read.read(db, { ...q, orgId: client.id }, s.viewer),
   ]);
+  // Written once the read succeeded and before it is answered: a refused read leaves no row, a
+  // returned one always has its row. Two first reads at once may both write: more rows, never fewer.
+  if (!recorded) {
+    await audit(
+      db,
+      { orgId: client.id, actor: s.actor },
+      {
+        action: "PARTNER_CLIENT_READ",
+        target: s.partnerOrgId,
+        metadata: { partnerOrgId: s.partnerOrgId, read: name },
+      },
+    );
+  }
   return out;
 }

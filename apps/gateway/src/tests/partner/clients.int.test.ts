@@ -179,6 +179,15 @@ describe("GET /api/partner/clients/{orgId}/…", () => {
 
   it("records the partner's reads in the client's audit trail, once per user and read per window", async () => {
     const reader = await gw.createActor({ orgId: msp.orgId, role: "ADMIN" });
+    const readerRows = () =>
+      gw.db.db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.orgId, acme.orgId), eq(auditLog.userId, reader.user.id)));
+    // A read the client's service refuses (a cursor that is none) records nothing.
+    const refused = await get(partnerPath(acme.orgId, "timeline", "?before=not-a-cursor"), asKey(reader));
+    expect(refused.status).toBe(400);
+    expect(await readerRows()).toHaveLength(0);
     for (let i = 0; i < 3; i++) {
       expect((await get(partnerPath(acme.orgId, "findings", `?offset=${i}`), asKey(reader))).status).toBe(
         200,

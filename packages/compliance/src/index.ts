@@ -24,3 +24,6 @@ export {
   type TControlChange,
 } from "./engine/what-if";
 export type { TSignals } from "./engine/signals";
+// A partner's reads of a managed client (@posture/partner-clients): the same schemas and service.
+export { getDashboard } from "./services/reports";
+export { ZGetDashboardInput, ZGetDashboardOutput } from "./procedures/get-dashboard.types";

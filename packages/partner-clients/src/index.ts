@@ -6,4 +6,4 @@ import type { TPartnerDeps } from "@posture/partner";
 import { clientReads } from "./client-reads";
 import { planRemediation } from "./plan";
 
-export const partnerDeps: TPartnerDeps = { clientReads, planRemediation };
+export const partnerDeps = { clientReads, planRemediation } satisfies TPartnerDeps<typeof clientReads>;

@@ -1,2 +1,40 @@
-// Partner-scoped reads of a managed client (issue 17, item 1): filled in by that work.
-export type TClientReads = Record<string, never>;
+import type { Db, TPlanId, TRole } from "@posture/db";
+import type { TFeature } from "@posture/platform";
+import type { z } from "zod";
+
+/** Who reads a client's data for the partner: the partner user's role stands in for a role in the client. */
+export type TClientViewer = { role: TRole };
+
+/**
+ * One of the client's own reads, handed in by the orchestrating package (@posture/partner-clients)
+ * that may import its owner: the client procedure's input and output schemas, the same objects,
+ * and the service behind it. The partner procedure takes `{orgId}` plus that input and answers
+ * with that output, so a partner sees exactly what the client sees.
+ */
+export type TClientRead<TIn extends z.ZodObject = z.ZodObject, TOut extends z.ZodType = z.ZodType> = {
+  /** The client procedure's input (a procedure without input: `z.strictObject({})`). */
+  input: TIn;
+  output: TOut;
+  /** The client procedure's plan gate, judged on the CLIENT's effective plan. */
+  gate?: { plan?: TPlanId; feature?: TFeature };
+  /** The client procedure's role, judged on the partner user's own role. */
+  role?: Exclude<TRole, "member">;
+  /** The client's own service, scoped to the client (method syntax: each read narrows `q`). */
+  read(db: Db, q: z.output<TIn> & { orgId: string }, viewer: TClientViewer): Promise<z.input<TOut>>;
+};
+
+/** The five reads under /partner/clients/{orgId}/… (issue 17, item 1). */
+export type TClientReads = {
+  findings: TClientRead;
+  agents: TClientRead;
+  sharingOverview: TClientRead;
+  complianceDashboard: TClientRead;
+  timeline: TClientRead;
+};
+
+export type TClientReadName = keyof TClientReads;
+
+/** Declares one read with its schemas' types kept (an identity: the types are the point). */
+export const clientRead = <TIn extends z.ZodObject, TOut extends z.ZodType>(
+  read: TClientRead<TIn, TOut>,
+): TClientRead<TIn, TOut> => read;

@@ -5,9 +5,9 @@ import type { TPlanRemediation } from "./act-once";
  * What the partner router needs from packages it may not import (a domain package never imports
  * another): the gateway, which composes every package, hands these in (apps/gateway/src/router.ts).
  */
-export type TPartnerDeps = {
+export type TPartnerDeps<R extends TClientReads = TClientReads> = {
   /** The client's own reads (findings, agents, sharing overview, compliance dashboard, timeline). */
-  clientReads: TClientReads;
+  clientReads: R;
   /** The remediation engine's planner, acting for the partner in one client. */
   planRemediation: TPlanRemediation;
 };

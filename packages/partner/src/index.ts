@@ -1,6 +1,6 @@
 export { buildPartnerRouter } from "./router";
 export type { TPartnerDeps } from "./deps";
-export type { TClientReads } from "./client-reads";
+export { clientRead, type TClientRead, type TClientReads, type TClientViewer } from "./client-reads";
 export type { TPlanRemediation } from "./act-once";
 export { partnerJobModule, PARTNER_HEALTH_JOB, PARTNER_REPORTS_JOB } from "./jobs/module";
 export { fetchLogo, guardedFetcher, sniffImage, LOGO_MAX_BYTES, type TLogoFetcher } from "./services/logo";

@@ -1,9 +1,11 @@
 import { router } from "@posture/platform";
+import type { TClientReads } from "./client-reads";
 import type { TPartnerDeps } from "./deps";
 import { getClientReport } from "./procedures/get-client-report";
 import { getPortfolio } from "./procedures/get-portfolio";
 import { getReport } from "./procedures/get-report";
 import { listReports } from "./procedures/list-reports";
+import { getPartnerAccess, grantPartnerAccess, withdrawPartnerAccess } from "./procedures/partner-access";
 import { updateSettings } from "./procedures/update-settings";
 import { actionsRouter } from "./routers/actions";
 import { campaignsRouter } from "./routers/campaigns";
@@ -12,7 +14,7 @@ import { groupsRouter } from "./routers/groups";
 import { standardsRouter } from "./routers/standards";
 
 // The literal report paths are declared before `get` so that /partner/reports/portfolio is no id.
-export const buildPartnerRouter = (deps: TPartnerDeps) =>
+export const buildPartnerRouter = <R extends TClientReads>(deps: TPartnerDeps<R>) =>
   router({
     partner: router({
       settings: router({ update: updateSettings }),
@@ -28,4 +30,5 @@ export const buildPartnerRouter = (deps: TPartnerDeps) =>
       campaigns: campaignsRouter(deps),
       actions: actionsRouter(deps),
     }),
+    partnerAccess: router({ get: getPartnerAccess, set: grantPartnerAccess, delete: withdrawPartnerAccess }),
   });

@@ -46,6 +46,9 @@ export const AUDIT_ACTIONS = [
   "SANDBOX_SCENARIO_FINISHED",
   "SANDBOX_RESET",
   "FINDINGS_EXPORTED",
+  "PARTNER_CLIENT_READ",
+  "PARTNER_ACCESS_WITHDRAWN",
+  "PARTNER_ACCESS_GRANTED",
 ] as const;
 export type TAuditAction = (typeof AUDIT_ACTIONS)[number];
 

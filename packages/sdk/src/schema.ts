@@ -930,6 +930,150 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/partner-access": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The managing partner and its access to this organization
+     * @description `partner: null` (and `access: null`) when no partner manages the organization. While access is withdrawn the partner's reads of this organization (portfolio, reports, /partner/clients/{orgId}/…) and its actions here answer 404, from its next request on.
+     *
+     *     Auth: API key or session
+     */
+    get: operations["partnerAccess-get"];
+    /**
+     * Grant the managing partner access again
+     * @description After a withdrawal, the partner reads and acts here again. OWNER only. Audited in this organization and the partner's (PARTNER_ACCESS_WITHDRAWN / PARTNER_ACCESS_GRANTED) and announced to the partner (partner.access.changed); asking for the state it already has changes nothing. 404 when no partner manages the organization. While access is withdrawn the partner's reads of this organization (portfolio, reports, /partner/clients/{orgId}/…) and its actions here answer 404, from its next request on.
+     *
+     *     Auth: API key or session · role: OWNER
+     */
+    put: operations["partnerAccess-set"];
+    post?: never;
+    /**
+     * Withdraw the managing partner's access
+     * @description The partner stays the manager but reads and acts here no more until access is granted again. OWNER only. Audited in this organization and the partner's (PARTNER_ACCESS_WITHDRAWN / PARTNER_ACCESS_GRANTED) and announced to the partner (partner.access.changed); asking for the state it already has changes nothing. 404 when no partner manages the organization. While access is withdrawn the partner's reads of this organization (portfolio, reports, /partner/clients/{orgId}/…) and its actions here answer 404, from its next request on.
+     *
+     *     Auth: API key or session · role: OWNER
+     */
+    delete: operations["partnerAccess-delete"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/clients/{orgId}/agents": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A managed client's AI agents and apps
+     * @description The managed client's GET /agent-guard/inventory (the client needs agentGuard, team+; the partner user ADMIN+). As the client's own endpoint answers for the same data, with the same input. 404 for an organization the partner does not manage or that withdrew its consent. 402 naming `clientPlan` when the client's own plan lacks what its endpoint needs. Recorded in the client's audit trail (PARTNER_CLIENT_READ, at most once per partner user and read every 15 minutes).
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    get: operations["partner-clients-agents-list"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/clients/{orgId}/compliance/dashboard": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A managed client's compliance dashboard
+     * @description The managed client's GET /compliance/dashboard (the client needs business+). As the client's own endpoint answers for the same data, with the same input. 404 for an organization the partner does not manage or that withdrew its consent. 402 naming `clientPlan` when the client's own plan lacks what its endpoint needs. Recorded in the client's audit trail (PARTNER_CLIENT_READ, at most once per partner user and read every 15 minutes).
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-clients-compliance-dashboard-get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/clients/{orgId}/findings": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A managed client's findings
+     * @description The managed client's GET /findings (offset-paged, same filters). As the client's own endpoint answers for the same data, with the same input. 404 for an organization the partner does not manage or that withdrew its consent. 402 naming `clientPlan` when the client's own plan lacks what its endpoint needs. Recorded in the client's audit trail (PARTNER_CLIENT_READ, at most once per partner user and read every 15 minutes).
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-clients-findings-list"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/clients/{orgId}/sharing/overview": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A managed client's sharing overview
+     * @description The managed client's GET /sharing/overview (the partner user ADMIN+). As the client's own endpoint answers for the same data, with the same input. 404 for an organization the partner does not manage or that withdrew its consent. 402 naming `clientPlan` when the client's own plan lacks what its endpoint needs. Recorded in the client's audit trail (PARTNER_CLIENT_READ, at most once per partner user and read every 15 minutes).
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    get: operations["partner-clients-sharing-overview-get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/clients/{orgId}/timeline": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A managed client's timeline
+     * @description The managed client's GET /timeline (cursor-paged; audit entries for a partner user ADMIN+). As the client's own endpoint answers for the same data, with the same input. 404 for an organization the partner does not manage or that withdrew its consent. 402 naming `clientPlan` when the client's own plan lacks what its endpoint needs. Recorded in the client's audit trail (PARTNER_CLIENT_READ, at most once per partner user and read every 15 minutes).
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-clients-timeline-list"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/partner/reports": {
     parameters: {
       query?: never;
@@ -1936,6 +2080,46 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  "partner.access.changed": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A managed client withdrew its partner's access, or granted it again
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     */
+    post: operations["webhook-partner.access.changed"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "partner.drift.detected": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A managed client departed from a rule of a standard assigned to it
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     */
+    post: operations["webhook-partner.drift.detected"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "partner.report.ready": {
     parameters: {
       query?: never;
@@ -1970,6 +2154,46 @@ export interface webhooks {
      * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-policy.violation"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "portfolio.campaign.detected": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The cross-client radar found one app, agent, outside domain or anomaly kind in several clients at once
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     */
+    post: operations["webhook-portfolio.campaign.detected"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "portfolio.campaign.updated": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A cross-client campaign reached more clients, or its severity rose
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     */
+    post: operations["webhook-portfolio.campaign.updated"];
     delete?: never;
     options?: never;
     head?: never;
@@ -2667,7 +2891,10 @@ export interface operations {
           | "SANDBOX_SCENARIO_STARTED"
           | "SANDBOX_SCENARIO_FINISHED"
           | "SANDBOX_RESET"
-          | "FINDINGS_EXPORTED";
+          | "FINDINGS_EXPORTED"
+          | "PARTNER_CLIENT_READ"
+          | "PARTNER_ACCESS_WITHDRAWN"
+          | "PARTNER_ACCESS_GRANTED";
       };
       header?: never;
       path?: never;
@@ -9123,6 +9350,1349 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partnerAccess-get": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description The managing partner; null when none manages the organization */
+            partner: {
+              orgId: string;
+              name: string;
+            } | null;
+            /** @description null when no partner manages it */
+            access: ("granted" | "withdrawn") | null;
+            /** @description When access was last granted */
+            grantedAt: string | null;
+            /** @description When access was withdrawn; null while granted */
+            withdrawnAt: string | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partnerAccess-set": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description The managing partner; null when none manages the organization */
+            partner: {
+              orgId: string;
+              name: string;
+            } | null;
+            /** @description null when no partner manages it */
+            access: ("granted" | "withdrawn") | null;
+            /** @description When access was last granted */
+            grantedAt: string | null;
+            /** @description When access was withdrawn; null while granted */
+            withdrawnAt: string | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partnerAccess-delete": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description The managing partner; null when none manages the organization */
+            partner: {
+              orgId: string;
+              name: string;
+            } | null;
+            /** @description null when no partner manages it */
+            access: ("granted" | "withdrawn") | null;
+            /** @description When access was last granted */
+            grantedAt: string | null;
+            /** @description When access was withdrawn; null while granted */
+            withdrawnAt: string | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-clients-agents-list": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        orgId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            agents: {
+              id: string;
+              label: string;
+              /** @enum {string} */
+              kind: "ai_agent" | "oauth_app" | "service_account";
+              /** @enum {string} */
+              riskBand: "low" | "medium" | "high" | "critical";
+              riskScore: number;
+              resourceCount: number;
+              isKnownPublisher: boolean;
+              publisher: string;
+              scopes: string[];
+              broad: boolean;
+              /** @enum {string} */
+              quadrant: "trusted_limited" | "trusted_broad" | "unknown_limited" | "unknown_broad";
+              users: number;
+              connectorId: string;
+              clientId: string;
+              firstGrantedAt: string;
+            }[];
+            metrics: {
+              total: number;
+              unvettedBroad: number;
+              aiAgents: number;
+              serviceAccounts: number;
+              oauthApps: number;
+              highRisk: number;
+              knownPublishers: number;
+            };
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-clients-compliance-dashboard-get": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        orgId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            periodDays: number;
+            frameworks: {
+              /** @enum {string} */
+              id: "soc2" | "iso27001" | "gdpr" | "hipaa" | "nist_csf";
+              name: string;
+              satisfiedPct: number;
+              satisfied: number;
+              partial: number;
+              gap: number;
+              controls: number;
+              /** @description How many of the framework's controls tenant-configuration checks evidence */
+              evidencedByTenantChecks: number;
+              /** @description Those controls, each naming its checks (CIS benchmark ids) and how they stand */
+              tenantControls: {
+                id: string;
+                title: string;
+                /** @enum {string} */
+                status: "SATISFIED" | "PARTIAL" | "GAP";
+                tenantChecks: {
+                  /** @description The check id, also the rule id of its finding when it fails */
+                  id: string;
+                  /** @description The benchmark recommendation, e.g. `{name: "CIS Google Workspace Foundations", version: "1.3.0", id: "4.1.1.1"}` */
+                  benchmark: {
+                    name: string;
+                    version: string;
+                    id: string;
+                  };
+                  /**
+                   * @description Over the organization's connectors: failing on any fails; unavailable when none could read its settings
+                   * @enum {string}
+                   */
+                  status: "pass" | "fail" | "unavailable";
+                }[];
+              }[];
+            }[];
+            crossGaps: {
+              theme: string;
+              frameworks: ("soc2" | "iso27001" | "gdpr" | "hipaa" | "nist_csf")[];
+              reason: string;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-clients-findings-list": {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        status?: "OPEN" | "RESOLVED" | "ACCEPTED" | "all";
+        severity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+        category?:
+          | "public_exposure"
+          | "external_sharing"
+          | "shared_drive_exposure"
+          | "identity"
+          | "third_party_apps"
+          | "tenant_configuration";
+      };
+      header?: never;
+      path: {
+        orgId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            total: number;
+            limit: number;
+            offset: number;
+            nextOffset: number | null;
+            findings: {
+              id: string;
+              /** @enum {string} */
+              severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              title: string;
+              resourceName: string;
+              connectorType: string;
+              /** @enum {string} */
+              status: "OPEN" | "RESOLVED" | "ACCEPTED";
+              /** Format: date-time */
+              detectedAt: string;
+              category: string;
+              ruleId: string;
+              connectorId: string;
+              resolvedAt: string | null;
+              /** @description Tenant-configuration findings (category `tenant_configuration`) only: the benchmark recommendation the tenant fails. Other findings omit it. */
+              benchmark?: {
+                /** @description e.g. `CIS Google Workspace Foundations`, `CIS Microsoft 365 Foundations` */
+                name: string;
+                /** @description The benchmark version the check follows, e.g. `1.3.0` */
+                version: string;
+                /** @description The benchmark's own recommendation id, e.g. `3.1.2.1.1` */
+                id: string;
+              };
+              /** @description Tenant-configuration findings only: the setting read, the expected value and the fix. */
+              tenantCheck?: {
+                /** @description The tenant settings the check read, by setting key, as read on the last scan */
+                settings: {
+                  [key: string]: unknown;
+                };
+                /** @description The value the benchmark expects, in words */
+                expected: string;
+                /** @description How to fix it, as the admin console names it */
+                fix: string;
+              };
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-clients-sharing-overview-get": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        orgId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            overview: {
+              totalExternalFiles: number;
+              publicLinks: number;
+              externalDomains: {
+                key: string;
+                count: number;
+              }[];
+              byType: {
+                public: number;
+                external_user: number;
+                external_domain: number;
+              };
+            };
+            trustedDomains: string[];
+            cards: {
+              key: string;
+              label: string;
+              value: number;
+            }[];
+            topSharers: {
+              email: string;
+              name: string;
+              externalShares: number;
+            }[];
+            activeApprovals: {
+              id: string;
+              itemId: string;
+              resourceName: string;
+              sharingType: string;
+              target: string;
+              reason: string;
+              approvedBy: string;
+              createdAt: string;
+              expiresAt: string;
+            }[];
+            scannedAt: string | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-clients-timeline-list": {
+    parameters: {
+      query?: {
+        limit?: number;
+        before?: string;
+        significant?: boolean | ("true" | "false");
+      };
+      header?: never;
+      path: {
+        orgId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              id: string;
+              /** @enum {string} */
+              kind: "finding" | "scan" | "audit" | "oauth_grant" | "anomaly";
+              /** @enum {string} */
+              severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              title: string;
+              /** Format: date-time */
+              at: string;
+            }[];
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
           };
         };
       };
@@ -16385,6 +17955,10 @@ export interface operations {
             | "remediation.applied"
             | "remediation.failed"
             | "remediation.reverted"
+            | "partner.access.changed"
+            | "partner.drift.detected"
+            | "portfolio.campaign.detected"
+            | "portfolio.campaign.updated"
           )[];
         };
       };
@@ -17869,6 +19443,123 @@ export interface operations {
       };
     };
   };
+  "webhook-partner.access.changed": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "partner.access.changed";
+          data: {
+            clientOrgId: string;
+            clientName: string;
+            /** @enum {string} */
+            access: "granted" | "withdrawn";
+            changedBy: string;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-partner.drift.detected": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "partner.drift.detected";
+          data: {
+            driftId: string;
+            standardId: string;
+            standardName: string;
+            clientOrgId: string;
+            clientName: string;
+            rule: string;
+            /** @enum {string} */
+            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            /** Format: uri */
+            link: string;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
   "webhook-partner.report.ready": {
     parameters: {
       query?: never;
@@ -17960,6 +19651,134 @@ export interface operations {
             /** @enum {string} */
             severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
             count: number;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-portfolio.campaign.detected": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "portfolio.campaign.detected";
+          data: {
+            campaignId: string;
+            /** @enum {string} */
+            kind: "oauth_app" | "ai_agent" | "outside_domain" | "anomaly";
+            subject: string;
+            title: string;
+            /** @enum {string} */
+            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            clientOrgIds: string[];
+            clientCount: number;
+            /** Format: date-time */
+            firstSeenAt: string;
+            /** Format: uri */
+            link: string;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-portfolio.campaign.updated": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "portfolio.campaign.updated";
+          data: {
+            campaignId: string;
+            /** @enum {string} */
+            kind: "oauth_app" | "ai_agent" | "outside_domain" | "anomaly";
+            subject: string;
+            title: string;
+            /** @enum {string} */
+            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            clientOrgIds: string[];
+            clientCount: number;
+            /** Format: date-time */
+            firstSeenAt: string;
+            /** Format: uri */
+            link: string;
           };
           /** @description The event id: the same on every attempt */
           id: string;

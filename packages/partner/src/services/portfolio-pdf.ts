@@ -39,7 +39,8 @@ export async function portfolioForPeriod(
         (SELECT count(*)::int FROM connectors c WHERE c.org_id = o.id AND c.created_at < ${o.end}
            AND (SELECT s.status FROM scans s WHERE s.connector_id = c.id AND s.status IN ('COMPLETE', 'FAILED')
                   AND s.completed_at < ${o.end} ORDER BY s.completed_at DESC, s.id DESC LIMIT 1) = 'FAILED') AS unhealthy
-      FROM organizations o WHERE o.managed_by_org_id = ${o.partnerOrgId} ORDER BY o.name, o.id`,
+      FROM organizations o JOIN partner_access pa ON pa.client_org_id = o.id AND pa.partner_org_id = o.managed_by_org_id AND pa.withdrawn_at IS NULL
+      WHERE o.managed_by_org_id = ${o.partnerOrgId} ORDER BY o.name, o.id`,
   );
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return rows.map((r) => ({

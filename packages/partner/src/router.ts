@@ -1,5 +1,6 @@
 import { router } from "@posture/platform";
 import type { TPartnerDeps } from "./deps";
+import { listDrift } from "./procedures/drift-list";
 import { getClientReport } from "./procedures/get-client-report";
 import { getPortfolio } from "./procedures/get-portfolio";
 import { getReport } from "./procedures/get-report";
@@ -25,6 +26,7 @@ export const buildPartnerRouter = (deps: TPartnerDeps) =>
       clients: clientsRouter(deps),
       groups: groupsRouter(deps),
       standards: standardsRouter(deps),
+      drift: router({ list: listDrift }),
       campaigns: campaignsRouter(deps),
       actions: actionsRouter(deps),
     }),

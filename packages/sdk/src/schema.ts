@@ -930,6 +930,112 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/partner/drift": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Drift across every standard
+     * @description Open drift from all the partner's standards, by client (offset-paged); optional `clientOrgId`, `groupId`, `status`. A client or group not the partner's is 404.
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-drift-list"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/groups": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List client groups
+     * @description The partner's named groups of clients, by name (offset-paged).
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-groups-list"];
+    put?: never;
+    /**
+     * Create a client group
+     * @description ADMIN+. `clientOrgIds` (optional) are managed clients; one the partner does not manage is 404. 409 `conflict` for a name already used. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    post: operations["partner-groups-create"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/groups/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A client group with its clients
+     * @description 404 for another partner's group.
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-groups-get"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a client group
+     * @description ADMIN+. The standards assigned to the group stop applying to its clients (their drift is recomputed). Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    delete: operations["partner-groups-delete"];
+    options?: never;
+    head?: never;
+    /**
+     * Rename or describe a client group
+     * @description ADMIN+. 409 `conflict` for a name already used. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    patch: operations["partner-groups-update"];
+    trace?: never;
+  };
+  "/partner/groups/{id}/clients": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set a group's clients
+     * @description ADMIN+. Replaces the members with `clientOrgIds` (managed clients only; any other id is 404 and nothing changes). Drift from the standards assigned to the group is recomputed. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    put: operations["partner-groups-clients-set"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/partner/reports": {
     parameters: {
       query?: never;
@@ -983,7 +1089,7 @@ export interface paths {
     };
     /**
      * Portfolio of managed organizations
-     * @description Every organization the partner manages with its latest posture score and open critical findings. A client not yet scanned is listed with `postureScore` 0 and `scanned: false`, counted in `totals.unscanned` and left out of `avgScore` (the average of the scanned clients; 0 while none is).
+     * @description Every organization the partner manages with its latest posture score and open critical findings. A client not yet scanned is listed with `postureScore` 0 and `scanned: false`, counted in `totals.unscanned` and left out of `avgScore` (the average of the scanned clients; 0 while none is). Each client carries its open drift from the partner's standards (`drift.open`, `drift.critical`). Optional `groupId`: only that group's clients (another partner's group is 404).
      *
      *     Auth: partner · plan: enterprise+
      */
@@ -1038,6 +1144,112 @@ export interface paths {
      *     Auth: partner · plan: enterprise+ · role: ADMIN+
      */
     patch: operations["partner-settings-update"];
+    trace?: never;
+  };
+  "/partner/standards": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List standards
+     * @description The partner's baselines, by name (offset-paged), each with its assignments.
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-standards-list"];
+    put?: never;
+    /**
+     * Create a standard
+     * @description ADMIN+. A baseline: `policies` and `preventionRules` in the client API's rule shapes, `trustedDomains` (the domains a client may trust), `minScore`. A rule listed twice (same match, and for prevention the same action and dry run) is 400; a name already used 409 `conflict`. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    post: operations["partner-standards-create"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/standards/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A standard
+     * @description 404 for another partner's standard.
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-standards-get"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a standard
+     * @description ADMIN+. Its assignments and its drift go with it. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    delete: operations["partner-standards-delete"];
+    options?: never;
+    head?: never;
+    /**
+     * Change a standard
+     * @description ADMIN+. Every field optional; a list given replaces the old one. The assigned clients' drift is recomputed. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    patch: operations["partner-standards-update"];
+    trace?: never;
+  };
+  "/partner/standards/{id}/assignments": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Assign a standard to clients and groups
+     * @description ADMIN+. Replaces the assignments: `clientOrgIds` (managed clients) and `groupIds` (the partner's groups; every client in the group, now and later, holds the standard). An id that is not the partner's is 404 and nothing changes. Drift is recomputed. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    put: operations["partner-standards-assignments-set"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/standards/{id}/drift": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A standard's drift, per client and rule
+     * @description Each assigned client's departures from the standard, one row per client and rule, by client name (offset-paged). Optional `clientOrgId`, `groupId`, `status` (open, the default; resolved; all). A standard, client or group not the partner's is 404.
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-standards-drift-list"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   "/policies": {
@@ -1936,6 +2148,46 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  "partner.access.changed": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A managed client withdrew its partner's access, or granted it again
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     */
+    post: operations["webhook-partner.access.changed"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "partner.drift.detected": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A managed client departed from a rule of a standard assigned to it
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     */
+    post: operations["webhook-partner.drift.detected"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "partner.report.ready": {
     parameters: {
       query?: never;
@@ -1970,6 +2222,46 @@ export interface webhooks {
      * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-policy.violation"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "portfolio.campaign.detected": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The cross-client radar found one app, agent, outside domain or anomaly kind in several clients at once
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     */
+    post: operations["webhook-portfolio.campaign.detected"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "portfolio.campaign.updated": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A cross-client campaign reached more clients, or its severity rose
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     */
+    post: operations["webhook-portfolio.campaign.updated"];
     delete?: never;
     options?: never;
     head?: never;
@@ -2649,6 +2941,8 @@ export interface operations {
           | "EVIDENCE_PACKAGE_REQUESTED"
           | "POSTURE_REPORT_EXPORTED"
           | "PARTNER_SETTINGS_UPDATED"
+          | "PARTNER_GROUP_CHANGED"
+          | "PARTNER_STANDARD_CHANGED"
           | "SHARE_APPROVED"
           | "SHARE_APPROVAL_WITHDRAWN"
           | "INCIDENT_CREATED"
@@ -9172,6 +9466,1217 @@ export interface operations {
       };
     };
   };
+  "partner-drift-list": {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        clientOrgId?: string;
+        groupId?: string;
+        status?: "open" | "resolved" | "all";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            drift: {
+              id: string;
+              standardId: string;
+              standardName: string;
+              clientOrgId: string;
+              clientName: string;
+              /** @description The rule of the standard: `policy:<id>`, `prevention:<id>`, `trusted_domain:<domain>`, `min_score` */
+              rule: string;
+              /** @enum {string} */
+              kind: "policy" | "prevention" | "trusted_domain" | "min_score";
+              /** @enum {string} */
+              severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              /** @description What the client has instead: `status` (missing, disabled, weaker, beyond_standard, below_minimum) and its particulars */
+              detail: {
+                [key: string]: unknown;
+              };
+              /** Format: date-time */
+              since: string;
+              /** Format: date-time */
+              checkedAt: string;
+              resolvedAt: string | null;
+            }[];
+            total: number;
+            limit: number;
+            offset: number;
+            nextOffset: number | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-groups-list": {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            groups: {
+              id: string;
+              name: string;
+              description: string | null;
+              /** @description Clients in the group the partner manages with consent */
+              clientCount: number;
+              /** Format: date-time */
+              createdAt: string;
+            }[];
+            total: number;
+            limit: number;
+            offset: number;
+            nextOffset: number | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-groups-create": {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`. */
+        "Idempotency-Key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          description?: string | null;
+          clientOrgIds?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description Clients in the group the partner manages with consent */
+            clientCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            clients: {
+              orgId: string;
+              name: string;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-groups-get": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description Clients in the group the partner manages with consent */
+            clientCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            clients: {
+              orgId: string;
+              name: string;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-groups-delete": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            deleted: true;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-groups-update": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          description?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description Clients in the group the partner manages with consent */
+            clientCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            clients: {
+              orgId: string;
+              name: string;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-groups-clients-set": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          clientOrgIds: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description Clients in the group the partner manages with consent */
+            clientCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            clients: {
+              orgId: string;
+              name: string;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
   "partner-reports-list": {
     parameters: {
       query?: {
@@ -9478,7 +10983,9 @@ export interface operations {
   };
   "partner-reports-portfolio-get": {
     parameters: {
-      query?: never;
+      query?: {
+        groupId?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -9501,6 +11008,10 @@ export interface operations {
               openCritical: number;
               /** @description Average score of the scanned clients; 0 while none is */
               avgScore: number;
+              /** @description Open drift of the listed clients */
+              driftOpen: number;
+              /** @description Open critical drift of the listed clients */
+              driftCritical: number;
             };
             clients: {
               orgId: string;
@@ -9510,6 +11021,11 @@ export interface operations {
               /** @description false until the client's first completed scan */
               scanned: boolean;
               openCritical: number;
+              /** @description Open drift from the partner's standards (GET /partner/drift?clientOrgId=) */
+              drift: {
+                open: number;
+                critical: number;
+              };
             }[];
           };
         };
@@ -9567,6 +11083,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
           };
         };
       };
@@ -9873,6 +11403,1420 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-list": {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            standards: {
+              id: string;
+              name: string;
+              description: string | null;
+              policies: {
+                /** @description Derived from the match: stable across renames */
+                id: string;
+                name: string;
+                match: {
+                  categories?: string[];
+                  ruleIds?: string[];
+                  /** @enum {string} */
+                  minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+                };
+              }[];
+              preventionRules: {
+                id: string;
+                name: string;
+                match: {
+                  categories?: string[];
+                  ruleIds?: string[];
+                  /** @enum {string} */
+                  minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+                };
+                action: string;
+                dryRun: boolean;
+              }[];
+              trustedDomains: string[];
+              minScore: number | null;
+              assignments: {
+                clientOrgIds: string[];
+                groupIds: string[];
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            }[];
+            total: number;
+            limit: number;
+            offset: number;
+            nextOffset: number | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-create": {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`. */
+        "Idempotency-Key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          description?: string | null;
+          policies?: {
+            name: string;
+            match: {
+              categories?: (
+                | "public_exposure"
+                | "external_sharing"
+                | "shared_drive_exposure"
+                | "identity"
+                | "third_party_apps"
+                | "tenant_configuration"
+              )[];
+              ruleIds?: string[];
+              /** @enum {string} */
+              minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            };
+          }[];
+          preventionRules?: {
+            name: string;
+            match: {
+              categories?: (
+                | "public_exposure"
+                | "external_sharing"
+                | "shared_drive_exposure"
+                | "identity"
+                | "third_party_apps"
+                | "tenant_configuration"
+              )[];
+              ruleIds?: string[];
+              /** @enum {string} */
+              minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            };
+            /**
+             * @description Default ALERT_ONLY
+             * @enum {string}
+             */
+            action?: "ALERT_ONLY" | "REVOKE_PUBLIC_LINK" | "REMOVE_EXTERNAL_ACCESS" | "REVOKE_OAUTH_GRANT";
+            /** @description Default false */
+            dryRun?: boolean;
+          }[];
+          /** @description The domains assigned clients may trust (or below them); empty: trusted domains are not checked */
+          trustedDomains?: string[];
+          /** @description Lowest posture score allowed; null: not checked */
+          minScore?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            policies: {
+              /** @description Derived from the match: stable across renames */
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+            }[];
+            preventionRules: {
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+              action: string;
+              dryRun: boolean;
+            }[];
+            trustedDomains: string[];
+            minScore: number | null;
+            assignments: {
+              clientOrgIds: string[];
+              groupIds: string[];
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-get": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            policies: {
+              /** @description Derived from the match: stable across renames */
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+            }[];
+            preventionRules: {
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+              action: string;
+              dryRun: boolean;
+            }[];
+            trustedDomains: string[];
+            minScore: number | null;
+            assignments: {
+              clientOrgIds: string[];
+              groupIds: string[];
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-delete": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            deleted: true;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-update": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          description?: string | null;
+          policies?: {
+            name: string;
+            match: {
+              categories?: (
+                | "public_exposure"
+                | "external_sharing"
+                | "shared_drive_exposure"
+                | "identity"
+                | "third_party_apps"
+                | "tenant_configuration"
+              )[];
+              ruleIds?: string[];
+              /** @enum {string} */
+              minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            };
+          }[];
+          preventionRules?: {
+            name: string;
+            match: {
+              categories?: (
+                | "public_exposure"
+                | "external_sharing"
+                | "shared_drive_exposure"
+                | "identity"
+                | "third_party_apps"
+                | "tenant_configuration"
+              )[];
+              ruleIds?: string[];
+              /** @enum {string} */
+              minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            };
+            /**
+             * @description Default ALERT_ONLY
+             * @enum {string}
+             */
+            action?: "ALERT_ONLY" | "REVOKE_PUBLIC_LINK" | "REMOVE_EXTERNAL_ACCESS" | "REVOKE_OAUTH_GRANT";
+            /** @description Default false */
+            dryRun?: boolean;
+          }[];
+          /** @description The domains assigned clients may trust (or below them); empty: trusted domains are not checked */
+          trustedDomains?: string[];
+          /** @description Lowest posture score allowed; null: not checked */
+          minScore?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            policies: {
+              /** @description Derived from the match: stable across renames */
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+            }[];
+            preventionRules: {
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+              action: string;
+              dryRun: boolean;
+            }[];
+            trustedDomains: string[];
+            minScore: number | null;
+            assignments: {
+              clientOrgIds: string[];
+              groupIds: string[];
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-assignments-set": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          clientOrgIds: string[];
+          groupIds: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            policies: {
+              /** @description Derived from the match: stable across renames */
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+            }[];
+            preventionRules: {
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+              action: string;
+              dryRun: boolean;
+            }[];
+            trustedDomains: string[];
+            minScore: number | null;
+            assignments: {
+              clientOrgIds: string[];
+              groupIds: string[];
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-drift-list": {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        clientOrgId?: string;
+        groupId?: string;
+        status?: "open" | "resolved" | "all";
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            drift: {
+              id: string;
+              standardId: string;
+              standardName: string;
+              clientOrgId: string;
+              clientName: string;
+              /** @description The rule of the standard: `policy:<id>`, `prevention:<id>`, `trusted_domain:<domain>`, `min_score` */
+              rule: string;
+              /** @enum {string} */
+              kind: "policy" | "prevention" | "trusted_domain" | "min_score";
+              /** @enum {string} */
+              severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              /** @description What the client has instead: `status` (missing, disabled, weaker, beyond_standard, below_minimum) and its particulars */
+              detail: {
+                [key: string]: unknown;
+              };
+              /** Format: date-time */
+              since: string;
+              /** Format: date-time */
+              checkedAt: string;
+              resolvedAt: string | null;
+            }[];
+            total: number;
+            limit: number;
+            offset: number;
+            nextOffset: number | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
           };
         };
       };
@@ -16385,6 +19329,10 @@ export interface operations {
             | "remediation.applied"
             | "remediation.failed"
             | "remediation.reverted"
+            | "partner.access.changed"
+            | "partner.drift.detected"
+            | "portfolio.campaign.detected"
+            | "portfolio.campaign.updated"
           )[];
         };
       };
@@ -17869,6 +20817,123 @@ export interface operations {
       };
     };
   };
+  "webhook-partner.access.changed": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "partner.access.changed";
+          data: {
+            clientOrgId: string;
+            clientName: string;
+            /** @enum {string} */
+            access: "granted" | "withdrawn";
+            changedBy: string;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-partner.drift.detected": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "partner.drift.detected";
+          data: {
+            driftId: string;
+            standardId: string;
+            standardName: string;
+            clientOrgId: string;
+            clientName: string;
+            rule: string;
+            /** @enum {string} */
+            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            /** Format: uri */
+            link: string;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
   "webhook-partner.report.ready": {
     parameters: {
       query?: never;
@@ -17960,6 +21025,134 @@ export interface operations {
             /** @enum {string} */
             severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
             count: number;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-portfolio.campaign.detected": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "portfolio.campaign.detected";
+          data: {
+            campaignId: string;
+            /** @enum {string} */
+            kind: "oauth_app" | "ai_agent" | "outside_domain" | "anomaly";
+            subject: string;
+            title: string;
+            /** @enum {string} */
+            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            clientOrgIds: string[];
+            clientCount: number;
+            /** Format: date-time */
+            firstSeenAt: string;
+            /** Format: uri */
+            link: string;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-portfolio.campaign.updated": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "portfolio.campaign.updated";
+          data: {
+            campaignId: string;
+            /** @enum {string} */
+            kind: "oauth_app" | "ai_agent" | "outside_domain" | "anomaly";
+            subject: string;
+            title: string;
+            /** @enum {string} */
+            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            clientOrgIds: string[];
+            clientCount: number;
+            /** Format: date-time */
+            firstSeenAt: string;
+            /** Format: uri */
+            link: string;
           };
           /** @description The event id: the same on every attempt */
           id: string;

@@ -14,14 +14,19 @@ export type TGroupDetail = TGroup & { clients: TGroupClient[] };
 
 type TScope = { orgId: string; actor: TActor };
 
-const notFound = () => new AppError("not_found", "Group not found");
+function notFound() {
+  return new AppError("not_found", "Group not found");
+}
 
 // Postgres' unique violation: a second group of the same name.
-const isUniqueViolation = (e: unknown) =>
-  (e as { code?: string; cause?: { code?: string } })?.code === "23505" ||
-  (e as { cause?: { code?: string } })?.cause?.code === "23505";
+function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: string; cause?: { code?: string } } | null;
+  return err?.code === "23505" || err?.cause?.code === "23505";
+}
 
-const nameTaken = () => new AppError("conflict", "A group of that name exists");
+function nameTaken() {
+  return new AppError("conflict", "A group of that name exists");
+}
 
 /** One of the partner's groups, or 404 (another partner's group and an unknown id alike). */
 export async function requireGroup(db: Db, partnerOrgId: string, groupId: string) {

@@ -42,17 +42,27 @@ export type TStandard = {
 
 type TScope = { orgId: string; actor: TActor };
 
-const notFound = () => new AppError("not_found", "Standard not found");
-const isUniqueViolation = (e: unknown) =>
-  (e as { code?: string })?.code === "23505" || (e as { cause?: { code?: string } })?.cause?.code === "23505";
-const nameTaken = () => new AppError("conflict", "A standard of that name exists");
+function notFound() {
+  return new AppError("not_found", "Standard not found");
+}
 
-const duplicate = (path: string) =>
-  new AppError("invalid_input", "A standard holds each rule once", {
+// Postgres' unique violation: a second standard of the same name.
+function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: string; cause?: { code?: string } } | null;
+  return err?.code === "23505" || err?.cause?.code === "23505";
+}
+
+function nameTaken() {
+  return new AppError("conflict", "A standard of that name exists");
+}
+
+function duplicate(path: string) {
+  return new AppError("invalid_input", "A standard holds each rule once", {
     details: [
       { path, message: "the same rule as an earlier one (rules are compared by what they match and do)" },
     ],
   });
+}
 
 /** The rules as stored: each with its id derived from what it matches; a repeat is a 400. */
 function normalisePolicies(input: TPolicyInput[]): TStandardPolicy[] {
@@ -183,21 +193,22 @@ export async function createStandard(db: Db, o: TScope & TStandardInput): Promis
     trustedDomains: normaliseDomains(o.trustedDomains ?? []),
     minScore: o.minScore ?? null,
   };
-  const id = await db
+  const row = await db
     .transaction(async (tx) => {
-      const [row] = await tx.insert(partnerStandards).values(values).returning({ id: partnerStandards.id });
-      if (!row) throw new Error("standard insert returned nothing");
+      const [inserted] = await tx.insert(partnerStandards).values(values).returning();
+      if (!inserted) throw new Error("standard insert returned nothing");
       await audit(tx, o, {
         action: "PARTNER_STANDARD_CHANGED",
-        target: row.id,
+        target: inserted.id,
         metadata: { change: "created", name: o.name },
       });
-      return row.id;
+      return inserted;
     })
     .catch((e: unknown) => {
       throw isUniqueViolation(e) ? nameTaken() : e;
     });
-  return getStandard(db, { partnerOrgId: o.orgId, id });
+  // A new standard is assigned to nobody yet.
+  return toStandard(row, { clientOrgIds: [], groupIds: [] });
 }
 
 export async function updateStandard(

@@ -80,17 +80,23 @@ export function covers(have: TMatch, want: TMatch): boolean {
   );
 }
 
-/** The same categories and rule ids (the severity floor aside): the client's version of the rule. */
-function sameSelector(a: TMatch, b: TMatch): boolean {
-  const eq = (x?: string[], y?: string[]) => sortedSet(x).join("\n") === sortedSet(y).join("\n");
-  return eq(a.categories, b.categories) && eq(a.ruleIds, b.ruleIds);
+/** A list dimension shared in part: either side unrestricted, or a value in common. */
+function meets(a: string[] | undefined, b: string[] | undefined): boolean {
+  if (!a || a.length === 0 || !b || b.length === 0) return true;
+  const set = new Set(a);
+  return b.some((x) => set.has(x));
+}
+
+/** The client's rule sees some of the findings the standard's sees: its version of the rule, narrower. */
+function overlaps(have: TMatch, want: TMatch): boolean {
+  return meets(have.categories, want.categories) && meets(have.ruleIds, want.ruleIds);
 }
 
 const ruleRef = (r: TClientRule) => ({ clientRuleId: r.id, clientRuleName: r.name });
 
 /**
  * One rule against the client's rules of its kind: held (null), or why not — `disabled` (a rule
- * that would hold it is switched off), `weaker` (the client's version matches less, or acts less),
+ * that would hold it is switched off), `weaker` (an enabled rule that sees part of what it sees, or acts less),
  * `missing`.
  */
 function judge(
@@ -101,7 +107,7 @@ function judge(
   if (rules.some((r) => r.enabled && strongEnough(r))) return null;
   const off = rules.find((r) => !r.enabled && strongEnough(r));
   if (off) return { status: "disabled", ...ruleRef(off) };
-  const weaker = rules.find((r) => r.enabled && (covers(r.match, want) || sameSelector(r.match, want)));
+  const weaker = rules.find((r) => r.enabled && overlaps(r.match, want));
   if (weaker) {
     return {
       status: "weaker",

@@ -1,6 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditLog, partnerDrift } from "@posture/db";
+import { auditLog, partnerAccess, partnerDrift } from "@posture/db";
 import { startReceiver, waitFor, type TReceiver } from "@posture/webhooks/testing";
 import { type TTestGateway, type TTestResponse, useTestGateway } from "../../testing";
 import { errorCode, freshIp } from "../helpers";
@@ -287,6 +287,32 @@ describe("standards", () => {
     // Out of the group, out of the standard: its drift resolves.
     ok(await call(msp, "PUT", `/api/partner/groups/${group.id}/clients`, { clientOrgIds: [] }));
     await waitFor(async () => (await openRules(beta.orgId)).length === 0, 15_000);
+  });
+
+  it("a client that withdraws consent: its drift is hidden and frozen until it grants access again", async () => {
+    const before = await openRules(alpha.orgId);
+    expect(before.length).toBeGreaterThan(0);
+    const setWithdrawn = (at: Date | null) =>
+      gw.db.db
+        .update(partnerAccess)
+        .set({ withdrawnAt: at })
+        .where(eq(partnerAccess.clientOrgId, alpha.orgId));
+    await setWithdrawn(new Date());
+    try {
+      const res = await call(msp, "GET", `/api/partner/drift?clientOrgId=${alpha.orgId}`);
+      expect(res.status).toBe(404);
+      await sweep();
+      const visible = await driftOf(`standards/${std.id}/drift?status=all`);
+      expect(visible.drift.some((d) => d.clientOrgId === alpha.orgId)).toBe(false);
+      const stored = await gw.db.db
+        .select()
+        .from(partnerDrift)
+        .where(and(eq(partnerDrift.clientOrgId, alpha.orgId), isNull(partnerDrift.resolvedAt)));
+      expect(stored.map((d) => d.rule).sort()).toEqual(before);
+    } finally {
+      await setWithdrawn(null);
+    }
+    expect(await openRules(alpha.orgId)).toEqual(before);
   });
 
   it("another partner's standard, client or group is 404, like an unknown id", async () => {

@@ -153,7 +153,11 @@ async function refreshDriftOf(deps: TDriftDeps, clientOrgIds: string[]): Promise
 
     const group = <T extends { org_id: string }>(rows: T[]) => {
       const m = new Map<string, T[]>();
-      for (const r of rows) m.set(r.org_id, [...(m.get(r.org_id) ?? []), r]);
+      for (const r of rows) {
+        const list = m.get(r.org_id);
+        if (list) list.push(r);
+        else m.set(r.org_id, [r]);
+      }
       return m;
     };
     const policiesOf = group(policies);
@@ -192,12 +196,18 @@ async function refreshDriftOf(deps: TDriftDeps, clientOrgIds: string[]): Promise
     const resolve: string[] = [];
     const changed: Array<{ id: string; severity: TSeverity; detail: Record<string, unknown> }> = [];
     const stillOpen = new Set<string>();
+    const frozen = new Map<string, boolean>();
     for (const row of open) {
       const client = managed.get(row.client_org_id);
       if (!client) {
         // Consent withdrawn: frozen. No longer (or otherwise) managed: resolved below.
-        const stillTheirs = await isWithdrawnFrom(tx, row.client_org_id, row.partner_org_id);
-        if (!stillTheirs) resolve.push(row.id);
+        const pair = `${row.client_org_id}\n${row.partner_org_id}`;
+        let withdrawn = frozen.get(pair);
+        if (withdrawn === undefined) {
+          withdrawn = await isWithdrawnFrom(tx, row.client_org_id, row.partner_org_id);
+          frozen.set(pair, withdrawn);
+        }
+        if (!withdrawn) resolve.push(row.id);
         continue;
       }
       const key = keyOf(row.standard_id, row.client_org_id, row.rule);

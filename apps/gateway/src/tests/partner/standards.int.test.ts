@@ -1,6 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditLog, partnerAccess, partnerDrift } from "@posture/db";
+import { auditLog, organizations, partnerAccess, partnerDrift } from "@posture/db";
 import { startReceiver, waitFor, type TReceiver } from "@posture/webhooks/testing";
 import { type TTestGateway, type TTestResponse, useTestGateway } from "../../testing";
 import { errorCode, freshIp } from "../helpers";
@@ -412,6 +412,27 @@ describe("standards", () => {
     const taken = await call(msp, "POST", "/api/partner/standards", { name: "Baseline" });
     expect(taken.status).toBe(409);
     expect(errorCode(taken)).toBe("conflict");
+  });
+
+  it("a client that moves to another partner has its old partner's drift resolved", async () => {
+    const delta = await gw.createOrg({ plan: "business", name: "Delta AG", managedByOrgId: msp.orgId });
+    ok(
+      await call(msp, "PUT", `/api/partner/standards/${std.id}/assignments`, {
+        clientOrgIds: [alpha.orgId, delta.id],
+        groupIds: [],
+      }),
+    );
+    // Never scanned, no rules of its own yet: the policy and the prevention rule are missing.
+    await waitFor(async () => (await openRules(delta.id)).length === 2, 15_000);
+    await gw.db.db
+      .update(organizations)
+      .set({ managedByOrgId: rival.orgId })
+      .where(eq(organizations.id, delta.id));
+    await sweep();
+    const rows = await gw.db.db.select().from(partnerDrift).where(eq(partnerDrift.clientOrgId, delta.id));
+    expect(rows).toHaveLength(2);
+    expect(rows.every((r) => r.resolvedAt !== null)).toBe(true);
+    expect((await driftOf("drift", rival)).total).toBe(0);
   });
 
   it("deleting a standard removes its assignments and drift", async () => {

@@ -1,6 +1,7 @@
 import { router } from "@posture/platform";
 import type { TClientReads } from "./client-reads";
 import type { TPartnerDeps } from "./deps";
+import { listDrift } from "./procedures/drift-list";
 import { getClientReport } from "./procedures/get-client-report";
 import { getPortfolio } from "./procedures/get-portfolio";
 import { getReport } from "./procedures/get-report";
@@ -27,6 +28,7 @@ export const buildPartnerRouter = <R extends TClientReads>(deps: TPartnerDeps<R>
       clients: clientsRouter(deps),
       groups: groupsRouter(deps),
       standards: standardsRouter(deps),
+      drift: router({ list: listDrift }),
       campaigns: campaignsRouter(deps),
       actions: actionsRouter(deps),
     }),

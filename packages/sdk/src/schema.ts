@@ -930,7 +930,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/partner-access": {
+  "/partner/drift": {
     parameters: {
       query?: never;
       header?: never;
@@ -938,33 +938,21 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The managing partner and its access to this organization
-     * @description `partner: null` (and `access: null`) when no partner manages the organization. While access is withdrawn the partner's reads of this organization (portfolio, reports, /partner/clients/{orgId}/…) and its actions here answer 404, from its next request on.
+     * Drift across every standard
+     * @description Open drift from all the partner's standards, by client (offset-paged); optional `clientOrgId`, `groupId`, `status`. A client or group not the partner's is 404.
      *
-     *     Auth: API key or session
+     *     Auth: partner · plan: enterprise+
      */
-    get: operations["partnerAccess-get"];
-    /**
-     * Grant the managing partner access again
-     * @description After a withdrawal, the partner reads and acts here again. OWNER only. Audited in this organization and the partner's (PARTNER_ACCESS_WITHDRAWN / PARTNER_ACCESS_GRANTED) and announced to the partner (partner.access.changed); asking for the state it already has changes nothing. 404 when no partner manages the organization. While access is withdrawn the partner's reads of this organization (portfolio, reports, /partner/clients/{orgId}/…) and its actions here answer 404, from its next request on.
-     *
-     *     Auth: API key or session · role: OWNER
-     */
-    put: operations["partnerAccess-set"];
+    get: operations["partner-drift-list"];
+    put?: never;
     post?: never;
-    /**
-     * Withdraw the managing partner's access
-     * @description The partner stays the manager but reads and acts here no more until access is granted again. OWNER only. Audited in this organization and the partner's (PARTNER_ACCESS_WITHDRAWN / PARTNER_ACCESS_GRANTED) and announced to the partner (partner.access.changed); asking for the state it already has changes nothing. 404 when no partner manages the organization. While access is withdrawn the partner's reads of this organization (portfolio, reports, /partner/clients/{orgId}/…) and its actions here answer 404, from its next request on.
-     *
-     *     Auth: API key or session · role: OWNER
-     */
-    delete: operations["partnerAccess-delete"];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/partner/clients/{orgId}/agents": {
+  "/partner/groups": {
     parameters: {
       query?: never;
       header?: never;
@@ -972,21 +960,27 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A managed client's AI agents and apps
-     * @description The managed client's GET /agent-guard/inventory (the client needs agentGuard, team+; the partner user ADMIN+). As the client's own endpoint answers for the same data, with the same input. 404 for an organization the partner does not manage or that withdrew its consent. 402 naming `clientPlan` when the client's own plan lacks what its endpoint needs. Recorded in the client's audit trail (PARTNER_CLIENT_READ, at most once per partner user and read every 15 minutes).
+     * List client groups
+     * @description The partner's named groups of clients, by name (offset-paged).
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-groups-list"];
+    put?: never;
+    /**
+     * Create a client group
+     * @description ADMIN+. `clientOrgIds` (optional) are managed clients; one the partner does not manage is 404. 409 `conflict` for a name already used. Audited.
      *
      *     Auth: partner · plan: enterprise+ · role: ADMIN+
      */
-    get: operations["partner-clients-agents-list"];
-    put?: never;
-    post?: never;
+    post: operations["partner-groups-create"];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/partner/clients/{orgId}/compliance/dashboard": {
+  "/partner/groups/{id}": {
     parameters: {
       query?: never;
       header?: never;
@@ -994,79 +988,47 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A managed client's compliance dashboard
-     * @description The managed client's GET /compliance/dashboard (the client needs business+). As the client's own endpoint answers for the same data, with the same input. 404 for an organization the partner does not manage or that withdrew its consent. 402 naming `clientPlan` when the client's own plan lacks what its endpoint needs. Recorded in the client's audit trail (PARTNER_CLIENT_READ, at most once per partner user and read every 15 minutes).
+     * A client group with its clients
+     * @description 404 for another partner's group.
      *
      *     Auth: partner · plan: enterprise+
      */
-    get: operations["partner-clients-compliance-dashboard-get"];
+    get: operations["partner-groups-get"];
     put?: never;
     post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/partner/clients/{orgId}/findings": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
     /**
-     * A managed client's findings
-     * @description The managed client's GET /findings (offset-paged, same filters). As the client's own endpoint answers for the same data, with the same input. 404 for an organization the partner does not manage or that withdrew its consent. 402 naming `clientPlan` when the client's own plan lacks what its endpoint needs. Recorded in the client's audit trail (PARTNER_CLIENT_READ, at most once per partner user and read every 15 minutes).
-     *
-     *     Auth: partner · plan: enterprise+
-     */
-    get: operations["partner-clients-findings-list"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/partner/clients/{orgId}/sharing/overview": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A managed client's sharing overview
-     * @description The managed client's GET /sharing/overview (the partner user ADMIN+). As the client's own endpoint answers for the same data, with the same input. 404 for an organization the partner does not manage or that withdrew its consent. 402 naming `clientPlan` when the client's own plan lacks what its endpoint needs. Recorded in the client's audit trail (PARTNER_CLIENT_READ, at most once per partner user and read every 15 minutes).
+     * Delete a client group
+     * @description ADMIN+. The standards assigned to the group stop applying to its clients (their drift is recomputed). Audited.
      *
      *     Auth: partner · plan: enterprise+ · role: ADMIN+
      */
-    get: operations["partner-clients-sharing-overview-get"];
-    put?: never;
-    post?: never;
-    delete?: never;
+    delete: operations["partner-groups-delete"];
     options?: never;
     head?: never;
-    patch?: never;
+    /**
+     * Rename or describe a client group
+     * @description ADMIN+. 409 `conflict` for a name already used. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    patch: operations["partner-groups-update"];
     trace?: never;
   };
-  "/partner/clients/{orgId}/timeline": {
+  "/partner/groups/{id}/clients": {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
+    get?: never;
     /**
-     * A managed client's timeline
-     * @description The managed client's GET /timeline (cursor-paged; audit entries for a partner user ADMIN+). As the client's own endpoint answers for the same data, with the same input. 404 for an organization the partner does not manage or that withdrew its consent. 402 naming `clientPlan` when the client's own plan lacks what its endpoint needs. Recorded in the client's audit trail (PARTNER_CLIENT_READ, at most once per partner user and read every 15 minutes).
+     * Set a group's clients
+     * @description ADMIN+. Replaces the members with `clientOrgIds` (managed clients only; any other id is 404 and nothing changes). Drift from the standards assigned to the group is recomputed. Audited.
      *
-     *     Auth: partner · plan: enterprise+
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
      */
-    get: operations["partner-clients-timeline-list"];
-    put?: never;
+    put: operations["partner-groups-clients-set"];
     post?: never;
     delete?: never;
     options?: never;
@@ -1127,7 +1089,7 @@ export interface paths {
     };
     /**
      * Portfolio of managed organizations
-     * @description Every organization the partner manages with its latest posture score and open critical findings. A client not yet scanned is listed with `postureScore` 0 and `scanned: false`, counted in `totals.unscanned` and left out of `avgScore` (the average of the scanned clients; 0 while none is).
+     * @description Every organization the partner manages with its latest posture score and open critical findings. A client not yet scanned is listed with `postureScore` 0 and `scanned: false`, counted in `totals.unscanned` and left out of `avgScore` (the average of the scanned clients; 0 while none is). Each client carries its open drift from the partner's standards (`drift.open`, `drift.critical`). Optional `groupId`: only that group's clients (another partner's group is 404).
      *
      *     Auth: partner · plan: enterprise+
      */
@@ -1182,6 +1144,112 @@ export interface paths {
      *     Auth: partner · plan: enterprise+ · role: ADMIN+
      */
     patch: operations["partner-settings-update"];
+    trace?: never;
+  };
+  "/partner/standards": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List standards
+     * @description The partner's baselines, by name (offset-paged), each with its assignments.
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-standards-list"];
+    put?: never;
+    /**
+     * Create a standard
+     * @description ADMIN+. A baseline: `policies` and `preventionRules` in the client API's rule shapes, `trustedDomains` (the domains a client may trust), `minScore`. A rule listed twice (same match, and for prevention the same action and dry run) is 400; a name already used 409 `conflict`. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    post: operations["partner-standards-create"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/standards/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A standard
+     * @description 404 for another partner's standard.
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-standards-get"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a standard
+     * @description ADMIN+. Its assignments and its drift go with it. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    delete: operations["partner-standards-delete"];
+    options?: never;
+    head?: never;
+    /**
+     * Change a standard
+     * @description ADMIN+. Every field optional; a list given replaces the old one. The assigned clients' drift is recomputed. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    patch: operations["partner-standards-update"];
+    trace?: never;
+  };
+  "/partner/standards/{id}/assignments": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Assign a standard to clients and groups
+     * @description ADMIN+. Replaces the assignments: `clientOrgIds` (managed clients) and `groupIds` (the partner's groups; every client in the group, now and later, holds the standard). An id that is not the partner's is 404 and nothing changes. Drift is recomputed. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    put: operations["partner-standards-assignments-set"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/standards/{id}/drift": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A standard's drift, per client and rule
+     * @description Each assigned client's departures from the standard, one row per client and rule, by client name (offset-paged). Optional `clientOrgId`, `groupId`, `status` (open, the default; resolved; all). A standard, client or group not the partner's is 404.
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-standards-drift-list"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   "/policies": {
@@ -2873,6 +2941,8 @@ export interface operations {
           | "EVIDENCE_PACKAGE_REQUESTED"
           | "POSTURE_REPORT_EXPORTED"
           | "PARTNER_SETTINGS_UPDATED"
+          | "PARTNER_GROUP_CHANGED"
+          | "PARTNER_STANDARD_CHANGED"
           | "SHARE_APPROVED"
           | "SHARE_APPROVAL_WITHDRAWN"
           | "INCIDENT_CREATED"
@@ -2891,10 +2961,7 @@ export interface operations {
           | "SANDBOX_SCENARIO_STARTED"
           | "SANDBOX_SCENARIO_FINISHED"
           | "SANDBOX_RESET"
-          | "FINDINGS_EXPORTED"
-          | "PARTNER_CLIENT_READ"
-          | "PARTNER_ACCESS_WITHDRAWN"
-          | "PARTNER_ACCESS_GRANTED";
+          | "FINDINGS_EXPORTED";
       };
       header?: never;
       path?: never;
@@ -9399,9 +9466,15 @@ export interface operations {
       };
     };
   };
-  "partnerAccess-get": {
+  "partner-drift-list": {
     parameters: {
-      query?: never;
+      query?: {
+        limit?: number;
+        offset?: number;
+        clientOrgId?: string;
+        groupId?: string;
+        status?: "open" | "resolved" | "all";
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -9417,17 +9490,32 @@ export interface operations {
         };
         content: {
           "application/json": {
-            /** @description The managing partner; null when none manages the organization */
-            partner: {
-              orgId: string;
-              name: string;
-            } | null;
-            /** @description null when no partner manages it */
-            access: ("granted" | "withdrawn") | null;
-            /** @description When access was last granted */
-            grantedAt: string | null;
-            /** @description When access was withdrawn; null while granted */
-            withdrawnAt: string | null;
+            drift: {
+              id: string;
+              standardId: string;
+              standardName: string;
+              clientOrgId: string;
+              clientName: string;
+              /** @description The rule of the standard: `policy:<id>`, `prevention:<id>`, `trusted_domain:<domain>`, `min_score` */
+              rule: string;
+              /** @enum {string} */
+              kind: "policy" | "prevention" | "trusted_domain" | "min_score";
+              /** @enum {string} */
+              severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              /** @description What the client has instead: `status` (missing, disabled, weaker, beyond_standard, below_minimum) and its particulars */
+              detail: {
+                [key: string]: unknown;
+              };
+              /** Format: date-time */
+              since: string;
+              /** Format: date-time */
+              checkedAt: string;
+              resolvedAt: string | null;
+            }[];
+            total: number;
+            limit: number;
+            offset: number;
+            nextOffset: number | null;
           };
         };
       };
@@ -9470,6 +9558,34 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
           };
         };
       };
@@ -9519,21 +9635,167 @@ export interface operations {
       };
     };
   };
-  "partnerAccess-set": {
+  "partner-groups-list": {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            groups: {
+              id: string;
+              name: string;
+              description: string | null;
+              /** @description Clients in the group the partner manages with consent */
+              clientCount: number;
+              /** Format: date-time */
+              createdAt: string;
+            }[];
+            total: number;
+            limit: number;
+            offset: number;
+            nextOffset: number | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-groups-create": {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`. */
+        "Idempotency-Key"?: string;
+      };
       path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
-        "application/json": Record<string, never>;
+        "application/json": {
+          name: string;
+          description?: string | null;
+          clientOrgIds?: string[];
+        };
       };
     };
     responses: {
-      /** @description Successful response */
-      200: {
+      /** @description Created */
+      201: {
         headers: {
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9541,17 +9803,17 @@ export interface operations {
         };
         content: {
           "application/json": {
-            /** @description The managing partner; null when none manages the organization */
-            partner: {
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description Clients in the group the partner manages with consent */
+            clientCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            clients: {
               orgId: string;
               name: string;
-            } | null;
-            /** @description null when no partner manages it */
-            access: ("granted" | "withdrawn") | null;
-            /** @description When access was last granted */
-            grantedAt: string | null;
-            /** @description When access was withdrawn; null while granted */
-            withdrawnAt: string | null;
+            }[];
           };
         };
       };
@@ -9597,7 +9859,7 @@ export interface operations {
           };
         };
       };
-      /** @description `forbidden`, `csrf_rejected` */
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
       403: {
         headers: {
           RateLimit: components["headers"]["RateLimit"];
@@ -9607,7 +9869,340 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
-            error?: "forbidden" | "csrf_rejected";
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-groups-get": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description Clients in the group the partner manages with consent */
+            clientCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            clients: {
+              orgId: string;
+              name: string;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-groups-delete": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            deleted: true;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
           };
         };
       };
@@ -9699,14 +10294,23 @@ export interface operations {
       };
     };
   };
-  "partnerAccess-delete": {
+  "partner-groups-update": {
     parameters: {
       query?: never;
       header?: never;
-      path?: never;
+      path: {
+        id: string;
+      };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          description?: string | null;
+        };
+      };
+    };
     responses: {
       /** @description Successful response */
       200: {
@@ -9717,17 +10321,17 @@ export interface operations {
         };
         content: {
           "application/json": {
-            /** @description The managing partner; null when none manages the organization */
-            partner: {
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description Clients in the group the partner manages with consent */
+            clientCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            clients: {
               orgId: string;
               name: string;
-            } | null;
-            /** @description null when no partner manages it */
-            access: ("granted" | "withdrawn") | null;
-            /** @description When access was last granted */
-            grantedAt: string | null;
-            /** @description When access was withdrawn; null while granted */
-            withdrawnAt: string | null;
+            }[];
           };
         };
       };
@@ -9773,7 +10377,7 @@ export interface operations {
           };
         };
       };
-      /** @description `forbidden`, `csrf_rejected` */
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
       403: {
         headers: {
           RateLimit: components["headers"]["RateLimit"];
@@ -9783,7 +10387,7 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
-            error?: "forbidden" | "csrf_rejected";
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
           };
         };
       };
@@ -9798,6 +10402,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "not_found";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
           };
         };
       };
@@ -9875,16 +10493,22 @@ export interface operations {
       };
     };
   };
-  "partner-clients-agents-list": {
+  "partner-groups-clients-set": {
     parameters: {
       query?: never;
       header?: never;
       path: {
-        orgId: string;
+        id: string;
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        "application/json": {
+          clientOrgIds: string[];
+        };
+      };
+    };
     responses: {
       /** @description Successful response */
       200: {
@@ -9895,213 +10519,16 @@ export interface operations {
         };
         content: {
           "application/json": {
-            agents: {
-              id: string;
-              label: string;
-              /** @enum {string} */
-              kind: "ai_agent" | "oauth_app" | "service_account";
-              /** @enum {string} */
-              riskBand: "low" | "medium" | "high" | "critical";
-              riskScore: number;
-              resourceCount: number;
-              isKnownPublisher: boolean;
-              publisher: string;
-              scopes: string[];
-              broad: boolean;
-              /** @enum {string} */
-              quadrant: "trusted_limited" | "trusted_broad" | "unknown_limited" | "unknown_broad";
-              users: number;
-              connectorId: string;
-              clientId: string;
-              firstGrantedAt: string;
-            }[];
-            metrics: {
-              total: number;
-              unvettedBroad: number;
-              aiAgents: number;
-              serviceAccounts: number;
-              oauthApps: number;
-              highRisk: number;
-              knownPublishers: number;
-            };
-          };
-        };
-      };
-      /** @description `invalid_input` */
-      400: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "invalid_input";
-          };
-        };
-      };
-      /** @description `unauthenticated` */
-      401: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unauthenticated";
-          };
-        };
-      };
-      /** @description `plan_upgrade_required` */
-      402: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "plan_upgrade_required";
-          };
-        };
-      };
-      /** @description `partner_required`, `forbidden` */
-      403: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "partner_required" | "forbidden";
-          };
-        };
-      };
-      /** @description `not_found` */
-      404: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "not_found";
-          };
-        };
-      };
-      /** @description `rate_limited` */
-      429: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "rate_limited";
-          };
-        };
-      };
-      /** @description `internal_error` */
-      500: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "internal_error";
-          };
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "service_unavailable";
-          };
-        };
-      };
-    };
-  };
-  "partner-clients-compliance-dashboard-get": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        orgId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Successful response */
-      200: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            periodDays: number;
-            frameworks: {
-              /** @enum {string} */
-              id: "soc2" | "iso27001" | "gdpr" | "hipaa" | "nist_csf";
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description Clients in the group the partner manages with consent */
+            clientCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            clients: {
+              orgId: string;
               name: string;
-              satisfiedPct: number;
-              satisfied: number;
-              partial: number;
-              gap: number;
-              controls: number;
-              /** @description How many of the framework's controls tenant-configuration checks evidence */
-              evidencedByTenantChecks: number;
-              /** @description Those controls, each naming its checks (CIS benchmark ids) and how they stand */
-              tenantControls: {
-                id: string;
-                title: string;
-                /** @enum {string} */
-                status: "SATISFIED" | "PARTIAL" | "GAP";
-                tenantChecks: {
-                  /** @description The check id, also the rule id of its finding when it fails */
-                  id: string;
-                  /** @description The benchmark recommendation, e.g. `{name: "CIS Google Workspace Foundations", version: "1.3.0", id: "4.1.1.1"}` */
-                  benchmark: {
-                    name: string;
-                    version: string;
-                    id: string;
-                  };
-                  /**
-                   * @description Over the organization's connectors: failing on any fails; unavailable when none could read its settings
-                   * @enum {string}
-                   */
-                  status: "pass" | "fail" | "unavailable";
-                }[];
-              }[];
-            }[];
-            crossGaps: {
-              theme: string;
-              frameworks: ("soc2" | "iso27001" | "gdpr" | "hipaa" | "nist_csf")[];
-              reason: string;
             }[];
           };
         };
@@ -10148,7 +10575,7 @@ export interface operations {
           };
         };
       };
-      /** @description `partner_required` */
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
       403: {
         headers: {
           RateLimit: components["headers"]["RateLimit"];
@@ -10158,7 +10585,7 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
-            error?: "partner_required";
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
           };
         };
       };
@@ -10176,23 +10603,8 @@ export interface operations {
           };
         };
       };
-      /** @description `rate_limited` */
-      429: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "rate_limited";
-          };
-        };
-      };
-      /** @description `internal_error` */
-      500: {
+      /** @description `payload_too_large` */
+      413: {
         headers: {
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10201,104 +10613,12 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
-            error?: "internal_error";
+            error?: "payload_too_large";
           };
         };
       };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "service_unavailable";
-          };
-        };
-      };
-    };
-  };
-  "partner-clients-findings-list": {
-    parameters: {
-      query?: {
-        limit?: number;
-        offset?: number;
-        status?: "OPEN" | "RESOLVED" | "ACCEPTED" | "all";
-        severity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-        category?:
-          | "public_exposure"
-          | "external_sharing"
-          | "shared_drive_exposure"
-          | "identity"
-          | "third_party_apps"
-          | "tenant_configuration";
-      };
-      header?: never;
-      path: {
-        orgId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Successful response */
-      200: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            total: number;
-            limit: number;
-            offset: number;
-            nextOffset: number | null;
-            findings: {
-              id: string;
-              /** @enum {string} */
-              severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-              title: string;
-              resourceName: string;
-              connectorType: string;
-              /** @enum {string} */
-              status: "OPEN" | "RESOLVED" | "ACCEPTED";
-              /** Format: date-time */
-              detectedAt: string;
-              category: string;
-              ruleId: string;
-              connectorId: string;
-              resolvedAt: string | null;
-              /** @description Tenant-configuration findings (category `tenant_configuration`) only: the benchmark recommendation the tenant fails. Other findings omit it. */
-              benchmark?: {
-                /** @description e.g. `CIS Google Workspace Foundations`, `CIS Microsoft 365 Foundations` */
-                name: string;
-                /** @description The benchmark version the check follows, e.g. `1.3.0` */
-                version: string;
-                /** @description The benchmark's own recommendation id, e.g. `3.1.2.1.1` */
-                id: string;
-              };
-              /** @description Tenant-configuration findings only: the setting read, the expected value and the fix. */
-              tenantCheck?: {
-                /** @description The tenant settings the check read, by setting key, as read on the last scan */
-                settings: {
-                  [key: string]: unknown;
-                };
-                /** @description The value the benchmark expects, in words */
-                expected: string;
-                /** @description How to fix it, as the admin console names it */
-                fix: string;
-              };
-            }[];
-          };
-        };
-      };
-      /** @description `invalid_input` */
-      400: {
+      /** @description `unsupported_media_type` */
+      415: {
         headers: {
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10307,392 +10627,7 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
-            error?: "invalid_input";
-          };
-        };
-      };
-      /** @description `unauthenticated` */
-      401: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unauthenticated";
-          };
-        };
-      };
-      /** @description `plan_upgrade_required` */
-      402: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "plan_upgrade_required";
-          };
-        };
-      };
-      /** @description `partner_required` */
-      403: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "partner_required";
-          };
-        };
-      };
-      /** @description `not_found` */
-      404: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "not_found";
-          };
-        };
-      };
-      /** @description `rate_limited` */
-      429: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "rate_limited";
-          };
-        };
-      };
-      /** @description `internal_error` */
-      500: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "internal_error";
-          };
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "service_unavailable";
-          };
-        };
-      };
-    };
-  };
-  "partner-clients-sharing-overview-get": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        orgId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Successful response */
-      200: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            overview: {
-              totalExternalFiles: number;
-              publicLinks: number;
-              externalDomains: {
-                key: string;
-                count: number;
-              }[];
-              byType: {
-                public: number;
-                external_user: number;
-                external_domain: number;
-              };
-            };
-            trustedDomains: string[];
-            cards: {
-              key: string;
-              label: string;
-              value: number;
-            }[];
-            topSharers: {
-              email: string;
-              name: string;
-              externalShares: number;
-            }[];
-            activeApprovals: {
-              id: string;
-              itemId: string;
-              resourceName: string;
-              sharingType: string;
-              target: string;
-              reason: string;
-              approvedBy: string;
-              createdAt: string;
-              expiresAt: string;
-            }[];
-            scannedAt: string | null;
-          };
-        };
-      };
-      /** @description `invalid_input` */
-      400: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "invalid_input";
-          };
-        };
-      };
-      /** @description `unauthenticated` */
-      401: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unauthenticated";
-          };
-        };
-      };
-      /** @description `plan_upgrade_required` */
-      402: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "plan_upgrade_required";
-          };
-        };
-      };
-      /** @description `partner_required`, `forbidden` */
-      403: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "partner_required" | "forbidden";
-          };
-        };
-      };
-      /** @description `not_found` */
-      404: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "not_found";
-          };
-        };
-      };
-      /** @description `rate_limited` */
-      429: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "rate_limited";
-          };
-        };
-      };
-      /** @description `internal_error` */
-      500: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "internal_error";
-          };
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "service_unavailable";
-          };
-        };
-      };
-    };
-  };
-  "partner-clients-timeline-list": {
-    parameters: {
-      query?: {
-        limit?: number;
-        before?: string;
-        significant?: boolean | ("true" | "false");
-      };
-      header?: never;
-      path: {
-        orgId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Successful response */
-      200: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            items: {
-              id: string;
-              /** @enum {string} */
-              kind: "finding" | "scan" | "audit" | "oauth_grant" | "anomaly";
-              /** @enum {string} */
-              severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-              title: string;
-              /** Format: date-time */
-              at: string;
-            }[];
-            nextCursor: string | null;
-          };
-        };
-      };
-      /** @description `invalid_input` */
-      400: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "invalid_input";
-          };
-        };
-      };
-      /** @description `unauthenticated` */
-      401: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unauthenticated";
-          };
-        };
-      };
-      /** @description `plan_upgrade_required` */
-      402: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "plan_upgrade_required";
-          };
-        };
-      };
-      /** @description `partner_required` */
-      403: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "partner_required";
-          };
-        };
-      };
-      /** @description `not_found` */
-      404: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "not_found";
+            error?: "unsupported_media_type";
           };
         };
       };
@@ -11048,7 +10983,9 @@ export interface operations {
   };
   "partner-reports-portfolio-get": {
     parameters: {
-      query?: never;
+      query?: {
+        groupId?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -11071,6 +11008,10 @@ export interface operations {
               openCritical: number;
               /** @description Average score of the scanned clients; 0 while none is */
               avgScore: number;
+              /** @description Open drift of the listed clients */
+              driftOpen: number;
+              /** @description Open critical drift of the listed clients */
+              driftCritical: number;
             };
             clients: {
               orgId: string;
@@ -11080,6 +11021,11 @@ export interface operations {
               /** @description false until the client's first completed scan */
               scanned: boolean;
               openCritical: number;
+              /** @description Open drift from the partner's standards (GET /partner/drift?clientOrgId=) */
+              drift: {
+                open: number;
+                critical: number;
+              };
             }[];
           };
         };
@@ -11137,6 +11083,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
           };
         };
       };
@@ -11443,6 +11403,1420 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-list": {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            standards: {
+              id: string;
+              name: string;
+              description: string | null;
+              policies: {
+                /** @description Derived from the match: stable across renames */
+                id: string;
+                name: string;
+                match: {
+                  categories?: string[];
+                  ruleIds?: string[];
+                  /** @enum {string} */
+                  minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+                };
+              }[];
+              preventionRules: {
+                id: string;
+                name: string;
+                match: {
+                  categories?: string[];
+                  ruleIds?: string[];
+                  /** @enum {string} */
+                  minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+                };
+                action: string;
+                dryRun: boolean;
+              }[];
+              trustedDomains: string[];
+              minScore: number | null;
+              assignments: {
+                clientOrgIds: string[];
+                groupIds: string[];
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            }[];
+            total: number;
+            limit: number;
+            offset: number;
+            nextOffset: number | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-create": {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`. */
+        "Idempotency-Key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          description?: string | null;
+          policies?: {
+            name: string;
+            match: {
+              categories?: (
+                | "public_exposure"
+                | "external_sharing"
+                | "shared_drive_exposure"
+                | "identity"
+                | "third_party_apps"
+                | "tenant_configuration"
+              )[];
+              ruleIds?: string[];
+              /** @enum {string} */
+              minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            };
+          }[];
+          preventionRules?: {
+            name: string;
+            match: {
+              categories?: (
+                | "public_exposure"
+                | "external_sharing"
+                | "shared_drive_exposure"
+                | "identity"
+                | "third_party_apps"
+                | "tenant_configuration"
+              )[];
+              ruleIds?: string[];
+              /** @enum {string} */
+              minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            };
+            /**
+             * @description Default ALERT_ONLY
+             * @enum {string}
+             */
+            action?: "ALERT_ONLY" | "REVOKE_PUBLIC_LINK" | "REMOVE_EXTERNAL_ACCESS" | "REVOKE_OAUTH_GRANT";
+            /** @description Default false */
+            dryRun?: boolean;
+          }[];
+          /** @description The domains assigned clients may trust (or below them); empty: trusted domains are not checked */
+          trustedDomains?: string[];
+          /** @description Lowest posture score allowed; null: not checked */
+          minScore?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            policies: {
+              /** @description Derived from the match: stable across renames */
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+            }[];
+            preventionRules: {
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+              action: string;
+              dryRun: boolean;
+            }[];
+            trustedDomains: string[];
+            minScore: number | null;
+            assignments: {
+              clientOrgIds: string[];
+              groupIds: string[];
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-get": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            policies: {
+              /** @description Derived from the match: stable across renames */
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+            }[];
+            preventionRules: {
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+              action: string;
+              dryRun: boolean;
+            }[];
+            trustedDomains: string[];
+            minScore: number | null;
+            assignments: {
+              clientOrgIds: string[];
+              groupIds: string[];
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-delete": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            deleted: true;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-update": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          description?: string | null;
+          policies?: {
+            name: string;
+            match: {
+              categories?: (
+                | "public_exposure"
+                | "external_sharing"
+                | "shared_drive_exposure"
+                | "identity"
+                | "third_party_apps"
+                | "tenant_configuration"
+              )[];
+              ruleIds?: string[];
+              /** @enum {string} */
+              minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            };
+          }[];
+          preventionRules?: {
+            name: string;
+            match: {
+              categories?: (
+                | "public_exposure"
+                | "external_sharing"
+                | "shared_drive_exposure"
+                | "identity"
+                | "third_party_apps"
+                | "tenant_configuration"
+              )[];
+              ruleIds?: string[];
+              /** @enum {string} */
+              minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            };
+            /**
+             * @description Default ALERT_ONLY
+             * @enum {string}
+             */
+            action?: "ALERT_ONLY" | "REVOKE_PUBLIC_LINK" | "REMOVE_EXTERNAL_ACCESS" | "REVOKE_OAUTH_GRANT";
+            /** @description Default false */
+            dryRun?: boolean;
+          }[];
+          /** @description The domains assigned clients may trust (or below them); empty: trusted domains are not checked */
+          trustedDomains?: string[];
+          /** @description Lowest posture score allowed; null: not checked */
+          minScore?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            policies: {
+              /** @description Derived from the match: stable across renames */
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+            }[];
+            preventionRules: {
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+              action: string;
+              dryRun: boolean;
+            }[];
+            trustedDomains: string[];
+            minScore: number | null;
+            assignments: {
+              clientOrgIds: string[];
+              groupIds: string[];
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-assignments-set": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          clientOrgIds: string[];
+          groupIds: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            policies: {
+              /** @description Derived from the match: stable across renames */
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+            }[];
+            preventionRules: {
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+              action: string;
+              dryRun: boolean;
+            }[];
+            trustedDomains: string[];
+            minScore: number | null;
+            assignments: {
+              clientOrgIds: string[];
+              groupIds: string[];
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-drift-list": {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        clientOrgId?: string;
+        groupId?: string;
+        status?: "open" | "resolved" | "all";
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            drift: {
+              id: string;
+              standardId: string;
+              standardName: string;
+              clientOrgId: string;
+              clientName: string;
+              /** @description The rule of the standard: `policy:<id>`, `prevention:<id>`, `trusted_domain:<domain>`, `min_score` */
+              rule: string;
+              /** @enum {string} */
+              kind: "policy" | "prevention" | "trusted_domain" | "min_score";
+              /** @enum {string} */
+              severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              /** @description What the client has instead: `status` (missing, disabled, weaker, beyond_standard, below_minimum) and its particulars */
+              detail: {
+                [key: string]: unknown;
+              };
+              /** Format: date-time */
+              since: string;
+              /** Format: date-time */
+              checkedAt: string;
+              resolvedAt: string | null;
+            }[];
+            total: number;
+            limit: number;
+            offset: number;
+            nextOffset: number | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
           };
         };
       };

@@ -6,4 +6,4 @@ export const getPortfolio = procedure({ auth: "partner", plan: "enterprise" })
   .meta(getPortfolioMeta)
   .input(ZGetPortfolioInput)
   .output(ZGetPortfolioOutput)
-  .query(({ ctx }) => portfolioOf(ctx.db, { partnerOrgId: ctx.principal.org.id }));
+  .query(({ ctx, input }) => portfolioOf(ctx.db, { partnerOrgId: ctx.principal.org.id, ...input }));

@@ -8,9 +8,10 @@ export const getPortfolioMeta = {
     tags: ["partner"],
     summary: "Portfolio of managed organizations",
     description:
-      "Every organization the partner manages with its latest posture score and open critical findings. A client not yet scanned is listed with `postureScore` 0 and `scanned: false`, counted in `totals.unscanned` and left out of `avgScore` (the average of the scanned clients; 0 while none is).",
+      "Every organization the partner manages with its latest posture score and open critical findings. A client not yet scanned is listed with `postureScore` 0 and `scanned: false`, counted in `totals.unscanned` and left out of `avgScore` (the average of the scanned clients; 0 while none is). Each client carries its open drift from the partner's standards (`drift.open`, `drift.critical`). Optional `groupId`: only that group's clients (another partner's group is 404).",
     protect: true,
   },
+  errors: ["not_found"],
 } satisfies TMeta;
 
 /** A client's score: the spec's integer, 0 (with `scanned: false`) until its first completed scan. */
@@ -24,7 +25,9 @@ export const ZClientScore = z.object({
   scanned: z.boolean().describe("false until the client's first completed scan"),
 });
 
-export const ZGetPortfolioInput = z.strictObject({});
+export const ZGetPortfolioInput = z.strictObject({
+  groupId: z.string().min(1).max(64).optional().describe("Only this group's clients"),
+});
 export const ZGetPortfolioOutput = z.object({
   totals: z.object({
     clients: z.number().int().min(0),
@@ -36,6 +39,8 @@ export const ZGetPortfolioOutput = z.object({
       .min(0)
       .max(100)
       .describe("Average score of the scanned clients; 0 while none is"),
+    driftOpen: z.number().int().min(0).describe("Open drift of the listed clients"),
+    driftCritical: z.number().int().min(0).describe("Open critical drift of the listed clients"),
   }),
   clients: z.array(
     z.object({
@@ -43,6 +48,9 @@ export const ZGetPortfolioOutput = z.object({
       name: z.string(),
       ...ZClientScore.shape,
       openCritical: z.number().int().min(0),
+      drift: z
+        .object({ open: z.number().int().min(0), critical: z.number().int().min(0) })
+        .describe("Open drift from the partner's standards (GET /partner/drift?clientOrgId=)"),
     }),
   ),
 });

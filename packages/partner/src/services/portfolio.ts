@@ -1,14 +1,17 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import {
   organizations,
   orgPostureSummary,
   partnerAccess,
+  partnerDrift,
+  partnerGroupMembers,
   prepared,
   queryRows,
   type Db,
   type TSeverity,
 } from "@posture/db";
 import { AppError, managedBy } from "@posture/platform";
+import { requireGroup } from "./groups";
 
 /**
  * `postureScore` is the spec's integer: 0 until the client's first completed scan, with
@@ -21,35 +24,55 @@ export type TPortfolioClient = {
   postureScore: number;
   scanned: boolean;
   openCritical: number;
+  /** The client's open drift from the partner's standards (all of them, and the critical part). */
+  drift: { open: number; critical: number };
 };
 export type TPortfolio = {
-  totals: { clients: number; unscanned: number; openCritical: number; avgScore: number };
+  totals: {
+    clients: number;
+    unscanned: number;
+    openCritical: number;
+    avgScore: number;
+    driftOpen: number;
+    driftCritical: number;
+  };
   clients: TPortfolioClient[];
 };
 
 // One index range over the partner's clients, each joined to its summary row (kept by the
 // triggers of migration 0012): no per-client work at read time. A client without a row has
-// neither a completed scan nor open findings.
+// neither a completed scan nor open findings. Open drift is counted per client by an index probe
+// of partner_drift (partner, client); a group narrows the range to its members (primary key
+// probe). `groupId` null: every client.
+const partnerOrgId = sql.placeholder("partnerOrgId");
+const groupId = sql.placeholder("groupId");
+const openDrift = (filter: SQL) =>
+  sql<number>`(SELECT count(*)::int FROM ${partnerDrift} d WHERE d.partner_org_id = ${partnerOrgId}
+    AND d.client_org_id = ${organizations.id} AND d.resolved_at IS NULL ${filter})`;
 const portfolioQuery = (db: Db) =>
-  prepared(db, "get_portfolio", (d) =>
+  prepared(db, "get_portfolio_v2", (d) =>
     d
       .select({
         id: organizations.id,
         name: organizations.name,
         score: orgPostureSummary.postureScore,
         critical: orgPostureSummary.openCritical,
+        driftOpen: openDrift(sql``),
+        driftCritical: openDrift(sql`AND d.severity = 'CRITICAL'`),
       })
       .from(organizations)
       .innerJoin(partnerAccess, eq(partnerAccess.clientOrgId, organizations.id))
       .leftJoin(orgPostureSummary, eq(orgPostureSummary.orgId, organizations.id))
       .where(
         and(
-          eq(organizations.managedByOrgId, sql.placeholder("partnerOrgId")),
+          eq(organizations.managedByOrgId, partnerOrgId),
           isNull(partnerAccess.withdrawnAt),
+          sql`(${groupId}::text IS NULL OR EXISTS (SELECT 1 FROM ${partnerGroupMembers} m
+            WHERE m.group_id = ${groupId}::text AND m.client_org_id = ${organizations.id}))`,
         ),
       )
       .orderBy(organizations.name, organizations.id)
-      .prepare("get_portfolio"),
+      .prepare("get_portfolio_v2"),
   );
 
 /**
@@ -57,14 +80,19 @@ const portfolioQuery = (db: Db) =>
  * without a completed scan have `scanned: false` and score 0, and do not count in the average
  * (0 while no client is scanned).
  */
-export async function getPortfolio(db: Db, o: { partnerOrgId: string }): Promise<TPortfolio> {
-  const rows = await portfolioQuery(db).execute({ partnerOrgId: o.partnerOrgId });
+export async function getPortfolio(
+  db: Db,
+  o: { partnerOrgId: string; groupId?: string },
+): Promise<TPortfolio> {
+  if (o.groupId) await requireGroup(db, o.partnerOrgId, o.groupId);
+  const rows = await portfolioQuery(db).execute({ partnerOrgId: o.partnerOrgId, groupId: o.groupId ?? null });
   const clients = rows.map((r) => ({
     orgId: r.id,
     name: r.name,
     postureScore: r.score ?? 0,
     scanned: r.score !== null,
     openCritical: r.critical ?? 0,
+    drift: { open: Number(r.driftOpen), critical: Number(r.driftCritical) },
   }));
   const scored = clients.filter((c) => c.scanned).map((c) => c.postureScore);
   return {
@@ -73,6 +101,8 @@ export async function getPortfolio(db: Db, o: { partnerOrgId: string }): Promise
       unscanned: clients.length - scored.length,
       openCritical: clients.reduce((n, c) => n + c.openCritical, 0),
       avgScore: scored.length === 0 ? 0 : Math.round(scored.reduce((a, b) => a + b, 0) / scored.length),
+      driftOpen: clients.reduce((n, c) => n + c.drift.open, 0),
+      driftCritical: clients.reduce((n, c) => n + c.drift.critical, 0),
     },
     clients,
   };

@@ -56,12 +56,33 @@ describe("GET /api/partner/reports/portfolio", () => {
     const res = await get(msp, "/api/partner/reports/portfolio");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      totals: { clients: 3, unscanned: 1, openCritical: 2, avgScore: 73 },
+      totals: { clients: 3, unscanned: 1, openCritical: 2, avgScore: 73, driftOpen: 0, driftCritical: 0 },
       clients: [
-        { orgId: clients[0]?.id, name: "Alpha Ltd", postureScore: 85, scanned: true, openCritical: 0 },
-        { orgId: clients[1]?.id, name: "Beta GmbH", postureScore: 60, scanned: true, openCritical: 2 },
+        {
+          orgId: clients[0]?.id,
+          name: "Alpha Ltd",
+          postureScore: 85,
+          scanned: true,
+          openCritical: 0,
+          drift: { open: 0, critical: 0 },
+        },
+        {
+          orgId: clients[1]?.id,
+          name: "Beta GmbH",
+          postureScore: 60,
+          scanned: true,
+          openCritical: 2,
+          drift: { open: 0, critical: 0 },
+        },
         // Never scanned: the spec's integer, 0, flagged; out of the average.
-        { orgId: clients[2]?.id, name: "Gamma Inc", postureScore: 0, scanned: false, openCritical: 0 },
+        {
+          orgId: clients[2]?.id,
+          name: "Gamma Inc",
+          postureScore: 0,
+          scanned: false,
+          openCritical: 0,
+          drift: { open: 0, critical: 0 },
+        },
       ],
     });
   });

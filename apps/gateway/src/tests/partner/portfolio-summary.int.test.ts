@@ -13,13 +13,21 @@ import { body, client } from "../workspace/harness";
 
 type TActor = Awaited<ReturnType<TTestGateway["createActor"]>>;
 type TPortfolio = {
-  totals: { clients: number; unscanned: number; openCritical: number; avgScore: number };
+  totals: {
+    clients: number;
+    unscanned: number;
+    openCritical: number;
+    avgScore: number;
+    driftOpen: number;
+    driftCritical: number;
+  };
   clients: Array<{
     orgId: string;
     name: string;
     postureScore: number;
     scanned: boolean;
     openCritical: number;
+    drift: { open: number; critical: number };
   }>;
 };
 type TClient = { orgId: string; owner: TActor; c: ReturnType<typeof client>; connectorId: string };
@@ -79,6 +87,8 @@ async function expectedPortfolio(partnerOrgId: string): Promise<TPortfolio> {
     postureScore: r.score === null ? 0 : Number(r.score),
     scanned: r.score !== null,
     openCritical: Number(r.critical),
+    // No standard is assigned in this file: no drift.
+    drift: { open: 0, critical: 0 },
   }));
   const scores = clients.filter((c) => c.scanned).map((c) => c.postureScore);
   return {
@@ -87,6 +97,8 @@ async function expectedPortfolio(partnerOrgId: string): Promise<TPortfolio> {
       unscanned: clients.length - scores.length,
       openCritical: clients.reduce((n, c) => n + c.openCritical, 0),
       avgScore: scores.length ? Math.round(scores.reduce((a, b) => a + b, 0) / scores.length) : 0,
+      driftOpen: 0,
+      driftCritical: 0,
     },
     clients,
   };

@@ -930,6 +930,56 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/partner/actions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Partner actions
+     * @description The partner's act-once actions, newest first (offset-paged), with how many clients each reached and in how many a remediation was planned; each client's status now is in GET /partner/actions/{id}.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    get: operations["partner-actions-list"];
+    put?: never;
+    /**
+     * Act once, everywhere: plan a remediation in every affected client
+     * @description From a campaign (`campaignId`) or a standard's drift (`standardId`, optionally one `rule`), plans one remediation in each affected client the partner may act on (managed, consent not withdrawn), optionally only `clientOrgIds`. Per client: an app or AI agent campaign revokes that client's grants of the app; an outside-domain campaign, or a `trusted_domain:<domain>` drift for a domain the standard does not trust, removes the client's outside shares to that domain; anomalies and policy, prevention or score drift are not remediable and say why. Each plan is the client's own (PLANNED, audited there, `remediation.planned`): the client's approval rules decide who approves it. 404 for another partner's campaign or standard and for a client the partner may not act on; 400 when no client is affected.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    post: operations["partner-actions-create"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/actions/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One partner action, per client
+     * @description Each client's part of the action with its remediation's status now (APPROVED, APPLIED… as the client moves it) or `SKIPPED` and why. A client that withdrew its consent is left out; another partner's action is 404.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    get: operations["partner-actions-get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/partner/reports": {
     parameters: {
       query?: never;
@@ -1673,7 +1723,7 @@ export interface paths {
     put?: never;
     /**
      * Subscribe to events
-     * @description Creates a subscription and returns its signing secret (`whsec_…`) this once. The URL must be http(s) and resolve to public addresses only.
+     * @description Creates a subscription and returns its signing secret (`whsec_…`) this once. The URL must be http(s) and resolve to public addresses only. A partner organization may set `includeClients: true` to receive its managed clients' events too (while each client's consent stands); each such delivery names the client in `client: {orgId, name}`. `includeClients` from any other organization is 400.
      *
      *     Auth: session · role: ADMIN+
      */
@@ -1807,7 +1857,7 @@ export interface webhooks {
     put?: never;
     /**
      * Several new findings of one category, grouped into one alert
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-alert.grouped"];
     delete?: never;
@@ -1827,7 +1877,7 @@ export interface webhooks {
     put?: never;
     /**
      * Behaviour analytics detected an anomaly
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-anomaly.detected"];
     delete?: never;
@@ -1847,7 +1897,7 @@ export interface webhooks {
     put?: never;
     /**
      * A managed organization's source turned unhealthy, or its score dropped 10 points or more
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-client.unhealthy"];
     delete?: never;
@@ -1867,7 +1917,7 @@ export interface webhooks {
     put?: never;
     /**
      * A scan found a new finding
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-finding.new"];
     delete?: never;
@@ -1887,7 +1937,7 @@ export interface webhooks {
     put?: never;
     /**
      * A finding is no longer detected
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-finding.resolved"];
     delete?: never;
@@ -1907,7 +1957,7 @@ export interface webhooks {
     put?: never;
     /**
      * An incident was opened
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-incident.created"];
     delete?: never;
@@ -1927,9 +1977,49 @@ export interface webhooks {
     put?: never;
     /**
      * An incident changed (status, priority, assignee, note or post-mortem)
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-incident.updated"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "partner.access.changed": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A managed client withdrew its partner's access, or granted it again
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     */
+    post: operations["webhook-partner.access.changed"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "partner.drift.detected": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A managed client departed from a rule of a standard assigned to it
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     */
+    post: operations["webhook-partner.drift.detected"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1947,7 +2037,7 @@ export interface webhooks {
     put?: never;
     /**
      * A scheduled portfolio report of a partner is ready to download
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-partner.report.ready"];
     delete?: never;
@@ -1967,9 +2057,49 @@ export interface webhooks {
     put?: never;
     /**
      * A policy matched findings of a scan
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-policy.violation"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "portfolio.campaign.detected": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The cross-client radar found one app, agent, outside domain or anomaly kind in several clients at once
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     */
+    post: operations["webhook-portfolio.campaign.detected"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "portfolio.campaign.updated": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A cross-client campaign reached more clients, or its severity rose
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     */
+    post: operations["webhook-portfolio.campaign.updated"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1987,7 +2117,7 @@ export interface webhooks {
     put?: never;
     /**
      * A prevention rule fired on a scan
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-prevention.triggered"];
     delete?: never;
@@ -2007,7 +2137,7 @@ export interface webhooks {
     put?: never;
     /**
      * A remediation's apply finished: every step applied or already gone (APPLIED), or some failed (PARTIAL)
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-remediation.applied"];
     delete?: never;
@@ -2027,7 +2157,7 @@ export interface webhooks {
     put?: never;
     /**
      * A remediation's apply failed: no step could be applied at the source
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-remediation.failed"];
     delete?: never;
@@ -2047,7 +2177,7 @@ export interface webhooks {
     put?: never;
     /**
      * A remediation was planned: its steps, the findings it fixes, the score now and as predicted once applied
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-remediation.planned"];
     delete?: never;
@@ -2067,7 +2197,7 @@ export interface webhooks {
     put?: never;
     /**
      * A remediation was undone: its reversible applied steps were restored at the source
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-remediation.reverted"];
     delete?: never;
@@ -2087,7 +2217,7 @@ export interface webhooks {
     put?: never;
     /**
      * A scan of a source completed
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-scan.completed"];
     delete?: never;
@@ -2107,7 +2237,7 @@ export interface webhooks {
     put?: never;
     /**
      * A test delivery asked for with POST /api/webhooks/{id}/test: sent to that subscription only, whatever events it subscribed to
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-webhook.test"];
     delete?: never;
@@ -2649,6 +2779,7 @@ export interface operations {
           | "EVIDENCE_PACKAGE_REQUESTED"
           | "POSTURE_REPORT_EXPORTED"
           | "PARTNER_SETTINGS_UPDATED"
+          | "PARTNER_ACTION_CREATED"
           | "SHARE_APPROVED"
           | "SHARE_APPROVAL_WITHDRAWN"
           | "INCIDENT_CREATED"
@@ -9123,6 +9254,523 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-actions-list": {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            total: number;
+            limit: number;
+            offset: number;
+            nextOffset: number | null;
+            rows: {
+              id: string;
+              /** @enum {string} */
+              source: "campaign" | "standard";
+              sourceId: string;
+              createdBy: string;
+              /** Format: date-time */
+              createdAt: string;
+              clientCount: number;
+              plannedCount: number;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-actions-create": {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`. */
+        "Idempotency-Key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          campaignId?: string;
+          standardId?: string;
+          rule?: string;
+          clientOrgIds?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      201: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            /** @enum {string} */
+            source: "campaign" | "standard";
+            sourceId: string;
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            clients: {
+              orgId: string;
+              name: string;
+              remediationId: string | null;
+              status: string;
+              error: {
+                code: string;
+                message: string;
+              } | null;
+              stepCount: number;
+              predicted: {
+                score: number;
+                grade: string;
+                scoreDelta: number;
+              } | null;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-actions-get": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            /** @enum {string} */
+            source: "campaign" | "standard";
+            sourceId: string;
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            clients: {
+              orgId: string;
+              name: string;
+              remediationId: string | null;
+              status: string;
+              error: {
+                code: string;
+                message: string;
+              } | null;
+              stepCount: number;
+              predicted: {
+                score: number;
+                grade: string;
+                scoreDelta: number;
+              } | null;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
           };
         };
       };
@@ -16258,6 +16906,7 @@ export interface operations {
               id: string;
               url: string;
               events: string[];
+              includeClients: boolean;
               /** @enum {string} */
               status: "active" | "disabled";
               disabledReason: string | null;
@@ -16385,7 +17034,12 @@ export interface operations {
             | "remediation.applied"
             | "remediation.failed"
             | "remediation.reverted"
+            | "partner.access.changed"
+            | "partner.drift.detected"
+            | "portfolio.campaign.detected"
+            | "portfolio.campaign.updated"
           )[];
+          includeClients?: boolean;
         };
       };
     };
@@ -16402,6 +17056,7 @@ export interface operations {
             id: string;
             url: string;
             events: string[];
+            includeClients: boolean;
             /** @enum {string} */
             status: "active" | "disabled";
             disabledReason: string | null;
@@ -17092,6 +17747,7 @@ export interface operations {
             id: string;
             url: string;
             events: string[];
+            includeClients: boolean;
             /** @enum {string} */
             status: "active" | "disabled";
             disabledReason: string | null;
@@ -17485,6 +18141,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -17547,6 +18208,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -17611,6 +18277,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -17669,6 +18340,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -17726,6 +18402,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -17787,6 +18468,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -17849,6 +18535,138 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-partner.access.changed": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "partner.access.changed";
+          data: {
+            clientOrgId: string;
+            clientName: string;
+            /** @enum {string} */
+            access: "granted" | "withdrawn";
+            changedBy: string;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-partner.drift.detected": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "partner.drift.detected";
+          data: {
+            driftId: string;
+            standardId: string;
+            standardName: string;
+            clientOrgId: string;
+            clientName: string;
+            rule: string;
+            /** @enum {string} */
+            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            /** Format: uri */
+            link: string;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -17910,6 +18728,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -17965,6 +18788,149 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-portfolio.campaign.detected": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "portfolio.campaign.detected";
+          data: {
+            campaignId: string;
+            /** @enum {string} */
+            kind: "oauth_app" | "ai_agent" | "outside_domain" | "anomaly";
+            subject: string;
+            title: string;
+            /** @enum {string} */
+            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            clientOrgIds: string[];
+            clientCount: number;
+            /** Format: date-time */
+            firstSeenAt: string;
+            /** Format: uri */
+            link: string;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-portfolio.campaign.updated": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "portfolio.campaign.updated";
+          data: {
+            campaignId: string;
+            /** @enum {string} */
+            kind: "oauth_app" | "ai_agent" | "outside_domain" | "anomaly";
+            subject: string;
+            title: string;
+            /** @enum {string} */
+            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            clientOrgIds: string[];
+            clientCount: number;
+            /** Format: date-time */
+            firstSeenAt: string;
+            /** Format: uri */
+            link: string;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18023,6 +18989,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18084,6 +19055,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18143,6 +19119,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18216,6 +19197,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18274,6 +19260,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18332,6 +19323,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18386,6 +19382,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };

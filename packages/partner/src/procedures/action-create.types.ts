@@ -16,27 +16,22 @@ export const createActionMeta = {
   errors: ["not_found"],
 } satisfies TMeta;
 
-export const ZCreateActionInput = z
-  .strictObject({
-    campaignId: ZId.optional(),
-    standardId: ZId.optional(),
-    /** With standardId: act on this rule's drift only (`trusted_domain:<domain>`…). */
-    rule: z.string().min(1).max(300).optional(),
-    /** Only these of the source's clients; one the partner may not act on is 404. */
-    clientOrgIds: z
-      .array(ZId)
-      .min(1)
-      .max(1_000)
-      .refine((l) => new Set(l).size === l.length, { message: "clientOrgIds must not repeat" })
-      .optional(),
-  })
-  .superRefine((v, ctx) => {
-    if ((v.campaignId === undefined) === (v.standardId === undefined))
-      ctx.addIssue({
-        code: "custom",
-        path: ["campaignId"],
-        message: "give exactly one of campaignId and standardId",
-      });
-    if (v.rule !== undefined && v.standardId === undefined)
-      ctx.addIssue({ code: "custom", path: ["rule"], message: "rule goes with standardId" });
-  });
+/** Only these of the source's clients; one the partner may not act on is 404. */
+const ZClientOrgIds = z
+  .array(ZId)
+  .min(1)
+  .max(1_000)
+  .refine((l) => new Set(l).size === l.length, { message: "clientOrgIds must not repeat" })
+  .optional();
+
+/**
+ * `{campaignId}` or `{standardId, rule?}`, each optionally with `clientOrgIds`. One object (REST
+ * bodies are objects): the service refuses both or neither source, and a rule without a standard.
+ */
+export const ZCreateActionInput = z.strictObject({
+  campaignId: ZId.optional(),
+  standardId: ZId.optional(),
+  /** With standardId: act on this rule's drift only (`trusted_domain:<domain>`, `policy:<id>`…). */
+  rule: z.string().min(1).max(300).optional(),
+  clientOrgIds: ZClientOrgIds,
+});

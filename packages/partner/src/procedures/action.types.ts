@@ -15,7 +15,7 @@ export const ZActionClient = z.object({
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   stepCount: z.number().int().nonnegative(),
   predicted: z
-    .object({ score: z.number().int(), grade: z.string(), scoreDelta: z.number().int() })
+    .object({ score: z.number().int().min(0).max(100), grade: z.string(), scoreDelta: z.number().int() })
     .nullable(),
 });
 

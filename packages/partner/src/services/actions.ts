@@ -112,6 +112,14 @@ async function inBatches<T, R>(items: readonly T[], n: number, fn: (item: T) => 
  * The action and its audit row are written in the partner organization once every client is planned.
  */
 export async function createAction(db: Db, input: TCreateAction, deps: TActionDeps) {
+  if ((input.campaignId === undefined) === (input.standardId === undefined))
+    throw new AppError("invalid_input", "Give exactly one of campaignId and standardId", {
+      details: [{ path: "campaignId", message: "exactly one of campaignId and standardId" }],
+    });
+  if (input.rule !== undefined && input.standardId === undefined)
+    throw new AppError("invalid_input", "rule goes with standardId", {
+      details: [{ path: "rule", message: "only with standardId" }],
+    });
   const source = await loadSource(db, input);
   const affected = new Set(source.affected);
   let clients;

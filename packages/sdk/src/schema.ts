@@ -17391,6 +17391,8 @@ export interface operations {
               deliveredAt: string | null;
               /** Format: date-time */
               createdAt: string;
+              /** @description the managed client whose event this is (a partner's includeClients subscription); null otherwise */
+              clientOrgId: string | null;
               /** @description the delivery's attempts, oldest first: the most recent 25 (`attempts` counts them all) */
               history: {
                 /** @description 1 for the first attempt */
@@ -17550,6 +17552,8 @@ export interface operations {
             deliveredAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description the managed client whose event this is (a partner's includeClients subscription); null otherwise */
+            clientOrgId: string | null;
             /** @description the delivery's attempts, oldest first: the most recent 25 (`attempts` counts them all) */
             history: {
               /** @description 1 for the first attempt */
@@ -17939,6 +17943,8 @@ export interface operations {
             deliveredAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description the managed client whose event this is (a partner's includeClients subscription); null otherwise */
+            clientOrgId: string | null;
             /** @description the delivery's attempts, oldest first: the most recent 25 (`attempts` counts them all) */
             history: {
               /** @description 1 for the first attempt */

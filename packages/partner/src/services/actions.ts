@@ -17,7 +17,7 @@ import {
   type TActor,
   type TJobQueue,
 } from "@posture/platform";
-import type { TActRefusal, TPlanRemediation } from "../act-once";
+import type { TActRefusal, TPlanOutcome, TPlanRemediation } from "../act-once";
 import { campaignTargets, driftTargets, type TClientTarget } from "./action-targets";
 
 /** Clients planned at once: each plan is a transaction of its own in its client. */
@@ -149,17 +149,23 @@ export async function createAction(db: Db, input: TCreateAction, deps: TActionDe
         message: `This client is not in the ${source.source === "campaign" ? "campaign" : "standard's drift"}`,
       });
     if ("refusal" in t) return refused(t.refusal);
-    const outcome = await deps.planRemediation(
-      db,
-      {
-        partnerOrgId: input.partnerOrgId,
-        actor: input.actor,
-        clientOrgId: c.id,
-        partnerActionId: id,
-        target: t.target,
-      },
-      { jobs: deps.jobs, publicUrl: deps.publicUrl },
-    );
+    const outcome = await deps
+      .planRemediation(
+        db,
+        {
+          partnerOrgId: input.partnerOrgId,
+          actor: input.actor,
+          clientOrgId: c.id,
+          partnerActionId: id,
+          target: t.target,
+        },
+        { jobs: deps.jobs, publicUrl: deps.publicUrl },
+      )
+      // One client's failure (its data, a lock) must not strand the plans already made in others.
+      .catch((): TPlanOutcome => ({
+        ok: false,
+        error: { code: "internal_error", message: "Planning failed in this client; act again for it" },
+      }));
     if (!outcome.ok) return refused(outcome.error);
     return {
       ...base,

@@ -96,6 +96,7 @@ describe("partner webhooks: includeClients", () => {
     const log = await h.deliveries(hook.id, "", msp.cookie);
     expect(log.total).toBe(2);
     expect(log.rows.every((d) => d.status === "delivered")).toBe(true);
+    for (const d of log.rows) expect(d).toMatchObject({ clientOrgId: client.id });
   });
 
   it("stops with the client's consent, and never reaches another partner", async () => {

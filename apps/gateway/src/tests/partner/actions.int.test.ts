@@ -264,6 +264,19 @@ describe("POST /api/partner/actions from a standard's drift", () => {
     const nothing = await call(msp, "POST", "/api/partner/actions", { standardId, rule: "min_score" });
     expect(nothing.status).toBe(400);
     expect(errorCode(nothing)).toBe("invalid_input");
+    // A client of the partner's that does not drift: named, and told so.
+    const gamma = await call(msp, "POST", "/api/partner/actions", {
+      standardId,
+      clientOrgIds: [clients[2]?.id],
+    });
+    expect(gamma.status).toBe(201);
+    expect((gamma.body as TAction).clients).toEqual([
+      expect.objectContaining({
+        orgId: clients[2]?.id,
+        status: "SKIPPED",
+        error: expect.objectContaining({ code: "not_affected" }),
+      }),
+    ]);
     // Another partner's standard is 404.
     const theirs = await call(rival, "POST", "/api/partner/actions", { standardId });
     expect(theirs.status).toBe(404);

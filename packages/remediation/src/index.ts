@@ -23,4 +23,5 @@ export {
   type TPreventionAction,
   type TPreventionResult,
 } from "./services/prevention";
-export { insertPlan, type TStepDraft } from "./services/plan";
+export { createPlan, insertPlan, type TPlanScope, type TStepDraft } from "./services/plan";
+export { agentIdOf } from "./services/draft";

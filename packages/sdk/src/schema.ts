@@ -930,7 +930,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/partner/drift": {
+  "/partner/actions": {
     parameters: {
       query?: never;
       header?: never;
@@ -938,21 +938,27 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Drift across every standard
-     * @description Open drift from all the partner's standards, by client (offset-paged); optional `clientOrgId`, `groupId`, `status`. A client or group not the partner's is 404.
+     * Partner actions
+     * @description The partner's act-once actions, newest first (offset-paged), with how many clients each reached and in how many a remediation was planned; each client's status now is in GET /partner/actions/{id}.
      *
-     *     Auth: partner · plan: enterprise+
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
      */
-    get: operations["partner-drift-list"];
+    get: operations["partner-actions-list"];
     put?: never;
-    post?: never;
+    /**
+     * Act once, everywhere: plan a remediation in every affected client
+     * @description From a campaign (`campaignId`) or a standard's drift (`standardId`, optionally one `rule`), plans one remediation in each affected client the partner may act on (managed, consent not withdrawn), optionally only `clientOrgIds`. Per client: an app or AI agent campaign revokes that client's grants of the app; an outside-domain campaign, or a `trusted_domain:<domain>` drift for a domain the standard does not trust, removes the client's outside shares to that domain; anomalies and policy, prevention or score drift are not remediable and say why. Each plan is the client's own (PLANNED, audited there, `remediation.planned`): the client's approval rules decide who approves it. 404 for another partner's campaign or standard and for a client the partner may not act on; 400 when no client is affected.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    post: operations["partner-actions-create"];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/partner/groups": {
+  "/partner/actions/{id}": {
     parameters: {
       query?: never;
       header?: never;
@@ -960,75 +966,13 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * List client groups
-     * @description The partner's named groups of clients, by name (offset-paged).
+     * One partner action, per client
+     * @description Each client's part of the action with its remediation's status now (APPROVED, APPLIED… as the client moves it) or `SKIPPED` and why. A client that withdrew its consent is left out; another partner's action is 404.
      *
-     *     Auth: partner · plan: enterprise+
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
      */
-    get: operations["partner-groups-list"];
+    get: operations["partner-actions-get"];
     put?: never;
-    /**
-     * Create a client group
-     * @description ADMIN+. `clientOrgIds` (optional) are managed clients; one the partner does not manage is 404. 409 `conflict` for a name already used. Audited.
-     *
-     *     Auth: partner · plan: enterprise+ · role: ADMIN+
-     */
-    post: operations["partner-groups-create"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/partner/groups/{id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A client group with its clients
-     * @description 404 for another partner's group.
-     *
-     *     Auth: partner · plan: enterprise+
-     */
-    get: operations["partner-groups-get"];
-    put?: never;
-    post?: never;
-    /**
-     * Delete a client group
-     * @description ADMIN+. The standards assigned to the group stop applying to its clients (their drift is recomputed). Audited.
-     *
-     *     Auth: partner · plan: enterprise+ · role: ADMIN+
-     */
-    delete: operations["partner-groups-delete"];
-    options?: never;
-    head?: never;
-    /**
-     * Rename or describe a client group
-     * @description ADMIN+. 409 `conflict` for a name already used. Audited.
-     *
-     *     Auth: partner · plan: enterprise+ · role: ADMIN+
-     */
-    patch: operations["partner-groups-update"];
-    trace?: never;
-  };
-  "/partner/groups/{id}/clients": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Set a group's clients
-     * @description ADMIN+. Replaces the members with `clientOrgIds` (managed clients only; any other id is 404 and nothing changes). Drift from the standards assigned to the group is recomputed. Audited.
-     *
-     *     Auth: partner · plan: enterprise+ · role: ADMIN+
-     */
-    put: operations["partner-groups-clients-set"];
     post?: never;
     delete?: never;
     options?: never;
@@ -1089,7 +1033,7 @@ export interface paths {
     };
     /**
      * Portfolio of managed organizations
-     * @description Every organization the partner manages with its latest posture score and open critical findings. A client not yet scanned is listed with `postureScore` 0 and `scanned: false`, counted in `totals.unscanned` and left out of `avgScore` (the average of the scanned clients; 0 while none is). Each client carries its open drift from the partner's standards (`drift.open`, `drift.critical`). Optional `groupId`: only that group's clients (another partner's group is 404).
+     * @description Every organization the partner manages with its latest posture score and open critical findings. A client not yet scanned is listed with `postureScore` 0 and `scanned: false`, counted in `totals.unscanned` and left out of `avgScore` (the average of the scanned clients; 0 while none is).
      *
      *     Auth: partner · plan: enterprise+
      */
@@ -1144,112 +1088,6 @@ export interface paths {
      *     Auth: partner · plan: enterprise+ · role: ADMIN+
      */
     patch: operations["partner-settings-update"];
-    trace?: never;
-  };
-  "/partner/standards": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List standards
-     * @description The partner's baselines, by name (offset-paged), each with its assignments.
-     *
-     *     Auth: partner · plan: enterprise+
-     */
-    get: operations["partner-standards-list"];
-    put?: never;
-    /**
-     * Create a standard
-     * @description ADMIN+. A baseline: `policies` and `preventionRules` in the client API's rule shapes, `trustedDomains` (the domains a client may trust), `minScore`. A rule listed twice (same match, and for prevention the same action and dry run) is 400; a name already used 409 `conflict`. Audited.
-     *
-     *     Auth: partner · plan: enterprise+ · role: ADMIN+
-     */
-    post: operations["partner-standards-create"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/partner/standards/{id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A standard
-     * @description 404 for another partner's standard.
-     *
-     *     Auth: partner · plan: enterprise+
-     */
-    get: operations["partner-standards-get"];
-    put?: never;
-    post?: never;
-    /**
-     * Delete a standard
-     * @description ADMIN+. Its assignments and its drift go with it. Audited.
-     *
-     *     Auth: partner · plan: enterprise+ · role: ADMIN+
-     */
-    delete: operations["partner-standards-delete"];
-    options?: never;
-    head?: never;
-    /**
-     * Change a standard
-     * @description ADMIN+. Every field optional; a list given replaces the old one. The assigned clients' drift is recomputed. Audited.
-     *
-     *     Auth: partner · plan: enterprise+ · role: ADMIN+
-     */
-    patch: operations["partner-standards-update"];
-    trace?: never;
-  };
-  "/partner/standards/{id}/assignments": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Assign a standard to clients and groups
-     * @description ADMIN+. Replaces the assignments: `clientOrgIds` (managed clients) and `groupIds` (the partner's groups; every client in the group, now and later, holds the standard). An id that is not the partner's is 404 and nothing changes. Drift is recomputed. Audited.
-     *
-     *     Auth: partner · plan: enterprise+ · role: ADMIN+
-     */
-    put: operations["partner-standards-assignments-set"];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/partner/standards/{id}/drift": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A standard's drift, per client and rule
-     * @description Each assigned client's departures from the standard, one row per client and rule, by client name (offset-paged). Optional `clientOrgId`, `groupId`, `status` (open, the default; resolved; all). A standard, client or group not the partner's is 404.
-     *
-     *     Auth: partner · plan: enterprise+
-     */
-    get: operations["partner-standards-drift-list"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
     trace?: never;
   };
   "/policies": {
@@ -1885,7 +1723,7 @@ export interface paths {
     put?: never;
     /**
      * Subscribe to events
-     * @description Creates a subscription and returns its signing secret (`whsec_…`) this once. The URL must be http(s) and resolve to public addresses only.
+     * @description Creates a subscription and returns its signing secret (`whsec_…`) this once. The URL must be http(s) and resolve to public addresses only. A partner organization may set `includeClients: true` to receive its managed clients' events too (while each client's consent stands); each such delivery names the client in `client: {orgId, name}`. `includeClients` from any other organization is 400.
      *
      *     Auth: session · role: ADMIN+
      */
@@ -2019,7 +1857,7 @@ export interface webhooks {
     put?: never;
     /**
      * Several new findings of one category, grouped into one alert
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-alert.grouped"];
     delete?: never;
@@ -2039,7 +1877,7 @@ export interface webhooks {
     put?: never;
     /**
      * Behaviour analytics detected an anomaly
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-anomaly.detected"];
     delete?: never;
@@ -2059,7 +1897,7 @@ export interface webhooks {
     put?: never;
     /**
      * A managed organization's source turned unhealthy, or its score dropped 10 points or more
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-client.unhealthy"];
     delete?: never;
@@ -2079,7 +1917,7 @@ export interface webhooks {
     put?: never;
     /**
      * A scan found a new finding
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-finding.new"];
     delete?: never;
@@ -2099,7 +1937,7 @@ export interface webhooks {
     put?: never;
     /**
      * A finding is no longer detected
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-finding.resolved"];
     delete?: never;
@@ -2119,7 +1957,7 @@ export interface webhooks {
     put?: never;
     /**
      * An incident was opened
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-incident.created"];
     delete?: never;
@@ -2139,7 +1977,7 @@ export interface webhooks {
     put?: never;
     /**
      * An incident changed (status, priority, assignee, note or post-mortem)
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-incident.updated"];
     delete?: never;
@@ -2159,7 +1997,7 @@ export interface webhooks {
     put?: never;
     /**
      * A managed client withdrew its partner's access, or granted it again
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-partner.access.changed"];
     delete?: never;
@@ -2179,7 +2017,7 @@ export interface webhooks {
     put?: never;
     /**
      * A managed client departed from a rule of a standard assigned to it
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-partner.drift.detected"];
     delete?: never;
@@ -2199,7 +2037,7 @@ export interface webhooks {
     put?: never;
     /**
      * A scheduled portfolio report of a partner is ready to download
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-partner.report.ready"];
     delete?: never;
@@ -2219,7 +2057,7 @@ export interface webhooks {
     put?: never;
     /**
      * A policy matched findings of a scan
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-policy.violation"];
     delete?: never;
@@ -2239,7 +2077,7 @@ export interface webhooks {
     put?: never;
     /**
      * The cross-client radar found one app, agent, outside domain or anomaly kind in several clients at once
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-portfolio.campaign.detected"];
     delete?: never;
@@ -2259,7 +2097,7 @@ export interface webhooks {
     put?: never;
     /**
      * A cross-client campaign reached more clients, or its severity rose
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-portfolio.campaign.updated"];
     delete?: never;
@@ -2279,7 +2117,7 @@ export interface webhooks {
     put?: never;
     /**
      * A prevention rule fired on a scan
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-prevention.triggered"];
     delete?: never;
@@ -2299,7 +2137,7 @@ export interface webhooks {
     put?: never;
     /**
      * A remediation's apply finished: every step applied or already gone (APPLIED), or some failed (PARTIAL)
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-remediation.applied"];
     delete?: never;
@@ -2319,7 +2157,7 @@ export interface webhooks {
     put?: never;
     /**
      * A remediation's apply failed: no step could be applied at the source
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-remediation.failed"];
     delete?: never;
@@ -2339,7 +2177,7 @@ export interface webhooks {
     put?: never;
     /**
      * A remediation was planned: its steps, the findings it fixes, the score now and as predicted once applied
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-remediation.planned"];
     delete?: never;
@@ -2359,7 +2197,7 @@ export interface webhooks {
     put?: never;
     /**
      * A remediation was undone: its reversible applied steps were restored at the source
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-remediation.reverted"];
     delete?: never;
@@ -2379,7 +2217,7 @@ export interface webhooks {
     put?: never;
     /**
      * A scan of a source completed
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-scan.completed"];
     delete?: never;
@@ -2399,7 +2237,7 @@ export interface webhooks {
     put?: never;
     /**
      * A test delivery asked for with POST /api/webhooks/{id}/test: sent to that subscription only, whatever events it subscribed to
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-webhook.test"];
     delete?: never;
@@ -2941,8 +2779,7 @@ export interface operations {
           | "EVIDENCE_PACKAGE_REQUESTED"
           | "POSTURE_REPORT_EXPORTED"
           | "PARTNER_SETTINGS_UPDATED"
-          | "PARTNER_GROUP_CHANGED"
-          | "PARTNER_STANDARD_CHANGED"
+          | "PARTNER_ACTION_CREATED"
           | "SHARE_APPROVED"
           | "SHARE_APPROVAL_WITHDRAWN"
           | "INCIDENT_CREATED"
@@ -9466,14 +9303,11 @@ export interface operations {
       };
     };
   };
-  "partner-drift-list": {
+  "partner-actions-list": {
     parameters: {
       query?: {
         limit?: number;
         offset?: number;
-        clientOrgId?: string;
-        groupId?: string;
-        status?: "open" | "resolved" | "all";
       };
       header?: never;
       path?: never;
@@ -9490,185 +9324,21 @@ export interface operations {
         };
         content: {
           "application/json": {
-            drift: {
-              id: string;
-              standardId: string;
-              standardName: string;
-              clientOrgId: string;
-              clientName: string;
-              /** @description The rule of the standard: `policy:<id>`, `prevention:<id>`, `trusted_domain:<domain>`, `min_score` */
-              rule: string;
-              /** @enum {string} */
-              kind: "policy" | "prevention" | "trusted_domain" | "min_score";
-              /** @enum {string} */
-              severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-              /** @description What the client has instead: `status` (missing, disabled, weaker, beyond_standard, below_minimum) and its particulars */
-              detail: {
-                [key: string]: unknown;
-              };
-              /** Format: date-time */
-              since: string;
-              /** Format: date-time */
-              checkedAt: string;
-              resolvedAt: string | null;
-            }[];
             total: number;
             limit: number;
             offset: number;
             nextOffset: number | null;
-          };
-        };
-      };
-      /** @description `invalid_input` */
-      400: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "invalid_input";
-          };
-        };
-      };
-      /** @description `unauthenticated` */
-      401: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unauthenticated";
-          };
-        };
-      };
-      /** @description `plan_upgrade_required` */
-      402: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "plan_upgrade_required";
-          };
-        };
-      };
-      /** @description `partner_required` */
-      403: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "partner_required";
-          };
-        };
-      };
-      /** @description `not_found` */
-      404: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "not_found";
-          };
-        };
-      };
-      /** @description `rate_limited` */
-      429: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "rate_limited";
-          };
-        };
-      };
-      /** @description `internal_error` */
-      500: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "internal_error";
-          };
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "service_unavailable";
-          };
-        };
-      };
-    };
-  };
-  "partner-groups-list": {
-    parameters: {
-      query?: {
-        limit?: number;
-        offset?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Successful response */
-      200: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            groups: {
+            rows: {
               id: string;
-              name: string;
-              description: string | null;
-              /** @description Clients in the group the partner manages with consent */
-              clientCount: number;
+              /** @enum {string} */
+              source: "campaign" | "standard";
+              sourceId: string;
+              createdBy: string;
               /** Format: date-time */
               createdAt: string;
+              clientCount: number;
+              plannedCount: number;
             }[];
-            total: number;
-            limit: number;
-            offset: number;
-            nextOffset: number | null;
           };
         };
       };
@@ -9714,7 +9384,7 @@ export interface operations {
           };
         };
       };
-      /** @description `partner_required` */
+      /** @description `partner_required`, `forbidden` */
       403: {
         headers: {
           RateLimit: components["headers"]["RateLimit"];
@@ -9724,7 +9394,7 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
-            error?: "partner_required";
+            error?: "partner_required" | "forbidden";
           };
         };
       };
@@ -9774,7 +9444,7 @@ export interface operations {
       };
     };
   };
-  "partner-groups-create": {
+  "partner-actions-create": {
     parameters: {
       query?: never;
       header?: {
@@ -9787,14 +9457,15 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          name: string;
-          description?: string | null;
+          campaignId?: string;
+          standardId?: string;
+          rule?: string;
           clientOrgIds?: string[];
         };
       };
     };
     responses: {
-      /** @description Created */
+      /** @description Successful response */
       201: {
         headers: {
           RateLimit: components["headers"]["RateLimit"];
@@ -9804,15 +9475,27 @@ export interface operations {
         content: {
           "application/json": {
             id: string;
-            name: string;
-            description: string | null;
-            /** @description Clients in the group the partner manages with consent */
-            clientCount: number;
+            /** @enum {string} */
+            source: "campaign" | "standard";
+            sourceId: string;
+            createdBy: string;
             /** Format: date-time */
             createdAt: string;
             clients: {
               orgId: string;
               name: string;
+              remediationId: string | null;
+              status: string;
+              error: {
+                code: string;
+                message: string;
+              } | null;
+              stepCount: number;
+              predicted: {
+                score: number;
+                grade: string;
+                scoreDelta: number;
+              } | null;
             }[];
           };
         };
@@ -9975,7 +9658,7 @@ export interface operations {
       };
     };
   };
-  "partner-groups-get": {
+  "partner-actions-get": {
     parameters: {
       query?: never;
       header?: never;
@@ -9996,15 +9679,27 @@ export interface operations {
         content: {
           "application/json": {
             id: string;
-            name: string;
-            description: string | null;
-            /** @description Clients in the group the partner manages with consent */
-            clientCount: number;
+            /** @enum {string} */
+            source: "campaign" | "standard";
+            sourceId: string;
+            createdBy: string;
             /** Format: date-time */
             createdAt: string;
             clients: {
               orgId: string;
               name: string;
+              remediationId: string | null;
+              status: string;
+              error: {
+                code: string;
+                message: string;
+              } | null;
+              stepCount: number;
+              predicted: {
+                score: number;
+                grade: string;
+                scoreDelta: number;
+              } | null;
             }[];
           };
         };
@@ -10051,7 +9746,7 @@ export interface operations {
           };
         };
       };
-      /** @description `partner_required` */
+      /** @description `partner_required`, `forbidden` */
       403: {
         headers: {
           RateLimit: components["headers"]["RateLimit"];
@@ -10061,7 +9756,7 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
-            error?: "partner_required";
+            error?: "partner_required" | "forbidden";
           };
         };
       };
@@ -10076,558 +9771,6 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "not_found";
-          };
-        };
-      };
-      /** @description `rate_limited` */
-      429: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "rate_limited";
-          };
-        };
-      };
-      /** @description `internal_error` */
-      500: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "internal_error";
-          };
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "service_unavailable";
-          };
-        };
-      };
-    };
-  };
-  "partner-groups-delete": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Successful response */
-      200: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @constant */
-            deleted: true;
-          };
-        };
-      };
-      /** @description `invalid_input` */
-      400: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "invalid_input";
-          };
-        };
-      };
-      /** @description `unauthenticated` */
-      401: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unauthenticated";
-          };
-        };
-      };
-      /** @description `plan_upgrade_required` */
-      402: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "plan_upgrade_required";
-          };
-        };
-      };
-      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
-      403: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "partner_required" | "forbidden" | "csrf_rejected";
-          };
-        };
-      };
-      /** @description `not_found` */
-      404: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "not_found";
-          };
-        };
-      };
-      /** @description `payload_too_large` */
-      413: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "payload_too_large";
-          };
-        };
-      };
-      /** @description `unsupported_media_type` */
-      415: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unsupported_media_type";
-          };
-        };
-      };
-      /** @description `rate_limited` */
-      429: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "rate_limited";
-          };
-        };
-      };
-      /** @description `internal_error` */
-      500: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "internal_error";
-          };
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "service_unavailable";
-          };
-        };
-      };
-    };
-  };
-  "partner-groups-update": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          name?: string;
-          description?: string | null;
-        };
-      };
-    };
-    responses: {
-      /** @description Successful response */
-      200: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            id: string;
-            name: string;
-            description: string | null;
-            /** @description Clients in the group the partner manages with consent */
-            clientCount: number;
-            /** Format: date-time */
-            createdAt: string;
-            clients: {
-              orgId: string;
-              name: string;
-            }[];
-          };
-        };
-      };
-      /** @description `invalid_input` */
-      400: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "invalid_input";
-          };
-        };
-      };
-      /** @description `unauthenticated` */
-      401: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unauthenticated";
-          };
-        };
-      };
-      /** @description `plan_upgrade_required` */
-      402: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "plan_upgrade_required";
-          };
-        };
-      };
-      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
-      403: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "partner_required" | "forbidden" | "csrf_rejected";
-          };
-        };
-      };
-      /** @description `not_found` */
-      404: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "not_found";
-          };
-        };
-      };
-      /** @description `conflict` */
-      409: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "conflict";
-          };
-        };
-      };
-      /** @description `payload_too_large` */
-      413: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "payload_too_large";
-          };
-        };
-      };
-      /** @description `unsupported_media_type` */
-      415: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unsupported_media_type";
-          };
-        };
-      };
-      /** @description `rate_limited` */
-      429: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "rate_limited";
-          };
-        };
-      };
-      /** @description `internal_error` */
-      500: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "internal_error";
-          };
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "service_unavailable";
-          };
-        };
-      };
-    };
-  };
-  "partner-groups-clients-set": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          clientOrgIds: string[];
-        };
-      };
-    };
-    responses: {
-      /** @description Successful response */
-      200: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            id: string;
-            name: string;
-            description: string | null;
-            /** @description Clients in the group the partner manages with consent */
-            clientCount: number;
-            /** Format: date-time */
-            createdAt: string;
-            clients: {
-              orgId: string;
-              name: string;
-            }[];
-          };
-        };
-      };
-      /** @description `invalid_input` */
-      400: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "invalid_input";
-          };
-        };
-      };
-      /** @description `unauthenticated` */
-      401: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unauthenticated";
-          };
-        };
-      };
-      /** @description `plan_upgrade_required` */
-      402: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "plan_upgrade_required";
-          };
-        };
-      };
-      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
-      403: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "partner_required" | "forbidden" | "csrf_rejected";
-          };
-        };
-      };
-      /** @description `not_found` */
-      404: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "not_found";
-          };
-        };
-      };
-      /** @description `payload_too_large` */
-      413: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "payload_too_large";
-          };
-        };
-      };
-      /** @description `unsupported_media_type` */
-      415: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unsupported_media_type";
           };
         };
       };
@@ -10983,9 +10126,7 @@ export interface operations {
   };
   "partner-reports-portfolio-get": {
     parameters: {
-      query?: {
-        groupId?: string;
-      };
+      query?: never;
       header?: never;
       path?: never;
       cookie?: never;
@@ -11008,10 +10149,6 @@ export interface operations {
               openCritical: number;
               /** @description Average score of the scanned clients; 0 while none is */
               avgScore: number;
-              /** @description Open drift of the listed clients */
-              driftOpen: number;
-              /** @description Open critical drift of the listed clients */
-              driftCritical: number;
             };
             clients: {
               orgId: string;
@@ -11021,11 +10158,6 @@ export interface operations {
               /** @description false until the client's first completed scan */
               scanned: boolean;
               openCritical: number;
-              /** @description Open drift from the partner's standards (GET /partner/drift?clientOrgId=) */
-              drift: {
-                open: number;
-                critical: number;
-              };
             }[];
           };
         };
@@ -11083,20 +10215,6 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "partner_required";
-          };
-        };
-      };
-      /** @description `not_found` */
-      404: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "not_found";
           };
         };
       };
@@ -11403,1420 +10521,6 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "unsupported_media_type";
-          };
-        };
-      };
-      /** @description `rate_limited` */
-      429: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "rate_limited";
-          };
-        };
-      };
-      /** @description `internal_error` */
-      500: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "internal_error";
-          };
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "service_unavailable";
-          };
-        };
-      };
-    };
-  };
-  "partner-standards-list": {
-    parameters: {
-      query?: {
-        limit?: number;
-        offset?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Successful response */
-      200: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            standards: {
-              id: string;
-              name: string;
-              description: string | null;
-              policies: {
-                /** @description Derived from the match: stable across renames */
-                id: string;
-                name: string;
-                match: {
-                  categories?: string[];
-                  ruleIds?: string[];
-                  /** @enum {string} */
-                  minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-                };
-              }[];
-              preventionRules: {
-                id: string;
-                name: string;
-                match: {
-                  categories?: string[];
-                  ruleIds?: string[];
-                  /** @enum {string} */
-                  minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-                };
-                action: string;
-                dryRun: boolean;
-              }[];
-              trustedDomains: string[];
-              minScore: number | null;
-              assignments: {
-                clientOrgIds: string[];
-                groupIds: string[];
-              };
-              /** Format: date-time */
-              createdAt: string;
-              /** Format: date-time */
-              updatedAt: string;
-            }[];
-            total: number;
-            limit: number;
-            offset: number;
-            nextOffset: number | null;
-          };
-        };
-      };
-      /** @description `invalid_input` */
-      400: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "invalid_input";
-          };
-        };
-      };
-      /** @description `unauthenticated` */
-      401: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unauthenticated";
-          };
-        };
-      };
-      /** @description `plan_upgrade_required` */
-      402: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "plan_upgrade_required";
-          };
-        };
-      };
-      /** @description `partner_required` */
-      403: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "partner_required";
-          };
-        };
-      };
-      /** @description `rate_limited` */
-      429: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "rate_limited";
-          };
-        };
-      };
-      /** @description `internal_error` */
-      500: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "internal_error";
-          };
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "service_unavailable";
-          };
-        };
-      };
-    };
-  };
-  "partner-standards-create": {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`. */
-        "Idempotency-Key"?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          name: string;
-          description?: string | null;
-          policies?: {
-            name: string;
-            match: {
-              categories?: (
-                | "public_exposure"
-                | "external_sharing"
-                | "shared_drive_exposure"
-                | "identity"
-                | "third_party_apps"
-                | "tenant_configuration"
-              )[];
-              ruleIds?: string[];
-              /** @enum {string} */
-              minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-            };
-          }[];
-          preventionRules?: {
-            name: string;
-            match: {
-              categories?: (
-                | "public_exposure"
-                | "external_sharing"
-                | "shared_drive_exposure"
-                | "identity"
-                | "third_party_apps"
-                | "tenant_configuration"
-              )[];
-              ruleIds?: string[];
-              /** @enum {string} */
-              minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-            };
-            /**
-             * @description Default ALERT_ONLY
-             * @enum {string}
-             */
-            action?: "ALERT_ONLY" | "REVOKE_PUBLIC_LINK" | "REMOVE_EXTERNAL_ACCESS" | "REVOKE_OAUTH_GRANT";
-            /** @description Default false */
-            dryRun?: boolean;
-          }[];
-          /** @description The domains assigned clients may trust (or below them); empty: trusted domains are not checked */
-          trustedDomains?: string[];
-          /** @description Lowest posture score allowed; null: not checked */
-          minScore?: number | null;
-        };
-      };
-    };
-    responses: {
-      /** @description Created */
-      201: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            id: string;
-            name: string;
-            description: string | null;
-            policies: {
-              /** @description Derived from the match: stable across renames */
-              id: string;
-              name: string;
-              match: {
-                categories?: string[];
-                ruleIds?: string[];
-                /** @enum {string} */
-                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-              };
-            }[];
-            preventionRules: {
-              id: string;
-              name: string;
-              match: {
-                categories?: string[];
-                ruleIds?: string[];
-                /** @enum {string} */
-                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-              };
-              action: string;
-              dryRun: boolean;
-            }[];
-            trustedDomains: string[];
-            minScore: number | null;
-            assignments: {
-              clientOrgIds: string[];
-              groupIds: string[];
-            };
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-          };
-        };
-      };
-      /** @description `invalid_input` */
-      400: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "invalid_input";
-          };
-        };
-      };
-      /** @description `unauthenticated` */
-      401: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unauthenticated";
-          };
-        };
-      };
-      /** @description `plan_upgrade_required` */
-      402: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "plan_upgrade_required";
-          };
-        };
-      };
-      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
-      403: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "partner_required" | "forbidden" | "csrf_rejected";
-          };
-        };
-      };
-      /** @description `conflict` */
-      409: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "conflict";
-          };
-        };
-      };
-      /** @description `payload_too_large` */
-      413: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "payload_too_large";
-          };
-        };
-      };
-      /** @description `unsupported_media_type` */
-      415: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unsupported_media_type";
-          };
-        };
-      };
-      /** @description `rate_limited` */
-      429: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "rate_limited";
-          };
-        };
-      };
-      /** @description `internal_error` */
-      500: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "internal_error";
-          };
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "service_unavailable";
-          };
-        };
-      };
-    };
-  };
-  "partner-standards-get": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Successful response */
-      200: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            id: string;
-            name: string;
-            description: string | null;
-            policies: {
-              /** @description Derived from the match: stable across renames */
-              id: string;
-              name: string;
-              match: {
-                categories?: string[];
-                ruleIds?: string[];
-                /** @enum {string} */
-                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-              };
-            }[];
-            preventionRules: {
-              id: string;
-              name: string;
-              match: {
-                categories?: string[];
-                ruleIds?: string[];
-                /** @enum {string} */
-                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-              };
-              action: string;
-              dryRun: boolean;
-            }[];
-            trustedDomains: string[];
-            minScore: number | null;
-            assignments: {
-              clientOrgIds: string[];
-              groupIds: string[];
-            };
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-          };
-        };
-      };
-      /** @description `invalid_input` */
-      400: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "invalid_input";
-          };
-        };
-      };
-      /** @description `unauthenticated` */
-      401: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unauthenticated";
-          };
-        };
-      };
-      /** @description `plan_upgrade_required` */
-      402: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "plan_upgrade_required";
-          };
-        };
-      };
-      /** @description `partner_required` */
-      403: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "partner_required";
-          };
-        };
-      };
-      /** @description `not_found` */
-      404: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "not_found";
-          };
-        };
-      };
-      /** @description `rate_limited` */
-      429: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "rate_limited";
-          };
-        };
-      };
-      /** @description `internal_error` */
-      500: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "internal_error";
-          };
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "service_unavailable";
-          };
-        };
-      };
-    };
-  };
-  "partner-standards-delete": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Successful response */
-      200: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @constant */
-            deleted: true;
-          };
-        };
-      };
-      /** @description `invalid_input` */
-      400: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "invalid_input";
-          };
-        };
-      };
-      /** @description `unauthenticated` */
-      401: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unauthenticated";
-          };
-        };
-      };
-      /** @description `plan_upgrade_required` */
-      402: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "plan_upgrade_required";
-          };
-        };
-      };
-      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
-      403: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "partner_required" | "forbidden" | "csrf_rejected";
-          };
-        };
-      };
-      /** @description `not_found` */
-      404: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "not_found";
-          };
-        };
-      };
-      /** @description `payload_too_large` */
-      413: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "payload_too_large";
-          };
-        };
-      };
-      /** @description `unsupported_media_type` */
-      415: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unsupported_media_type";
-          };
-        };
-      };
-      /** @description `rate_limited` */
-      429: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "rate_limited";
-          };
-        };
-      };
-      /** @description `internal_error` */
-      500: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "internal_error";
-          };
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "service_unavailable";
-          };
-        };
-      };
-    };
-  };
-  "partner-standards-update": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          name?: string;
-          description?: string | null;
-          policies?: {
-            name: string;
-            match: {
-              categories?: (
-                | "public_exposure"
-                | "external_sharing"
-                | "shared_drive_exposure"
-                | "identity"
-                | "third_party_apps"
-                | "tenant_configuration"
-              )[];
-              ruleIds?: string[];
-              /** @enum {string} */
-              minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-            };
-          }[];
-          preventionRules?: {
-            name: string;
-            match: {
-              categories?: (
-                | "public_exposure"
-                | "external_sharing"
-                | "shared_drive_exposure"
-                | "identity"
-                | "third_party_apps"
-                | "tenant_configuration"
-              )[];
-              ruleIds?: string[];
-              /** @enum {string} */
-              minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-            };
-            /**
-             * @description Default ALERT_ONLY
-             * @enum {string}
-             */
-            action?: "ALERT_ONLY" | "REVOKE_PUBLIC_LINK" | "REMOVE_EXTERNAL_ACCESS" | "REVOKE_OAUTH_GRANT";
-            /** @description Default false */
-            dryRun?: boolean;
-          }[];
-          /** @description The domains assigned clients may trust (or below them); empty: trusted domains are not checked */
-          trustedDomains?: string[];
-          /** @description Lowest posture score allowed; null: not checked */
-          minScore?: number | null;
-        };
-      };
-    };
-    responses: {
-      /** @description Successful response */
-      200: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            id: string;
-            name: string;
-            description: string | null;
-            policies: {
-              /** @description Derived from the match: stable across renames */
-              id: string;
-              name: string;
-              match: {
-                categories?: string[];
-                ruleIds?: string[];
-                /** @enum {string} */
-                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-              };
-            }[];
-            preventionRules: {
-              id: string;
-              name: string;
-              match: {
-                categories?: string[];
-                ruleIds?: string[];
-                /** @enum {string} */
-                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-              };
-              action: string;
-              dryRun: boolean;
-            }[];
-            trustedDomains: string[];
-            minScore: number | null;
-            assignments: {
-              clientOrgIds: string[];
-              groupIds: string[];
-            };
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-          };
-        };
-      };
-      /** @description `invalid_input` */
-      400: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "invalid_input";
-          };
-        };
-      };
-      /** @description `unauthenticated` */
-      401: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unauthenticated";
-          };
-        };
-      };
-      /** @description `plan_upgrade_required` */
-      402: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "plan_upgrade_required";
-          };
-        };
-      };
-      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
-      403: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "partner_required" | "forbidden" | "csrf_rejected";
-          };
-        };
-      };
-      /** @description `not_found` */
-      404: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "not_found";
-          };
-        };
-      };
-      /** @description `conflict` */
-      409: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "conflict";
-          };
-        };
-      };
-      /** @description `payload_too_large` */
-      413: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "payload_too_large";
-          };
-        };
-      };
-      /** @description `unsupported_media_type` */
-      415: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unsupported_media_type";
-          };
-        };
-      };
-      /** @description `rate_limited` */
-      429: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "rate_limited";
-          };
-        };
-      };
-      /** @description `internal_error` */
-      500: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "internal_error";
-          };
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "service_unavailable";
-          };
-        };
-      };
-    };
-  };
-  "partner-standards-assignments-set": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          clientOrgIds: string[];
-          groupIds: string[];
-        };
-      };
-    };
-    responses: {
-      /** @description Successful response */
-      200: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            id: string;
-            name: string;
-            description: string | null;
-            policies: {
-              /** @description Derived from the match: stable across renames */
-              id: string;
-              name: string;
-              match: {
-                categories?: string[];
-                ruleIds?: string[];
-                /** @enum {string} */
-                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-              };
-            }[];
-            preventionRules: {
-              id: string;
-              name: string;
-              match: {
-                categories?: string[];
-                ruleIds?: string[];
-                /** @enum {string} */
-                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-              };
-              action: string;
-              dryRun: boolean;
-            }[];
-            trustedDomains: string[];
-            minScore: number | null;
-            assignments: {
-              clientOrgIds: string[];
-              groupIds: string[];
-            };
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-          };
-        };
-      };
-      /** @description `invalid_input` */
-      400: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "invalid_input";
-          };
-        };
-      };
-      /** @description `unauthenticated` */
-      401: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unauthenticated";
-          };
-        };
-      };
-      /** @description `plan_upgrade_required` */
-      402: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "plan_upgrade_required";
-          };
-        };
-      };
-      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
-      403: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "partner_required" | "forbidden" | "csrf_rejected";
-          };
-        };
-      };
-      /** @description `not_found` */
-      404: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "not_found";
-          };
-        };
-      };
-      /** @description `payload_too_large` */
-      413: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "payload_too_large";
-          };
-        };
-      };
-      /** @description `unsupported_media_type` */
-      415: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unsupported_media_type";
-          };
-        };
-      };
-      /** @description `rate_limited` */
-      429: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "rate_limited";
-          };
-        };
-      };
-      /** @description `internal_error` */
-      500: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "internal_error";
-          };
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "service_unavailable";
-          };
-        };
-      };
-    };
-  };
-  "partner-standards-drift-list": {
-    parameters: {
-      query?: {
-        limit?: number;
-        offset?: number;
-        clientOrgId?: string;
-        groupId?: string;
-        status?: "open" | "resolved" | "all";
-      };
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Successful response */
-      200: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            drift: {
-              id: string;
-              standardId: string;
-              standardName: string;
-              clientOrgId: string;
-              clientName: string;
-              /** @description The rule of the standard: `policy:<id>`, `prevention:<id>`, `trusted_domain:<domain>`, `min_score` */
-              rule: string;
-              /** @enum {string} */
-              kind: "policy" | "prevention" | "trusted_domain" | "min_score";
-              /** @enum {string} */
-              severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
-              /** @description What the client has instead: `status` (missing, disabled, weaker, beyond_standard, below_minimum) and its particulars */
-              detail: {
-                [key: string]: unknown;
-              };
-              /** Format: date-time */
-              since: string;
-              /** Format: date-time */
-              checkedAt: string;
-              resolvedAt: string | null;
-            }[];
-            total: number;
-            limit: number;
-            offset: number;
-            nextOffset: number | null;
-          };
-        };
-      };
-      /** @description `invalid_input` */
-      400: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "invalid_input";
-          };
-        };
-      };
-      /** @description `unauthenticated` */
-      401: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unauthenticated";
-          };
-        };
-      };
-      /** @description `plan_upgrade_required` */
-      402: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "plan_upgrade_required";
-          };
-        };
-      };
-      /** @description `partner_required` */
-      403: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "partner_required";
-          };
-        };
-      };
-      /** @description `not_found` */
-      404: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "not_found";
           };
         };
       };
@@ -19202,6 +16906,7 @@ export interface operations {
               id: string;
               url: string;
               events: string[];
+              includeClients: boolean;
               /** @enum {string} */
               status: "active" | "disabled";
               disabledReason: string | null;
@@ -19334,6 +17039,7 @@ export interface operations {
             | "portfolio.campaign.detected"
             | "portfolio.campaign.updated"
           )[];
+          includeClients?: boolean;
         };
       };
     };
@@ -19350,6 +17056,7 @@ export interface operations {
             id: string;
             url: string;
             events: string[];
+            includeClients: boolean;
             /** @enum {string} */
             status: "active" | "disabled";
             disabledReason: string | null;
@@ -19684,6 +17391,8 @@ export interface operations {
               deliveredAt: string | null;
               /** Format: date-time */
               createdAt: string;
+              /** @description the managed client whose event this is (a partner's includeClients subscription); null otherwise */
+              clientOrgId: string | null;
               /** @description the delivery's attempts, oldest first: the most recent 25 (`attempts` counts them all) */
               history: {
                 /** @description 1 for the first attempt */
@@ -19843,6 +17552,8 @@ export interface operations {
             deliveredAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description the managed client whose event this is (a partner's includeClients subscription); null otherwise */
+            clientOrgId: string | null;
             /** @description the delivery's attempts, oldest first: the most recent 25 (`attempts` counts them all) */
             history: {
               /** @description 1 for the first attempt */
@@ -20040,6 +17751,7 @@ export interface operations {
             id: string;
             url: string;
             events: string[];
+            includeClients: boolean;
             /** @enum {string} */
             status: "active" | "disabled";
             disabledReason: string | null;
@@ -20231,6 +17943,8 @@ export interface operations {
             deliveredAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description the managed client whose event this is (a partner's includeClients subscription); null otherwise */
+            clientOrgId: string | null;
             /** @description the delivery's attempts, oldest first: the most recent 25 (`attempts` counts them all) */
             history: {
               /** @description 1 for the first attempt */
@@ -20433,6 +18147,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -20495,6 +18214,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -20559,6 +18283,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -20617,6 +18346,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -20674,6 +18408,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -20735,6 +18474,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -20797,6 +18541,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -20853,6 +18602,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -20914,6 +18668,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -20975,6 +18734,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -21030,6 +18794,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -21094,6 +18863,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -21158,6 +18932,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -21216,6 +18995,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -21277,6 +19061,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -21336,6 +19125,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -21409,6 +19203,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -21467,6 +19266,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -21525,6 +19329,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -21579,6 +19388,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };

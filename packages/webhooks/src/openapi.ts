@@ -54,7 +54,9 @@ const DELIVERY_RULES =
   "so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. " +
   "An event is recorded in the same transaction as the change it announces, so none is lost to a crash. " +
   "`link`, where an event has one, is a URL of this API answering with the thing the event names " +
-  "(a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.";
+  "(a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. " +
+  "A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; " +
+  "their body adds `client: {orgId, name}` (the client's name at delivery time).";
 
 /** OpenAPI 3.1 `webhooks`: one entry per event type, its body built from the event's own schema. */
 export function webhookDocuments(): Record<string, unknown> {
@@ -84,6 +86,13 @@ export function webhookDocuments(): Record<string, unknown> {
                   data: z.toJSONSchema(schema, { target: "draft-2020-12", io: "output" }),
                   id: { type: "string", description: "The event id: the same on every attempt" },
                   createdAt: { type: "string", format: "date-time" },
+                  client: {
+                    type: "object",
+                    description:
+                      "Only on a managed client's event delivered to its partner's includeClients subscription",
+                    properties: { orgId: { type: "string" }, name: { type: "string" } },
+                    required: ["orgId", "name"],
+                  },
                 },
                 required: ["event", "data", "id", "createdAt"],
               },

@@ -8,14 +8,24 @@ export function generateSigningSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(32).toString("base64")}`;
 }
 
-export type TPayloadInput = { event: string; dataJson: string; eventId: string; createdAt: Date };
+export type TPayloadInput = {
+  event: string;
+  dataJson: string;
+  eventId: string;
+  createdAt: Date;
+  /** A managed client's event delivered to its partner's subscription (issue 17). */
+  client?: { orgId: string; name: string } | null;
+};
 
 /**
  * The request body, byte for byte. `data` is spliced in as the JSON text stored when the event
  * was emitted, so every retry sends (and signs) exactly the same bytes.
  */
 export function buildPayload(p: TPayloadInput): string {
-  return `{"event":${JSON.stringify(p.event)},"data":${p.dataJson},"id":${JSON.stringify(p.eventId)},"createdAt":${JSON.stringify(iso(p.createdAt))}}`;
+  const client = p.client
+    ? `,"client":${JSON.stringify({ orgId: p.client.orgId, name: p.client.name })}`
+    : "";
+  return `{"event":${JSON.stringify(p.event)},"data":${p.dataJson},"id":${JSON.stringify(p.eventId)},"createdAt":${JSON.stringify(iso(p.createdAt))}${client}}`;
 }
 
 /** `sha256=<hex>` over the raw body, keyed with the whole secret string (the spec's header). */

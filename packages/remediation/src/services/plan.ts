@@ -92,6 +92,8 @@ export async function insertPlan(
     controls?: Array<Record<string, unknown>>;
     plannedBy: TRemediationActor;
     steps: readonly TStepDraft[];
+    /** The partner action that plans this in each of its clients (issue 17). */
+    partnerActionId?: string | null;
   },
 ): Promise<string> {
   const [row] = await tx
@@ -108,6 +110,7 @@ export async function insertPlan(
       plannedBy: input.plannedBy,
       stepCounts: { PENDING: input.steps.length },
       stepTotal: input.steps.length,
+      partnerActionId: input.partnerActionId ?? null,
     })
     .returning({ id: remediations.id });
   if (!row) throw new Error("remediation insert returned no row");
@@ -190,6 +193,8 @@ export async function createPlan(
     origin?: "manual" | "prevention" | "quick_win";
     dryRun?: boolean;
     preventionRuleId?: string;
+    /** A partner's act-once action planning this among its clients (partner_actions). */
+    partnerActionId?: string;
   } = {},
 ) {
   const asked =
@@ -239,6 +244,7 @@ export async function createPlan(
       controls,
       plannedBy,
       steps: stepsOf(draft),
+      partnerActionId: options.partnerActionId ?? null,
     });
     await audit(tx, auditScope, {
       action: "REMEDIATION_PLANNED",
@@ -252,6 +258,7 @@ export async function createPlan(
         origin,
         dryRun: options.dryRun ?? false,
         ...(plannedBy.orgId !== orgId ? { partnerOrgId: plannedBy.orgId } : {}),
+        ...(options.partnerActionId ? { partnerActionId: options.partnerActionId } : {}),
       },
     });
     await emit({

@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import {
   events,
+  organizations,
+  partnerAccess,
   webhookDeliveries,
   webhookDeliveryAttempts,
   webhookSubscriptions,
@@ -48,6 +50,7 @@ export type TDeliverOutcome =
   | "not-due"
   | "lost-race"
   | "subscription-disabled"
+  | "client-withdrawn"
   | "delivered"
   | "gone"
   | "retry-scheduled"
@@ -77,6 +80,11 @@ async function loadDelivery(db: Db, deliveryId: string) {
       eventId: events.id,
       eventData: events.data,
       eventCreatedAt: events.createdAt,
+      eventOrgId: events.orgId,
+      deliveryOrgId: webhookDeliveries.orgId,
+      // A client's event delivered to its partner (issue 17): the client's name now, while its
+      // consent stands (null once withdrawn or no longer managed).
+      clientName: organizations.name,
       subscriptionId: webhookSubscriptions.id,
       subscriptionStatus: webhookSubscriptions.status,
       url: webhookSubscriptions.url,
@@ -89,6 +97,22 @@ async function loadDelivery(db: Db, deliveryId: string) {
     .from(webhookDeliveries)
     .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
     .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.id, webhookDeliveries.subscriptionId))
+    .leftJoin(
+      partnerAccess,
+      and(
+        ne(events.orgId, webhookDeliveries.orgId),
+        eq(partnerAccess.clientOrgId, events.orgId),
+        eq(partnerAccess.partnerOrgId, webhookDeliveries.orgId),
+        isNull(partnerAccess.withdrawnAt),
+      ),
+    )
+    .leftJoin(
+      organizations,
+      and(
+        eq(organizations.id, partnerAccess.clientOrgId),
+        eq(organizations.managedByOrgId, partnerAccess.partnerOrgId),
+      ),
+    )
     .where(eq(webhookDeliveries.id, deliveryId));
   return row;
 }
@@ -148,6 +172,7 @@ async function attempt(
     dataJson: d.eventData,
     eventId: d.eventId,
     createdAt: d.eventCreatedAt,
+    client: d.clientName === null ? null : { orgId: d.eventOrgId, name: d.clientName },
   });
   const headers = signedHeaders({
     secret,
@@ -239,6 +264,18 @@ export async function deliverWebhook(deps: TDeliverDeps, deliveryId: string): Pr
       .set({ status: "abandoned", lastError: "subscription disabled", nextAttemptAt: null })
       .where(and(eq(webhookDeliveries.id, d.id), inArray(webhookDeliveries.status, [...OPEN_STATUSES])));
     return "subscription-disabled";
+  }
+  if (d.eventOrgId !== d.deliveryOrgId && d.clientName === null) {
+    // A client's event for its partner, and the client withdrew its consent meanwhile: not sent.
+    await db
+      .update(webhookDeliveries)
+      .set({
+        status: "abandoned",
+        lastError: "the client withdrew the partner's access",
+        nextAttemptAt: null,
+      })
+      .where(and(eq(webhookDeliveries.id, d.id), inArray(webhookDeliveries.status, [...OPEN_STATUSES])));
+    return "client-withdrawn";
   }
   if (!d.due) return "not-due";
 

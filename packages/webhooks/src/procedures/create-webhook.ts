@@ -9,7 +9,13 @@ export const createWebhook = procedure({ auth: "session", role: "ADMIN" })
   .mutation(({ ctx, input }) =>
     createSubscription(
       ctx.db,
-      { ...scopeOf(ctx.principal), url: input.url, events: input.events },
+      {
+        ...scopeOf(ctx.principal),
+        url: input.url,
+        events: input.events,
+        includeClients: input.includeClients,
+        isPartner: ctx.principal.org.isPartner,
+      },
       {
         encryptionKey: ctx.runtime.encryptionKey,
         allowPrivateTargets: ctx.runtime.webhookAllowPrivateTargets,

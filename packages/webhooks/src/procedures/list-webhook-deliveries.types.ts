@@ -43,6 +43,12 @@ export const ZDelivery = z.object({
   nextAttemptAt: ZTimestamp.nullable(),
   deliveredAt: ZTimestamp.nullable(),
   createdAt: ZTimestamp,
+  clientOrgId: z
+    .string()
+    .nullable()
+    .describe(
+      "the managed client whose event this is (a partner's includeClients subscription); null otherwise",
+    ),
   history: z
     .array(ZDeliveryAttempt)
     .describe("the delivery's attempts, oldest first: the most recent 25 (`attempts` counts them all)"),

@@ -7,6 +7,8 @@ export const ZWebhook = z.object({
   url: z.string(),
   // Stored as text: a type retired later must not make the list fail validation.
   events: z.array(z.string()),
+  /** Also the partner's managed clients' events (issue 17); false for every other organization. */
+  includeClients: z.boolean(),
   status: z.enum(["active", "disabled"]),
   disabledReason: z.string().nullable(),
   createdAt: ZTimestamp,

@@ -18,9 +18,16 @@ const deliveryColumns = {
   nextAttemptAt: webhookDeliveries.nextAttemptAt,
   deliveredAt: webhookDeliveries.deliveredAt,
   createdAt: webhookDeliveries.createdAt,
+  // A managed client's event delivered to its partner (issue 17): the client; null for the org's own.
+  // Qualified by hand: drizzle leaves a one-table query's columns unqualified, and inside the
+  // subquery an unqualified org_id would be the event's own.
+  clientOrgId: sql<string | null>`(select e.org_id from events e
+    where e.id = webhook_deliveries.event_id and e.org_id <> webhook_deliveries.org_id)`,
 };
 
-type TDeliveryRow = { [K in keyof typeof deliveryColumns]: (typeof webhookDeliveries.$inferSelect)[K] };
+type TDeliveryRow = {
+  [K in Exclude<keyof typeof deliveryColumns, "clientOrgId">]: (typeof webhookDeliveries.$inferSelect)[K];
+} & { clientOrgId: string | null };
 
 export type TAttemptView = {
   attempt: number;

@@ -1,5 +1,5 @@
-import { and, arrayContains, eq } from "drizzle-orm";
-import { events, webhookDeliveries, webhookSubscriptions, type Db } from "@posture/db";
+import { sql } from "drizzle-orm";
+import { events, newId, queryRows, webhookDeliveries, type Db } from "@posture/db";
 import type { TJobQueue } from "@posture/platform";
 import { EVENT_DATA_SCHEMAS, type TEventData, type TEventType } from "../event-types";
 
@@ -8,12 +8,16 @@ export const DELIVER_JOB = "webhook.deliver";
 export type TEmitInput<T extends TEventType> = { orgId: string; type: T; data: TEventData<T> };
 
 /**
- * Records an event and one pending delivery per active subscription of the organization that
- * asked for its type, in the caller's transaction: the deliveries are the outbox. Nothing is
- * queued here; after the transaction commits, {@link dispatchDeliveries} queues them, and if that
- * never happens (a crash, Redis away) the webhook sweep finds them overdue and queues them.
+ * Records an event and one pending delivery per active subscription that asked for its type, in
+ * the caller's transaction: the deliveries are the outbox. The subscriptions are the
+ * organization's own and, for a managed client whose consent is not withdrawn (partner_access),
+ * its partner's subscriptions with `includeClients` (issue 17); such a delivery belongs to the
+ * partner (its delivery log) and its body names the client. Nothing is queued here; after the
+ * transaction commits, {@link dispatchDeliveries} queues them, and if that never happens (a
+ * crash, Redis away) the webhook sweep finds them overdue and queues them.
  * The data is validated against the spec's field list and stored as the JSON text that will be
- * signed, so retries send identical bytes.
+ * signed, so retries send identical bytes. Two statements: the event with the subscriptions it
+ * reaches, then the deliveries (none when no subscription asked).
  */
 export async function recordEvent<T extends TEventType>(
   tx: Db,
@@ -21,35 +25,39 @@ export async function recordEvent<T extends TEventType>(
 ): Promise<{ eventId: string; deliveryIds: string[] }> {
   const data: unknown = EVENT_DATA_SCHEMAS[input.type].parse(input.data);
   const dataJson = JSON.stringify(data);
-  const [event] = await tx
-    .insert(events)
-    .values({ orgId: input.orgId, type: input.type, data: dataJson })
-    .returning({ id: events.id, createdAt: events.createdAt });
-  if (!event) throw new Error("event insert returned no row");
-  const subs = await tx
-    .select({ id: webhookSubscriptions.id })
-    .from(webhookSubscriptions)
-    .where(
-      and(
-        eq(webhookSubscriptions.orgId, input.orgId),
-        eq(webhookSubscriptions.status, "active"),
-        arrayContains(webhookSubscriptions.events, [input.type]),
-      ),
-    );
-  if (subs.length === 0) return { eventId: event.id, deliveryIds: [] };
+  const eventId = newId("evt");
+  const subs = await queryRows<{ sub_id: string | null; sub_org: string | null }>(
+    tx,
+    sql`WITH e AS (
+          INSERT INTO events (id, org_id, type, data) VALUES (${eventId}, ${input.orgId}, ${input.type}, ${dataJson})
+          RETURNING id
+        )
+        SELECT s.id AS sub_id, s.org_id AS sub_org
+        FROM e LEFT JOIN webhook_subscriptions s
+          ON s.status = 'active'
+         AND s.events @> ARRAY[${input.type}]::text[]
+         AND (s.org_id = ${input.orgId}
+              OR (s.include_clients AND s.org_id = (
+                SELECT pa.partner_org_id FROM partner_access pa
+                JOIN organizations o ON o.id = pa.client_org_id AND o.managed_by_org_id = pa.partner_org_id
+                WHERE pa.client_org_id = ${input.orgId} AND pa.withdrawn_at IS NULL)))`,
+  );
+  const reached = subs.flatMap((s) => (s.sub_id && s.sub_org ? [{ id: s.sub_id, orgId: s.sub_org }] : []));
+  if (reached.length === 0) return { eventId, deliveryIds: [] };
   const rows = await tx
     .insert(webhookDeliveries)
     .values(
-      subs.map((s) => ({
-        orgId: input.orgId,
+      reached.map((s) => ({
+        orgId: s.orgId,
         subscriptionId: s.id,
-        eventId: event.id,
+        eventId,
         event: input.type,
-        nextAttemptAt: event.createdAt,
+        // The event's own created_at: both are the transaction's now().
+        nextAttemptAt: sql`now()`,
       })),
     )
     .returning({ id: webhookDeliveries.id });
-  return { eventId: event.id, deliveryIds: rows.map((r) => r.id) };
+  return { eventId, deliveryIds: rows.map((r) => r.id) };
 }
 
 /**

@@ -35,6 +35,7 @@ export async function rotateSecret(
         id: webhookSubscriptions.id,
         url: webhookSubscriptions.url,
         events: webhookSubscriptions.events,
+        includeClients: webhookSubscriptions.includeClients,
         status: webhookSubscriptions.status,
         disabledReason: webhookSubscriptions.disabledReason,
         createdAt: webhookSubscriptions.createdAt,

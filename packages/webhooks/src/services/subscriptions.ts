@@ -27,6 +27,7 @@ const publicColumns = {
   id: webhookSubscriptions.id,
   url: webhookSubscriptions.url,
   events: webhookSubscriptions.events,
+  includeClients: webhookSubscriptions.includeClients,
   status: webhookSubscriptions.status,
   disabledReason: webhookSubscriptions.disabledReason,
   createdAt: webhookSubscriptions.createdAt,
@@ -50,9 +51,24 @@ export async function listSubscriptions(db: Db, input: { orgId: string }) {
 /** Creates a subscription and returns its signing secret: the only time it leaves the service. */
 export async function createSubscription(
   db: Db,
-  input: { orgId: string; actor: TActor; url: string; events: TEventType[] },
+  input: {
+    orgId: string;
+    actor: TActor;
+    url: string;
+    events: TEventType[];
+    /** Also the managed clients' events (issue 17): a partner organization's subscriptions only. */
+    includeClients?: boolean | undefined;
+    isPartner?: boolean | undefined;
+  },
   deps: TSubscriptionDeps,
 ) {
+  const includeClients = input.includeClients ?? false;
+  if (includeClients && !input.isPartner)
+    throw new AppError("invalid_input", "includeClients is for a partner organization's subscriptions", {
+      details: [
+        { path: "includeClients", message: "only a partner organization receives its clients' events" },
+      ],
+    });
   try {
     await vetTarget(input.url, { allowPrivateTargets: deps.allowPrivateTargets, resolve: deps.resolve });
   } catch (err) {
@@ -81,6 +97,7 @@ export async function createSubscription(
         orgId: input.orgId,
         url: input.url,
         events: input.events,
+        includeClients,
         secretEnc: encryptSecret(deps.encryptionKey, secret),
       })
       .returning(publicColumns);
@@ -88,7 +105,7 @@ export async function createSubscription(
     await audit(tx, input, {
       action: "WEBHOOK_CREATED",
       target: inserted.id,
-      metadata: { url: inserted.url, events: inserted.events },
+      metadata: { url: inserted.url, events: inserted.events, includeClients },
     });
     return inserted;
   });

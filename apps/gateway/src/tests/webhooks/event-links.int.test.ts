@@ -236,6 +236,34 @@ describe("event links resolve to what they name", { timeout: 180_000 }, () => {
     covered("client.unhealthy");
   });
 
+  it("partner.drift.detected", async () => {
+    const p = await gw.createActor({ plan: "enterprise", isPartner: true });
+    const client = await gw.createOrg({ plan: "business", name: "Drifting Client", managedByOrgId: p.orgId });
+    await seedWorkspace(gw.db.db, { orgId: client.id, scores: [40] });
+    const created = await gw.request("POST", "/api/partner/standards", {
+      key: p.key,
+      ip: freshIp(),
+      body: { name: "Floor", policies: [], preventionRules: [], trustedDomains: [], minScore: 90 },
+    });
+    expect(created.status, created.text).toBe(201);
+    const standardId = (created.body as { id: string }).id;
+    const assigned = await gw.request("PUT", `/api/partner/standards/${standardId}/assignments`, {
+      key: p.key,
+      ip: freshIp(),
+      body: { clientOrgIds: [client.id], groupIds: [] },
+    });
+    expect(assigned.status, assigned.text).toBe(200);
+    // The assignment queues the partner's drift refresh: the event follows it.
+    await waitFor(async () => (await recorded(p.orgId, "partner.drift.detected")).length > 0, 15_000);
+    const [drift] = await recorded(p.orgId, "partner.drift.detected");
+    expect(drift).toMatchObject({ standardId, clientOrgId: client.id, rule: "min_score" });
+    const r = await follow(p, drift ?? {});
+    expect(r.status, r.text).toBe(200);
+    const listed = (r.body as { drift: Array<{ id: string }> }).drift.map((d) => d.id);
+    expect(listed).toContain(drift?.driftId);
+    covered("partner.drift.detected");
+  });
+
   it("remediation.planned, .applied, .reverted, .failed", async () => {
     const a = await gw.createActor({ plan: "business" });
     const sync = async (id: string) =>

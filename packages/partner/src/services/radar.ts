@@ -80,6 +80,33 @@ export function titleOf(kind: TCampaignKind, subject: string, label: string | nu
 
 const keyOf = (kind: string, subject: string) => `${kind}\u0000${subject}`;
 
+export const PARTNER_RADAR_JOB = "partner.radar.refresh";
+export const PARTNER_RADAR_SWEEP_JOB = "partner.radar.sweep";
+/** Requests for one partner's radar within this span share one pass, run at the span's end. */
+export const RADAR_COALESCE_MS = 5_000;
+
+/** The pass that covers a request made at `atMs`: the one starting at the end of its span. */
+export function radarJobId(partnerOrgId: string, atMs: number): string {
+  return `partner-radar-${partnerOrgId}-${(Math.floor(atMs / RADAR_COALESCE_MS) + 1) * RADAR_COALESCE_MS}`;
+}
+
+/**
+ * Asks for a pass of the partner's radar after one of its clients changed (the job every managed
+ * client's scan queues). A pass reads every client, so 500 clients scanned together must not mean
+ * 500 passes: requests within one RADAR_COALESCE_MS span queue the same job (same id), due at
+ * the span's end. A request made while that job runs falls in a later span, so its own pass
+ * starts after it: no change is missed, and a partner's radar runs at most once per span.
+ */
+export async function refreshRadar(deps: TRadarDeps, partnerOrgId: string): Promise<void> {
+  const now = Date.now();
+  const due = (Math.floor(now / RADAR_COALESCE_MS) + 1) * RADAR_COALESCE_MS;
+  await deps.jobs.enqueue(
+    PARTNER_RADAR_JOB,
+    { partnerOrgId },
+    { jobId: radarJobId(partnerOrgId, now), delayMs: due - now },
+  );
+}
+
 /**
  * Recomputes one partner's cross-client campaigns in one pass over its consenting clients
  * (issue 17, item 4). A subject becomes a campaign when it is new (first seen within the window)
@@ -89,7 +116,7 @@ const keyOf = (kind: string, subject: string) => `${kind}\u0000${subject}`;
  * `portfolio.campaign.updated`. One pass per partner at a time (an advisory lock), so concurrent
  * refreshes never announce one change twice; events and rows commit together.
  */
-export async function refreshRadar(deps: TRadarDeps, partnerOrgId: string): Promise<TOutcome> {
+export async function runRadar(deps: TRadarDeps, partnerOrgId: string): Promise<TOutcome> {
   const outcome: TOutcome = { detected: 0, updated: 0, resolved: 0 };
   const base = deps.runtime.publicUrl.replace(/\/$/, "");
   await withEvents(deps.db, deps.jobs, async (tx, emit) => {
@@ -238,8 +265,6 @@ async function upsert(
   return { row, event: wider || worse ? "portfolio.campaign.updated" : null };
 }
 
-export const PARTNER_RADAR_JOB = "partner.radar.sweep";
-
 /**
  * Every partner's radar, one after another: anomalies land after the scan that queued the
  * partner's refresh (behaviour analytics runs later), and the window moves on without any scan.
@@ -251,6 +276,6 @@ export async function sweepRadar(deps: TRadarDeps): Promise<{ partners: number }
         WHERE pa.withdrawn_at IS NULL
         UNION SELECT DISTINCT partner_org_id FROM partner_campaigns WHERE status = 'ACTIVE'`,
   )) as unknown as { rows: Array<{ id: string }> };
-  for (const r of res.rows) await refreshRadar(deps, r.id);
+  for (const r of res.rows) await runRadar(deps, r.id);
   return { partners: res.rows.length };
 }

@@ -10,7 +10,7 @@ import {
   workspaceFiles,
   workspaceShares,
 } from "@posture/db";
-import { PARTNER_CLIENT_JOB } from "@posture/partner";
+import { PARTNER_CLIENT_JOB, PARTNER_RADAR_JOB } from "@posture/partner";
 import { startReceiver, verifyServiceSignature, waitFor, type TReceiver } from "@posture/webhooks/testing";
 import { and, eq } from "drizzle-orm";
 import { type TTestGateway, useTestGateway } from "../../testing";
@@ -120,11 +120,11 @@ async function share(c: { id: string; connectorId: string }, domain: string) {
   return id;
 }
 
-/** What a managed client's scan queues: its drift, then its partner's radar. */
-const refresh = (clientOrgId: string) =>
+/** One pass of a partner's radar, as the coalesced job after its clients' scans runs it. */
+const radar = (partnerOrgId: string) =>
   gw.gateway.deps.jobs.runAndWait(
-    PARTNER_CLIENT_JOB,
-    { clientOrgId },
+    PARTNER_RADAR_JOB,
+    { partnerOrgId },
     { jobId: `radar-${randomBytes(4).toString("hex")}`, timeoutMs: 20_000 },
   );
 
@@ -164,7 +164,13 @@ describe("cross-client radar", () => {
     await grant(beta());
     // The same app in another partner's client is none of this partner's business.
     await grant(rivalClient);
-    await refresh(alpha().id);
+    // What a managed client's scan queues: its drift, then a coalesced pass of its partner's radar.
+    await gw.gateway.deps.jobs.runAndWait(
+      PARTNER_CLIENT_JOB,
+      { clientOrgId: alpha().id },
+      { jobId: `client-${randomBytes(4).toString("hex")}`, timeoutMs: 20_000 },
+    );
+    await waitFor(async () => (await appCampaign()) ?? false, 15_000);
 
     const body = await list(msp);
     const c = body.rows.filter((r) => r.subject === APP);
@@ -193,7 +199,7 @@ describe("cross-client radar", () => {
     });
 
     // A second pass with nothing new announces nothing and changes nothing.
-    await refresh(beta().id);
+    await radar(msp.orgId);
     expect((await appCampaign())?.id).toBe(c[0]?.id);
     expect(rx.received).toHaveLength(1);
   });
@@ -220,13 +226,13 @@ describe("cross-client radar", () => {
       expect(errorCode(other)).toBe("not_found");
     }
     // The rival's own radar sees one client only: no campaign.
-    await refresh(rivalClient.id);
+    await radar(rival.orgId);
     expect((await list(rival)).total).toBe(0);
   });
 
   it("a third client joining is an update event with the wider client list", async () => {
     await grant(gamma(), { agedDays: 400 });
-    await refresh(gamma().id);
+    await radar(msp.orgId);
     const c = await appCampaign();
     expect(c).toMatchObject({ clientCount: 3, title: "OAuth app 'Shady Sync' granted in 3 clients" });
     const r = await waitFor(async () =>
@@ -244,7 +250,7 @@ describe("cross-client radar", () => {
     const now = await appCampaign();
     expect(now?.clientOrgIds).not.toContain(gamma().id);
     expect(now?.clientCount).toBe(2);
-    await refresh(alpha().id);
+    await radar(msp.orgId);
     const detail = await get(msp, `/api/partner/campaigns/${now?.id ?? ""}`);
     const body = detail.body as { clients: Array<{ orgId: string }>; clientCount: number };
     expect(body.clients.map((x) => x.orgId)).not.toContain(gamma().id);
@@ -255,7 +261,7 @@ describe("cross-client radar", () => {
     await gw.db.db
       .delete(oauthGrants)
       .where(and(eq(oauthGrants.orgId, beta().id), eq(oauthGrants.clientId, APP)));
-    await refresh(beta().id);
+    await radar(msp.orgId);
     const resolved = await list(msp, "?status=RESOLVED");
     expect(resolved.rows.find((c) => c.subject === APP)).toMatchObject({
       status: "RESOLVED",
@@ -283,7 +289,7 @@ describe("cross-client radar", () => {
         periodsLearned: 8,
       });
     }
-    await refresh(alpha().id);
+    await radar(msp.orgId);
     const subjects = (await list(msp, "?status=ACTIVE")).rows.map((c) => `${c.kind}:${c.subject}`);
     expect(subjects).toContain("outside_domain:dropzone-exfil.io");
     expect(subjects).toContain("anomaly:sharing_spike");

@@ -39,7 +39,7 @@ const raise = (s: TSeverity, levels: number): TSeverity =>
 /**
  * Grants: an unverified publisher and broad scopes make HIGH, either one MEDIUM, neither LOW; an
  * AI agent is one level more. Shares and anomalies: their worst record in any client. Then one
- * level more from RADAR_SPREAD_CLIENTS clients.
+ * level more from RADAR_SPREAD_CLIENTS clients (not for anomalies).
  */
 export function campaignSeverity(kind: TCampaignKind, sightings: readonly TSighting[]): TSeverity {
   let base: TSeverity;
@@ -54,7 +54,9 @@ export function campaignSeverity(kind: TCampaignKind, sightings: readonly TSight
       "LOW",
     );
   }
-  return sightings.length >= RADAR_SPREAD_CLIENTS ? raise(base, 1) : base;
+  // Some anomaly of every type turns up somewhere in a large portfolio each month: width is no
+  // signal there, and raising it would put the ordinary above a spreading app.
+  return kind !== "anomaly" && sightings.length >= RADAR_SPREAD_CLIENTS ? raise(base, 1) : base;
 }
 
 /** jsonb hands keys back in its own order: compare with sorted keys. */

@@ -1,5 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import {
+  allowLongStatements,
+  JOB_STATEMENT_TIMEOUT_MS,
   partnerCampaigns,
   SEVERITY_RANK,
   SEVERITIES,
@@ -67,16 +69,18 @@ const canonical = (v: unknown) =>
       : x,
   );
 
+const clients = (n: number) => (n === 1 ? "1 client" : `${n} clients`);
+
 export function titleOf(kind: TCampaignKind, subject: string, label: string | null, n: number): string {
   switch (kind) {
     case "oauth_app":
-      return `OAuth app '${label ?? subject}' granted in ${n} clients`;
+      return `OAuth app '${label ?? subject}' granted in ${clients(n)}`;
     case "ai_agent":
-      return `AI agent '${label ?? subject}' granted in ${n} clients`;
+      return `AI agent '${label ?? subject}' granted in ${clients(n)}`;
     case "outside_domain":
-      return `Outside domain ${subject} receiving shares in ${n} clients`;
+      return `Outside domain ${subject} receiving shares in ${clients(n)}`;
     case "anomaly":
-      return `Anomaly '${subject.replace(/_/g, " ")}' in ${n} clients within ${RADAR_WINDOW_DAYS} days`;
+      return `Anomaly '${subject.replace(/_/g, " ")}' in ${clients(n)} within ${RADAR_WINDOW_DAYS} days`;
   }
 }
 
@@ -122,6 +126,8 @@ export async function runRadar(deps: TRadarDeps, partnerOrgId: string): Promise<
   const outcome: TOutcome = { detected: 0, updated: 0, resolved: 0 };
   const base = deps.runtime.publicUrl.replace(/\/$/, "");
   await withEvents(deps.db, deps.jobs, async (tx, emit) => {
+    // A background pass over every client's shares: bounded as jobs' long statements are.
+    await tx.execute(allowLongStatements(JOB_STATEMENT_TIMEOUT_MS));
     await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`partner-radar:${partnerOrgId}`}))`);
     const now = await dbNow(tx);
     const since = now.getTime() - RADAR_WINDOW_DAYS * 86_400_000;

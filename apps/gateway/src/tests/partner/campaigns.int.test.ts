@@ -266,6 +266,7 @@ describe("cross-client radar", () => {
     expect(resolved.rows.find((c) => c.subject === APP)).toMatchObject({
       status: "RESOLVED",
       clientCount: 1,
+      title: "OAuth app 'Shady Sync' granted in 1 client",
     });
     expect((await list(msp, "?status=ACTIVE")).rows.find((c) => c.subject === APP)).toBeUndefined();
   });

@@ -170,21 +170,14 @@ export async function runRadar(deps: TRadarDeps, partnerOrgId: string): Promise<
       if (change.event === "portfolio.campaign.detected") outcome.detected++;
       else outcome.updated++;
     }
-    // Below the threshold, or gone from every client: resolved (no event: the contract's events
-    // announce spread, not its end; the list shows the status).
+    // Below the threshold, or gone from every client: resolved. The record keeps the clients and
+    // evidence of its last active pass (where it had spread); no event: the contract's events
+    // announce spread, not its end, and the list shows the status.
     for (const c of existing) {
       if (c.status !== "ACTIVE" || seen.has(keyOf(c.kind, c.subject))) continue;
-      const left = groups.get(keyOf(c.kind, c.subject)) ?? [];
       await tx
         .update(partnerCampaigns)
-        .set({
-          status: "RESOLVED",
-          resolvedAt: now,
-          updatedAt: now,
-          clientOrgIds: left.map((s) => s.orgId).sort(),
-          clientCount: left.length,
-          detail: detailOf(left, c.detail as TCampaignDetail),
-        })
+        .set({ status: "RESOLVED", resolvedAt: now, updatedAt: now })
         .where(and(eq(partnerCampaigns.id, c.id), eq(partnerCampaigns.partnerOrgId, partnerOrgId)));
       outcome.resolved++;
     }
@@ -199,11 +192,11 @@ async function dbNow(tx: Db): Promise<Date> {
   return new Date(res.rows[0]?.now ?? Date.now());
 }
 
-function detailOf(present: readonly TSighting[], previous?: TCampaignDetail): TCampaignDetail {
+function detailOf(present: readonly TSighting[]): TCampaignDetail {
   const first = present.find((s) => s.label !== null);
   return {
-    label: first?.label ?? previous?.label ?? null,
-    publisher: first?.publisher ?? previous?.publisher ?? null,
+    label: first?.label ?? null,
+    publisher: first?.publisher ?? null,
     clients: [...present]
       .sort((a, b) => a.orgId.localeCompare(b.orgId))
       .map((s) => ({

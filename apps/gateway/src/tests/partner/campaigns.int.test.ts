@@ -32,6 +32,7 @@ type TCampaign = {
   clientCount: number;
   clientOrgIds: string[];
   firstSeenAt: string;
+  resolvedAt: string | null;
 };
 type TList = { rows: TCampaign[]; total: number; limit: number; offset: number; nextOffset: number | null };
 
@@ -257,18 +258,34 @@ describe("cross-client radar", () => {
     expect(body.clientCount).toBe(2);
   });
 
-  it("resolves when fewer than two clients still have the app", async () => {
+  it("resolves when fewer than two clients still have the app, keeping where it had spread", async () => {
     await gw.db.db
       .delete(oauthGrants)
       .where(and(eq(oauthGrants.orgId, beta().id), eq(oauthGrants.clientId, APP)));
     await radar(msp.orgId);
     const resolved = await list(msp, "?status=RESOLVED");
-    expect(resolved.rows.find((c) => c.subject === APP)).toMatchObject({
-      status: "RESOLVED",
-      clientCount: 1,
-      title: "OAuth app 'Shady Sync' granted in 1 client",
-    });
+    const c = resolved.rows.find((r) => r.subject === APP);
+    expect(c).toMatchObject({ status: "RESOLVED", clientCount: 2, resolvedAt: expect.any(String) });
+    expect(c?.clientOrgIds.sort()).toEqual([alpha().id, beta().id].sort());
     expect((await list(msp, "?status=ACTIVE")).rows.find((c) => c.subject === APP)).toBeUndefined();
+  });
+
+  it("is detected again, the same record, when the app spreads again", async () => {
+    const before = (await list(msp, "?status=RESOLVED")).rows.find((c) => c.subject === APP);
+    await grant(beta());
+    await radar(msp.orgId);
+    const again = await appCampaign();
+    expect(again).toMatchObject({ id: before?.id, status: "ACTIVE", clientCount: 2, resolvedAt: null });
+    await waitFor(
+      async () =>
+        rx.received.filter((x) => x.headers["x-service-event"] === "portfolio.campaign.detected").length ===
+        2,
+    );
+    // Back to resolved for the tests after this one.
+    await gw.db.db
+      .delete(oauthGrants)
+      .where(and(eq(oauthGrants.orgId, beta().id), eq(oauthGrants.clientId, APP)));
+    await radar(msp.orgId);
   });
 
   it("correlates outside domains and anomaly types; first-party and personal mail are benign", async () => {

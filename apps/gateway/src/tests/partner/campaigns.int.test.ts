@@ -152,11 +152,14 @@ beforeAll(async () => {
   secret = (sub.body as { secret: string }).secret;
 });
 
-const [alpha, beta, gamma] = [0, 1, 2].map((i) => () => {
+const client = (i: number) => () => {
   const c = clients[i];
   if (!c) throw new Error("client not seeded");
   return c;
-});
+};
+const alpha = client(0);
+const beta = client(1);
+const gamma = client(2);
 
 describe("cross-client radar", () => {
   it("one app granted in two clients is one campaign, announced signed to the partner", async () => {

@@ -10,7 +10,7 @@ import {
   workspaceFiles,
   workspaceShares,
 } from "@posture/db";
-import { PARTNER_CLIENT_JOB, PARTNER_RADAR_JOB } from "@posture/partner";
+import { PARTNER_CLIENT_JOB, PARTNER_RADAR_JOB, PARTNER_RADAR_SWEEP_JOB } from "@posture/partner";
 import { startReceiver, verifyServiceSignature, waitFor, type TReceiver } from "@posture/webhooks/testing";
 import { and, eq } from "drizzle-orm";
 import { type TTestGateway, useTestGateway } from "../../testing";
@@ -343,6 +343,19 @@ describe("cross-client radar", () => {
       expect(res.status, q).toBe(400);
       expect(errorCode(res)).toBe("invalid_input");
     }
+  });
+
+  it("the periodic sweep runs every partner's radar and announces nothing already announced", async () => {
+    const before = rx.received.length;
+    const listed = await list(msp);
+    const swept = await gw.gateway.deps.jobs.runAndWait<{ partners: number }>(
+      PARTNER_RADAR_SWEEP_JOB,
+      {},
+      { jobId: `sweep-${randomBytes(4).toString("hex")}`, timeoutMs: 30_000 },
+    );
+    expect(swept.partners).toBeGreaterThanOrEqual(2);
+    expect(await list(msp)).toEqual(listed);
+    expect(rx.received).toHaveLength(before);
   });
 
   it("403 partner_required for a non-partner, 402 below enterprise", async () => {

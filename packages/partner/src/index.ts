@@ -12,3 +12,4 @@ export {
 } from "./services/scheduled-reports";
 export { sweepClientHealth, SCORE_DROP_POINTS } from "./services/client-health";
 export { PARTNER_CLIENT_JOB, partnerClientJobId, refreshClient } from "./services/client-refresh";
+export { PARTNER_RADAR_JOB, PARTNER_RADAR_SWEEP_JOB, radarJobId, runRadar } from "./services/radar";

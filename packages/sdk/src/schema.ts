@@ -930,7 +930,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/partner/actions": {
+  "/partner/campaigns": {
     parameters: {
       query?: never;
       header?: never;
@@ -938,27 +938,21 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Partner actions
-     * @description The partner's act-once actions, newest first (offset-paged), with how many clients each reached and in how many a remediation was planned; each client's status now is in GET /partner/actions/{id}.
+     * Cross-client radar: campaigns across managed clients
+     * @description The same OAuth app (`oauth_app`, by OAuth client id), AI agent (`ai_agent`), outside domain receiving shares (`outside_domain`) or anomaly type (`anomaly`) new in 2 or more of the partner's clients within 30 days is one campaign: what, which clients, since when, how severe. Most severe first, then the widest, then the most recent. Filters: `status` (ACTIVE or RESOLVED), `kind`, `groupId` (campaigns touching a client of that group; another partner's group is 404), `minClients`. Only clients that have not withdrawn the partner's access are listed or counted. Offset-paginated: limit default 50, max 500. Announced as `portfolio.campaign.detected` / `portfolio.campaign.updated`. See docs/partner.md.
      *
-     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     *     Auth: partner · plan: enterprise+
      */
-    get: operations["partner-actions-list"];
+    get: operations["partner-campaigns-list"];
     put?: never;
-    /**
-     * Act once, everywhere: plan a remediation in every affected client
-     * @description From a campaign (`campaignId`) or a standard's drift (`standardId`, optionally one `rule`), plans one remediation in each affected client the partner may act on (managed, consent not withdrawn), optionally only `clientOrgIds`. Per client: an app or AI agent campaign revokes that client's grants of the app; an outside-domain campaign, or a `trusted_domain:<domain>` drift for a domain the standard does not trust, removes the client's outside shares to that domain; anomalies and policy, prevention or score drift are not remediable and say why. Each plan is the client's own (PLANNED, audited there, `remediation.planned`): the client's approval rules decide who approves it. 404 for another partner's campaign or standard and for a client the partner may not act on; 400 when no client is affected.
-     *
-     *     Auth: partner · plan: enterprise+ · role: ADMIN+
-     */
-    post: operations["partner-actions-create"];
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/partner/actions/{id}": {
+  "/partner/campaigns/{id}": {
     parameters: {
       query?: never;
       header?: never;
@@ -966,12 +960,12 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * One partner action, per client
-     * @description Each client's part of the action with its remediation's status now (APPROVED, APPLIED… as the client moves it) or `SKIPPED` and why. A client that withdrew its consent is left out; another partner's action is 404.
+     * One cross-client campaign with its clients and evidence
+     * @description The campaign, its clients by name and, per client, when the subject first and last showed there and the records that show it (`evidence`: grant ids for apps and agents, sharing item ids for outside domains, anomaly ids; at most 20 ids, `count` is the full number). 404 for another partner's campaign, or one none of whose clients the partner may still read.
      *
-     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     *     Auth: partner · plan: enterprise+
      */
-    get: operations["partner-actions-get"];
+    get: operations["partner-campaigns-get"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1723,7 +1717,7 @@ export interface paths {
     put?: never;
     /**
      * Subscribe to events
-     * @description Creates a subscription and returns its signing secret (`whsec_…`) this once. The URL must be http(s) and resolve to public addresses only. A partner organization may set `includeClients: true` to receive its managed clients' events too (while each client's consent stands); each such delivery names the client in `client: {orgId, name}`. `includeClients` from any other organization is 400.
+     * @description Creates a subscription and returns its signing secret (`whsec_…`) this once. The URL must be http(s) and resolve to public addresses only.
      *
      *     Auth: session · role: ADMIN+
      */
@@ -1857,7 +1851,7 @@ export interface webhooks {
     put?: never;
     /**
      * Several new findings of one category, grouped into one alert
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-alert.grouped"];
     delete?: never;
@@ -1877,7 +1871,7 @@ export interface webhooks {
     put?: never;
     /**
      * Behaviour analytics detected an anomaly
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-anomaly.detected"];
     delete?: never;
@@ -1897,7 +1891,7 @@ export interface webhooks {
     put?: never;
     /**
      * A managed organization's source turned unhealthy, or its score dropped 10 points or more
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-client.unhealthy"];
     delete?: never;
@@ -1917,7 +1911,7 @@ export interface webhooks {
     put?: never;
     /**
      * A scan found a new finding
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-finding.new"];
     delete?: never;
@@ -1937,7 +1931,7 @@ export interface webhooks {
     put?: never;
     /**
      * A finding is no longer detected
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-finding.resolved"];
     delete?: never;
@@ -1957,7 +1951,7 @@ export interface webhooks {
     put?: never;
     /**
      * An incident was opened
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-incident.created"];
     delete?: never;
@@ -1977,7 +1971,7 @@ export interface webhooks {
     put?: never;
     /**
      * An incident changed (status, priority, assignee, note or post-mortem)
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-incident.updated"];
     delete?: never;
@@ -1997,7 +1991,7 @@ export interface webhooks {
     put?: never;
     /**
      * A managed client withdrew its partner's access, or granted it again
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-partner.access.changed"];
     delete?: never;
@@ -2017,7 +2011,7 @@ export interface webhooks {
     put?: never;
     /**
      * A managed client departed from a rule of a standard assigned to it
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-partner.drift.detected"];
     delete?: never;
@@ -2037,7 +2031,7 @@ export interface webhooks {
     put?: never;
     /**
      * A scheduled portfolio report of a partner is ready to download
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-partner.report.ready"];
     delete?: never;
@@ -2057,7 +2051,7 @@ export interface webhooks {
     put?: never;
     /**
      * A policy matched findings of a scan
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-policy.violation"];
     delete?: never;
@@ -2077,7 +2071,7 @@ export interface webhooks {
     put?: never;
     /**
      * The cross-client radar found one app, agent, outside domain or anomaly kind in several clients at once
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-portfolio.campaign.detected"];
     delete?: never;
@@ -2097,7 +2091,7 @@ export interface webhooks {
     put?: never;
     /**
      * A cross-client campaign reached more clients, or its severity rose
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-portfolio.campaign.updated"];
     delete?: never;
@@ -2117,7 +2111,7 @@ export interface webhooks {
     put?: never;
     /**
      * A prevention rule fired on a scan
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-prevention.triggered"];
     delete?: never;
@@ -2137,7 +2131,7 @@ export interface webhooks {
     put?: never;
     /**
      * A remediation's apply finished: every step applied or already gone (APPLIED), or some failed (PARTIAL)
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-remediation.applied"];
     delete?: never;
@@ -2157,7 +2151,7 @@ export interface webhooks {
     put?: never;
     /**
      * A remediation's apply failed: no step could be applied at the source
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-remediation.failed"];
     delete?: never;
@@ -2177,7 +2171,7 @@ export interface webhooks {
     put?: never;
     /**
      * A remediation was planned: its steps, the findings it fixes, the score now and as predicted once applied
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-remediation.planned"];
     delete?: never;
@@ -2197,7 +2191,7 @@ export interface webhooks {
     put?: never;
     /**
      * A remediation was undone: its reversible applied steps were restored at the source
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-remediation.reverted"];
     delete?: never;
@@ -2217,7 +2211,7 @@ export interface webhooks {
     put?: never;
     /**
      * A scan of a source completed
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-scan.completed"];
     delete?: never;
@@ -2237,7 +2231,7 @@ export interface webhooks {
     put?: never;
     /**
      * A test delivery asked for with POST /api/webhooks/{id}/test: sent to that subscription only, whatever events it subscribed to
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-webhook.test"];
     delete?: never;
@@ -2779,7 +2773,6 @@ export interface operations {
           | "EVIDENCE_PACKAGE_REQUESTED"
           | "POSTURE_REPORT_EXPORTED"
           | "PARTNER_SETTINGS_UPDATED"
-          | "PARTNER_ACTION_CREATED"
           | "SHARE_APPROVED"
           | "SHARE_APPROVAL_WITHDRAWN"
           | "INCIDENT_CREATED"
@@ -9303,11 +9296,15 @@ export interface operations {
       };
     };
   };
-  "partner-actions-list": {
+  "partner-campaigns-list": {
     parameters: {
       query?: {
         limit?: number;
         offset?: number;
+        status?: "ACTIVE" | "RESOLVED";
+        kind?: "oauth_app" | "ai_agent" | "outside_domain" | "anomaly";
+        groupId?: string;
+        minClients?: number;
       };
       header?: never;
       path?: never;
@@ -9331,13 +9328,27 @@ export interface operations {
             rows: {
               id: string;
               /** @enum {string} */
-              source: "campaign" | "standard";
-              sourceId: string;
-              createdBy: string;
-              /** Format: date-time */
-              createdAt: string;
+              kind: "oauth_app" | "ai_agent" | "outside_domain" | "anomaly";
+              /** @description The OAuth client id (apps, agents), the outside domain, or the anomaly type */
+              subject: string;
+              title: string;
+              /** @enum {string} */
+              severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              /** @enum {string} */
+              status: "ACTIVE" | "RESOLVED";
               clientCount: number;
-              plannedCount: number;
+              clientOrgIds: string[];
+              /**
+               * Format: date-time
+               * @description When the subject first showed in any of the clients
+               */
+              firstSeenAt: string;
+              /**
+               * Format: date-time
+               * @description Its latest grant, shared file change or anomaly in any of them
+               */
+              lastSeenAt: string;
+              resolvedAt: string | null;
             }[];
           };
         };
@@ -9384,7 +9395,7 @@ export interface operations {
           };
         };
       };
-      /** @description `partner_required`, `forbidden` */
+      /** @description `partner_required` */
       403: {
         headers: {
           RateLimit: components["headers"]["RateLimit"];
@@ -9394,7 +9405,7 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
-            error?: "partner_required" | "forbidden";
+            error?: "partner_required";
           };
         };
       };
@@ -9444,221 +9455,7 @@ export interface operations {
       };
     };
   };
-  "partner-actions-create": {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`. */
-        "Idempotency-Key"?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          campaignId?: string;
-          standardId?: string;
-          rule?: string;
-          clientOrgIds?: string[];
-        };
-      };
-    };
-    responses: {
-      /** @description Successful response */
-      201: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            id: string;
-            /** @enum {string} */
-            source: "campaign" | "standard";
-            sourceId: string;
-            createdBy: string;
-            /** Format: date-time */
-            createdAt: string;
-            clients: {
-              orgId: string;
-              name: string;
-              remediationId: string | null;
-              status: string;
-              error: {
-                code: string;
-                message: string;
-              } | null;
-              stepCount: number;
-              predicted: {
-                score: number;
-                grade: string;
-                scoreDelta: number;
-              } | null;
-            }[];
-          };
-        };
-      };
-      /** @description `invalid_input` */
-      400: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "invalid_input";
-          };
-        };
-      };
-      /** @description `unauthenticated` */
-      401: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unauthenticated";
-          };
-        };
-      };
-      /** @description `plan_upgrade_required` */
-      402: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "plan_upgrade_required";
-          };
-        };
-      };
-      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
-      403: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "partner_required" | "forbidden" | "csrf_rejected";
-          };
-        };
-      };
-      /** @description `not_found` */
-      404: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "not_found";
-          };
-        };
-      };
-      /** @description `conflict` */
-      409: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "conflict";
-          };
-        };
-      };
-      /** @description `payload_too_large` */
-      413: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "payload_too_large";
-          };
-        };
-      };
-      /** @description `unsupported_media_type` */
-      415: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "unsupported_media_type";
-          };
-        };
-      };
-      /** @description `rate_limited` */
-      429: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "rate_limited";
-          };
-        };
-      };
-      /** @description `internal_error` */
-      500: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "internal_error";
-          };
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          "Retry-After": components["headers"]["Retry-After"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            /** @enum {string} */
-            error?: "service_unavailable";
-          };
-        };
-      };
-    };
-  };
-  "partner-actions-get": {
+  "partner-campaigns-get": {
     parameters: {
       query?: never;
       header?: never;
@@ -9680,26 +9477,44 @@ export interface operations {
           "application/json": {
             id: string;
             /** @enum {string} */
-            source: "campaign" | "standard";
-            sourceId: string;
-            createdBy: string;
-            /** Format: date-time */
-            createdAt: string;
+            kind: "oauth_app" | "ai_agent" | "outside_domain" | "anomaly";
+            /** @description The OAuth client id (apps, agents), the outside domain, or the anomaly type */
+            subject: string;
+            title: string;
+            /** @enum {string} */
+            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            /** @enum {string} */
+            status: "ACTIVE" | "RESOLVED";
+            clientCount: number;
+            clientOrgIds: string[];
+            /**
+             * Format: date-time
+             * @description When the subject first showed in any of the clients
+             */
+            firstSeenAt: string;
+            /**
+             * Format: date-time
+             * @description Its latest grant, shared file change or anomaly in any of them
+             */
+            lastSeenAt: string;
+            resolvedAt: string | null;
+            /** @description Apps and agents: the app's name */
+            label: string | null;
+            /** @description Apps and agents: the publisher the grants name */
+            publisher: string | null;
             clients: {
               orgId: string;
               name: string;
-              remediationId: string | null;
-              status: string;
-              error: {
-                code: string;
-                message: string;
-              } | null;
-              stepCount: number;
-              predicted: {
-                score: number;
-                grade: string;
-                scoreDelta: number;
-              } | null;
+              /** Format: date-time */
+              firstSeenAt: string;
+              /** Format: date-time */
+              lastSeenAt: string;
+              evidence: {
+                /** @enum {string} */
+                type: "grant" | "share" | "anomaly";
+                ids: string[];
+                count: number;
+              };
             }[];
           };
         };
@@ -9746,7 +9561,7 @@ export interface operations {
           };
         };
       };
-      /** @description `partner_required`, `forbidden` */
+      /** @description `partner_required` */
       403: {
         headers: {
           RateLimit: components["headers"]["RateLimit"];
@@ -9756,7 +9571,7 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
-            error?: "partner_required" | "forbidden";
+            error?: "partner_required";
           };
         };
       };
@@ -16906,7 +16721,6 @@ export interface operations {
               id: string;
               url: string;
               events: string[];
-              includeClients: boolean;
               /** @enum {string} */
               status: "active" | "disabled";
               disabledReason: string | null;
@@ -17039,7 +16853,6 @@ export interface operations {
             | "portfolio.campaign.detected"
             | "portfolio.campaign.updated"
           )[];
-          includeClients?: boolean;
         };
       };
     };
@@ -17056,7 +16869,6 @@ export interface operations {
             id: string;
             url: string;
             events: string[];
-            includeClients: boolean;
             /** @enum {string} */
             status: "active" | "disabled";
             disabledReason: string | null;
@@ -17391,8 +17203,6 @@ export interface operations {
               deliveredAt: string | null;
               /** Format: date-time */
               createdAt: string;
-              /** @description the managed client whose event this is (a partner's includeClients subscription); null otherwise */
-              clientOrgId: string | null;
               /** @description the delivery's attempts, oldest first: the most recent 25 (`attempts` counts them all) */
               history: {
                 /** @description 1 for the first attempt */
@@ -17552,8 +17362,6 @@ export interface operations {
             deliveredAt: string | null;
             /** Format: date-time */
             createdAt: string;
-            /** @description the managed client whose event this is (a partner's includeClients subscription); null otherwise */
-            clientOrgId: string | null;
             /** @description the delivery's attempts, oldest first: the most recent 25 (`attempts` counts them all) */
             history: {
               /** @description 1 for the first attempt */
@@ -17751,7 +17559,6 @@ export interface operations {
             id: string;
             url: string;
             events: string[];
-            includeClients: boolean;
             /** @enum {string} */
             status: "active" | "disabled";
             disabledReason: string | null;
@@ -17943,8 +17750,6 @@ export interface operations {
             deliveredAt: string | null;
             /** Format: date-time */
             createdAt: string;
-            /** @description the managed client whose event this is (a partner's includeClients subscription); null otherwise */
-            clientOrgId: string | null;
             /** @description the delivery's attempts, oldest first: the most recent 25 (`attempts` counts them all) */
             history: {
               /** @description 1 for the first attempt */
@@ -18147,11 +17952,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -18214,11 +18014,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -18283,11 +18078,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -18346,11 +18136,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -18408,11 +18193,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -18474,11 +18254,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -18541,11 +18316,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -18602,11 +18372,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -18668,11 +18433,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -18734,11 +18494,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -18794,11 +18549,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -18863,11 +18613,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -18932,11 +18677,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -18995,11 +18735,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -19061,11 +18796,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -19125,11 +18855,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -19203,11 +18928,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -19266,11 +18986,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -19329,11 +19044,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };
@@ -19388,11 +19098,6 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
-          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
-          client?: {
-            orgId: string;
-            name: string;
-          };
         };
       };
     };

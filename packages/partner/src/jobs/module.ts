@@ -8,6 +8,7 @@ import {
   sweepDrift,
 } from "../services/drift";
 import { sweepScheduledReports, type TReportDeps } from "../services/scheduled-reports";
+import { PARTNER_RADAR_JOB, PARTNER_RADAR_SWEEP_JOB, runRadar, sweepRadar } from "../services/radar";
 
 export const PARTNER_REPORTS_JOB = "partner.reports.sweep";
 export const PARTNER_HEALTH_JOB = "partner.health.sweep";
@@ -45,11 +46,20 @@ export const partnerJobModule: TJobModule<TReportDeps> = {
         await sweepDrift(deps);
       },
     },
+    // One partner's cross-client radar, coalesced over its clients' scans (services/radar.ts).
+    [PARTNER_RADAR_JOB]: {
+      attempts: 3,
+      backoffMs: 2_000,
+      handler: (data) => runRadar(deps, partnerOrgIdOf(data)),
+    },
+    // Every partner's radar: late anomalies and the moving window.
+    [PARTNER_RADAR_SWEEP_JOB]: { attempts: 1, backoffMs: 0, handler: () => sweepRadar(deps) },
   }),
   periodic: [
     { name: PARTNER_REPORTS_JOB, schedulerId: "periodic-partner-reports", everyMs: 3_600_000 },
     { name: PARTNER_HEALTH_JOB, schedulerId: "periodic-partner-health", everyMs: 300_000 },
     { name: PARTNER_DRIFT_SWEEP_JOB, schedulerId: "periodic-partner-drift", everyMs: 900_000 },
+    { name: PARTNER_RADAR_SWEEP_JOB, schedulerId: "periodic-partner-radar", everyMs: 900_000 },
   ],
 };
 
@@ -61,4 +71,8 @@ function stringField(data: unknown, name: string): string {
   const v = (data as Record<string, unknown> | null)?.[name];
   if (typeof v !== "string" || v.length === 0) throw new Error(`partner job: no ${name}`);
   return v;
+}
+
+function partnerOrgIdOf(data: unknown): string {
+  return stringField(data, "partnerOrgId");
 }

@@ -930,6 +930,90 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/partner-access": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The managing partner and its access to this organization
+     * @description `partner: null` (and `access: null`) when no partner manages the organization. While access is withdrawn the partner's reads of this organization (portfolio, reports, /partner/clients/{orgId}/…) and its actions here answer 404, from its next request on.
+     *
+     *     Auth: API key or session
+     */
+    get: operations["partnerAccess-get"];
+    /**
+     * Grant the managing partner access again
+     * @description After a withdrawal, the partner reads and acts here again. OWNER only. Audited in this organization and the partner's (PARTNER_ACCESS_WITHDRAWN / PARTNER_ACCESS_GRANTED) and announced to the partner (partner.access.changed); asking for the state it already has changes nothing. 404 when no partner manages the organization. While access is withdrawn the partner's reads of this organization (portfolio, reports, /partner/clients/{orgId}/…) and its actions here answer 404, from its next request on.
+     *
+     *     Auth: API key or session · role: OWNER
+     */
+    put: operations["partnerAccess-set"];
+    post?: never;
+    /**
+     * Withdraw the managing partner's access
+     * @description The partner stays the manager but reads and acts here no more until access is granted again. OWNER only. Audited in this organization and the partner's (PARTNER_ACCESS_WITHDRAWN / PARTNER_ACCESS_GRANTED) and announced to the partner (partner.access.changed); asking for the state it already has changes nothing. 404 when no partner manages the organization. While access is withdrawn the partner's reads of this organization (portfolio, reports, /partner/clients/{orgId}/…) and its actions here answer 404, from its next request on.
+     *
+     *     Auth: API key or session · role: OWNER
+     */
+    delete: operations["partnerAccess-delete"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/actions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Partner actions
+     * @description The partner's act-once actions, newest first (offset-paged), with how many clients each reached and in how many a remediation was planned; each client's status now is in GET /partner/actions/{id}.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    get: operations["partner-actions-list"];
+    put?: never;
+    /**
+     * Act once, everywhere: plan a remediation in every affected client
+     * @description From a campaign (`campaignId`) or a standard's drift (`standardId`, optionally one `rule`), plans one remediation in each affected client the partner may act on (managed, consent not withdrawn), optionally only `clientOrgIds`. Per client: an app or AI agent campaign revokes that client's grants of the app; an outside-domain campaign, or a `trusted_domain:<domain>` drift for a domain the standard does not trust, removes the client's outside shares to that domain; anomalies and policy, prevention or score drift are not remediable and say why. Each plan is the client's own (PLANNED, audited there, `remediation.planned`): the client's approval rules decide who approves it. 404 for another partner's campaign or standard and for a client the partner may not act on; 400 when no client is affected.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    post: operations["partner-actions-create"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/actions/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One partner action, per client
+     * @description Each client's part of the action with its remediation's status now (APPROVED, APPLIED… as the client moves it) or `SKIPPED` and why. A client that withdrew its consent is left out; another partner's action is 404.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    get: operations["partner-actions-get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/partner/campaigns": {
     parameters: {
       query?: never;
@@ -967,6 +1051,222 @@ export interface paths {
      */
     get: operations["partner-campaigns-get"];
     put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/clients/{orgId}/agents": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A managed client's AI agents and apps
+     * @description The managed client's GET /agent-guard/inventory (the client needs agentGuard, team+; the partner user ADMIN+). As the client's own endpoint answers for the same data, with the same input. 404 for an organization the partner does not manage or that withdrew its consent. 402 naming `clientPlan` when the client's own plan lacks what its endpoint needs. Recorded in the client's audit trail (PARTNER_CLIENT_READ, at most once per partner user and read every 15 minutes).
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    get: operations["partner-clients-agents-list"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/clients/{orgId}/compliance/dashboard": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A managed client's compliance dashboard
+     * @description The managed client's GET /compliance/dashboard (the client needs business+). As the client's own endpoint answers for the same data, with the same input. 404 for an organization the partner does not manage or that withdrew its consent. 402 naming `clientPlan` when the client's own plan lacks what its endpoint needs. Recorded in the client's audit trail (PARTNER_CLIENT_READ, at most once per partner user and read every 15 minutes).
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-clients-compliance-dashboard-get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/clients/{orgId}/findings": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A managed client's findings
+     * @description The managed client's GET /findings (offset-paged, same filters). As the client's own endpoint answers for the same data, with the same input. 404 for an organization the partner does not manage or that withdrew its consent. 402 naming `clientPlan` when the client's own plan lacks what its endpoint needs. Recorded in the client's audit trail (PARTNER_CLIENT_READ, at most once per partner user and read every 15 minutes).
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-clients-findings-list"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/clients/{orgId}/sharing/overview": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A managed client's sharing overview
+     * @description The managed client's GET /sharing/overview (the partner user ADMIN+). As the client's own endpoint answers for the same data, with the same input. 404 for an organization the partner does not manage or that withdrew its consent. 402 naming `clientPlan` when the client's own plan lacks what its endpoint needs. Recorded in the client's audit trail (PARTNER_CLIENT_READ, at most once per partner user and read every 15 minutes).
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    get: operations["partner-clients-sharing-overview-get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/clients/{orgId}/timeline": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A managed client's timeline
+     * @description The managed client's GET /timeline (cursor-paged; audit entries for a partner user ADMIN+). As the client's own endpoint answers for the same data, with the same input. 404 for an organization the partner does not manage or that withdrew its consent. 402 naming `clientPlan` when the client's own plan lacks what its endpoint needs. Recorded in the client's audit trail (PARTNER_CLIENT_READ, at most once per partner user and read every 15 minutes).
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-clients-timeline-list"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/drift": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Drift across every standard
+     * @description Open drift from all the partner's standards, by client (offset-paged); optional `clientOrgId`, `groupId`, `status`. A client or group not the partner's is 404.
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-drift-list"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/groups": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List client groups
+     * @description The partner's named groups of clients, by name (offset-paged).
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-groups-list"];
+    put?: never;
+    /**
+     * Create a client group
+     * @description ADMIN+. `clientOrgIds` (optional) are managed clients; one the partner does not manage is 404. 409 `conflict` for a name already used. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    post: operations["partner-groups-create"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/groups/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A client group with its clients
+     * @description 404 for another partner's group.
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-groups-get"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a client group
+     * @description ADMIN+. The standards assigned to the group stop applying to its clients (their drift is recomputed). Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    delete: operations["partner-groups-delete"];
+    options?: never;
+    head?: never;
+    /**
+     * Rename or describe a client group
+     * @description ADMIN+. 409 `conflict` for a name already used. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    patch: operations["partner-groups-update"];
+    trace?: never;
+  };
+  "/partner/groups/{id}/clients": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set a group's clients
+     * @description ADMIN+. Replaces the members with `clientOrgIds` (managed clients only; any other id is 404 and nothing changes). Drift from the standards assigned to the group is recomputed. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    put: operations["partner-groups-clients-set"];
     post?: never;
     delete?: never;
     options?: never;
@@ -1027,7 +1327,7 @@ export interface paths {
     };
     /**
      * Portfolio of managed organizations
-     * @description Every organization the partner manages with its latest posture score and open critical findings. A client not yet scanned is listed with `postureScore` 0 and `scanned: false`, counted in `totals.unscanned` and left out of `avgScore` (the average of the scanned clients; 0 while none is).
+     * @description Every organization the partner manages with its latest posture score and open critical findings. A client not yet scanned is listed with `postureScore` 0 and `scanned: false`, counted in `totals.unscanned` and left out of `avgScore` (the average of the scanned clients; 0 while none is). Each client carries its open drift from the partner's standards (`drift.open`, `drift.critical`). Optional `groupId`: only that group's clients (another partner's group is 404).
      *
      *     Auth: partner · plan: enterprise+
      */
@@ -1082,6 +1382,112 @@ export interface paths {
      *     Auth: partner · plan: enterprise+ · role: ADMIN+
      */
     patch: operations["partner-settings-update"];
+    trace?: never;
+  };
+  "/partner/standards": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List standards
+     * @description The partner's baselines, by name (offset-paged), each with its assignments.
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-standards-list"];
+    put?: never;
+    /**
+     * Create a standard
+     * @description ADMIN+. A baseline: `policies` and `preventionRules` in the client API's rule shapes, `trustedDomains` (the domains a client may trust), `minScore`. A rule listed twice (same match, and for prevention the same action and dry run) is 400; a name already used 409 `conflict`. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    post: operations["partner-standards-create"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/standards/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A standard
+     * @description 404 for another partner's standard.
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-standards-get"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a standard
+     * @description ADMIN+. Its assignments and its drift go with it. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    delete: operations["partner-standards-delete"];
+    options?: never;
+    head?: never;
+    /**
+     * Change a standard
+     * @description ADMIN+. Every field optional; a list given replaces the old one. The assigned clients' drift is recomputed. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    patch: operations["partner-standards-update"];
+    trace?: never;
+  };
+  "/partner/standards/{id}/assignments": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Assign a standard to clients and groups
+     * @description ADMIN+. Replaces the assignments: `clientOrgIds` (managed clients) and `groupIds` (the partner's groups; every client in the group, now and later, holds the standard). An id that is not the partner's is 404 and nothing changes. Drift is recomputed. Audited.
+     *
+     *     Auth: partner · plan: enterprise+ · role: ADMIN+
+     */
+    put: operations["partner-standards-assignments-set"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/partner/standards/{id}/drift": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A standard's drift, per client and rule
+     * @description Each assigned client's departures from the standard, one row per client and rule, by client name (offset-paged). Optional `clientOrgId`, `groupId`, `status` (open, the default; resolved; all). A standard, client or group not the partner's is 404.
+     *
+     *     Auth: partner · plan: enterprise+
+     */
+    get: operations["partner-standards-drift-list"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   "/policies": {
@@ -1717,7 +2123,7 @@ export interface paths {
     put?: never;
     /**
      * Subscribe to events
-     * @description Creates a subscription and returns its signing secret (`whsec_…`) this once. The URL must be http(s) and resolve to public addresses only.
+     * @description Creates a subscription and returns its signing secret (`whsec_…`) this once. The URL must be http(s) and resolve to public addresses only. A partner organization may set `includeClients: true` to receive its managed clients' events too (while each client's consent stands); each such delivery names the client in `client: {orgId, name}`. `includeClients` from any other organization is 400.
      *
      *     Auth: session · role: ADMIN+
      */
@@ -1851,7 +2257,7 @@ export interface webhooks {
     put?: never;
     /**
      * Several new findings of one category, grouped into one alert
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-alert.grouped"];
     delete?: never;
@@ -1871,7 +2277,7 @@ export interface webhooks {
     put?: never;
     /**
      * Behaviour analytics detected an anomaly
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-anomaly.detected"];
     delete?: never;
@@ -1891,7 +2297,7 @@ export interface webhooks {
     put?: never;
     /**
      * A managed organization's source turned unhealthy, or its score dropped 10 points or more
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-client.unhealthy"];
     delete?: never;
@@ -1911,7 +2317,7 @@ export interface webhooks {
     put?: never;
     /**
      * A scan found a new finding
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-finding.new"];
     delete?: never;
@@ -1931,7 +2337,7 @@ export interface webhooks {
     put?: never;
     /**
      * A finding is no longer detected
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-finding.resolved"];
     delete?: never;
@@ -1951,7 +2357,7 @@ export interface webhooks {
     put?: never;
     /**
      * An incident was opened
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-incident.created"];
     delete?: never;
@@ -1971,7 +2377,7 @@ export interface webhooks {
     put?: never;
     /**
      * An incident changed (status, priority, assignee, note or post-mortem)
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-incident.updated"];
     delete?: never;
@@ -1991,7 +2397,7 @@ export interface webhooks {
     put?: never;
     /**
      * A managed client withdrew its partner's access, or granted it again
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-partner.access.changed"];
     delete?: never;
@@ -2011,7 +2417,7 @@ export interface webhooks {
     put?: never;
     /**
      * A managed client departed from a rule of a standard assigned to it
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-partner.drift.detected"];
     delete?: never;
@@ -2031,7 +2437,7 @@ export interface webhooks {
     put?: never;
     /**
      * A scheduled portfolio report of a partner is ready to download
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-partner.report.ready"];
     delete?: never;
@@ -2051,7 +2457,7 @@ export interface webhooks {
     put?: never;
     /**
      * A policy matched findings of a scan
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-policy.violation"];
     delete?: never;
@@ -2071,7 +2477,7 @@ export interface webhooks {
     put?: never;
     /**
      * The cross-client radar found one app, agent, outside domain or anomaly kind in several clients at once
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-portfolio.campaign.detected"];
     delete?: never;
@@ -2091,7 +2497,7 @@ export interface webhooks {
     put?: never;
     /**
      * A cross-client campaign reached more clients, or its severity rose
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-portfolio.campaign.updated"];
     delete?: never;
@@ -2111,7 +2517,7 @@ export interface webhooks {
     put?: never;
     /**
      * A prevention rule fired on a scan
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-prevention.triggered"];
     delete?: never;
@@ -2131,7 +2537,7 @@ export interface webhooks {
     put?: never;
     /**
      * A remediation's apply finished: every step applied or already gone (APPLIED), or some failed (PARTIAL)
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-remediation.applied"];
     delete?: never;
@@ -2151,7 +2557,7 @@ export interface webhooks {
     put?: never;
     /**
      * A remediation's apply failed: no step could be applied at the source
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-remediation.failed"];
     delete?: never;
@@ -2171,7 +2577,7 @@ export interface webhooks {
     put?: never;
     /**
      * A remediation was planned: its steps, the findings it fixes, the score now and as predicted once applied
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-remediation.planned"];
     delete?: never;
@@ -2191,7 +2597,7 @@ export interface webhooks {
     put?: never;
     /**
      * A remediation was undone: its reversible applied steps were restored at the source
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-remediation.reverted"];
     delete?: never;
@@ -2211,7 +2617,7 @@ export interface webhooks {
     put?: never;
     /**
      * A scan of a source completed
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-scan.completed"];
     delete?: never;
@@ -2231,7 +2637,7 @@ export interface webhooks {
     put?: never;
     /**
      * A test delivery asked for with POST /api/webhooks/{id}/test: sent to that subscription only, whatever events it subscribed to
-     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
      */
     post: operations["webhook-webhook.test"];
     delete?: never;
@@ -2773,6 +3179,9 @@ export interface operations {
           | "EVIDENCE_PACKAGE_REQUESTED"
           | "POSTURE_REPORT_EXPORTED"
           | "PARTNER_SETTINGS_UPDATED"
+          | "PARTNER_GROUP_CHANGED"
+          | "PARTNER_STANDARD_CHANGED"
+          | "PARTNER_ACTION_CREATED"
           | "SHARE_APPROVED"
           | "SHARE_APPROVAL_WITHDRAWN"
           | "INCIDENT_CREATED"
@@ -2791,7 +3200,10 @@ export interface operations {
           | "SANDBOX_SCENARIO_STARTED"
           | "SANDBOX_SCENARIO_FINISHED"
           | "SANDBOX_RESET"
-          | "FINDINGS_EXPORTED";
+          | "FINDINGS_EXPORTED"
+          | "PARTNER_CLIENT_READ"
+          | "PARTNER_ACCESS_WITHDRAWN"
+          | "PARTNER_ACCESS_GRANTED";
       };
       header?: never;
       path?: never;
@@ -9296,6 +9708,999 @@ export interface operations {
       };
     };
   };
+  "partnerAccess-get": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description The managing partner; null when none manages the organization */
+            partner: {
+              orgId: string;
+              name: string;
+            } | null;
+            /** @description null when no partner manages it */
+            access: ("granted" | "withdrawn") | null;
+            /** @description When access was last granted */
+            grantedAt: string | null;
+            /** @description When access was withdrawn; null while granted */
+            withdrawnAt: string | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partnerAccess-set": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description The managing partner; null when none manages the organization */
+            partner: {
+              orgId: string;
+              name: string;
+            } | null;
+            /** @description null when no partner manages it */
+            access: ("granted" | "withdrawn") | null;
+            /** @description When access was last granted */
+            grantedAt: string | null;
+            /** @description When access was withdrawn; null while granted */
+            withdrawnAt: string | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partnerAccess-delete": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description The managing partner; null when none manages the organization */
+            partner: {
+              orgId: string;
+              name: string;
+            } | null;
+            /** @description null when no partner manages it */
+            access: ("granted" | "withdrawn") | null;
+            /** @description When access was last granted */
+            grantedAt: string | null;
+            /** @description When access was withdrawn; null while granted */
+            withdrawnAt: string | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-actions-list": {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            total: number;
+            limit: number;
+            offset: number;
+            nextOffset: number | null;
+            rows: {
+              id: string;
+              /** @enum {string} */
+              source: "campaign" | "standard";
+              sourceId: string;
+              createdBy: string;
+              /** Format: date-time */
+              createdAt: string;
+              clientCount: number;
+              plannedCount: number;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-actions-create": {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`. */
+        "Idempotency-Key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          campaignId?: string;
+          standardId?: string;
+          rule?: string;
+          clientOrgIds?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      201: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            /** @enum {string} */
+            source: "campaign" | "standard";
+            sourceId: string;
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            clients: {
+              orgId: string;
+              name: string;
+              remediationId: string | null;
+              status: string;
+              error: {
+                code: string;
+                message: string;
+              } | null;
+              stepCount: number;
+              predicted: {
+                score: number;
+                grade: string;
+                scoreDelta: number;
+              } | null;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-actions-get": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            /** @enum {string} */
+            source: "campaign" | "standard";
+            sourceId: string;
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            clients: {
+              orgId: string;
+              name: string;
+              remediationId: string | null;
+              status: string;
+              error: {
+                code: string;
+                message: string;
+              } | null;
+              stepCount: number;
+              predicted: {
+                score: number;
+                grade: string;
+                scoreDelta: number;
+              } | null;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
   "partner-campaigns-list": {
     parameters: {
       query?: {
@@ -9586,6 +10991,2084 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-clients-agents-list": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        orgId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            agents: {
+              id: string;
+              label: string;
+              /** @enum {string} */
+              kind: "ai_agent" | "oauth_app" | "service_account";
+              /** @enum {string} */
+              riskBand: "low" | "medium" | "high" | "critical";
+              riskScore: number;
+              resourceCount: number;
+              isKnownPublisher: boolean;
+              publisher: string;
+              scopes: string[];
+              broad: boolean;
+              /** @enum {string} */
+              quadrant: "trusted_limited" | "trusted_broad" | "unknown_limited" | "unknown_broad";
+              users: number;
+              connectorId: string;
+              clientId: string;
+              firstGrantedAt: string;
+            }[];
+            metrics: {
+              total: number;
+              unvettedBroad: number;
+              aiAgents: number;
+              serviceAccounts: number;
+              oauthApps: number;
+              highRisk: number;
+              knownPublishers: number;
+            };
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-clients-compliance-dashboard-get": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        orgId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            periodDays: number;
+            frameworks: {
+              /** @enum {string} */
+              id: "soc2" | "iso27001" | "gdpr" | "hipaa" | "nist_csf";
+              name: string;
+              satisfiedPct: number;
+              satisfied: number;
+              partial: number;
+              gap: number;
+              controls: number;
+              /** @description How many of the framework's controls tenant-configuration checks evidence */
+              evidencedByTenantChecks: number;
+              /** @description Those controls, each naming its checks (CIS benchmark ids) and how they stand */
+              tenantControls: {
+                id: string;
+                title: string;
+                /** @enum {string} */
+                status: "SATISFIED" | "PARTIAL" | "GAP";
+                tenantChecks: {
+                  /** @description The check id, also the rule id of its finding when it fails */
+                  id: string;
+                  /** @description The benchmark recommendation, e.g. `{name: "CIS Google Workspace Foundations", version: "1.3.0", id: "4.1.1.1"}` */
+                  benchmark: {
+                    name: string;
+                    version: string;
+                    id: string;
+                  };
+                  /**
+                   * @description Over the organization's connectors: failing on any fails; unavailable when none could read its settings
+                   * @enum {string}
+                   */
+                  status: "pass" | "fail" | "unavailable";
+                }[];
+              }[];
+            }[];
+            crossGaps: {
+              theme: string;
+              frameworks: ("soc2" | "iso27001" | "gdpr" | "hipaa" | "nist_csf")[];
+              reason: string;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-clients-findings-list": {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        status?: "OPEN" | "RESOLVED" | "ACCEPTED" | "all";
+        severity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+        category?:
+          | "public_exposure"
+          | "external_sharing"
+          | "shared_drive_exposure"
+          | "identity"
+          | "third_party_apps"
+          | "tenant_configuration";
+      };
+      header?: never;
+      path: {
+        orgId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            total: number;
+            limit: number;
+            offset: number;
+            nextOffset: number | null;
+            findings: {
+              id: string;
+              /** @enum {string} */
+              severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              title: string;
+              resourceName: string;
+              connectorType: string;
+              /** @enum {string} */
+              status: "OPEN" | "RESOLVED" | "ACCEPTED";
+              /** Format: date-time */
+              detectedAt: string;
+              category: string;
+              ruleId: string;
+              connectorId: string;
+              resolvedAt: string | null;
+              /** @description Tenant-configuration findings (category `tenant_configuration`) only: the benchmark recommendation the tenant fails. Other findings omit it. */
+              benchmark?: {
+                /** @description e.g. `CIS Google Workspace Foundations`, `CIS Microsoft 365 Foundations` */
+                name: string;
+                /** @description The benchmark version the check follows, e.g. `1.3.0` */
+                version: string;
+                /** @description The benchmark's own recommendation id, e.g. `3.1.2.1.1` */
+                id: string;
+              };
+              /** @description Tenant-configuration findings only: the setting read, the expected value and the fix. */
+              tenantCheck?: {
+                /** @description The tenant settings the check read, by setting key, as read on the last scan */
+                settings: {
+                  [key: string]: unknown;
+                };
+                /** @description The value the benchmark expects, in words */
+                expected: string;
+                /** @description How to fix it, as the admin console names it */
+                fix: string;
+              };
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-clients-sharing-overview-get": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        orgId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            overview: {
+              totalExternalFiles: number;
+              publicLinks: number;
+              externalDomains: {
+                key: string;
+                count: number;
+              }[];
+              byType: {
+                public: number;
+                external_user: number;
+                external_domain: number;
+              };
+            };
+            trustedDomains: string[];
+            cards: {
+              key: string;
+              label: string;
+              value: number;
+            }[];
+            topSharers: {
+              email: string;
+              name: string;
+              externalShares: number;
+            }[];
+            activeApprovals: {
+              id: string;
+              itemId: string;
+              resourceName: string;
+              sharingType: string;
+              target: string;
+              reason: string;
+              approvedBy: string;
+              createdAt: string;
+              expiresAt: string;
+            }[];
+            scannedAt: string | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-clients-timeline-list": {
+    parameters: {
+      query?: {
+        limit?: number;
+        before?: string;
+        significant?: boolean | ("true" | "false");
+      };
+      header?: never;
+      path: {
+        orgId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              id: string;
+              /** @enum {string} */
+              kind: "finding" | "scan" | "audit" | "oauth_grant" | "anomaly";
+              /** @enum {string} */
+              severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              title: string;
+              /** Format: date-time */
+              at: string;
+            }[];
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-drift-list": {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        clientOrgId?: string;
+        groupId?: string;
+        status?: "open" | "resolved" | "all";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            drift: {
+              id: string;
+              standardId: string;
+              standardName: string;
+              clientOrgId: string;
+              clientName: string;
+              /** @description The rule of the standard: `policy:<id>`, `prevention:<id>`, `trusted_domain:<domain>`, `min_score` */
+              rule: string;
+              /** @enum {string} */
+              kind: "policy" | "prevention" | "trusted_domain" | "min_score";
+              /** @enum {string} */
+              severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              /** @description What the client has instead: `status` (missing, disabled, weaker, beyond_standard, below_minimum) and its particulars */
+              detail: {
+                [key: string]: unknown;
+              };
+              /** Format: date-time */
+              since: string;
+              /** Format: date-time */
+              checkedAt: string;
+              resolvedAt: string | null;
+            }[];
+            total: number;
+            limit: number;
+            offset: number;
+            nextOffset: number | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-groups-list": {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            groups: {
+              id: string;
+              name: string;
+              description: string | null;
+              /** @description Clients in the group the partner manages with consent */
+              clientCount: number;
+              /** Format: date-time */
+              createdAt: string;
+            }[];
+            total: number;
+            limit: number;
+            offset: number;
+            nextOffset: number | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-groups-create": {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`. */
+        "Idempotency-Key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          description?: string | null;
+          clientOrgIds?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description Clients in the group the partner manages with consent */
+            clientCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            clients: {
+              orgId: string;
+              name: string;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-groups-get": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description Clients in the group the partner manages with consent */
+            clientCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            clients: {
+              orgId: string;
+              name: string;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-groups-delete": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            deleted: true;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-groups-update": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          description?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description Clients in the group the partner manages with consent */
+            clientCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            clients: {
+              orgId: string;
+              name: string;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-groups-clients-set": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          clientOrgIds: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description Clients in the group the partner manages with consent */
+            clientCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            clients: {
+              orgId: string;
+              name: string;
+            }[];
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
           };
         };
       };
@@ -9941,7 +13424,9 @@ export interface operations {
   };
   "partner-reports-portfolio-get": {
     parameters: {
-      query?: never;
+      query?: {
+        groupId?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -9964,6 +13449,10 @@ export interface operations {
               openCritical: number;
               /** @description Average score of the scanned clients; 0 while none is */
               avgScore: number;
+              /** @description Open drift of the listed clients */
+              driftOpen: number;
+              /** @description Open critical drift of the listed clients */
+              driftCritical: number;
             };
             clients: {
               orgId: string;
@@ -9973,6 +13462,11 @@ export interface operations {
               /** @description false until the client's first completed scan */
               scanned: boolean;
               openCritical: number;
+              /** @description Open drift from the partner's standards (GET /partner/drift?clientOrgId=) */
+              drift: {
+                open: number;
+                critical: number;
+              };
             }[];
           };
         };
@@ -10030,6 +13524,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
           };
         };
       };
@@ -10336,6 +13844,1420 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-list": {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            standards: {
+              id: string;
+              name: string;
+              description: string | null;
+              policies: {
+                /** @description Derived from the match: stable across renames */
+                id: string;
+                name: string;
+                match: {
+                  categories?: string[];
+                  ruleIds?: string[];
+                  /** @enum {string} */
+                  minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+                };
+              }[];
+              preventionRules: {
+                id: string;
+                name: string;
+                match: {
+                  categories?: string[];
+                  ruleIds?: string[];
+                  /** @enum {string} */
+                  minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+                };
+                action: string;
+                dryRun: boolean;
+              }[];
+              trustedDomains: string[];
+              minScore: number | null;
+              assignments: {
+                clientOrgIds: string[];
+                groupIds: string[];
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            }[];
+            total: number;
+            limit: number;
+            offset: number;
+            nextOffset: number | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-create": {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`. */
+        "Idempotency-Key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          description?: string | null;
+          policies?: {
+            name: string;
+            match: {
+              categories?: (
+                | "public_exposure"
+                | "external_sharing"
+                | "shared_drive_exposure"
+                | "identity"
+                | "third_party_apps"
+                | "tenant_configuration"
+              )[];
+              ruleIds?: string[];
+              /** @enum {string} */
+              minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            };
+          }[];
+          preventionRules?: {
+            name: string;
+            match: {
+              categories?: (
+                | "public_exposure"
+                | "external_sharing"
+                | "shared_drive_exposure"
+                | "identity"
+                | "third_party_apps"
+                | "tenant_configuration"
+              )[];
+              ruleIds?: string[];
+              /** @enum {string} */
+              minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            };
+            /**
+             * @description Default ALERT_ONLY
+             * @enum {string}
+             */
+            action?: "ALERT_ONLY" | "REVOKE_PUBLIC_LINK" | "REMOVE_EXTERNAL_ACCESS" | "REVOKE_OAUTH_GRANT";
+            /** @description Default false */
+            dryRun?: boolean;
+          }[];
+          /** @description The domains assigned clients may trust (or below them); empty: trusted domains are not checked */
+          trustedDomains?: string[];
+          /** @description Lowest posture score allowed; null: not checked */
+          minScore?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            policies: {
+              /** @description Derived from the match: stable across renames */
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+            }[];
+            preventionRules: {
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+              action: string;
+              dryRun: boolean;
+            }[];
+            trustedDomains: string[];
+            minScore: number | null;
+            assignments: {
+              clientOrgIds: string[];
+              groupIds: string[];
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-get": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            policies: {
+              /** @description Derived from the match: stable across renames */
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+            }[];
+            preventionRules: {
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+              action: string;
+              dryRun: boolean;
+            }[];
+            trustedDomains: string[];
+            minScore: number | null;
+            assignments: {
+              clientOrgIds: string[];
+              groupIds: string[];
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-delete": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            deleted: true;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-update": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          description?: string | null;
+          policies?: {
+            name: string;
+            match: {
+              categories?: (
+                | "public_exposure"
+                | "external_sharing"
+                | "shared_drive_exposure"
+                | "identity"
+                | "third_party_apps"
+                | "tenant_configuration"
+              )[];
+              ruleIds?: string[];
+              /** @enum {string} */
+              minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            };
+          }[];
+          preventionRules?: {
+            name: string;
+            match: {
+              categories?: (
+                | "public_exposure"
+                | "external_sharing"
+                | "shared_drive_exposure"
+                | "identity"
+                | "third_party_apps"
+                | "tenant_configuration"
+              )[];
+              ruleIds?: string[];
+              /** @enum {string} */
+              minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            };
+            /**
+             * @description Default ALERT_ONLY
+             * @enum {string}
+             */
+            action?: "ALERT_ONLY" | "REVOKE_PUBLIC_LINK" | "REMOVE_EXTERNAL_ACCESS" | "REVOKE_OAUTH_GRANT";
+            /** @description Default false */
+            dryRun?: boolean;
+          }[];
+          /** @description The domains assigned clients may trust (or below them); empty: trusted domains are not checked */
+          trustedDomains?: string[];
+          /** @description Lowest posture score allowed; null: not checked */
+          minScore?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            policies: {
+              /** @description Derived from the match: stable across renames */
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+            }[];
+            preventionRules: {
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+              action: string;
+              dryRun: boolean;
+            }[];
+            trustedDomains: string[];
+            minScore: number | null;
+            assignments: {
+              clientOrgIds: string[];
+              groupIds: string[];
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `conflict` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-assignments-set": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          clientOrgIds: string[];
+          groupIds: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            description: string | null;
+            policies: {
+              /** @description Derived from the match: stable across renames */
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+            }[];
+            preventionRules: {
+              id: string;
+              name: string;
+              match: {
+                categories?: string[];
+                ruleIds?: string[];
+                /** @enum {string} */
+                minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              };
+              action: string;
+              dryRun: boolean;
+            }[];
+            trustedDomains: string[];
+            minScore: number | null;
+            assignments: {
+              clientOrgIds: string[];
+              groupIds: string[];
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "partner-standards-drift-list": {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        clientOrgId?: string;
+        groupId?: string;
+        status?: "open" | "resolved" | "all";
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            drift: {
+              id: string;
+              standardId: string;
+              standardName: string;
+              clientOrgId: string;
+              clientName: string;
+              /** @description The rule of the standard: `policy:<id>`, `prevention:<id>`, `trusted_domain:<domain>`, `min_score` */
+              rule: string;
+              /** @enum {string} */
+              kind: "policy" | "prevention" | "trusted_domain" | "min_score";
+              /** @enum {string} */
+              severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+              /** @description What the client has instead: `status` (missing, disabled, weaker, beyond_standard, below_minimum) and its particulars */
+              detail: {
+                [key: string]: unknown;
+              };
+              /** Format: date-time */
+              since: string;
+              /** Format: date-time */
+              checkedAt: string;
+              resolvedAt: string | null;
+            }[];
+            total: number;
+            limit: number;
+            offset: number;
+            nextOffset: number | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `partner_required` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "partner_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
           };
         };
       };
@@ -16721,6 +21643,7 @@ export interface operations {
               id: string;
               url: string;
               events: string[];
+              includeClients: boolean;
               /** @enum {string} */
               status: "active" | "disabled";
               disabledReason: string | null;
@@ -16853,6 +21776,7 @@ export interface operations {
             | "portfolio.campaign.detected"
             | "portfolio.campaign.updated"
           )[];
+          includeClients?: boolean;
         };
       };
     };
@@ -16869,6 +21793,7 @@ export interface operations {
             id: string;
             url: string;
             events: string[];
+            includeClients: boolean;
             /** @enum {string} */
             status: "active" | "disabled";
             disabledReason: string | null;
@@ -17203,6 +22128,8 @@ export interface operations {
               deliveredAt: string | null;
               /** Format: date-time */
               createdAt: string;
+              /** @description the managed client whose event this is (a partner's includeClients subscription); null otherwise */
+              clientOrgId: string | null;
               /** @description the delivery's attempts, oldest first: the most recent 25 (`attempts` counts them all) */
               history: {
                 /** @description 1 for the first attempt */
@@ -17362,6 +22289,8 @@ export interface operations {
             deliveredAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description the managed client whose event this is (a partner's includeClients subscription); null otherwise */
+            clientOrgId: string | null;
             /** @description the delivery's attempts, oldest first: the most recent 25 (`attempts` counts them all) */
             history: {
               /** @description 1 for the first attempt */
@@ -17559,6 +22488,7 @@ export interface operations {
             id: string;
             url: string;
             events: string[];
+            includeClients: boolean;
             /** @enum {string} */
             status: "active" | "disabled";
             disabledReason: string | null;
@@ -17750,6 +22680,8 @@ export interface operations {
             deliveredAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description the managed client whose event this is (a partner's includeClients subscription); null otherwise */
+            clientOrgId: string | null;
             /** @description the delivery's attempts, oldest first: the most recent 25 (`attempts` counts them all) */
             history: {
               /** @description 1 for the first attempt */
@@ -17952,6 +22884,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18014,6 +22951,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18078,6 +23020,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18136,6 +23083,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18193,6 +23145,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18254,6 +23211,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18316,6 +23278,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18372,6 +23339,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18433,6 +23405,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18494,6 +23471,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18549,6 +23531,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18613,6 +23600,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18677,6 +23669,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18735,6 +23732,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18796,6 +23798,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18855,6 +23862,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18928,6 +23940,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -18986,6 +24003,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -19044,6 +24066,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };
@@ -19098,6 +24125,11 @@ export interface operations {
           id: string;
           /** Format: date-time */
           createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
         };
       };
     };

@@ -1419,7 +1419,7 @@ export interface paths {
     put?: never;
     /**
      * Reset the sandbox
-     * @description Puts every demo source of the sandbox (and, in a sandbox partner, of its sandbox clients) back to its generated tenant — every change a scenario or a remediation made is dropped, a withdrawn access restored — and reads each in full again, so what the scenarios opened is resolved (finding.resolved) and sources are healthy. The tenants' own revisions (syncs with `demo.advance`), the findings' history and the audit trail stay. A job: 202 with its id, followed with GET /sandbox/scenarios/{id}. 403 `sandbox_required` outside a sandbox organization. Audited.
+     * @description Puts every demo source of the sandbox (and, in a sandbox partner, of its sandbox clients) back to its generated tenant — every change a scenario or a remediation made is dropped, a withdrawn access restored — and reads each in full again, so what the scenarios opened is resolved (finding.resolved) and sources are healthy. The tenants' own revisions (syncs with `demo.advance`), the findings' history and the audit trail stay. A job: 202 with its id, followed with GET /sandbox/scenarios/{id}. Not while a scenario or another reset of the sandbox runs: 409 `conflict` with its id as `runningId`. 403 `sandbox_required` outside a sandbox organization. Audited.
      *
      *     Auth: API key or session · role: ADMIN+
      */
@@ -1441,7 +1441,7 @@ export interface paths {
     put?: never;
     /**
      * Trigger a sandbox scenario
-     * @description Changes the sandbox's synthetic tenant as its people would, then runs the scan a real change feed would trigger, so exactly the events a real tenant emits leave through the same signed webhooks. Kinds: `public_link_created` (a file gets an anyone-with-the-link share: finding.new, and prevention.triggered / remediation.planned where a prevention rule acts on public links), `external_share_created` (a file shared with an outside writer: finding.new), `agent_granted` (a user grants an unverified AI agent broad scopes: finding.new, CRITICAL), `sharing_spike` (one person shares 30 files outside within half an hour: finding.new per file, alert.grouped, then anomaly.detected from behaviour analytics), `client_unhealthy` (a client's admin withdraws the service's access: its scan fails, the source turns unhealthy and the managing partner gets client.unhealthy; in a sandbox partner it acts on its sandbox client, made on first use, in a sandbox client on itself). The first demo source is used, connected on first use; a source never scanned is scanned in full first (those are the events of connecting a tenant). The run is a job: 202 with its id, followed with GET /sandbox/scenarios/{id}. 403 `sandbox_required` outside a sandbox organization. Audited. See docs/sandbox.md.
+     * @description Changes the sandbox's synthetic tenant as its people would, then runs the scan a real change feed would trigger, so exactly the events a real tenant emits leave through the same signed webhooks. Kinds: `public_link_created` (a file gets an anyone-with-the-link share: finding.new, and prevention.triggered / remediation.planned where a prevention rule acts on public links), `external_share_created` (a file shared with an outside writer: finding.new), `agent_granted` (a user grants an unverified AI agent broad scopes: finding.new, CRITICAL), `sharing_spike` (one person shares 30 files outside within half an hour: finding.new per file, alert.grouped, then anomaly.detected from behaviour analytics), `client_unhealthy` (a client's admin withdraws the service's access: its scan fails, the source turns unhealthy and the managing partner gets client.unhealthy; in a sandbox partner it acts on its sandbox client, made on first use, in a sandbox client on itself). The first demo source is used, connected on first use; a source never scanned is scanned in full first (those are the events of connecting a tenant). The run is a job: 202 with its id, followed with GET /sandbox/scenarios/{id}. One run (scenario or reset) at a time per sandbox: while one is under way, 409 `conflict` with its id as `runningId`. 403 `sandbox_required` outside a sandbox organization. Audited. See docs/sandbox.md.
      *
      *     Auth: API key or session · role: ADMIN+
      */
@@ -1461,7 +1461,7 @@ export interface paths {
     };
     /**
      * A sandbox run
-     * @description A scenario run or a reset, as its audit rows record it: QUEUED until its job finishes, then COMPLETE (with what changed in the tenant and the scans that read it) or FAILED (with why). 403 `sandbox_required` outside a sandbox organization.
+     * @description A scenario run or a reset of this sandbox: QUEUED until its job finishes (queued or under way), then COMPLETE (with what changed in the tenant and the scans that read it) or FAILED (with why; also a run whose job did not finish within 25 minutes). 403 `sandbox_required` outside a sandbox organization; 404 for another organization's run.
      *
      *     Auth: API key or session
      */
@@ -1936,6 +1936,46 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  "partner.access.changed": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A managed client withdrew its partner's access, or granted it again
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     */
+    post: operations["webhook-partner.access.changed"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "partner.drift.detected": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A managed client departed from a rule of a standard assigned to it
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     */
+    post: operations["webhook-partner.drift.detected"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "partner.report.ready": {
     parameters: {
       query?: never;
@@ -1970,6 +2010,46 @@ export interface webhooks {
      * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
      */
     post: operations["webhook-policy.violation"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "portfolio.campaign.detected": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The cross-client radar found one app, agent, outside domain or anomaly kind in several clients at once
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     */
+    post: operations["webhook-portfolio.campaign.detected"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "portfolio.campaign.updated": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A cross-client campaign reached more clients, or its severity rose
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key.
+     */
+    post: operations["webhook-portfolio.campaign.updated"];
     delete?: never;
     options?: never;
     head?: never;
@@ -16385,6 +16465,10 @@ export interface operations {
             | "remediation.applied"
             | "remediation.failed"
             | "remediation.reverted"
+            | "partner.access.changed"
+            | "partner.drift.detected"
+            | "portfolio.campaign.detected"
+            | "portfolio.campaign.updated"
           )[];
         };
       };
@@ -17869,6 +17953,123 @@ export interface operations {
       };
     };
   };
+  "webhook-partner.access.changed": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "partner.access.changed";
+          data: {
+            clientOrgId: string;
+            clientName: string;
+            /** @enum {string} */
+            access: "granted" | "withdrawn";
+            changedBy: string;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-partner.drift.detected": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "partner.drift.detected";
+          data: {
+            driftId: string;
+            standardId: string;
+            standardName: string;
+            clientOrgId: string;
+            clientName: string;
+            rule: string;
+            /** @enum {string} */
+            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            /** Format: uri */
+            link: string;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
   "webhook-partner.report.ready": {
     parameters: {
       query?: never;
@@ -17960,6 +18161,134 @@ export interface operations {
             /** @enum {string} */
             severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
             count: number;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-portfolio.campaign.detected": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "portfolio.campaign.detected";
+          data: {
+            campaignId: string;
+            /** @enum {string} */
+            kind: "oauth_app" | "ai_agent" | "outside_domain" | "anomaly";
+            subject: string;
+            title: string;
+            /** @enum {string} */
+            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            clientOrgIds: string[];
+            clientCount: number;
+            /** Format: date-time */
+            firstSeenAt: string;
+            /** Format: uri */
+            link: string;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-portfolio.campaign.updated": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "portfolio.campaign.updated";
+          data: {
+            campaignId: string;
+            /** @enum {string} */
+            kind: "oauth_app" | "ai_agent" | "outside_domain" | "anomaly";
+            subject: string;
+            title: string;
+            /** @enum {string} */
+            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            clientOrgIds: string[];
+            clientCount: number;
+            /** Format: date-time */
+            firstSeenAt: string;
+            /** Format: uri */
+            link: string;
           };
           /** @description The event id: the same on every attempt */
           id: string;

@@ -3,7 +3,7 @@ import { connectors, demoOverlays, type Db } from "@posture/db";
 import { sweepClientHealth } from "@posture/partner";
 import type { TScanResult } from "@posture/posture";
 import type { TJobQueue, TLogger, TRuntime } from "@posture/platform";
-import { finishRun } from "./runs";
+import { finishRun, runIsOpen } from "./runs";
 import type { TResetJob, TScenarioJob } from "./scenarios";
 import { hasBaseline, scanConnector, type TScanRecord } from "./scans";
 import { changeTenant } from "./tenant-changes";
@@ -34,6 +34,7 @@ async function connectorRow(db: Db, id: string) {
  * the partner's client-health check runs before and after, and announces the client.unhealthy.
  */
 export async function runScenario(deps: TSandboxDeps, job: TScenarioJob): Promise<{ status: string }> {
+  if (!(await runIsOpen(deps.db, job.runId))) return { status: "FAILED" };
   const scansDone: TScanRecord[] = [];
   const record = (r: TScanResult, connectorId: string) => scansDone.push(scanRecord(r, connectorId));
   try {
@@ -61,6 +62,7 @@ export async function runScenario(deps: TSandboxDeps, job: TScenarioJob): Promis
  * health is checked after, so the recovered state is the one the next check compares with.
  */
 export async function runReset(deps: TSandboxDeps, job: TResetJob): Promise<{ status: string }> {
+  if (!(await runIsOpen(deps.db, job.runId))) return { status: "FAILED" };
   const scansDone: TScanRecord[] = [];
   try {
     for (const id of job.connectorIds) {

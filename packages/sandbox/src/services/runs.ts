@@ -97,6 +97,18 @@ export async function openRun<T extends object>(
   });
 }
 
+/**
+ * Whether the run's job may still act: a job that starts after its run was closed as lost (it sat
+ * in a queue past the bound) changes nothing, since the sandbox may be running another run by now.
+ */
+export async function runIsOpen(db: Db, runId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ status: sandboxScenarioRuns.status, createdAt: sandboxScenarioRuns.createdAt })
+    .from(sandboxScenarioRuns)
+    .where(eq(sandboxScenarioRuns.id, runId));
+  return row?.status === "RUNNING" && row.createdAt.getTime() >= Date.now() - RUN_BOUND_MS;
+}
+
 /** Queues the run's job; a queue that refuses it fails the run at once, so it holds nothing. */
 export async function enqueueRun(
   deps: { db: Db; jobs: TJobQueue },

@@ -125,7 +125,7 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
  * parts, never by the name of an alias or interface of the server's packages (which a consumer
  * does not have). Only the standard library's types (Date, Array, Record's result…) keep names.
  */
-class TypePrinter {
+export class TypePrinter {
   readonly warnings: string[] = [];
   private readonly stack = new Set<ts.Type>();
 
@@ -197,7 +197,7 @@ class TypePrinter {
       const items = args.map((a, i) => {
         const flag = target.elementFlags[i] ?? ts.ElementFlags.Required;
         if (flag & ts.ElementFlags.Rest) return `...Array<${this.print(a)}>`;
-        return `${this.print(a)}${flag & ts.ElementFlags.Optional ? "?" : ""}`;
+        return flag & ts.ElementFlags.Optional ? `${this.wrap(a)}?` : this.print(a);
       });
       return `${target.readonly ? "readonly " : ""}[${items.join(", ")}]`;
     }

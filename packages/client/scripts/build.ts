@@ -1,4 +1,4 @@
-// `pnpm --filter @posture/client build`: the publishable package in dist/ — the client's JavaScript,
+// `pnpm --filter @posture/client build:package`: the publishable package in dist/ — the client's JavaScript,
 // its declarations, and AppRouter as a declaration that stands alone (dist/router.d.ts), so that
 // a consumer needs only @trpc/client (and the @trpc/server types it brings), never the gateway.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -4,7 +4,7 @@ import { audit, iso, type TActor } from "@posture/platform";
 import {
   activeFilters,
   findingFilterConditions,
-  tenantFields,
+  findingView,
   type TFindingFilters,
   type TFindingView,
   type TTenantDetails,
@@ -47,6 +47,33 @@ type TRawRow = {
   cursor_at: string;
 };
 
+/**
+ * One exported finding from its text row: the view by the list's own builder (the export's rows
+ * already carry ISO text, so no Date is made), plus the export's resource and last-seen fields.
+ */
+export function exportFinding(r: TRawRow, seen: ReadonlyMap<string, string | undefined>): TExportFinding {
+  const scanAt = r.last_seen_scan_id ? seen.get(r.last_seen_scan_id) : undefined;
+  return {
+    view: findingView({
+      id: r.id,
+      severity: r.severity,
+      title: r.title,
+      resourceName: r.resource_name,
+      connectorType: r.connector_type,
+      status: r.status,
+      detectedAt: r.detected_at,
+      category: r.category,
+      ruleId: r.rule_id,
+      connectorId: r.connector_id,
+      resolvedAt: r.resolved_at,
+      tenant: r.tenant,
+    }),
+    resourceId: r.resource_id,
+    resourceType: r.resource_type,
+    lastSeenAt: scanAt ?? r.detected_at,
+  };
+}
+
 type TCursor = { at: string; id: string };
 
 export type TFindingsExportQuery = { orgId: string; filters: TFindingFilters; cutoff: string };
@@ -84,30 +111,7 @@ export async function* exportBatches(db: Db, q: TFindingsExportQuery): AsyncGene
     const last = rows.at(-1);
     if (!last) return;
     const seen = await lastSeen.of(rows.map((r) => r.last_seen_scan_id));
-    yield rows.map((r) => {
-      // The same fields, in the same order, as toFindingView: NDJSON lines equal GET /findings/{id}.
-      const view: TFindingView = {
-        id: r.id,
-        severity: r.severity,
-        title: r.title,
-        resourceName: r.resource_name,
-        connectorType: r.connector_type,
-        status: r.status,
-        detectedAt: r.detected_at,
-        category: r.category,
-        ruleId: r.rule_id,
-        connectorId: r.connector_id,
-        resolvedAt: r.resolved_at,
-        ...tenantFields(r.tenant),
-      };
-      const scanAt = r.last_seen_scan_id ? seen.get(r.last_seen_scan_id) : undefined;
-      return {
-        view,
-        resourceId: r.resource_id,
-        resourceType: r.resource_type,
-        lastSeenAt: scanAt ?? r.detected_at,
-      };
-    });
+    yield rows.map((r) => exportFinding(r, seen));
     if (rows.length < EXPORT_BATCH) return;
     after = { at: last.cursor_at, id: last.id };
   }

@@ -1,5 +1,6 @@
 import type { TJobModule } from "@posture/jobs";
 import { runReset, runScenario, type TSandboxDeps } from "../services/run";
+import { RUN_BOUND_MS } from "../services/runs";
 import {
   SANDBOX_RESET_JOB,
   SANDBOX_SCENARIO_JOB,
@@ -7,12 +8,9 @@ import {
   type TScenarioJob,
 } from "../services/scenarios";
 
-// A run waits for its scans (each bounded by the scan's own wait): room for a baseline and one more.
-const RUN_BOUND_MS = 25 * 60_000;
-
 /**
- * The sandbox's background work: scenario runs and resets. Each records its own outcome (the
- * audit trail's SANDBOX_SCENARIO_FINISHED) and never throws, so the queue does not replay a
+ * The sandbox's background work: scenario runs and resets. Each records its own outcome (its
+ * sandbox_scenario_runs row and the audit trail's SANDBOX_SCENARIO_FINISHED) and never throws, so the queue does not replay a
  * change: a failed run is asked for again.
  */
 export const sandboxJobs: TJobModule<TSandboxDeps> = {

@@ -20,7 +20,9 @@ export const createScenarioMeta = {
       "managing partner gets client.unhealthy; in a sandbox partner it acts on its sandbox client, made on first " +
       "use, in a sandbox client on itself). The first demo source is used, connected on first use; a source never " +
       "scanned is scanned in full first (those are the events of connecting a tenant). The run is a job: 202 with " +
-      "its id, followed with GET /sandbox/scenarios/{id}. 403 `sandbox_required` outside a sandbox organization. " +
+      "its id, followed with GET /sandbox/scenarios/{id}. One run (scenario or reset) at a time per sandbox: " +
+      "while one is under way, 409 `conflict` with its id as `runningId`. 403 `sandbox_required` outside a " +
+      "sandbox organization. " +
       "Audited. See docs/sandbox.md.",
     protect: true,
     successDescription: "Accepted: the run is queued",

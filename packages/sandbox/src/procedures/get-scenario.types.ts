@@ -8,9 +8,10 @@ export const getScenarioMeta = {
     tags: ["sandbox"],
     summary: "A sandbox run",
     description:
-      "A scenario run or a reset, as its audit rows record it: QUEUED until its job finishes, then COMPLETE (with " +
-      "what changed in the tenant and the scans that read it) or FAILED (with why). 403 `sandbox_required` outside " +
-      "a sandbox organization.",
+      "A scenario run or a reset of this sandbox: QUEUED until its job finishes (queued or under way), then " +
+      "COMPLETE (with what changed in the tenant and the scans that read it) or FAILED (with why; also a run " +
+      "whose job did not finish within 25 minutes). 403 `sandbox_required` outside a sandbox organization; 404 " +
+      "for another organization's run.",
   },
   errors: ["sandbox_required"],
 } satisfies TMeta;

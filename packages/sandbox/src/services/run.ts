@@ -2,10 +2,11 @@ import { eq } from "drizzle-orm";
 import { connectors, demoOverlays, type Db } from "@posture/db";
 import { sweepClientHealth } from "@posture/partner";
 import type { TScanResult } from "@posture/posture";
-import { audit, type TJobQueue, type TLogger, type TRuntime } from "@posture/platform";
+import type { TJobQueue, TLogger, TRuntime } from "@posture/platform";
+import { finishRun, runIsOpen } from "./runs";
 import type { TResetJob, TScenarioJob } from "./scenarios";
 import { hasBaseline, scanConnector, type TScanRecord } from "./scans";
-import { changeTenant, type TTenantChange } from "./tenant-changes";
+import { changeTenant } from "./tenant-changes";
 
 export type TSandboxDeps = { db: Db; jobs: TJobQueue; runtime: TRuntime; log: TLogger };
 
@@ -24,24 +25,6 @@ async function connectorRow(db: Db, id: string) {
   return row;
 }
 
-async function finish(
-  deps: TSandboxDeps,
-  job: { runId: string; orgId: string; actor: TScenarioJob["actor"] },
-  outcome: { status: "COMPLETE" | "FAILED"; change?: TTenantChange; scans: TScanRecord[]; error?: string },
-) {
-  await deps.db.transaction((tx) =>
-    audit(
-      tx,
-      { orgId: job.orgId, actor: job.actor },
-      {
-        action: "SANDBOX_SCENARIO_FINISHED",
-        target: job.runId,
-        metadata: outcome,
-      },
-    ),
-  );
-}
-
 /**
  * The scenario job: the tenant's first scan if it never had one (so the scenario's own scan is an
  * incremental one that reads the change, as a real change feed would report it), the change in the
@@ -51,6 +34,7 @@ async function finish(
  * the partner's client-health check runs before and after, and announces the client.unhealthy.
  */
 export async function runScenario(deps: TSandboxDeps, job: TScenarioJob): Promise<{ status: string }> {
+  if (!(await runIsOpen(deps.db, job.runId))) return { status: "FAILED" };
   const scansDone: TScanRecord[] = [];
   const record = (r: TScanResult, connectorId: string) => scansDone.push(scanRecord(r, connectorId));
   try {
@@ -61,12 +45,12 @@ export async function runScenario(deps: TSandboxDeps, job: TScenarioJob): Promis
     const change = await changeTenant(deps.db, deps.runtime, connector, job.kind, job.runId);
     record(await scanConnector(deps, await connectorRow(deps.db, connector.id), job.actor), connector.id);
     if (job.kind === "client_unhealthy") await sweepClientHealth(deps);
-    await finish(deps, job, { status: "COMPLETE", change, scans: scansDone });
+    await finishRun(deps.db, job, { status: "COMPLETE", change, scans: scansDone });
     return { status: "COMPLETE" };
   } catch (err) {
     const error = (err instanceof Error ? err.message : String(err)).slice(0, 500);
     deps.log.warn({ runId: job.runId, kind: job.kind, err: error }, "sandbox scenario failed");
-    await finish(deps, job, { status: "FAILED", scans: scansDone, error });
+    await finishRun(deps.db, job, { status: "FAILED", scans: scansDone, error });
     return { status: "FAILED" };
   }
 }
@@ -78,6 +62,7 @@ export async function runScenario(deps: TSandboxDeps, job: TScenarioJob): Promis
  * health is checked after, so the recovered state is the one the next check compares with.
  */
 export async function runReset(deps: TSandboxDeps, job: TResetJob): Promise<{ status: string }> {
+  if (!(await runIsOpen(deps.db, job.runId))) return { status: "FAILED" };
   const scansDone: TScanRecord[] = [];
   try {
     for (const id of job.connectorIds) {
@@ -86,12 +71,12 @@ export async function runReset(deps: TSandboxDeps, job: TResetJob): Promise<{ st
       scansDone.push(scanRecord(await scanConnector(deps, connector, job.actor, { full: true }), id));
     }
     await sweepClientHealth(deps);
-    await finish(deps, job, { status: "COMPLETE", scans: scansDone });
+    await finishRun(deps.db, job, { status: "COMPLETE", scans: scansDone });
     return { status: "COMPLETE" };
   } catch (err) {
     const error = (err instanceof Error ? err.message : String(err)).slice(0, 500);
     deps.log.warn({ runId: job.runId, err: error }, "sandbox reset failed");
-    await finish(deps, job, { status: "FAILED", scans: scansDone, error });
+    await finishRun(deps.db, job, { status: "FAILED", scans: scansDone, error });
     return { status: "FAILED" };
   }
 }

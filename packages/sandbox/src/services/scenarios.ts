@@ -1,10 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { and, asc, eq, inArray } from "drizzle-orm";
-import { auditLog, connectors, organizations, type Db, type TPlanId } from "@posture/db";
-import { AppError, audit, iso, type TActor, type TJobQueue } from "@posture/platform";
+import { connectors, organizations, type Db, type TPlanId } from "@posture/db";
+import { AppError, iso, type TActor, type TJobQueue } from "@posture/platform";
 import { createConnector } from "@posture/posture";
 import { assertSandbox, createSandboxOrganization } from "./organizations";
-import type { TScanRecord } from "./scans";
+import { enqueueRun, openRun, readRun } from "./runs";
 import type { TScenarioKind } from "./tenant-changes";
 
 export const SANDBOX_SCENARIO_JOB = "sandbox.scenario";
@@ -12,8 +11,9 @@ export const SANDBOX_RESET_JOB = "sandbox.reset";
 
 /** What the scenario job is handed: everything was decided by the request. */
 export type TScenarioJob = {
+  /** The run's row (sandbox_scenario_runs), which the job closes. */
   runId: string;
-  /** The sandbox that asked (its audit trail records the run). */
+  /** The sandbox that asked (the run is its own). */
   orgId: string;
   /** The organization whose tenant changes: the sandbox itself, or a partner's sandbox client. */
   targetOrgId: string;
@@ -25,8 +25,6 @@ export type TScenarioJob = {
 export type TResetJob = { runId: string; orgId: string; connectorIds: string[]; actor: TActor };
 
 type TScope = { orgId: string; actor: TActor };
-
-const newRunId = () => `sbr_${randomBytes(10).toString("hex")}`;
 
 /**
  * The organization a scenario changes. `client_unhealthy` is about a partner's client: in a
@@ -91,8 +89,9 @@ async function demoConnectorOf(
 }
 
 /**
- * POST /api/sandbox/scenarios: decides what changes where (connecting a demo source on first use),
- * records the run in the audit trail and queues it; the job changes the tenant and scans.
+ * POST /api/sandbox/scenarios: opens the run (one at a time per sandbox: 409 `conflict` with the
+ * running one's id), deciding under its lock what changes where (connecting a demo source on first
+ * use), and queues it; the job changes the tenant and scans.
  */
 export async function startScenario(
   db: Db,
@@ -101,43 +100,62 @@ export async function startScenario(
   deps: { encryptionKey: Buffer },
 ) {
   const org = await assertSandbox(db, input.orgId);
-  const target = await targetOf(db, org, input.kind);
-  const connectorId = await demoConnectorOf(db, input, target, deps.encryptionKey);
-  const runId = newRunId();
+  const run = await openRun(db, input, {
+    kind: input.kind,
+    audit: "SANDBOX_SCENARIO_STARTED",
+    prepare: async (tx) => {
+      const target = await targetOf(tx, org, input.kind);
+      const connectorId = await demoConnectorOf(tx, input, target, deps.encryptionKey);
+      return { targetOrgId: target.id, connectorId };
+    },
+  });
+  const { targetOrgId, connectorId } = run.metadata;
   const job: TScenarioJob = {
-    runId,
+    runId: run.id,
     orgId: org.id,
-    targetOrgId: target.id,
+    targetOrgId,
     connectorId,
     kind: input.kind,
     actor: input.actor,
   };
-  const createdAt = new Date();
-  await db.transaction((tx) =>
-    audit(tx, input, {
-      action: "SANDBOX_SCENARIO_STARTED",
-      target: runId,
-      metadata: { kind: input.kind, targetOrgId: target.id, connectorId },
-    }),
-  );
-  await jobs.enqueue(SANDBOX_SCENARIO_JOB, job, { jobId: runId });
+  await enqueueRun({ db, jobs }, SANDBOX_SCENARIO_JOB, job);
   return {
-    id: runId,
+    id: run.id,
     kind: input.kind,
     status: "QUEUED" as const,
-    orgId: target.id,
+    orgId: targetOrgId,
     connectorId,
-    createdAt: iso(createdAt),
+    createdAt: iso(run.createdAt),
   };
 }
 
 /**
  * POST /api/sandbox/reset: every demo source of the sandbox (and, for a partner, of its sandbox
  * clients) back to its generated tenant — the overlay cleared, scenarios' and remediations' changes
- * alike — then read in full again, so findings the scenarios opened are resolved.
+ * alike — then read in full again, so findings the scenarios opened are resolved. A run like a
+ * scenario's: not while another runs.
  */
 export async function startReset(db: Db, jobs: TJobQueue, input: TScope) {
   const org = await assertSandbox(db, input.orgId);
+  const run = await openRun(db, input, {
+    kind: "reset",
+    audit: "SANDBOX_RESET",
+    prepare: async (tx) => ({ connectorIds: await resetSources(tx, org) }),
+  });
+  const { connectorIds } = run.metadata;
+  const job: TResetJob = { runId: run.id, orgId: org.id, connectorIds, actor: input.actor };
+  await enqueueRun({ db, jobs }, SANDBOX_RESET_JOB, job);
+  return {
+    id: run.id,
+    kind: "reset" as const,
+    status: "QUEUED" as const,
+    connectorIds,
+    createdAt: iso(run.createdAt),
+  };
+}
+
+/** The demo sources a reset reads: the sandbox's, and a sandbox partner's clients'. */
+async function resetSources(db: Db, org: { id: string; isPartner: boolean }): Promise<string[]> {
   const orgIds = [org.id];
   if (org.isPartner) {
     const clients = await db
@@ -151,47 +169,11 @@ export async function startReset(db: Db, jobs: TJobQueue, input: TScope) {
     .from(connectors)
     .where(and(inArray(connectors.orgId, orgIds), eq(connectors.mode, "demo")))
     .orderBy(asc(connectors.createdAt), asc(connectors.id));
-  const runId = newRunId();
-  const connectorIds = rows.map((r) => r.id);
-  await db.transaction((tx) =>
-    audit(tx, input, { action: "SANDBOX_RESET", target: runId, metadata: { connectorIds } }),
-  );
-  const job: TResetJob = { runId, orgId: org.id, connectorIds, actor: input.actor };
-  await jobs.enqueue(SANDBOX_RESET_JOB, job, { jobId: runId });
-  return {
-    id: runId,
-    kind: "reset" as const,
-    status: "QUEUED" as const,
-    connectorIds,
-    createdAt: iso(new Date()),
-  };
+  return rows.map((r) => r.id);
 }
 
-/**
- * A run as its audit rows tell it (the run has no table of its own: the audit trail is its record):
- * QUEUED until the job's SANDBOX_SCENARIO_FINISHED row, then COMPLETE or FAILED with what changed
- * and the scans that read it.
- */
+/** GET /api/sandbox/scenarios/{id}: a run of this sandbox, from its row. */
 export async function getRun(db: Db, input: { orgId: string; id: string }) {
   await assertSandbox(db, input.orgId);
-  const rows = await db
-    .select({ action: auditLog.action, metadata: auditLog.metadata, createdAt: auditLog.createdAt })
-    .from(auditLog)
-    .where(and(eq(auditLog.orgId, input.orgId), eq(auditLog.target, input.id)))
-    .orderBy(asc(auditLog.seq));
-  const started = rows.find((r) => r.action === "SANDBOX_SCENARIO_STARTED" || r.action === "SANDBOX_RESET");
-  if (!started) throw new AppError("not_found", "Sandbox run not found");
-  const finished = rows.find((r) => r.action === "SANDBOX_SCENARIO_FINISHED");
-  const meta = (finished?.metadata ?? {}) as Record<string, unknown>;
-  const status = finished ? (meta.status === "COMPLETE" ? "COMPLETE" : "FAILED") : "QUEUED";
-  return {
-    id: input.id,
-    kind: started.action === "SANDBOX_RESET" ? "reset" : String(started.metadata.kind ?? ""),
-    status: status as "QUEUED" | "COMPLETE" | "FAILED",
-    createdAt: iso(started.createdAt),
-    finishedAt: iso(finished?.createdAt ?? null),
-    change: (meta.change as Record<string, unknown> | undefined) ?? null,
-    scans: (meta.scans as TScanRecord[] | undefined) ?? [],
-    error: typeof meta.error === "string" ? meta.error : null,
-  };
+  return readRun(db, input);
 }

@@ -1869,7 +1869,7 @@ export interface paths {
     put?: never;
     /**
      * Reset the sandbox
-     * @description Puts every demo source of the sandbox (and, in a sandbox partner, of its sandbox clients) back to its generated tenant — every change a scenario or a remediation made is dropped, a withdrawn access restored — and reads each in full again, so what the scenarios opened is resolved (finding.resolved) and sources are healthy. The tenants' own revisions (syncs with `demo.advance`), the findings' history and the audit trail stay. A job: 202 with its id, followed with GET /sandbox/scenarios/{id}. 403 `sandbox_required` outside a sandbox organization. Audited.
+     * @description Puts every demo source of the sandbox (and, in a sandbox partner, of its sandbox clients) back to its generated tenant — every change a scenario or a remediation made is dropped, a withdrawn access restored — and reads each in full again, so what the scenarios opened is resolved (finding.resolved) and sources are healthy. The tenants' own revisions (syncs with `demo.advance`), the findings' history and the audit trail stay. A job: 202 with its id, followed with GET /sandbox/scenarios/{id}. Not while a scenario or another reset of the sandbox runs: 409 `conflict` with its id as `runningId`. 403 `sandbox_required` outside a sandbox organization. Audited.
      *
      *     Auth: API key or session · role: ADMIN+
      */
@@ -1891,7 +1891,7 @@ export interface paths {
     put?: never;
     /**
      * Trigger a sandbox scenario
-     * @description Changes the sandbox's synthetic tenant as its people would, then runs the scan a real change feed would trigger, so exactly the events a real tenant emits leave through the same signed webhooks. Kinds: `public_link_created` (a file gets an anyone-with-the-link share: finding.new, and prevention.triggered / remediation.planned where a prevention rule acts on public links), `external_share_created` (a file shared with an outside writer: finding.new), `agent_granted` (a user grants an unverified AI agent broad scopes: finding.new, CRITICAL), `sharing_spike` (one person shares 30 files outside within half an hour: finding.new per file, alert.grouped, then anomaly.detected from behaviour analytics), `client_unhealthy` (a client's admin withdraws the service's access: its scan fails, the source turns unhealthy and the managing partner gets client.unhealthy; in a sandbox partner it acts on its sandbox client, made on first use, in a sandbox client on itself). The first demo source is used, connected on first use; a source never scanned is scanned in full first (those are the events of connecting a tenant). The run is a job: 202 with its id, followed with GET /sandbox/scenarios/{id}. 403 `sandbox_required` outside a sandbox organization. Audited. See docs/sandbox.md.
+     * @description Changes the sandbox's synthetic tenant as its people would, then runs the scan a real change feed would trigger, so exactly the events a real tenant emits leave through the same signed webhooks. Kinds: `public_link_created` (a file gets an anyone-with-the-link share: finding.new, and prevention.triggered / remediation.planned where a prevention rule acts on public links), `external_share_created` (a file shared with an outside writer: finding.new), `agent_granted` (a user grants an unverified AI agent broad scopes: finding.new, CRITICAL), `sharing_spike` (one person shares 30 files outside within half an hour: finding.new per file, alert.grouped, then anomaly.detected from behaviour analytics), `client_unhealthy` (a client's admin withdraws the service's access: its scan fails, the source turns unhealthy and the managing partner gets client.unhealthy; in a sandbox partner it acts on its sandbox client, made on first use, in a sandbox client on itself). The first demo source is used, connected on first use; a source never scanned is scanned in full first (those are the events of connecting a tenant). The run is a job: 202 with its id, followed with GET /sandbox/scenarios/{id}. One run (scenario or reset) at a time per sandbox: while one is under way, 409 `conflict` with its id as `runningId`. 403 `sandbox_required` outside a sandbox organization. Audited. See docs/sandbox.md.
      *
      *     Auth: API key or session · role: ADMIN+
      */
@@ -1911,7 +1911,7 @@ export interface paths {
     };
     /**
      * A sandbox run
-     * @description A scenario run or a reset, as its audit rows record it: QUEUED until its job finishes, then COMPLETE (with what changed in the tenant and the scans that read it) or FAILED (with why). 403 `sandbox_required` outside a sandbox organization.
+     * @description A scenario run or a reset of this sandbox: QUEUED until its job finishes (queued or under way), then COMPLETE (with what changed in the tenant and the scans that read it) or FAILED (with why; also a run whose job did not finish within 25 minutes). 403 `sandbox_required` outside a sandbox organization; 404 for another organization's run.
      *
      *     Auth: API key or session
      */

@@ -3,6 +3,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { organizations, partnerAccess, type Db } from "@posture/db";
 import { AppError, audit, iso, type TActor, type TJobQueue } from "@posture/platform";
 import { withEvents } from "@posture/webhooks";
+import { PARTNER_CLIENT_JOB, partnerClientJobId } from "./client-refresh";
 
 export type TAccessState = "granted" | "withdrawn";
 
@@ -65,7 +66,8 @@ export async function setPartnerAccess(
   jobs: TJobQueue,
   q: { orgId: string; actor: TActor; access: TAccessState },
 ): Promise<TPartnerAccessView> {
-  return withEvents(db, jobs, async (tx, emit) => {
+  let changedFor = false;
+  const view = await withEvents(db, jobs, async (tx, emit) => {
     const before = await readAccess(tx, q.orgId);
     const partnerOrgId = before.partnerOrgId;
     if (partnerOrgId === null) throw new AppError("not_found", "This organization has no managing partner");
@@ -84,6 +86,7 @@ export async function setPartnerAccess(
             .returning({ id: partnerAccess.clientOrgId })
         : await grant(tx, q.orgId, partnerOrgId, q.actor);
     if (changed.length > 0) {
+      changedFor = true;
       const action = q.access === "withdrawn" ? "PARTNER_ACCESS_WITHDRAWN" : "PARTNER_ACCESS_GRANTED";
       const clientName = before.clientName;
       const partnerName = before.partnerName ?? "";
@@ -113,6 +116,13 @@ export async function setPartnerAccess(
     }
     return toView(await readAccess(tx, q.orgId));
   });
+  // The stored campaigns and drift follow at once (reads already do): the client's refresh, as
+  // after its scans. Losing the queueing loses little: the partner's sweeps catch up.
+  if (changedFor)
+    await jobs
+      .enqueue(PARTNER_CLIENT_JOB, { clientOrgId: q.orgId }, { jobId: partnerClientJobId(q.orgId) })
+      .catch(() => undefined);
+  return view;
 }
 
 /** Grants again: the withdrawn row, or a row where none is (the trigger keeps one; never lost). */

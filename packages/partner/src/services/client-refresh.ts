@@ -9,8 +9,9 @@ export const PARTNER_CLIENT_JOB = "partner.client.refresh";
 export const partnerClientJobId = (clientOrgId: string) => `partner-client-${clientOrgId}`;
 
 /**
- * After a scan of a managed client (queued by the scan job): its drift from the standards it is
- * held to, then its partner's cross-client radar. Both are idempotent recomputations.
+ * After a scan of a managed client (queued by the scan job), or a change of its consent (the
+ * access service): its drift from the standards it is held to, then a pass of its partner's
+ * cross-client radar requested. Both are idempotent recomputations.
  */
 export async function refreshClient(deps: TDriftDeps, clientOrgId: string): Promise<void> {
   const [org] = await deps.db

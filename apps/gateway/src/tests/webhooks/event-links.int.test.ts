@@ -1,8 +1,9 @@
+import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedWorkspace } from "@posture/compliance/testing";
-import { connectors, events } from "@posture/db";
-import { buildScheduledReport, sweepClientHealth } from "@posture/partner";
+import { connectors, events, oauthGrants } from "@posture/db";
+import { buildScheduledReport, PARTNER_RADAR_JOB, sweepClientHealth } from "@posture/partner";
 import { runBehaviourRefresh } from "@posture/ueba";
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES } from "@posture/webhooks";
 import { insertPlan } from "@posture/remediation";
@@ -262,6 +263,55 @@ describe("event links resolve to what they name", { timeout: 180_000 }, () => {
     const listed = (r.body as { drift: Array<{ id: string }> }).drift.map((d) => d.id);
     expect(listed).toContain(drift?.driftId);
     covered("partner.drift.detected");
+  });
+
+  it("portfolio.campaign.detected, portfolio.campaign.updated", async () => {
+    const p = await gw.createActor({ plan: "enterprise", isPartner: true });
+    const app = `${randomBytes(4).toString("hex")}-links.apps.googleusercontent.com`;
+    const grantIn = async (name: string) => {
+      const org = await gw.createOrg({ plan: "business", name, managedByOrgId: p.orgId });
+      const [con] = await gw.db.db
+        .insert(connectors)
+        .values({ orgId: org.id, type: "google_workspace", displayName: "Drive", mode: "demo" })
+        .returning({ id: connectors.id });
+      await gw.db.db.insert(oauthGrants).values({
+        orgId: org.id,
+        connectorId: con?.id ?? "",
+        externalId: `g-${randomBytes(4).toString("hex")}`,
+        clientId: app,
+        label: "Shady Sync",
+        kind: "oauth_app",
+        publisher: "shadysync.example",
+        isKnownPublisher: false,
+        scopes: ["https://www.googleapis.com/auth/drive"],
+        userEmail: "someone@client.example",
+        grantedAt: new Date(),
+      });
+    };
+    const radar = () =>
+      gw.gateway.deps.jobs.runAndWait(
+        PARTNER_RADAR_JOB,
+        { partnerOrgId: p.orgId },
+        { jobId: `links-radar-${randomBytes(4).toString("hex")}`, timeoutMs: 30_000 },
+      );
+    await grantIn("Links One");
+    await grantIn("Links Two");
+    await radar();
+    const [detected] = await recorded(p.orgId, "portfolio.campaign.detected");
+    expect(detected).toMatchObject({ kind: "oauth_app", subject: app, clientCount: 2 });
+    const d = await follow(p, detected ?? {});
+    expect(d.status, d.text).toBe(200);
+    expect(d.body).toMatchObject({ id: detected?.campaignId, subject: app });
+    covered("portfolio.campaign.detected");
+
+    await grantIn("Links Three");
+    await radar();
+    const [updated] = await recorded(p.orgId, "portfolio.campaign.updated");
+    expect(updated).toMatchObject({ campaignId: detected?.campaignId, clientCount: 3 });
+    const u = await follow(p, updated ?? {});
+    expect(u.status, u.text).toBe(200);
+    expect(u.body).toMatchObject({ id: updated?.campaignId, clientCount: 3 });
+    covered("portfolio.campaign.updated");
   });
 
   it("remediation.planned, .applied, .reverted, .failed", async () => {

@@ -95,11 +95,17 @@ export const READ_AREAS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The only writes: both only plan. A remediation plan is created PLANNED and applies nothing (a
- * person approves and applies it); a simulation changes nothing. Nothing that approves, applies,
- * undoes, deletes, or creates keys, webhooks, tickets or incidents is ever a tool.
+ * The only writes, and each only plans. A remediation plan is created PLANNED and applies nothing
+ * (a person approves and applies it); a simulation changes nothing; a partner's action plans one
+ * such remediation in each affected client, each approved by that client. Nothing that approves,
+ * applies, undoes, deletes, or creates keys, webhooks, tickets or incidents is ever a tool.
  */
-export const PLANNING_WRITES: ReadonlySet<string> = new Set(["POST /remediations", "POST /posture/simulate"]);
+export const PLANNING_WRITES: ReadonlySet<string> = new Set([
+  "POST /remediations",
+  "POST /posture/simulate",
+  // A partner's action plans one remediation per affected client; each client approves its own.
+  "POST /partner/actions",
+]);
 
 export const RESOURCE_SCHEME = "posture";
 

@@ -37,7 +37,7 @@ export function clientLabel(info: Implementation | undefined): string {
 }
 
 const INSTRUCTIONS =
-  "Read-only access to one organization's security posture, as one API key: findings, the timeline, incidents, behaviour anomalies, compliance, the partner portfolio, and reports as resources. The only writes plan: remediations_create creates a PLANNED plan that a person approves and applies in the product; posture_simulate changes nothing. Errors carry the service's error code (forbidden, plan_upgrade_required, not_found, rate_limited…).";
+  "Read-only access to one organization's security posture, as one API key: findings, the timeline, incidents, behaviour anomalies, compliance, the partner portfolio, and reports as resources. The only writes plan: remediations_create creates a PLANNED plan that a person approves and applies in the product; partner_actions_create (a partner's key) plans one such remediation in each affected client, which each client approves; posture_simulate changes nothing. Errors carry the service's error code (forbidden, plan_upgrade_required, not_found, rate_limited…).";
 
 // The SDK builds an Ajv instance per server unless given one (it validates elicitation answers,
 // which this server never asks for); stateless HTTP makes a server per request, and the Ajv

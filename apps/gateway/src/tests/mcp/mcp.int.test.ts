@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog } from "@posture/db";
+import { auditLog, organizations } from "@posture/db";
 import { useTestGateway } from "../../testing";
 import { freshIp } from "../helpers";
 
@@ -276,6 +276,59 @@ describe("MCP on stdio (`pnpm mcp`)", () => {
       }
     } finally {
       await client.close();
+    }
+  }, 60_000);
+});
+
+describe("MCP as a partner's key", () => {
+  it("reads a managed client's findings, agents and sharing; another organization is 404", async () => {
+    const msp = await gw.createActor({ plan: "enterprise", isPartner: true });
+    // The scanned organization above becomes the partner's client (its consent follows).
+    await gw.db.db
+      .update(organizations)
+      .set({ managedByOrgId: msp.orgId })
+      .where(eq(organizations.id, owner.orgId));
+    const stranger = await gw.createActor({ plan: "business" });
+    const client = await httpClient(msp.key, "partner-client");
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(
+        expect.arrayContaining([
+          "partner_clients_findings_list",
+          "partner_clients_agents_list",
+          "partner_clients_sharing_overview_get",
+          "partner_campaigns_list",
+          "partner_actions_create",
+        ]),
+      );
+      const page = json(
+        await client.callTool({
+          name: "partner_clients_findings_list",
+          arguments: { orgId: owner.orgId, limit: 5 },
+        }),
+      );
+      expect((page.findings as unknown[]).length).toBe(5);
+      const agents = json(
+        await client.callTool({ name: "partner_clients_agents_list", arguments: { orgId: owner.orgId } }),
+      );
+      expect((agents.agents as unknown[]).length).toBeGreaterThan(0);
+      const sharing = await client.callTool({
+        name: "partner_clients_sharing_overview_get",
+        arguments: { orgId: owner.orgId },
+      });
+      expect(sharing.isError, text(sharing)).toBeFalsy();
+      const foreign = await client.callTool({
+        name: "partner_clients_findings_list",
+        arguments: { orgId: stranger.orgId },
+      });
+      expect(foreign.isError).toBe(true);
+      expect(text(foreign)).toContain("404 not_found");
+    } finally {
+      await client.close();
+      await gw.db.db
+        .update(organizations)
+        .set({ managedByOrgId: null })
+        .where(eq(organizations.id, owner.orgId));
     }
   }, 60_000);
 });

@@ -1,11 +1,13 @@
 import { eq } from "drizzle-orm";
-import { connectors, organizations, type Db } from "@posture/db";
-import { buildScheduledReport, sweepClientHealth } from "@posture/partner";
+import { connectors, demoOverlayStore, organizations, workspaceUsers, type Db } from "@posture/db";
+import { buildScheduledReport, runRadar, sweepClientHealth } from "@posture/partner";
 import type { TLogger, TRuntime } from "@posture/platform";
 import { backdate } from "./backdate";
 import { callerFor, type TCaller } from "./caller";
 import { createSeedQueue, type TSeedQueue } from "./queue";
 
+/** The AI agent granted in two of Northwind's clients in the last week (a Google OAuth client id). */
+const QUICKSYNC_CLIENT_ID = "918273645501-quicksyncai.apps.googleusercontent.com";
 const DAY_MS = 86_400_000;
 /** Eight weeks of history: nine weekly scans per source, the last an hour ago. */
 export const DEMO_WEEKS = 8;
@@ -182,6 +184,89 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
     count.remediations++;
   };
 
+  /**
+   * The partner at work across its clients (issue 17): a group and a baseline held in it (drift
+   * follows), and the same unvetted app granted at the source in Acme's and Globex's Google
+   * Workspace, which their scans find and the cross-client radar correlates into one campaign;
+   * Northwind plans its revocation in both at once, and Acme's admin approves Acme's part.
+   */
+  const partnerWeek = async (w: number, sources: { acme: string; globex: string }) => {
+    const clients = [await orgIdOf(db, "Acme Corp"), await orgIdOf(db, "Globex")];
+    const group = await northwind<{ id: string }>("POST", "/partner/groups", {
+      name: "Priority clients",
+      description: "Clients on the monthly review",
+    });
+    await northwind("PUT", "/partner/groups/{id}/clients", { id: group.id, clientOrgIds: clients });
+    const standard = await northwind<{ id: string }>("POST", "/partner/standards", {
+      name: "Northwind baseline",
+      description: "What every Northwind client holds",
+      policies: [
+        {
+          name: "Public links on sensitive files",
+          match: { categories: ["public_exposure"], minSeverity: "HIGH" },
+        },
+      ],
+      preventionRules: [
+        {
+          name: "Revoke public links",
+          match: { categories: ["public_exposure"] },
+          action: "REVOKE_PUBLIC_LINK",
+        },
+      ],
+      trustedDomains: [],
+      minScore: 80,
+    });
+    await northwind("PUT", "/partner/standards/{id}/assignments", {
+      id: standard.id,
+      clientOrgIds: [],
+      groupIds: [group.id],
+    });
+
+    for (const [i, connectorId] of [sources.acme, sources.globex].entries()) {
+      const [user] = await db
+        .select({ email: workspaceUsers.email })
+        .from(workspaceUsers)
+        .where(eq(workspaceUsers.connectorId, connectorId))
+        .limit(1);
+      if (!user) throw new Error("demo seed: a source without users");
+      const id = `demo-quicksync-${i}`;
+      await demoOverlayStore(db, connectorId).put(`grant:${id}`, {
+        op: "added",
+        v: Date.now(),
+        grant: {
+          id,
+          clientId: QUICKSYNC_CLIENT_ID,
+          label: "QuickSync AI",
+          kind: "ai_agent",
+          publisher: "quicksync-ai.example",
+          isKnownPublisher: false,
+          scopes: ["https://www.googleapis.com/auth/drive", "https://mail.google.com/"],
+          userEmail: user.email,
+          grantedAt: at(w, 3 - i).toISOString(),
+        },
+      });
+    }
+    await acme("POST", "/connectors/{id}/sync", { id: sources.acme });
+    await globex("POST", "/connectors/{id}/sync", { id: sources.globex });
+    count.scans += 2;
+    await runRadar({ ...deps, jobs }, partnerOrgId);
+    const campaigns = await northwind<{ rows: Array<{ id: string; subject: string }> }>(
+      "GET",
+      "/partner/campaigns",
+      { status: "ACTIVE", kind: "ai_agent" },
+    );
+    const campaign = campaigns.rows.find((c) => c.subject === QUICKSYNC_CLIENT_ID);
+    if (!campaign) throw new Error("demo seed: the radar found no QuickSync campaign");
+    const action = await northwind<{ clients: Array<{ orgId: string; remediationId: string | null }> }>(
+      "POST",
+      "/partner/actions",
+      { campaignId: campaign.id },
+    );
+    const acmePart = action.clients.find((c) => c.orgId === clients[0])?.remediationId;
+    if (acmePart) await acmeAdmin("POST", "/remediations/{id}/approve", { id: acmePart });
+    count.remediations += action.clients.filter((c) => c.remediationId).length;
+  };
+
   let incidents: { leak: string; behaviour: string } | undefined;
   for (let w = 1; w <= DEMO_WEEKS; w++) await step(at(w, 1), () => week(w));
   return { weeks: DEMO_WEEKS, ...count, ms: Math.round(performance.now() - begun) };
@@ -303,6 +388,10 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
         });
         count.incidents++;
       });
+    if (w === DEMO_WEEKS && globexSecond) {
+      const sources = { acme: acmeSource, globex: globexSecond };
+      await step(at(w, 3), () => partnerWeek(w, sources));
+    }
     if (w === DEMO_WEEKS)
       await step(at(w, 4), async () => {
         await acme("POST", "/compliance/reports", { framework: "iso27001" });

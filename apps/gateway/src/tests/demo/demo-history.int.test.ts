@@ -126,7 +126,7 @@ async function fill(a: TActor, path: string): Promise<string | null> {
         sql`SELECT id FROM ${sql.identifier(table)} WHERE ${where} ORDER BY created_at DESC LIMIT 1`,
       );
       value = row?.id;
-    } else if (path.startsWith("/partner/reports/client/")) {
+    } else if (path.startsWith("/partner/reports/client/") || path.startsWith("/partner/clients/")) {
       value = firstItem((await get(a, "/partner/reports/portfolio")).body)?.orgId;
     } else if (path.startsWith("/agent-guard/timeline/")) {
       value = firstItem((await get(a, "/agent-guard/inventory")).body)?.id;

@@ -1,8 +1,9 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "@posture/db";
+import { queryRows, type Db } from "@posture/db";
 import { createTestDb } from "@posture/db/testing";
 import { createInProcessQueue } from "@posture/jobs";
-import { PARTNER_RADAR_JOB, radarJobId, refreshClient, runRadar } from "@posture/partner";
+import { createStandard, PARTNER_RADAR_JOB, radarJobId, refreshClient, runRadar } from "@posture/partner";
+import { SYSTEM_ACTOR } from "@posture/platform";
 import { startGatewayChild, GATEWAY_ENV_NOTE } from "../lib/gateway";
 import { measure } from "../lib/load";
 import { seedOwnerWithKey } from "../lib/seed";
@@ -141,10 +142,35 @@ export const partnerPortfolio: TScenario = {
     try {
       const partner = await seedOwnerWithKey(db.db, "enterprise");
       await seed(db.db, partner.orgId);
+      // One baseline held by every client (none of them holds its rules yet): each client's
+      // refresh below finds its drift, records it and announces it, as after real scans.
+      const standard = await createStandard(db.db, {
+        orgId: partner.orgId,
+        actor: SYSTEM_ACTOR,
+        name: "Bench baseline",
+        policies: [{ name: "Public links", match: { categories: ["public_exposure"], minSeverity: "HIGH" } }],
+        preventionRules: [
+          {
+            name: "Revoke public links",
+            match: { categories: ["public_exposure"] },
+            action: "REVOKE_PUBLIC_LINK",
+          },
+        ],
+        trustedDomains: ["partner.example"],
+        minScore: 70,
+      });
+      await db.db
+        .execute(sql`INSERT INTO partner_standard_assignments (id, standard_id, partner_org_id, client_org_id)
+        SELECT 'sta_bench_' || g, ${standard.id}, ${partner.orgId}, 'org_bench_' || g FROM generate_series(1, ${CLIENTS}) g`);
       // Every client scanned, one after another: each refresh (drift, then the radar's request).
       const started = performance.now();
       for (let g = 1; g <= CLIENTS; g++) await refreshClient(deps, `org_bench_${g}`);
       const driftS = (performance.now() - started) / 1000;
+      const [drifted] = await queryRows<{ n: string }>(
+        db.db,
+        sql`SELECT count(*) AS n FROM partner_drift WHERE partner_org_id = ${partner.orgId} AND resolved_at IS NULL`,
+      );
+      const driftRows = Number(drifted?.n ?? 0);
       // Then the radar pass covering the last of them (queued under this id) finishes.
       await jobs.runAndWait(
         PARTNER_RADAR_JOB,
@@ -208,7 +234,7 @@ export const partnerPortfolio: TScenario = {
               `grants ${(LARGE * GRANTS.large + (CLIENTS - LARGE) * GRANTS.small).toLocaleString("en")}, ` +
               `shares ${(LARGE * SHARES.large + (CLIENTS - LARGE) * SHARES.small).toLocaleString("en")}, anomalies ${(CLIENTS * 4).toLocaleString("en")}`,
             `campaigns: ${body.rows.map((c) => `${c.kind} ${c.subject} (${c.clientCount} clients, ${c.severity})`).join("; ")}`,
-            "drift: what packages/partner's refreshDrift computes on this branch (the standards work fills it)",
+            `drift: one standard (a policy, a prevention rule, a trusted-domain list, a minimum score) held by all ${CLIENTS} clients; ${driftRows} open drift rows after the refreshes`,
             GATEWAY_ENV_NOTE,
           ],
         };

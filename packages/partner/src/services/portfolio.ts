@@ -1,11 +1,10 @@
-import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import {
   organizations,
   orgPostureSummary,
   partnerAccess,
   partnerDrift,
   partnerGroupMembers,
-  prepared,
   queryRows,
   type Db,
   type TSeverity,
@@ -41,38 +40,37 @@ export type TPortfolio = {
 
 // One index range over the partner's clients, each joined to its summary row (kept by the
 // triggers of migration 0012): no per-client work at read time. A client without a row has
-// neither a completed scan nor open findings. Open drift is counted per client by an index probe
-// of partner_drift (partner, client); a group narrows the range to its members (primary key
-// probe). `groupId` null: every client.
-const partnerOrgId = sql.placeholder("partnerOrgId");
-const groupId = sql.placeholder("groupId");
-const openDrift = (filter: SQL) =>
-  sql<number>`(SELECT count(*)::int FROM ${partnerDrift} d WHERE d.partner_org_id = ${partnerOrgId}
-    AND d.client_org_id = ${organizations.id} AND d.resolved_at IS NULL ${filter})`;
-const portfolioQuery = (db: Db) =>
-  prepared(db, "get_portfolio_v2", (d) =>
-    d
-      .select({
-        id: organizations.id,
-        name: organizations.name,
-        score: orgPostureSummary.postureScore,
-        critical: orgPostureSummary.openCritical,
-        driftOpen: openDrift(sql``),
-        driftCritical: openDrift(sql`AND d.severity = 'CRITICAL'`),
-      })
-      .from(organizations)
-      .innerJoin(partnerAccess, eq(partnerAccess.clientOrgId, organizations.id))
-      .leftJoin(orgPostureSummary, eq(orgPostureSummary.orgId, organizations.id))
-      .where(
-        and(
-          eq(organizations.managedByOrgId, partnerOrgId),
-          isNull(partnerAccess.withdrawnAt),
-          sql`(${groupId}::text IS NULL OR EXISTS (SELECT 1 FROM ${partnerGroupMembers} m
-            WHERE m.group_id = ${groupId}::text AND m.client_org_id = ${organizations.id}))`,
-        ),
-      )
-      .orderBy(organizations.name, organizations.id)
-      .prepare("get_portfolio_v2"),
+// neither a completed scan nor open findings. Open drift is counted per client in one grouped pass
+// over partner_drift's (partner, client) range; a group narrows the range to its members (primary
+// key probe). Plain rows, not the ORM's: mapping 500 rows field by field was the largest share of
+// the request's CPU in a profile (docs/benchmarks.md, "Partner portfolio").
+type TPortfolioRow = {
+  id: string;
+  name: string;
+  score: number | null;
+  critical: number | null;
+  drift_open: number | null;
+  drift_critical: number | null;
+};
+
+const portfolioRows = (db: Db, partnerOrgId: string, groupId: string | null) =>
+  queryRows<TPortfolioRow>(
+    db,
+    sql`SELECT o.id, o.name, s.posture_score AS score, s.open_critical AS critical,
+        d.open AS drift_open, d.critical AS drift_critical
+      FROM ${organizations} o
+      JOIN ${partnerAccess} a ON a.client_org_id = o.id AND a.withdrawn_at IS NULL
+      LEFT JOIN ${orgPostureSummary} s ON s.org_id = o.id
+      LEFT JOIN (
+        SELECT client_org_id, count(*)::int AS open,
+          (count(*) FILTER (WHERE severity = 'CRITICAL'))::int AS critical
+        FROM ${partnerDrift} WHERE partner_org_id = ${partnerOrgId} AND resolved_at IS NULL
+        GROUP BY client_org_id
+      ) d ON d.client_org_id = o.id
+      WHERE o.managed_by_org_id = ${partnerOrgId}
+        AND (${groupId}::text IS NULL OR EXISTS (SELECT 1 FROM ${partnerGroupMembers} m
+          WHERE m.group_id = ${groupId}::text AND m.client_org_id = o.id))
+      ORDER BY o.name, o.id`,
   );
 
 /**
@@ -85,14 +83,14 @@ export async function getPortfolio(
   o: { partnerOrgId: string; groupId?: string },
 ): Promise<TPortfolio> {
   if (o.groupId) await requireGroup(db, o.partnerOrgId, o.groupId);
-  const rows = await portfolioQuery(db).execute({ partnerOrgId: o.partnerOrgId, groupId: o.groupId ?? null });
+  const rows = await portfolioRows(db, o.partnerOrgId, o.groupId ?? null);
   const clients = rows.map((r) => ({
     orgId: r.id,
     name: r.name,
     postureScore: r.score ?? 0,
     scanned: r.score !== null,
     openCritical: r.critical ?? 0,
-    drift: { open: Number(r.driftOpen), critical: Number(r.driftCritical) },
+    drift: { open: r.drift_open ?? 0, critical: r.drift_critical ?? 0 },
   }));
   const scored = clients.filter((c) => c.scanned).map((c) => c.postureScore);
   return {

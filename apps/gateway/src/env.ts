@@ -39,6 +39,12 @@ const ZEnv = z.object({
    */
   GATEWAY_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   /**
+   * How much V8 lets old space grow between full collections, in percent of the live set (0: V8's
+   * own policy, up to 4x). Bounds the RSS of long downloads; not applied with the scheduler in
+   * the process (docs/operations.md).
+   */
+  GATEWAY_HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(400).default(50),
+  /**
    * How long a SIGTERM waits for in-flight requests, a synchronous scan included (it answers
    * within 120 s). Near the end, requests still waiting on a job are answered (POST /sync: 202 with
    * the scan id) and the job goes on. The orchestrator's grace period must exceed this.

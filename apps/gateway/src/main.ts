@@ -22,10 +22,11 @@ const workers = gatewayWorkers(env, availableParallelism());
 
 // A request's garbage dies young, but a long download (the findings export streams a million
 // rows) promotes a steady trickle, and V8 lets old space grow to up to 4x the live set between
-// full collections: 290 MB peak RSS for an export on a 150 MB gateway. Growing by at most 50%
+// full collections: 290 MB peak RSS for an export on a 150 MB gateway. Growing by at most GATEWAY_HEAP_GROWING_PERCENT (50%)
 // keeps it near 200 MB for a few ms of incremental marking per collection (docs/benchmarks.md).
 // Not with the scheduler in the process: a scan's large live set would pay for it.
-if (!withScheduler) setFlagsFromString("--heap-growing-percent=50");
+if (!withScheduler && env.GATEWAY_HEAP_GROWING_PERCENT > 0)
+  setFlagsFromString(`--heap-growing-percent=${env.GATEWAY_HEAP_GROWING_PERCENT}`);
 
 if (workers > 1 && cluster.isPrimary) {
   await runPrimary(env, log, workers);

@@ -4,6 +4,7 @@ import type { TPartnerDeps } from "./deps";
 import { listDrift } from "./procedures/drift-list";
 import { getClientReport } from "./procedures/get-client-report";
 import { getPortfolio } from "./procedures/get-portfolio";
+import { getPortfolioPdf } from "./procedures/get-portfolio-pdf";
 import { getReport } from "./procedures/get-report";
 import { listReports } from "./procedures/list-reports";
 import { getPartnerAccess, grantPartnerAccess, withdrawPartnerAccess } from "./procedures/partner-access";
@@ -20,7 +21,7 @@ export const buildPartnerRouter = <R extends TClientReads>(deps: TPartnerDeps<R>
     partner: router({
       settings: router({ update: updateSettings }),
       reports: router({
-        portfolio: router({ get: getPortfolio }),
+        portfolio: router({ get: getPortfolio, pdf: router({ get: getPortfolioPdf }) }),
         client: router({ get: getClientReport }),
         list: listReports,
         get: getReport,

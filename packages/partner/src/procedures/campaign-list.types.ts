@@ -12,6 +12,7 @@ export const listCampaignsMeta = {
       "The same OAuth app (`oauth_app`, by OAuth client id), AI agent (`ai_agent`), outside domain receiving shares (`outside_domain`) or anomaly type (`anomaly`) new in 2 or more of the partner's clients within 30 days is one campaign: what, which clients, since when, how severe. Most severe first, then the widest, then the most recent. Filters: `status` (ACTIVE or RESOLVED), `kind`, `groupId` (campaigns touching a client of that group; another partner's group is 404), `minClients`. Only clients that have not withdrawn the partner's access are listed or counted. Offset-paginated: limit default 50, max 500. Announced as `portfolio.campaign.detected` / `portfolio.campaign.updated`. See docs/partner.md.",
     protect: true,
   },
+  errors: ["not_found"],
 } satisfies TMeta;
 
 export const ZCampaignKind = z.enum(CAMPAIGN_KINDS);

@@ -13,6 +13,7 @@ export const getPartnerAccessMeta = {
     description: `\`partner: null\` (and \`access: null\`) when no partner manages the organization. ${consent}`,
     protect: true,
   },
+  errors: ["not_found"],
 } satisfies TMeta;
 
 const changeMeta = (method: "DELETE" | "PUT", summary: string, what: string): TMeta => ({

@@ -17,12 +17,14 @@ export type TPeriodClient = {
  * client's latest score completed before the end, and before the start (for the change); the
  * critical and high findings open at the end (detected before it and not resolved by it; an
  * ACCEPTED finding is not open, its acceptance time is not kept); its sources whose last scan
- * before the end failed. Clients are the organizations the partner manages when the report is built.
+ * before the end failed. Clients are the organizations the partner manages when the report is built
+ * (those of one of its groups, with `groupId`).
  */
 export async function portfolioForPeriod(
   db: Db,
-  o: { partnerOrgId: string; start: Date; end: Date },
+  o: { partnerOrgId: string; start: Date; end: Date; groupId?: string | null },
 ): Promise<TPeriodClient[]> {
+  const groupId = o.groupId ?? null;
   const openAtEnd = (rank: number) =>
     sql`(SELECT count(*)::int FROM findings f WHERE f.org_id = o.id AND f.severity_rank = ${rank}
            AND f.status <> 'ACCEPTED' AND f.detected_at < ${o.end}
@@ -40,7 +42,10 @@ export async function portfolioForPeriod(
            AND (SELECT s.status FROM scans s WHERE s.connector_id = c.id AND s.status IN ('COMPLETE', 'FAILED')
                   AND s.completed_at < ${o.end} ORDER BY s.completed_at DESC, s.id DESC LIMIT 1) = 'FAILED') AS unhealthy
       FROM organizations o JOIN partner_access pa ON pa.client_org_id = o.id AND pa.partner_org_id = o.managed_by_org_id AND pa.withdrawn_at IS NULL
-      WHERE o.managed_by_org_id = ${o.partnerOrgId} ORDER BY o.name, o.id`,
+      WHERE o.managed_by_org_id = ${o.partnerOrgId}
+        AND (${groupId}::text IS NULL OR EXISTS (SELECT 1 FROM partner_group_members m
+          WHERE m.group_id = ${groupId}::text AND m.client_org_id = o.id))
+      ORDER BY o.name, o.id`,
   );
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return rows.map((r) => ({

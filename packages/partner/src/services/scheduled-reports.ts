@@ -14,6 +14,7 @@ import {
 } from "@posture/platform";
 import { withEvents } from "@posture/webhooks";
 import { portfolioForPeriod, renderPortfolioPdf } from "./portfolio-pdf";
+import { requireGroup } from "./groups";
 import { partnerTheme } from "./theme";
 
 export type TSchedule = "WEEKLY" | "MONTHLY";
@@ -184,5 +185,46 @@ export async function getPartnerReportPdf(
     filename: `portfolio-${r.schedule.toLowerCase()}-${iso(r.periodStart).slice(0, 10)}.pdf`,
     contentType: "application/pdf",
     body: r.pdf,
+  });
+}
+
+/**
+ * GET /partner/reports/portfolio/pdf: the portfolio PDF of the last complete week or month, on
+ * demand, for every client or for one group's (its name on the cover): the scheduled report's
+ * figures and layout, built now and not stored. An unknown or another partner's group is 404.
+ */
+export async function buildPortfolioPdf(
+  db: Db,
+  o: { partnerOrgId: string; period: TSchedule; groupId?: string | undefined; now?: Date },
+): Promise<TDownload> {
+  const group = o.groupId ? await requireGroup(db, o.partnerOrgId, o.groupId) : null;
+  const now = o.now ?? new Date();
+  const period = lastCompletePeriod(o.period, now);
+  const [clients, { theme, name }] = await Promise.all([
+    portfolioForPeriod(db, {
+      partnerOrgId: o.partnerOrgId,
+      start: period.start,
+      end: period.end,
+      groupId: group?.id,
+    }),
+    partnerTheme(db, o.partnerOrgId),
+  ]);
+  const pdf = await renderPortfolioPdf({
+    partnerName: group ? `${name}: ${group.name}` : name,
+    clients,
+    period,
+    theme,
+    now,
+  });
+  const slug = group
+    ? `-${group.name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, "-")
+        .replace(/^-|-$/g, "")}`
+    : "";
+  return download({
+    filename: `portfolio-${o.period.toLowerCase()}-${iso(period.start).slice(0, 10)}${slug}.pdf`,
+    contentType: "application/pdf",
+    body: pdf,
   });
 }

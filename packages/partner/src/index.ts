@@ -11,6 +11,6 @@ export {
   buildScheduledReport,
 } from "./services/scheduled-reports";
 export { sweepClientHealth, SCORE_DROP_POINTS } from "./services/client-health";
-export { PARTNER_CLIENT_JOB, partnerClientJobId, refreshClient } from "./services/client-refresh";
+export { PARTNER_CLIENT_JOB, queueClientRefresh, refreshClient } from "./services/client-refresh";
 export { PARTNER_RADAR_JOB, PARTNER_RADAR_SWEEP_JOB, radarJobId, runRadar } from "./services/radar";
 export { createStandard } from "./services/standards";

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { organizations } from "@posture/db";
-import { PARTNER_CLIENT_JOB, partnerClientJobId } from "@posture/partner";
+import { queueClientRefresh } from "@posture/partner";
 import type { TScanDeps } from "./deps";
 
 /**
@@ -18,7 +18,5 @@ export async function queuePartnerRefresh(
     .from(organizations)
     .where(eq(organizations.id, orgId));
   if (!org?.partner) return;
-  await deps.jobs
-    .enqueue(PARTNER_CLIENT_JOB, { clientOrgId: orgId }, { jobId: partnerClientJobId(orgId), delayMs: 1_000 })
-    .catch(() => undefined);
+  await queueClientRefresh(deps.jobs, orgId, { delayMs: 1_000 });
 }

@@ -3,7 +3,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { organizations, partnerAccess, type Db } from "@posture/db";
 import { AppError, audit, iso, type TActor, type TJobQueue } from "@posture/platform";
 import { withEvents } from "@posture/webhooks";
-import { PARTNER_CLIENT_JOB, partnerClientJobId } from "./client-refresh";
+import { queueClientRefresh } from "./client-refresh";
 
 export type TAccessState = "granted" | "withdrawn";
 
@@ -117,11 +117,8 @@ export async function setPartnerAccess(
     return toView(await readAccess(tx, q.orgId));
   });
   // The stored campaigns and drift follow at once (reads already do): the client's refresh, as
-  // after its scans. Losing the queueing loses little: the partner's sweeps catch up.
-  if (changedFor)
-    await jobs
-      .enqueue(PARTNER_CLIENT_JOB, { clientOrgId: q.orgId }, { jobId: partnerClientJobId(q.orgId) })
-      .catch(() => undefined);
+  // after its scans.
+  if (changedFor) await queueClientRefresh(jobs, q.orgId);
   return view;
 }
 

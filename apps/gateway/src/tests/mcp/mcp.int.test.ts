@@ -104,8 +104,8 @@ async function callFive(client: Client) {
     expect(names).not.toContain(never);
   for (const t of listed.tools) {
     expect(t.inputSchema.type).toBe("object");
-    if (t.name !== "remediations_create" && t.name !== "posture_simulate")
-      expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+    const writes = t.name === "remediations_create" || t.name === "partner_actions_create";
+    expect(t.annotations?.readOnlyHint, t.name).toBe(!writes);
   }
 
   const page = json(await client.callTool({ name: "findings_list", arguments: { limit: 5 } }));

@@ -6,6 +6,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, organizations } from "@posture/db";
+import { readUntrustedBlock } from "@posture/mcp";
 import { useTestGateway } from "../../testing";
 import { freshIp } from "../helpers";
 
@@ -73,7 +74,7 @@ async function stdioClient(key: string) {
 }
 
 const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
-const json = (r: unknown) => JSON.parse(text(r)) as Record<string, unknown>;
+const json = (r: unknown) => readUntrustedBlock(text(r)) as Record<string, unknown>;
 
 async function callFive(client: Client) {
   const listed = await client.listTools();

@@ -8,6 +8,7 @@ import {
   type TDispatch,
   type TOpenApiDocument,
   type TOperation,
+  type TProcedureKind,
 } from "@posture/mcp";
 import {
   AppError,
@@ -23,7 +24,18 @@ import { logFault, sendError } from "./middleware/errors";
 import { appRouter, callerAt } from "./router";
 import { contextFactory } from "./trpc-handlers";
 
-type TProcedureMap = Record<string, { _def: { inputs?: unknown[] } }>;
+type TProcedureMap = Record<string, { _def: { inputs?: unknown[]; type?: string } }>;
+
+/**
+ * The catalog as /mcp serves it: whether an operation is a tool, and its annotations, follow its
+ * own procedure's kind (a tRPC query reads; anything else counts as a write), not the REST method.
+ */
+export function gatewayCatalog(doc: TOpenApiDocument): TCatalog {
+  const procedures = appRouter._def.procedures as unknown as TProcedureMap;
+  const kindOf = (key: string): TProcedureKind =>
+    procedures[key]?._def.type === "query" ? "query" : "mutation";
+  return buildCatalog(doc, { kindOf });
+}
 
 async function collect(body: Buffer | (() => AsyncIterable<Uint8Array>)): Promise<Buffer | null> {
   if (Buffer.isBuffer(body)) return body.length > MAX_RESOURCE_BYTES ? null : body;
@@ -107,7 +119,7 @@ export function mcpHandler(deps: TGatewayDeps, document: () => { doc: unknown })
       sendError(res, err);
       return;
     }
-    catalog ??= buildCatalog(document().doc as TOpenApiDocument);
+    catalog ??= gatewayCatalog(document().doc as TOpenApiDocument);
     await handleStreamableHttp(req, res, req.body, catalog, inProcessDispatch(deps, req, res));
   };
 }

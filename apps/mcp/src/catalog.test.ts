@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildCatalog, fillPath, type TOpenApiDocument } from "./catalog";
+import { annotationsOf, buildCatalog, fillPath, WRITE_TOOLS, type TOpenApiDocument } from "./catalog";
 
 const op = (operationId: string, access: Record<string, string>, extra: Record<string, unknown> = {}) => ({
   operationId,
@@ -21,6 +21,12 @@ const doc: TOpenApiDocument = {
       get: op("findings-get", key, { parameters: [{ name: "id", in: "path", schema: { type: "string" } }] }),
     },
     "/findings/{id}/ticket": { post: op("findings-ticket-create", key) },
+    // A GET whose procedure is a mutation (it marks the finding seen): never a read tool.
+    "/findings/{id}/seen": {
+      get: op("findings-seen", key, { parameters: [{ name: "id", in: "path", schema: { type: "string" } }] }),
+    },
+    "/posture/simulate": { post: op("posture-simulate", key) },
+    "/partner/actions": { post: op("partner-actions-create", { auth: "partner", role: "ADMIN" }) },
     "/inventory": { get: op("inventory-list", { auth: "session", role: "ADMIN" }) },
     "/keys": { get: op("keys-list", key), post: op("keys-create", { auth: "session" }) },
     "/remediations": {
@@ -59,7 +65,49 @@ describe("the MCP catalog", () => {
   const names = catalog.tools.map((t) => t.name);
 
   it("has a read tool per API-key GET in the areas, and only the planning writes", () => {
-    expect(names).toEqual(["findings_get", "findings_list", "remediations_create"]);
+    expect(names).toEqual([
+      "findings_get",
+      "findings_list",
+      "findings_seen",
+      "partner_actions_create",
+      "posture_simulate",
+      "remediations_create",
+    ]);
+  });
+
+  it("leaves out a mutation the procedure kinds name, whatever its method", () => {
+    const kinds: Record<string, "query" | "mutation"> = {
+      "findings.get": "query",
+      "findings.list": "query",
+      "findings.seen": "mutation",
+      "partner.actions.create": "mutation",
+      "posture.simulate": "mutation",
+      "remediations.create": "mutation",
+    };
+    const known = buildCatalog(doc, { kindOf: (k) => kinds[k] });
+    expect(known.tools.map((t) => t.name)).not.toContain("findings_seen");
+    expect(known.tools.map((t) => t.name)).toHaveLength(5);
+  });
+
+  it("annotates from what the procedure does: a planning write is no read", () => {
+    const kinds = { "posture.simulate": "mutation", "partner.actions.create": "mutation" } as const;
+    const known = buildCatalog(doc, { kindOf: (k) => kinds[k as keyof typeof kinds] });
+    const by = new Map(known.tools.map((t) => [t.name, t.annotations]));
+    const read = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+    const plans = {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
+    };
+    expect(by.get("findings_list")).toEqual(read);
+    expect(by.get("posture_simulate")).toEqual(read);
+    expect(by.get("remediations_create")).toEqual(plans);
+    expect(by.get("partner_actions_create")).toEqual(plans);
+    expect(annotationsOf("query", WRITE_TOOLS.get("POST /partner/actions"))).toEqual(read);
+    expect(annotationsOf("mutation", WRITE_TOOLS.get("POST /partner/actions"))).toEqual(plans);
+    // A mutation no table describes is taken as one that writes.
+    expect(annotationsOf("mutation")).toEqual(plans);
   });
 
   it("leaves out Session-only reads, other areas, and every other write", () => {

@@ -94,18 +94,70 @@ export const READ_AREAS: ReadonlySet<string> = new Set([
   "reports",
 ]);
 
+/** What tRPC says a procedure is: a query reads, a mutation may write. */
+export type TProcedureKind = "query" | "mutation";
+
+/** What a mutation that is a tool writes, by what its service does (packages/remediation, packages/partner). */
+export type TWriteEffect = {
+  /**
+   * `nothing`: computes and answers, stores nothing. `plans`: inserts PLANNED remediations (with
+   * their steps, audit rows and events) and nothing else: no row is changed or removed, and
+   * nothing reaches a tenant until a person approves and applies the plan in the product.
+   */
+  writes: "nothing" | "plans";
+  /** What the tool description adds, so the assistant knows what the call leaves behind. */
+  note?: string;
+};
+
 /**
- * The only writes, and each only plans. A remediation plan is created PLANNED and applies nothing
- * (a person approves and applies it); a simulation changes nothing; a partner's action plans one
- * such remediation in each affected client, each approved by that client. Nothing that approves,
- * applies, undoes, deletes, or creates keys, webhooks, tickets or incidents is ever a tool.
+ * The only mutations that are tools, and what each writes; nothing that approves, applies, undoes,
+ * deletes, or creates keys, webhooks, tickets or incidents is ever one. A remediation plan is
+ * created PLANNED and applies nothing (a person approves and applies it); a simulation changes
+ * nothing; a partner's action plans one such remediation in each affected client, each approved
+ * by that client.
  */
-export const PLANNING_WRITES: ReadonlySet<string> = new Set([
-  "POST /remediations",
-  "POST /posture/simulate",
-  // A partner's action plans one remediation per affected client; each client approves its own.
-  "POST /partner/actions",
+export const WRITE_TOOLS: ReadonlyMap<string, TWriteEffect> = new Map<string, TWriteEffect>([
+  [
+    "POST /remediations",
+    {
+      writes: "plans",
+      note: "Plans only: the plan is created PLANNED and nothing is applied; a person approves and applies it in the product.",
+    },
+  ],
+  ["POST /posture/simulate", { writes: "nothing" }],
+  [
+    "POST /partner/actions",
+    {
+      writes: "plans",
+      note: "Plans only: one PLANNED remediation in each affected client, which that client's approvers approve and apply; nothing is applied by the call.",
+    },
+  ],
 ]);
+
+export type TAnnotations = TTool["annotations"];
+
+/**
+ * A tool's annotations, from what its procedure does. A query reads: read-only. A mutation is
+ * read-only only when it writes nothing (a simulation); one that plans writes (readOnlyHint
+ * false), only adds rows (destructiveHint false), adds more with each call (idempotentHint false:
+ * a second call is a second plan). No tool reaches outside the service: reads answer from the
+ * stored scans, and a plan touches no tenant until a person applies it, so openWorldHint is false.
+ */
+export function annotationsOf(kind: TProcedureKind, effect?: TWriteEffect): TAnnotations {
+  const writes = kind === "mutation" && effect?.writes !== "nothing";
+  return {
+    readOnlyHint: !writes,
+    destructiveHint: false,
+    idempotentHint: !writes,
+    openWorldHint: false,
+  };
+}
+
+/**
+ * The procedure kind of an operation when only the OpenAPI document is known (the stdio server):
+ * the REST method, GET for queries; the gateway knows its procedures and passes their own kind.
+ */
+const kindFromMethod = (op: TOperation): TProcedureKind => (op.method === "GET" ? "query" : "mutation");
 
 export const RESOURCE_SCHEME = "posture";
 
@@ -145,8 +197,16 @@ function accessLine(access: TAccess): string {
 
 const titleOf = (op: TOperationObject, fallback: string) => op.summary ?? fallback;
 
-/** Builds the catalog; operations outside the rules above are left out, whatever the document adds. */
-export function buildCatalog(doc: TOpenApiDocument): TCatalog {
+/**
+ * Builds the catalog; operations outside the rules above are left out, whatever the document adds.
+ * `kindOf` says what the procedure behind an operation is (tRPC's query or mutation); without it,
+ * or for a key it does not know, the method says. A mutation is a tool only when WRITE_TOOLS
+ * names it, whatever its method, so a write never slips in as a read.
+ */
+export function buildCatalog(
+  doc: TOpenApiDocument,
+  opts: { kindOf?: (key: string) => TProcedureKind | undefined } = {},
+): TCatalog {
   const tools: TTool[] = [];
   const resources: TResourceTemplate[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
@@ -154,12 +214,13 @@ export function buildCatalog(doc: TOpenApiDocument): TCatalog {
     for (const [lower, raw] of Object.entries(item ?? {})) {
       const method = lower.toUpperCase();
       if (method !== "GET" && method !== "POST") continue;
-      if (!READ_AREAS.has(area) && !PLANNING_WRITES.has(`${method} ${path}`)) continue;
+      const effect = WRITE_TOOLS.get(`${method} ${path}`);
+      if (!READ_AREAS.has(area) && !effect) continue;
       const op = deref(doc, raw) as TOperationObject;
       const access = op["x-access"];
       if (!op.operationId || !access || !API_KEY_AUTH.has(access.auth)) continue;
       const write = method === "POST";
-      if (write && !PLANNING_WRITES.has(`${method} ${path}`)) continue;
+      if (write && !effect) continue;
       const params = (op.parameters ?? []).filter((p): p is TParameter => "name" in p);
       const key = op.operationId.replace(/-/g, ".");
       const operation: TOperation = {
@@ -169,6 +230,8 @@ export function buildCatalog(doc: TOpenApiDocument): TCatalog {
         pathParams: params.filter((p) => p.in === "path").map((p) => p.name),
         queryParams: params.filter((p) => p.in === "query").map((p) => p.name),
       };
+      const kind = opts.kindOf?.(key) ?? kindFromMethod(operation);
+      if (kind === "mutation" && !effect) continue;
       const types = successTypes(op);
       const file = types.find((t) => t !== JSON_TYPE);
       const description = [op.description, accessLine(access)].filter(Boolean).join("\n\n");
@@ -197,25 +260,17 @@ export function buildCatalog(doc: TOpenApiDocument): TCatalog {
         Object.assign(properties, b.properties ?? {});
         required.push(...(b.required ?? []));
       }
-      const plans = path === "/remediations";
       tools.push({
         name: key.replace(/\./g, "_"),
         title: titleOf(op, key),
-        description: plans
-          ? `${description}\n\nPlans only: the plan is created PLANNED and nothing is applied; a person approves and applies it in the product.`
-          : description,
+        description: effect?.note ? `${description}\n\n${effect.note}` : description,
         inputSchema: {
           type: "object",
           properties,
           ...(required.length > 0 ? { required: [...new Set(required)] } : {}),
           additionalProperties: false,
         },
-        annotations: {
-          readOnlyHint: !plans,
-          destructiveHint: false,
-          idempotentHint: !plans,
-          openWorldHint: false,
-        },
+        annotations: annotationsOf(kind, effect),
         op: operation,
       });
     }

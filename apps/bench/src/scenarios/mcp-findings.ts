@@ -109,7 +109,9 @@ async function findingsCall(gateway: TChild, key: string): Promise<{ call: TLoad
   };
   const text = answer.result?.content[0]?.text ?? "";
   if (probe.status !== 200 || answer.result?.isError) throw new Error(`tools/call answered: ${text}`);
-  const rows = (JSON.parse(text) as { findings: unknown[] }).findings.length;
+  // The service's JSON, inside the untrusted-data block every tool result carries (docs/mcp.md).
+  const json = /<untrusted-data-([0-9a-f]+)>\n(.*)\n<\/untrusted-data-\1>$/s.exec(text)?.[2] ?? "null";
+  const rows = (JSON.parse(json) as { findings: unknown[] }).findings.length;
   return { call, rows };
 }
 

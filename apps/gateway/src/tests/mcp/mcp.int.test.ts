@@ -6,6 +6,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, organizations } from "@posture/db";
+import { readUntrustedBlock } from "@posture/mcp";
 import { useTestGateway } from "../../testing";
 import { freshIp } from "../helpers";
 
@@ -73,7 +74,7 @@ async function stdioClient(key: string) {
 }
 
 const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
-const json = (r: unknown) => JSON.parse(text(r)) as Record<string, unknown>;
+const json = (r: unknown) => readUntrustedBlock(text(r)) as Record<string, unknown>;
 
 async function callFive(client: Client) {
   const listed = await client.listTools();
@@ -104,8 +105,8 @@ async function callFive(client: Client) {
     expect(names).not.toContain(never);
   for (const t of listed.tools) {
     expect(t.inputSchema.type).toBe("object");
-    if (t.name !== "remediations_create" && t.name !== "posture_simulate")
-      expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+    const writes = t.name === "remediations_create" || t.name === "partner_actions_create";
+    expect(t.annotations?.readOnlyHint, t.name).toBe(!writes);
   }
 
   const page = json(await client.callTool({ name: "findings_list", arguments: { limit: 5 } }));

@@ -245,15 +245,6 @@ async function applyStep(
   await recordOutcome(deps, lease, rem, step, outcome, pre);
 }
 
-/** Inside an outcome's transaction whose write matched no row: stops unless the lease is still ours. */
-async function stillOurs(tx: Db, lease: TLease): Promise<void> {
-  const [r] = await tx
-    .select({ token: remediations.leaseToken })
-    .from(remediations)
-    .where(eq(remediations.id, lease.remediationId));
-  if (r?.token !== lease.token) throw new LeaseLostError(lease.remediationId, "outcome refused");
-}
-
 /** The step's outcome, the store and findings it changes and the counts, in one transaction. */
 async function recordOutcome(
   deps: TRemediationDeps,
@@ -276,7 +267,7 @@ async function recordOutcome(
       .where(and(eq(remediationSteps.id, step.id), eq(remediationSteps.status, "PENDING"), lease.held()))
       .returning();
     if (!updated) {
-      await stillOurs(tx, lease);
+      await lease.assertHeldIn(tx);
       return [];
     }
     if (outcome.status === "FAILED") {

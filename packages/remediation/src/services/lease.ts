@@ -41,8 +41,10 @@ export type TLease = {
   live: () => SQL;
   /** Throws LeaseLostError unless the lease lasts `marginMs` more: checked before each call to the source. */
   check: () => void;
-  /** Whether the database still names this lease the remediation's (after a write matched no row). */
+  /** Whether the database still names this lease the remediation's, live (after a claim matched no row). */
   stillHeld: () => Promise<boolean>;
+  /** In a transaction whose outcome write matched no row: throws LeaseLostError unless the token is still ours. */
+  assertHeldIn: (tx: Db) => Promise<void>;
   /** Stops renewing and frees the lease for the next worker (best effort: it expires anyway). */
   release: () => Promise<void>;
 };
@@ -125,6 +127,15 @@ export async function takeLease(
         .where(and(eq(remediations.id, remediationId), liveSql(remediationId, token)));
       if (!r) lost = "taken over or expired";
       return !!r;
+    },
+    assertHeldIn: async (tx) => {
+      const [r] = await tx
+        .select({ token: remediations.leaseToken })
+        .from(remediations)
+        .where(eq(remediations.id, remediationId));
+      if (r?.token === token) return;
+      lost = "taken over";
+      throw new LeaseLostError(remediationId, "outcome refused");
     },
     release: async () => {
       clearInterval(timer);

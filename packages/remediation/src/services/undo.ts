@@ -124,15 +124,6 @@ async function restore(writer: TSourceWriter, step: TStepRow, pre: TPreImage | n
   }
 }
 
-/** Inside an undo write that matched no row: stops unless the lease is still ours. */
-async function stillOurs(tx: Db, lease: TLease): Promise<void> {
-  const [r] = await tx
-    .select({ token: remediations.leaseToken })
-    .from(remediations)
-    .where(eq(remediations.id, lease.remediationId));
-  if (r?.token !== lease.token) throw new LeaseLostError(lease.remediationId, "undo outcome refused");
-}
-
 async function undoStep(
   deps: TRemediationDeps,
   lease: TLease,
@@ -175,7 +166,7 @@ async function undoStep(
         })
         .where(and(eq(remediationSteps.id, step.id), lease.held()))
         .returning({ id: remediationSteps.id });
-      if (!kept) await stillOurs(tx, lease);
+      if (!kept) await lease.assertHeldIn(tx);
     });
     return;
   }
@@ -187,7 +178,7 @@ async function undoStep(
       .where(and(eq(remediationSteps.id, step.id), eq(remediationSteps.status, "APPLIED"), lease.held()))
       .returning();
     if (!updated) {
-      await stillOurs(tx, lease);
+      await lease.assertHeldIn(tx);
       return;
     }
     await storeAfterUndo(tx, rem.orgId, updated, restoredId);

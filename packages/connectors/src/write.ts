@@ -2,7 +2,12 @@
 // documented REST call (or two: a read of the pre-image, then the change), idempotent in effect:
 // a change already made answers `already_gone` / `unchanged`, never a second change.
 
-import type { TAccessRequirement, TPermission, TPermissionRole } from "./types";
+import {
+  PERMISSION_ROLE_RANK,
+  type TAccessRequirement,
+  type TPermission,
+  type TPermissionRole,
+} from "./types";
 
 /** What a remediation step does at the source. */
 export type TWriteAction =
@@ -39,6 +44,17 @@ export type TWriteGrant = {
 
 /** A grant as the source had it before a revoke, when the source can grant it back. */
 export type TGrantImage = { id: string; extra: Record<string, unknown> };
+
+/**
+ * How `updatePermissionRole` changes a role. `lower` (a remediation's downgrade) only ever lowers
+ * it, by PERMISSION_ROLE_RANK: a permission already at or below the role is left as it is
+ * (`already_gone`), never raised to it. `restore` (undo) sets the role it had back, exactly.
+ */
+export type TRoleChange = "lower" | "restore";
+
+/** Whether lowering a permission from `current` to `target` changes anything (never a raise). */
+export const ranksAbove = (current: TPermissionRole, target: TPermissionRole): boolean =>
+  PERMISSION_ROLE_RANK[current] > PERMISSION_ROLE_RANK[target];
 
 /** The outcome of one change: made now, or found already made (404, gone, role already lower). */
 export type TWriteOutcome = "applied" | "already_gone";
@@ -77,11 +93,15 @@ export type TSourceWriter = {
   readPermission: (file: TWriteFile, permissionId: string) => Promise<TPermissionImage | null>;
   /** Deletes one permission or sharing link (public link, external user, external domain). */
   deletePermission: (file: TWriteFile, permissionId: string) => Promise<TWriteOutcome>;
-  /** Lowers (or, on undo, restores) a permission's role; `already_gone` when gone or already so. */
+  /**
+   * Lowers a permission's role (`lower`, the default: `already_gone` when gone or already at or
+   * below it) or, on undo, sets its former role back (`restore`: `already_gone` when already so).
+   */
   updatePermissionRole: (
     file: TWriteFile,
     permissionId: string,
     role: TPermissionRole,
+    how?: TRoleChange,
   ) => Promise<TWriteOutcome>;
   /** Undo of a delete: re-creates the permission from its pre-image; returns the source's new id. */
   restorePermission: (file: TWriteFile, image: TPermissionImage) => Promise<{ id: string }>;

@@ -108,7 +108,12 @@ describe.each<[string, Omit<TDemoOptions, "overlay">]>([
     expect(must((await s.files()).get(file.id)).permissions.find((p) => p.id === target.id)?.role).toBe(
       "reader",
     );
-    expect(await s.writer.updatePermissionRole(writeFile(file), target.id, "writer")).toBe("applied");
+    // A downgrade to a role above the one it has now is no raise: compared by rank, not equality.
+    expect(await s.writer.updatePermissionRole(writeFile(file), target.id, "writer")).toBe("already_gone");
+    expect(await s.writer.updatePermissionRole(writeFile(file), target.id, "commenter")).toBe("already_gone");
+    expect(await s.writer.updatePermissionRole(writeFile(file), target.id, "writer", "restore")).toBe(
+      "applied",
+    );
     expect((await s.files()).get(file.id)).toEqual(file);
   });
 

@@ -7,6 +7,7 @@ import {
   type TWriteFile,
   type TWriteGrant,
   type TWriteOutcome,
+  ranksAbove,
 } from "../write";
 import { reversibilityOf } from "../reversibility";
 import { appsOf, grantAt, grantLife } from "./apps";
@@ -124,11 +125,14 @@ export function createDemoWriter(opts: TDemoOptions & { overlay: TDemoOverlaySto
       return "applied";
     },
 
-    updatePermissionRole: async (file, permissionId, role) => {
+    updatePermissionRole: async (file, permissionId, role, how = "lower") => {
       const overlay = await load();
       const located = locateByPermission(overlay, file, permissionId);
       const permission = located?.current.permissions.find((p) => p.id === permissionId);
-      if (!located || !permission || permission.role === role) return "already_gone";
+      if (!located || !permission) return "already_gone";
+      // A downgrade compares by rank: a permission already below the role is never raised to it.
+      if (how === "lower" ? !ranksAbove(permission.role, role) : permission.role === role)
+        return "already_gone";
       refuseOwner(permission);
       if (role === "owner" || role === "organizer")
         throw new SourceWriteError(400, "invalidSharingRequest", `A permission cannot be made ${role} here.`);

@@ -117,14 +117,21 @@ describe("Google writer: sharing", () => {
     const writer = writerFor(fake);
     expect(await writer.updatePermissionRole(EXTERNAL, "p-ext", "reader")).toBe("applied");
     expect(await writer.updatePermissionRole(EXTERNAL, "p-ext", "reader")).toBe("already_gone");
+    // A downgrade to a role above the one it has now is no raise: compared by rank, not equality.
+    expect(await writer.updatePermissionRole(EXTERNAL, "p-ext", "commenter")).toBe("already_gone");
+    expect(await writer.updatePermissionRole(EXTERNAL, "p-ext", "writer", "lower")).toBe("already_gone");
     const patches = fake.requests.filter((r) => r.method === "PATCH");
     expect(patches).toHaveLength(1);
     expect(patches[0]?.json).toEqual({ role: "reader" });
     expect((await fileOf(fake, "f-external"))?.permissions.find((p) => p.id === "p-ext")?.role).toBe(
       "reader",
     );
-    // Undo raises it back.
-    expect(await writer.updatePermissionRole(EXTERNAL, "p-ext", "writer")).toBe("applied");
+    // Undo raises it back, and only undo does.
+    expect(await writer.updatePermissionRole(EXTERNAL, "p-ext", "writer", "restore")).toBe("applied");
+    expect(fake.requests.filter((r) => r.method === "PATCH").map((r) => r.json)).toEqual([
+      { role: "reader" },
+      { role: "writer" },
+    ]);
     expect((await fileOf(fake, "f-external"))?.permissions.find((p) => p.id === "p-ext")?.role).toBe(
       "writer",
     );

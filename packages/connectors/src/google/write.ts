@@ -6,10 +6,12 @@ import {
   type TGrantImage,
   type TPermissionImage,
   type TReversibility,
+  type TRoleChange,
   type TSourceWriter,
   type TWriteFile,
   type TWriteGrant,
   type TWriteOutcome,
+  ranksAbove,
 } from "../write";
 import { GOOGLE_WRITE_ACCESS, GOOGLE_WRITE_SCOPE } from "./access";
 import type { TGoogleConfig, TGoogleEndpoints } from "./adapter";
@@ -209,6 +211,7 @@ export function createGoogleWorkspaceWriter(opts: {
     file: TWriteFile,
     permissionId: string,
     role: TPermissionRole,
+    how: TRoleChange = "lower",
   ): Promise<TWriteOutcome> {
     if (role === "owner")
       throw new SourceWriteError(
@@ -220,7 +223,9 @@ export function createGoogleWorkspaceWriter(opts: {
       const current = await readAs(actor, file, permissionId);
       if ("notFound" in current) return current;
       // Already so: no second change (a fileOrganizer counts as organizer, never raised to it).
-      if (mapRole(current.body.role) === role) return ALREADY;
+      // A downgrade compares by rank: a permission already below the role is never raised to it.
+      const now = mapRole(current.body.role);
+      if (how === "lower" ? !ranksAbove(now, role) : now === role) return ALREADY;
       return drive(actor, "PATCH", permissionPath(file, permissionId), { fields: "id,role" }, { role: role });
     });
     return outcome(answer);

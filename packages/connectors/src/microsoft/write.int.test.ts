@@ -148,8 +148,11 @@ describe("Microsoft 365 writer: sharing", () => {
     // Already so: no second PATCH.
     expect(await writer.updatePermissionRole(STRATEGY, "perm-bob", "reader")).toBe("already_gone");
     expect(writesTo(server, "PATCH", "/permissions/perm-bob")).toHaveLength(1);
+    // A downgrade to a role above the one it has now is no raise: compared by rank, not equality.
+    expect(await writer.updatePermissionRole(STRATEGY, "perm-bob", "writer")).toBe("already_gone");
+    expect(writesTo(server, "PATCH", "/permissions/perm-bob")).toHaveLength(1);
 
-    expect(await writer.updatePermissionRole(STRATEGY, "perm-bob", "writer")).toBe("applied");
+    expect(await writer.updatePermissionRole(STRATEGY, "perm-bob", "writer", "restore")).toBe("applied");
     const back = (await filesOf(server)).get("t-strategy")?.permissions.find((p) => p.id === "perm-bob");
     expect(back?.role).toBe("writer");
     expect(await writer.updatePermissionRole(STRATEGY, "gone-perm", "reader")).toBe("already_gone");

@@ -9,11 +9,13 @@ import {
   type TGrantImage,
   type TPermissionImage,
   type TReversibility,
+  type TRoleChange,
   type TSourceWriter,
   type TWriteAction,
   type TWriteFile,
   type TWriteGrant,
   type TWriteOutcome,
+  ranksAbove,
 } from "../write";
 import { MICROSOFT_WRITE_ACCESS } from "./access";
 import type { TMicrosoftConfig, TMicrosoftEndpoints } from "./adapter";
@@ -331,6 +333,9 @@ export function createMicrosoft365Writer(opts: {
 
   const sameRoles = (a: string[] | undefined, b: string[]) =>
     (a ?? []).length === b.length && b.every((r) => (a ?? []).includes(r));
+  /** The highest role a driveItem permission's Graph roles give. */
+  const topRole = (roles: string[] | undefined): TPermissionRole =>
+    (roles ?? []).includes("owner") ? "owner" : (roles ?? []).includes("write") ? "writer" : "reader";
 
   async function readPermission(file: TWriteFile, permissionId: string): Promise<TPermissionImage | null> {
     const located = await locate(file, permissionId);
@@ -385,6 +390,7 @@ export function createMicrosoft365Writer(opts: {
     file: TWriteFile,
     permissionId: string,
     role: TPermissionRole,
+    how: TRoleChange = "lower",
   ): Promise<TWriteOutcome> {
     const roles = graphRoles(role);
     const located = await locate(file, permissionId);
@@ -395,7 +401,10 @@ export function createMicrosoft365Writer(opts: {
         "a sharing link's access is its type, fixed when the link was made: Graph cannot change it (remove the link instead).",
       );
     }
-    if (sameRoles(permission.roles, roles)) return "already_gone";
+    // A downgrade compares by rank: a permission already below the role is never raised to it.
+    const already =
+      how === "lower" ? !ranksAbove(topRole(permission.roles), role) : sameRoles(permission.roles, roles);
+    if (already) return "already_gone";
     const answer = await call("PATCH", permissionPath(located.driveId, file.id, located.graphId), {
       body: { roles },
     });

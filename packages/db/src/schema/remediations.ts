@@ -88,6 +88,14 @@ export const remediations = pgTable(
     /** Counts per step status, kept with each step's change so lists need not count steps. */
     stepCounts: jsonb("step_counts").$type<Record<string, number>>().notNull().default({}),
     stepTotal: integer("step_total").notNull().default(0),
+    /**
+     * The apply or undo job's lease (services/lease.ts): one worker at a time changes the source.
+     * `leaseToken` is the fencing token, raised by every take-over and checked by each step's claim
+     * and outcome; `leaseOwner` names the try holding it (logs), `leaseExpiresAt` when another may take it.
+     */
+    leaseOwner: text("lease_owner"),
+    leaseToken: integer("lease_token").notNull().default(0),
+    leaseExpiresAt: tsColumn("lease_expires_at"),
     createdAt: createdAt(),
   },
   (t) => [

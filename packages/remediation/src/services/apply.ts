@@ -27,6 +27,7 @@ import {
   audit,
 } from "@posture/platform";
 import { dispatchDeliveries } from "@posture/webhooks";
+import { DEFAULT_LEASE, LeaseLostError, takeLease, type TLease, type TLeaseOptions } from "./lease";
 import { createRateLimiter, rateFromEnv, sleep, type TRateLimiter } from "./rate";
 import { recordRemediationEvent } from "./record";
 import { remediationLink } from "./plan";
@@ -68,6 +69,8 @@ export type TRemediationDeps = {
   rate?: TRateLimiter;
   /** How a 429's Retry-After is waited (tests may shorten it). */
   wait?: (ms: number) => Promise<void>;
+  /** The remediation lease's timings (services/lease.ts; tests shorten them). */
+  lease?: TLeaseOptions;
 };
 
 type TRemediationRow = typeof remediations.$inferSelect;
@@ -128,10 +131,12 @@ function act(writer: TSourceWriter, step: TStepRow): Promise<TWriteOutcome> {
     case "remove_external_domain":
       return writer.deletePermission(fileOf(step), permissionIdOf(step));
     case "downgrade_permission":
+      // Lowered only: a permission already at or below the role (by rank) is left as it is.
       return writer.updatePermissionRole(
         fileOf(step),
         permissionIdOf(step),
         targetRoleOf(step) as TPermissionRole,
+        "lower",
       );
     case "revoke_oauth_grant":
       return writer.revokeGrant(grantOf(step));
@@ -140,15 +145,20 @@ function act(writer: TSourceWriter, step: TStepRow): Promise<TWriteOutcome> {
   }
 }
 
-/** A source call under the connector's rate, riding out the source's 429s (bounded). */
+/**
+ * A source call under the connector's rate, riding out the source's 429s (bounded), made only
+ * while this worker holds the remediation's lease (checked before each try).
+ */
 export async function throttled<T>(
   deps: TRemediationDeps,
+  lease: TLease,
   connectorId: string,
   call: () => Promise<T>,
 ): Promise<T> {
   const wait = deps.wait ?? sleep;
   for (let tries = 0; ; tries++) {
     await rateOf(deps).take(connectorId);
+    lease.check();
     try {
       return await call();
     } catch (err) {
@@ -182,51 +192,63 @@ async function recheck(writer: TSourceWriter, step: TStepRow, pre: TPreImage | n
 /** One step: claim, (re-read), pre-image, the change, and the outcome with what it causes. */
 async function applyStep(
   deps: TRemediationDeps,
+  lease: TLease,
   rem: TRemediationRow,
   step: TStepRow,
   writer: TSourceWriter,
 ) {
   const { db } = deps;
   const resumed = step.startedAt !== null;
-  await db
+  // The claim only the lease's holder can win: a lost claim means someone else has it.
+  const claimed = await db
     .update(remediationSteps)
     .set({ startedAt: new Date(), attempts: sql`${remediationSteps.attempts} + 1` })
-    .where(and(eq(remediationSteps.id, step.id), eq(remediationSteps.status, "PENDING")));
+    .where(and(eq(remediationSteps.id, step.id), eq(remediationSteps.status, "PENDING"), lease.live()))
+    .returning({ id: remediationSteps.id });
+  if (claimed.length === 0) {
+    if (await lease.stillHeld()) return; // decided meanwhile by the worker this one took over from
+    throw new LeaseLostError(rem.id, "step claim refused");
+  }
   let pre = preImageOf(step);
   let outcome: TOutcome | null = null;
   try {
     if (resumed) {
-      const seen = await throttled(deps, step.connectorId, () => recheck(writer, step, pre));
+      const seen = await throttled(deps, lease, step.connectorId, () => recheck(writer, step, pre));
       if (seen === "done") outcome = { status: "APPLIED" };
       if (seen === "gone") outcome = { status: "ALREADY_GONE" };
     }
     if (!outcome && readsPreImage(step) && !pre?.source) {
-      const image = await throttled(deps, step.connectorId, () => readAtSource(writer, step));
+      const image = await throttled(deps, lease, step.connectorId, () => readAtSource(writer, step));
       if (image === null) outcome = { status: "ALREADY_GONE" };
       else {
         // Kept before the change is made: whatever happens next, undo has what to restore.
         pre = { source: image };
-        await db
+        const kept = await db
           .update(remediationSteps)
           .set({ preImage: pre as unknown as Record<string, unknown> })
-          .where(eq(remediationSteps.id, step.id));
+          .where(and(eq(remediationSteps.id, step.id), eq(remediationSteps.status, "PENDING"), lease.held()))
+          .returning({ id: remediationSteps.id });
+        if (kept.length === 0) throw new LeaseLostError(rem.id, "pre-image refused");
       }
     }
     if (!outcome) {
-      const made = await throttled(deps, step.connectorId, () => act(writer, step));
-      // Found already made on a resumed step whose pre-image we took: our own earlier change.
-      outcome = { status: made === "applied" || (resumed && pre?.source) ? "APPLIED" : "ALREADY_GONE" };
+      const made = await throttled(deps, lease, step.connectorId, () => act(writer, step));
+      // Found already made on a step an earlier try started (and, reading pre-images, took the
+      // pre-image of): that try's own change, which undo must put back.
+      const ours = resumed && (!readsPreImage(step) || !!pre?.source);
+      outcome = { status: made === "applied" || ours ? "APPLIED" : "ALREADY_GONE" };
     }
   } catch (err) {
-    if (retryable(err)) throw err;
+    if (err instanceof LeaseLostError || retryable(err)) throw err;
     outcome = { status: "FAILED", error: stepErrorOf(err) };
   }
-  await recordOutcome(deps, rem, step, outcome, pre);
+  await recordOutcome(deps, lease, rem, step, outcome, pre);
 }
 
 /** The step's outcome, the store and findings it changes and the counts, in one transaction. */
 async function recordOutcome(
   deps: TRemediationDeps,
+  lease: TLease,
   rem: TRemediationRow,
   step: TStepRow,
   outcome: TOutcome,
@@ -242,9 +264,12 @@ async function recordOutcome(
         appliedAt: outcome.status === "FAILED" ? null : now,
         error: outcome.status === "FAILED" ? outcome.error : null,
       })
-      .where(and(eq(remediationSteps.id, step.id), eq(remediationSteps.status, "PENDING")))
+      .where(and(eq(remediationSteps.id, step.id), eq(remediationSteps.status, "PENDING"), lease.held()))
       .returning();
-    if (!updated) return [];
+    if (!updated) {
+      await lease.assertHeldIn(tx);
+      return [];
+    }
     if (outcome.status === "FAILED") {
       await refreshStepCounts(tx, rem.id);
       return [];
@@ -273,13 +298,15 @@ async function recordOutcome(
 }
 
 /** Every step not yet decided fails with the error that ended the last try. */
-async function failUndecided(deps: TRemediationDeps, rem: TRemediationRow, err: unknown) {
+async function failUndecided(deps: TRemediationDeps, lease: TLease, rem: TRemediationRow, err: unknown) {
   const error = stepErrorOf(err);
   await deps.db.transaction(async (tx) => {
     await tx
       .update(remediationSteps)
       .set({ status: "FAILED", error })
-      .where(and(eq(remediationSteps.remediationId, rem.id), eq(remediationSteps.status, "PENDING")));
+      .where(
+        and(eq(remediationSteps.remediationId, rem.id), eq(remediationSteps.status, "PENDING"), lease.held()),
+      );
     await refreshStepCounts(tx, rem.id);
   });
 }
@@ -291,10 +318,12 @@ export function finalStatus(counts: Record<string, number>): TRemediationStatus 
   return done > 0 ? "PARTIAL" : "FAILED";
 }
 
-async function finishApply(deps: TRemediationDeps, remediationId: string): Promise<TRemediationStatus> {
+async function finishApply(deps: TRemediationDeps, lease: TLease): Promise<TRemediationStatus> {
   const result = await deps.db.transaction(async (tx) => {
-    const rem = await lockRemediation(tx, remediationId);
+    const rem = await lockRemediation(tx, lease.remediationId);
     if (!rem || rem.status !== "APPLYING") return { status: rem?.status ?? "FAILED", deliveries: [] };
+    // Taken over meanwhile: the new holder finishes it.
+    if (rem.leaseToken !== lease.token) return { status: rem.status, deliveries: [] };
     const counts = await refreshStepCounts(tx, rem.id);
     if ((counts.PENDING ?? 0) > 0) return { status: rem.status, deliveries: [] };
     const status = finalStatus(counts);
@@ -375,33 +404,67 @@ export async function writersOf(deps: TRemediationDeps, steps: readonly TStepRow
 }
 
 /**
+ * Runs `work` under the remediation's lease (services/lease.ts), taken when the remediation is in
+ * `status`. Another worker holding it: nothing is done (that worker carries the remediation on;
+ * if it died, the sweep queues the job again once its lease ran out). The lease is freed after.
+ */
+export async function underLease(
+  deps: TRemediationDeps,
+  remediationId: string,
+  status: TRemediationStatus,
+  work: (rem: TRemediationRow, lease: TLease) => Promise<TRemediationStatus>,
+): Promise<TRemediationStatus> {
+  const [rem] = await deps.db.select().from(remediations).where(eq(remediations.id, remediationId));
+  if (!rem) throw new Error(`remediation ${remediationId} not found`);
+  if (rem.status !== status) return rem.status;
+  const lease = await takeLease(deps.db, remediationId, status, deps.lease ?? DEFAULT_LEASE);
+  if (!lease) {
+    deps.log.info({ remediationId, status }, "remediation leased by another worker: left to it");
+    return rem.status;
+  }
+  try {
+    return await work(rem, lease);
+  } finally {
+    await lease.release();
+  }
+}
+
+/**
  * The apply job: every undecided step in order, one change each, then the remediation's status.
- * Idempotent and resumable: decided steps are skipped, a step started by a dead worker is re-read
- * at the source before anything is sent. A source away or refusing the credentials fails the try
- * (the queue retries; steps done stay done); after the last try the undecided steps fail with it.
+ * One worker at a time, under the remediation's lease: each step's claim and outcome is written
+ * under its fencing token, so each step is written at most once at the source. Resumable:
+ * decided steps are skipped, a step started by a dead worker is re-read at the source before
+ * anything is sent. A source away or refusing the credentials fails the try (the queue retries;
+ * steps done stay done); after the last try the undecided steps fail with it. A lost lease ends
+ * the try at once, and never fails a step: the worker that has the lease decides them.
  */
 export async function runApplyJob(
   deps: TRemediationDeps,
   remediationId: string,
   ctx: { attempt: number; attempts?: number } = { attempt: 1 },
 ): Promise<TRemediationStatus> {
-  const [rem] = await deps.db.select().from(remediations).where(eq(remediations.id, remediationId));
-  if (!rem) throw new Error(`remediation ${remediationId} not found`);
-  if (rem.status !== "APPLYING") return rem.status;
-  const steps = await deps.db
-    .select()
-    .from(remediationSteps)
-    .where(and(eq(remediationSteps.remediationId, rem.id), eq(remediationSteps.status, "PENDING")))
-    .orderBy(asc(remediationSteps.seq));
-  try {
-    const writer = await writersOf(deps, steps);
-    for (const step of steps) await applyStep(deps, rem, step, writer(step.connectorId));
-  } catch (err) {
-    if (ctx.attempt < (ctx.attempts ?? REMEDIATION_ATTEMPTS)) throw err;
-    deps.log.warn({ remediationId, err: stepErrorOf(err).message }, "remediation apply gave up");
-    await failUndecided(deps, rem, err);
-  }
-  return finishApply(deps, rem.id);
+  return underLease(deps, remediationId, "APPLYING", async (rem, lease) => {
+    const steps = await deps.db
+      .select()
+      .from(remediationSteps)
+      .where(and(eq(remediationSteps.remediationId, rem.id), eq(remediationSteps.status, "PENDING")))
+      .orderBy(asc(remediationSteps.seq));
+    try {
+      const writer = await writersOf(deps, steps);
+      for (const step of steps) await applyStep(deps, lease, rem, step, writer(step.connectorId));
+    } catch (err) {
+      const last = ctx.attempt >= (ctx.attempts ?? REMEDIATION_ATTEMPTS);
+      if (err instanceof LeaseLostError) {
+        deps.log.warn({ remediationId, err: err.message }, "remediation apply stopped: lease lost");
+        if (!last) throw err;
+        return rem.status;
+      }
+      if (!last) throw err;
+      deps.log.warn({ remediationId, err: stepErrorOf(err).message }, "remediation apply gave up");
+      await failUndecided(deps, lease, rem, err);
+    }
+    return finishApply(deps, lease);
+  });
 }
 
 /** POST /remediations/{id}/apply: APPROVED → APPLYING, audited, and the job queued. */

@@ -1,5 +1,6 @@
 import { and, desc, eq } from "drizzle-orm";
 import {
+  PERMISSION_ROLE_RANK,
   SourceWriteError,
   type TGrantImage,
   type TPermissionImage,
@@ -15,11 +16,13 @@ import {
   REMEDIATION_UNDO_JOB,
   stepErrorOf,
   throttled,
+  underLease,
   undoJobId,
   writersOf,
   type TRemediationDeps,
   type TStepError,
 } from "./apply";
+import { LeaseLostError, type TLease } from "./lease";
 import { recordRemediationEvent } from "./record";
 import { remediationLink } from "./plan";
 import {
@@ -50,32 +53,42 @@ const formerRoleOf = (pre: TPreImage | null): TPermissionRole | null =>
 
 /**
  * A restore started by an earlier try and not recorded: whether the source already has it back
- * (Google gives a re-created permission its former id; a grant keeps its id). Returns the id.
+ * (Google gives a re-created permission its former id; a grant keeps its id; a downgraded
+ * permission has its former role, or a higher one, again). Returns the restored id (null for a
+ * role), or undefined when it is not back and the restore is to be sent.
  */
 async function restoredAlready(
   writer: TSourceWriter,
   step: TStepRow,
   pre: TPreImage,
-): Promise<string | null> {
+): Promise<{ id: string | null } | undefined> {
   switch (step.action) {
     case "remove_public_link":
     case "remove_external_user":
     case "remove_external_domain": {
       const image = pre.source as TPermissionImage | null;
-      if (!image) return null;
-      return (await writer.readPermission(fileOf(step), image.id)) ? image.id : null;
+      if (!image) return undefined;
+      return (await writer.readPermission(fileOf(step), image.id)) ? { id: image.id } : undefined;
     }
     case "revoke_oauth_grant": {
       const image = pre.source as TGrantImage | null;
       const r = step.resource;
-      if (!image || r.kind !== "grant") return null;
+      if (!image || r.kind !== "grant") return undefined;
       return (await writer.readGrant({ id: image.id, clientId: r.clientId, userEmail: r.userEmail }))
-        ? image.id
-        : null;
+        ? { id: image.id }
+        : undefined;
     }
-    default:
-      // A role or an owner set back twice is the same change: sent again.
-      return null;
+    case "downgrade_permission": {
+      const role = formerRoleOf(pre);
+      const r = step.resource;
+      if (!role || r.kind !== "permission") return undefined;
+      const now = await writer.readPermission(fileOf(step), r.permissionId);
+      // Compared by rank: back at its former role (or above it) is restored; nothing is lowered.
+      return now && PERMISSION_ROLE_RANK[now.role] >= PERMISSION_ROLE_RANK[role] ? { id: null } : undefined;
+    }
+    case "transfer_ownership":
+      // The writer reads the owner first: a transfer back already made is not sent again.
+      return undefined;
   }
 }
 
@@ -94,7 +107,8 @@ async function restore(writer: TSourceWriter, step: TStepRow, pre: TPreImage | n
       const role = formerRoleOf(pre);
       if (!role || r.kind !== "permission")
         throw new SourceWriteError(409, "no_pre_image", "The permission's former role was not kept");
-      await writer.updatePermissionRole(fileOf(step), r.permissionId, role);
+      // Undo sets the former role back: the one change that may raise a role.
+      await writer.updatePermissionRole(fileOf(step), r.permissionId, role, "restore");
       return null;
     }
     case "transfer_ownership":
@@ -110,34 +124,49 @@ async function restore(writer: TSourceWriter, step: TStepRow, pre: TPreImage | n
   }
 }
 
-async function undoStep(deps: TRemediationDeps, rem: TRemediationRow, step: TStepRow, writer: TSourceWriter) {
+async function undoStep(
+  deps: TRemediationDeps,
+  lease: TLease,
+  rem: TRemediationRow,
+  step: TStepRow,
+  writer: TSourceWriter,
+) {
   const { db } = deps;
   const pre = preImageOf(step) as TUndoPreImage | null;
   const resumed = !!pre?.undoStartedAt;
   const marked: TUndoPreImage = { ...(pre ?? { source: null }), undoStartedAt: new Date().toISOString() };
-  await db
+  // The claim only the lease's holder can win (a lost one: someone else has the undo).
+  const claimed = await db
     .update(remediationSteps)
     .set({ preImage: marked as unknown as Record<string, unknown> })
-    .where(eq(remediationSteps.id, step.id));
+    .where(and(eq(remediationSteps.id, step.id), eq(remediationSteps.status, "APPLIED"), lease.live()))
+    .returning({ id: remediationSteps.id });
+  if (claimed.length === 0) {
+    if (await lease.stillHeld()) return; // reverted meanwhile by the worker this one took over from
+    throw new LeaseLostError(rem.id, "undo claim refused");
+  }
   let restoredId: string | null = null;
-  let done = false;
   try {
-    if (resumed && pre) {
-      restoredId = await throttled(deps, step.connectorId, () => restoredAlready(writer, step, pre));
-      done = restoredId !== null;
-    }
-    if (!done) restoredId = await throttled(deps, step.connectorId, () => restore(writer, step, pre));
+    const back =
+      resumed && pre
+        ? await throttled(deps, lease, step.connectorId, () => restoredAlready(writer, step, pre))
+        : undefined;
+    restoredId = back
+      ? back.id
+      : await throttled(deps, lease, step.connectorId, () => restore(writer, step, pre));
   } catch (err) {
     if (!(err instanceof SourceWriteError) || err.status >= 500) throw err;
     // Refused: the step stays applied, with the source's words.
     await db.transaction(async (tx) => {
-      await tx
+      const [kept] = await tx
         .update(remediationSteps)
         .set({
           error: stepErrorOf(err),
           preImage: { ...marked, undoError: stepErrorOf(err) } as unknown as Record<string, unknown>,
         })
-        .where(eq(remediationSteps.id, step.id));
+        .where(and(eq(remediationSteps.id, step.id), lease.held()))
+        .returning({ id: remediationSteps.id });
+      if (!kept) await lease.assertHeldIn(tx);
     });
     return;
   }
@@ -146,19 +175,24 @@ async function undoStep(deps: TRemediationDeps, rem: TRemediationRow, step: TSte
     const [updated] = await tx
       .update(remediationSteps)
       .set({ status: "REVERTED", revertedAt: new Date(), restoredId })
-      .where(and(eq(remediationSteps.id, step.id), eq(remediationSteps.status, "APPLIED")))
+      .where(and(eq(remediationSteps.id, step.id), eq(remediationSteps.status, "APPLIED"), lease.held()))
       .returning();
-    if (!updated) return;
+    if (!updated) {
+      await lease.assertHeldIn(tx);
+      return;
+    }
     await storeAfterUndo(tx, rem.orgId, updated, restoredId);
     await reopenFindings(tx, { orgId: rem.orgId, remediationId: rem.id, step: updated });
     await refreshStepCounts(tx, rem.id);
   });
 }
 
-async function finishUndo(deps: TRemediationDeps, remediationId: string): Promise<TRemediationStatus> {
+async function finishUndo(deps: TRemediationDeps, lease: TLease): Promise<TRemediationStatus> {
   const result = await deps.db.transaction(async (tx) => {
-    const rem = await lockRemediation(tx, remediationId);
+    const rem = await lockRemediation(tx, lease.remediationId);
     if (!rem || rem.status !== "REVERTING") return { status: rem?.status ?? "REVERTED", deliveries: [] };
+    // Taken over meanwhile: the new holder finishes it.
+    if (rem.leaseToken !== lease.token) return { status: rem.status, deliveries: [] };
     const counts = await refreshStepCounts(tx, rem.id);
     const notReverted = counts.APPLIED ?? 0;
     await tx
@@ -189,7 +223,8 @@ async function finishUndo(deps: TRemediationDeps, remediationId: string): Promis
 
 /**
  * The undo job: each reversible applied step, last first, restored from its pre-image (a step
- * whose restore started in a dead worker's try is re-read first). Irreversible steps stay
+ * whose restore started in a dead worker's try is re-read first), one worker at a time under the
+ * remediation's lease as the apply job is, so no step is restored twice. Irreversible steps stay
  * APPLIED; a restore the source refuses leaves its step APPLIED with the source's error. Findings
  * the reverted steps had resolved re-open, and the store follows.
  */
@@ -198,30 +233,35 @@ export async function runUndoJob(
   remediationId: string,
   ctx: { attempt: number; attempts?: number } = { attempt: 1 },
 ): Promise<TRemediationStatus> {
-  const [rem] = await deps.db.select().from(remediations).where(eq(remediations.id, remediationId));
-  if (!rem) throw new Error(`remediation ${remediationId} not found`);
-  if (rem.status !== "REVERTING") return rem.status;
-  const steps = (
-    await deps.db
-      .select()
-      .from(remediationSteps)
-      .where(
-        and(
-          eq(remediationSteps.remediationId, rem.id),
-          eq(remediationSteps.status, "APPLIED"),
-          eq(remediationSteps.reversible, true),
-        ),
-      )
-      .orderBy(desc(remediationSteps.seq))
-  ).filter((s) => !(preImageOf(s) as TUndoPreImage | null)?.undoError);
-  try {
-    const writer = await writersOf(deps, steps);
-    for (const step of steps) await undoStep(deps, rem, step, writer(step.connectorId));
-  } catch (err) {
-    if (ctx.attempt < (ctx.attempts ?? REMEDIATION_ATTEMPTS)) throw err;
-    deps.log.warn({ remediationId, err: stepErrorOf(err).message }, "remediation undo gave up");
-  }
-  return finishUndo(deps, rem.id);
+  return underLease(deps, remediationId, "REVERTING", async (rem, lease) => {
+    const steps = (
+      await deps.db
+        .select()
+        .from(remediationSteps)
+        .where(
+          and(
+            eq(remediationSteps.remediationId, rem.id),
+            eq(remediationSteps.status, "APPLIED"),
+            eq(remediationSteps.reversible, true),
+          ),
+        )
+        .orderBy(desc(remediationSteps.seq))
+    ).filter((s) => !(preImageOf(s) as TUndoPreImage | null)?.undoError);
+    try {
+      const writer = await writersOf(deps, steps);
+      for (const step of steps) await undoStep(deps, lease, rem, step, writer(step.connectorId));
+    } catch (err) {
+      const last = ctx.attempt >= (ctx.attempts ?? REMEDIATION_ATTEMPTS);
+      if (err instanceof LeaseLostError) {
+        deps.log.warn({ remediationId, err: err.message }, "remediation undo stopped: lease lost");
+        if (!last) throw err;
+        return rem.status;
+      }
+      if (!last) throw err;
+      deps.log.warn({ remediationId, err: stepErrorOf(err).message }, "remediation undo gave up");
+    }
+    return finishUndo(deps, lease);
+  });
 }
 
 /** POST /remediations/{id}/undo: (APPLIED, PARTIAL) → REVERTING within the undo window, audited, the job queued. */

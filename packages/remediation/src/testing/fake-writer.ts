@@ -1,4 +1,5 @@
 import {
+  ranksAbove,
   SourceUnavailableError,
   SourceWriteError,
   type TAppGrant,
@@ -20,7 +21,11 @@ export type TFakeSource = {
   putGrant: (grant: TAppGrant) => void;
 };
 
-export type TWriterCall = { method: keyof TSourceWriter; target: string; arg?: unknown };
+/**
+ * One call. `noop`: a change the real writers decide against after their own read (a role already
+ * so, an owner already the one asked for), so no write reaches the source.
+ */
+export type TWriterCall = { method: keyof TSourceWriter; target: string; arg?: unknown; noop?: true };
 
 /**
  * What the next matching call answers instead of acting: the source's refusal as the real writers
@@ -80,8 +85,8 @@ export function createFakeWriter(source: TFakeSource, opts: { grantsRestorable?:
     if (f.times <= 0) failures.splice(i, 1);
     throw f.error();
   };
-  const track = (method: keyof TSourceWriter, target: string, arg?: unknown) => {
-    calls.push({ method, target, ...(arg !== undefined ? { arg } : {}) });
+  const track = (method: keyof TSourceWriter, target: string, arg?: unknown, noop = false) => {
+    calls.push({ method, target, ...(arg !== undefined ? { arg } : {}), ...(noop ? { noop: true } : {}) });
     refuse(method, target);
   };
   const fileOf = (file: TWriteFile) => {
@@ -108,11 +113,13 @@ export function createFakeWriter(source: TFakeSource, opts: { grantsRestorable?:
       source.putFile({ ...f, permissions: f.permissions.filter((p) => p.id !== permissionId) });
       return "applied";
     },
-    updatePermissionRole: async (file, permissionId, role) => {
-      track("updatePermissionRole", `${file.id}/${permissionId}`, role);
+    updatePermissionRole: async (file, permissionId, role, how = "lower") => {
       const f = source.file(file.id);
       const p = f?.permissions.find((x) => x.id === permissionId);
-      if (!f || !p || p.role === role) return "already_gone";
+      // As the real writers: a downgrade compares by rank, so it never raises a permission.
+      const already = !f || !p || (how === "lower" ? !ranksAbove(p.role, role) : p.role === role);
+      track("updatePermissionRole", `${file.id}/${permissionId}`, role, already);
+      if (already) return "already_gone";
       source.putFile({
         ...f,
         permissions: f.permissions.map((x) => (x.id === permissionId ? { ...x, role } : x)),
@@ -127,8 +134,9 @@ export function createFakeWriter(source: TFakeSource, opts: { grantsRestorable?:
       return { id: image.id };
     },
     transferOwnership: async (file, toEmail) => {
-      track("transferOwnership", file.id, toEmail);
-      const f = fileOf(file);
+      const f = source.file(file.id);
+      track("transferOwnership", file.id, toEmail, f?.ownerEmail === toEmail);
+      if (!f) throw new SourceWriteError(404, "notFound", `File not found: ${file.id}.`);
       if (f.ownerEmail === toEmail) return "already_gone";
       source.putFile({ ...f, ownerEmail: toEmail });
       return "applied";
@@ -176,8 +184,11 @@ export function createFakeWriter(source: TFakeSource, opts: { grantsRestorable?:
   return {
     writer,
     calls: () => [...calls],
-    /** The calls that change the source (refused ones included: each was one try of a change). */
-    changes: () => calls.filter((c) => CHANGES.has(c.method)),
+    /**
+     * The calls that write to the source (refused ones included: each was one try of a change; a
+     * delete of what is gone too, as it is a request Google answers 404), not the `noop` ones.
+     */
+    changes: () => calls.filter((c) => CHANGES.has(c.method) && !c.noop),
     fail: (f: TScriptedFailure) => failures.push(f),
     reset: () => {
       calls.length = 0;

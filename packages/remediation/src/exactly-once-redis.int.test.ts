@@ -1,0 +1,312 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { connect } from "node:net";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSourceWriter, GOOGLE_WRITE_ACCESS, type TWriteFile } from "@posture/connectors";
+import { ALL_CONNECTOR_SCOPES, startFakeGoogle, type TFakeGoogle } from "@posture/connectors/testing/google";
+import { buildGoogleFixture, generateServiceAccount } from "@posture/connectors/testing/google-fixture";
+import { connectors, createDb, organizations, remediations, type Db, type DbHandle } from "@posture/db";
+import { createTestDb, type TestDb } from "@posture/db/testing";
+import { createBullQueue, startWorkers, type TWorkers } from "@posture/jobs";
+import {
+  createLogger,
+  encryptSecret,
+  parseEncryptionKey,
+  SYSTEM_ACTOR,
+  type TJobQueue,
+} from "@posture/platform";
+import { freePort } from "@posture/platform/testing";
+import { remediationJobs, type TRemediationJobDeps } from "./jobs/module";
+import {
+  applyJobId,
+  REMEDIATION_APPLY_JOB,
+  REMEDIATION_SWEEP_JOB,
+  REMEDIATION_UNDO_JOB,
+  requestApply,
+  undoJobId,
+} from "./services/apply";
+import { insertPlan } from "./services/plan";
+import { createRateLimiter } from "./services/rate";
+
+// The fault of issue 28, in CI's reach: two schedulers (two sets of BullMQ workers over the real
+// remediation job module, each with its own database pool and rate bucket, as two processes
+// have), the real Google writer against the Google fake, and a Redis of the test's own (never
+// the shared one) killed mid-apply and started again EMPTY on the same port. Its sweep (and a
+// job queued again with the id Redis no longer knows) must not make a second worker write: the
+// fake counts every DELETE and POST it receives, exactly one per step.
+
+const STEPS = 24;
+const OWNER = "alice@acme.test";
+const LINK = "anyoneWithLink";
+
+let redisProc: ChildProcess | undefined;
+let port = 0;
+
+/** Resolves once redis-server answers PING on the port. */
+async function redisUp(): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = connect(port, "127.0.0.1");
+      s.once("error", () => resolve(false));
+      s.once("connect", () => s.write("PING\r\n"));
+      s.once("data", (d) => {
+        s.destroy();
+        resolve(d.toString().startsWith("+PONG"));
+      });
+    });
+    if (ok) return;
+    await sleep(50);
+  }
+  throw new Error("redis-server did not start");
+}
+async function startRedis(): Promise<void> {
+  redisProc = spawn("redis-server", ["--port", String(port), "--save", "", "--appendonly", "no"], {
+    stdio: "ignore",
+  });
+  await redisUp();
+}
+async function stopRedis(): Promise<void> {
+  const proc = redisProc;
+  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise((resolve) => proc.once("exit", resolve));
+  proc.kill("SIGKILL");
+  await exited;
+}
+/** Redis dies and comes back with nothing: no RDB, no AOF, as a cache-configured Redis would. */
+async function restartEmpty(): Promise<void> {
+  await stopRedis();
+  await sleep(300);
+  await startRedis();
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+async function until(what: string, ok: () => Promise<boolean> | boolean, timeoutMs = 60_000) {
+  const started = Date.now();
+  while (!(await ok())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+/** Enqueues once Redis is back (the producer fails fast while it reconnects). */
+async function enqueueSoon(jobs: TJobQueue, ...args: Parameters<TJobQueue["enqueue"]>) {
+  await until(
+    `enqueue ${args[0]}`,
+    async () => {
+      try {
+        await jobs.enqueue(...args);
+        return true;
+      } catch {
+        await sleep(100);
+        return false;
+      }
+    },
+    15_000,
+  );
+}
+
+let tdb: TestDb;
+let db: Db;
+const closers: Array<() => Promise<unknown>> = [];
+beforeAll(async () => {
+  port = await freePort();
+  await startRedis();
+  tdb = await createTestDb();
+  db = tdb.db;
+});
+afterAll(async () => {
+  for (const close of closers.splice(0).reverse()) await close().catch(() => {});
+  await stopRedis();
+  await tdb?.drop();
+});
+
+describe("two schedulers, Redis restarted empty mid-apply and mid-undo", () => {
+  it("writes each step exactly once at the fake tenant, and undo puts every link back once", async () => {
+    const redisUrl = `redis://127.0.0.1:${port}`;
+    const prefix = "jobs";
+    const fixture = buildGoogleFixture();
+    const files: TWriteFile[] = [];
+    for (let i = 0; i < STEPS; i++) {
+      fixture.files.push({
+        id: `f-once-${i}`,
+        name: `Once ${i}.pdf`,
+        mimeType: "application/pdf",
+        owners: [{ emailAddress: OWNER }],
+        modifiedTime: "2025-04-10T12:00:00.000Z",
+        size: "1024",
+        permissions: [
+          { id: "p-alice", type: "user", role: "owner", emailAddress: OWNER },
+          { id: LINK, type: "anyone", role: "reader" },
+        ],
+      });
+      files.push({ id: `f-once-${i}`, driveId: null, ownerEmail: OWNER });
+    }
+    const sa = generateServiceAccount("admin@acme.test");
+    const fake: TFakeGoogle = await startFakeGoogle({
+      fixture,
+      serviceAccounts: [{ clientEmail: sa.credentials.clientEmail, publicKey: sa.publicKey }],
+      authorizedScopes: [...ALL_CONNECTOR_SCOPES, ...GOOGLE_WRITE_ACCESS.map((r) => r.permission)],
+    });
+    closers.push(() => fake.close());
+
+    const keyHex = randomBytes(32).toString("hex");
+    const runtime = {
+      encryptionKey: parseEncryptionKey(keyHex),
+      publicUrl: "http://localhost",
+      webhookAllowPrivateTargets: false,
+      sourceEndpoints: { google: fake.endpoints },
+    };
+    const [org] = await db.insert(organizations).values({ name: "Once", plan: "business" }).returning();
+    if (!org) throw new Error("no org");
+    const [connector] = await db
+      .insert(connectors)
+      .values({
+        orgId: org.id,
+        type: "google_workspace",
+        displayName: "Once Google",
+        mode: "real",
+        writeAccess: true,
+        config: { domain: "acme.test" },
+        credentialsEnc: encryptSecret(runtime.encryptionKey, JSON.stringify(sa.credentials)),
+      })
+      .returning();
+    if (!connector) throw new Error("no connector");
+    const id = await insertPlan(db, {
+      orgId: org.id,
+      origin: "manual",
+      request: { findingIds: [] },
+      predicted: { score: 0, grade: "F", scoreDelta: 0, before: { score: 0, grade: "F" } },
+      plannedBy: { ...SYSTEM_ACTOR, orgId: org.id },
+      steps: files.map((f, i) => ({
+        connectorId: connector.id,
+        action: "remove_public_link" as const,
+        resource: {
+          kind: "permission" as const,
+          fileId: f.id,
+          driveId: null,
+          name: `Once ${i}.pdf`,
+          ownerEmail: OWNER,
+          permissionId: LINK,
+        },
+        before: { type: "anyone", role: "reader", target: "anyone" },
+        after: null,
+        reversible: true,
+        irreversibleReason: null,
+        findingIds: [],
+        people: [],
+      })),
+    });
+    await db.update(remediations).set({ status: "APPROVED" }).where(eq(remediations.id, id));
+
+    // Two schedulers: each its own pool, queue client, rate bucket (8 changes a second) and workers.
+    const schedulers: TWorkers[] = [];
+    for (let s = 0; s < 2; s++) {
+      const handle: DbHandle = createDb({ databaseUrl: tdb.url, poolSize: 4 });
+      const queue = createBullQueue({ redisUrl, prefix, registry: () => registry, onError: () => {} });
+      const deps: TRemediationJobDeps = {
+        db: handle.db,
+        jobs: queue,
+        runtime,
+        log: createLogger("fatal"),
+        rate: createRateLimiter({ perSecond: 8 }),
+        backoffMs: 200,
+      };
+      const registry = remediationJobs.definitions(deps);
+      const workers = startWorkers({
+        redisUrl,
+        prefix,
+        registry,
+        queues: {
+          scans: { concurrency: 1, perOrg: 2 },
+          maintenance: { concurrency: 1 },
+          deliveries: { concurrency: 1 },
+          reports: { concurrency: 1 },
+        },
+      });
+      schedulers.push(workers);
+      closers.push(
+        () => handle.close(),
+        () => queue.close(),
+        () => workers.close(),
+      );
+    }
+    const registry = remediationJobs.definitions({
+      db,
+      jobs: {
+        enqueue: async () => {},
+        runAndWait: async () => undefined as never,
+        ping: async () => {},
+        close: async () => {},
+      },
+      runtime,
+      log: createLogger("fatal"),
+    });
+    const producer = createBullQueue({ redisUrl, prefix, registry, onError: () => {} });
+    closers.push(() => producer.close());
+
+    const statusOf = async () =>
+      (await db.select({ s: remediations.status }).from(remediations).where(eq(remediations.id, id)))[0]?.s;
+    const requests = (method: string) => fake.requests.filter((r) => r.method === method);
+    const perFile = (method: string) => {
+      const n = new Map<string, number>();
+      for (const r of requests(method)) {
+        const file = /^\/drive\/v3\/files\/([^/]+)\/permissions/.exec(r.path)?.[1];
+        if (file) n.set(file, (n.get(file) ?? 0) + 1);
+      }
+      return files.map((f) => n.get(f.id) ?? 0);
+    };
+    const once = files.map(() => 1);
+
+    // Apply; a quarter of the way through Redis restarts empty, the sweep runs and the job is
+    // queued again under the id Redis has forgotten.
+    await requestApply(
+      db,
+      { orgId: org.id, actor: { kind: "session", userId: null, email: "admin@acme.test" }, id },
+      { jobs: producer },
+    );
+    await until("a quarter of the deletes", () => requests("DELETE").length >= STEPS / 4);
+    await restartEmpty();
+    await enqueueSoon(producer, REMEDIATION_SWEEP_JOB, {});
+    await enqueueSoon(producer, REMEDIATION_APPLY_JOB, { remediationId: id }, { jobId: applyJobId(id) });
+    await until("APPLIED", async () => (await statusOf()) === "APPLIED");
+    // Whatever the second scheduler was running has finished too.
+    await until("an idle queue", async () => {
+      const depth = await producer.depth?.().catch(() => undefined);
+      return !!depth && (depth.active ?? 0) + (depth.waiting ?? 0) + (depth.delayed ?? 0) === 0;
+    });
+    await sleep(500);
+    expect(perFile("DELETE")).toEqual(once);
+    const [applied] = await db.select().from(remediations).where(eq(remediations.id, id));
+    expect(applied?.stepCounts).toEqual({ APPLIED: STEPS });
+
+    // Undo, under the same fault: every link back, one POST each.
+    await db.update(remediations).set({ status: "REVERTING" }).where(eq(remediations.id, id));
+    await enqueueSoon(producer, REMEDIATION_UNDO_JOB, { remediationId: id }, { jobId: undoJobId(id) });
+    await until(
+      "a quarter of the restores",
+      () => requests("POST").filter((r) => r.path !== "/token").length >= STEPS / 4,
+    );
+    await restartEmpty();
+    await enqueueSoon(producer, REMEDIATION_SWEEP_JOB, {});
+    await enqueueSoon(producer, REMEDIATION_UNDO_JOB, { remediationId: id }, { jobId: undoJobId(id) });
+    await until("REVERTED", async () => (await statusOf()) === "REVERTED");
+    await until("an idle queue", async () => {
+      const depth = await producer.depth?.().catch(() => undefined);
+      return !!depth && (depth.active ?? 0) + (depth.waiting ?? 0) + (depth.delayed ?? 0) === 0;
+    });
+    await sleep(500);
+    expect(perFile("POST")).toEqual(once);
+    const [reverted] = await db.select().from(remediations).where(eq(remediations.id, id));
+    expect(reverted?.stepCounts).toEqual({ REVERTED: STEPS });
+    const reader = createSourceWriter({
+      type: "google_workspace",
+      mode: "real",
+      connectorId: connector.id,
+      credentials: sa.credentials,
+      config: { domain: "acme.test" },
+      endpoints: { google: fake.endpoints },
+    });
+    for (const f of files) expect((await reader.readPermission(f, LINK))?.type).toBe("anyone");
+    expect(schedulers).toHaveLength(2);
+  }, 120_000);
+});

@@ -19,8 +19,8 @@ export type TCreateSandboxOrganization = {
  */
 export async function createSandboxOrganization(db: Db, input: TCreateSandboxOrganization) {
   return db.transaction(async (tx) => {
-    const org = await createOrganization(tx, input);
-    await tx.update(organizations).set({ isSandbox: true }).where(eq(organizations.id, org.id));
+    // Flagged at insert: the manager's kind is checked against it (a sandbox partner, or none).
+    const org = await createOrganization(tx, { ...input, isSandbox: true });
     // A sandbox partner hears about its clients' health: the scenario `client_unhealthy` is its point.
     if (input.isPartner) await tx.insert(partnerSettings).values({ orgId: org.id, notifyUnhealthy: true });
     return { ...org, isSandbox: true as const };

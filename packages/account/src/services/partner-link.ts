@@ -63,9 +63,11 @@ export async function auditPartnerLink(
     { orgId: change.client.id, actor },
     { action, target: change.to?.id ?? change.from?.id ?? change.client.id, metadata },
   );
-  for (const partner of [change.from, change.to])
-    if (partner)
-      await audit(tx, { orgId: partner.id, actor }, { action, target: change.client.id, metadata });
+  // Each row takes its trail's chain lock: the partners' in id order, so two moves between the same
+  // partners in opposite directions never wait on each other's.
+  const partners = [change.from, change.to].filter((p): p is TOrgRef => p !== null);
+  for (const partner of partners.sort((a, b) => a.id.localeCompare(b.id)))
+    await audit(tx, { orgId: partner.id, actor }, { action, target: change.client.id, metadata });
   return access;
 }
 

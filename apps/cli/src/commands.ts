@@ -2,6 +2,7 @@ import {
   createApiKeyFor,
   createOrganization,
   createUser,
+  setOrganizationManager,
   setOrganizationPlan,
   verifyAudit,
 } from "@posture/account";
@@ -56,6 +57,17 @@ export const COMMANDS = {
       const input = { name: o.name, plan: o.plan, isPartner: o.partner, managedByOrgId: o["managed-by"] };
       return o.sandbox ? createSandboxOrganization(db, input) : createOrganization(db, input);
     },
+  }),
+  "org:set-manager": command({
+    usage: "org:set-manager --org ID (--managed-by PARTNER_ID | --unmanaged)",
+    options: z
+      .strictObject({ org: id, "managed-by": id.optional(), unmanaged: z.boolean().default(false) })
+      .refine((o) => (o["managed-by"] === undefined) === o.unmanaged, {
+        message: "give either --managed-by PARTNER_ID or --unmanaged",
+        path: ["managed-by"],
+      }),
+    // The consent stays the client's: a withdrawn access stays withdrawn (docs/partner.md).
+    run: (db, o) => setOrganizationManager(db, { orgId: o.org, managedByOrgId: o["managed-by"] ?? null }),
   }),
   "org:set-plan": command({
     usage: "org:set-plan --org ID --plan P",

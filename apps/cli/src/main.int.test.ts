@@ -237,6 +237,85 @@ describe("pnpm cli against DATABASE_URL", { timeout: 120_000 }, () => {
     const orgs = await db.db.query.organizations.findMany({ where: (o, { eq }) => eq(o.name, "X") });
     expect(orgs).toHaveLength(0);
   }, 180_000);
+
+  it("keeps sandbox and real organizations apart, and moves a client without undoing its withdrawal", async () => {
+    const [real, sandbox] = await Promise.all([
+      ok(["org:create", "--name", "Real MSP", "--plan", "enterprise", "--partner"], env),
+      ok(["org:create", "--name", "Sandbox MSP", "--plan", "enterprise", "--partner", "--sandbox"], env),
+    ]);
+    const [realUnderSandbox, sandboxUnderReal, noTarget] = await Promise.all([
+      fails(
+        ["org:create", "--name", "Crossed", "--plan", "business", "--managed-by", String(sandbox.id)],
+        env,
+      ),
+      fails(
+        [
+          "org:create",
+          "--name",
+          "Crossed",
+          "--plan",
+          "business",
+          "--sandbox",
+          "--managed-by",
+          String(real.id),
+        ],
+        env,
+      ),
+      fails(["org:set-manager", "--org", String(real.id)], env),
+    ]);
+    expect(realUnderSandbox).toMatchObject({
+      code: 1,
+      error: { error: "invalid_input", message: "a sandbox partner manages sandbox organizations only" },
+    });
+    expect(sandboxUnderReal).toMatchObject({
+      code: 1,
+      error: { error: "invalid_input", message: "a sandbox is managed by a sandbox partner only" },
+    });
+    expect(noTarget).toMatchObject({ code: 2, error: { error: "invalid_input" } });
+    expect(await db.db.query.organizations.findMany({ where: (o, { eq }) => eq(o.name, "Crossed") })).toEqual(
+      [],
+    );
+
+    const other = await ok(["org:create", "--name", "Other MSP", "--plan", "enterprise", "--partner"], env);
+    const client = await ok(
+      ["org:create", "--name", "Moved Co", "--plan", "business", "--managed-by", String(real.id)],
+      env,
+    );
+    const clientId = String(client.id);
+    // The client's OWNER withdrew (DELETE /api/partner-access does this, audited).
+    await db.db.execute(
+      sql`UPDATE partner_access SET withdrawn_at = now() WHERE client_org_id = ${clientId}`,
+    );
+    const crossed = await fails(
+      ["org:set-manager", "--org", clientId, "--managed-by", String(sandbox.id)],
+      env,
+    );
+    expect(crossed).toMatchObject({ code: 1, error: { error: "invalid_input" } });
+    const moved = await ok(["org:set-manager", "--org", clientId, "--managed-by", String(other.id)], env);
+    expect(moved).toEqual({ id: clientId, managedByOrgId: other.id, access: "withdrawn", changed: true });
+    const unlinked = await ok(["org:set-manager", "--org", clientId, "--unmanaged"], env);
+    expect(unlinked).toEqual({ id: clientId, managedByOrgId: null, access: null, changed: true });
+    const trail = await queryRows<{
+      org_id: string;
+      metadata: { toPartnerOrgId: string | null; access: string };
+    }>(
+      db.db,
+      sql`SELECT org_id, metadata FROM audit_log WHERE action = 'PARTNER_LINK_CHANGED' AND target IN (${clientId}, ${String(real.id)}, ${String(other.id)}) ORDER BY seq`,
+    );
+    expect(
+      trail.filter((r) => r.org_id === clientId).map((r) => [r.metadata.toPartnerOrgId, r.metadata.access]),
+    ).toEqual([
+      [real.id, "granted"],
+      [other.id, "withdrawn"],
+      [null, null],
+    ]);
+    expect(trail.filter((r) => r.org_id === other.id)).toHaveLength(2);
+    expect(trail.filter((r) => r.org_id === real.id)).toHaveLength(2);
+    for (const orgId of [clientId, String(real.id), String(other.id)])
+      expect(await verifyAuditChain(db.db, orgId, AUDIT_KEY, { requireKeyedTail: true })).toMatchObject({
+        ok: true,
+      });
+  }, 180_000);
 });
 
 describe("pnpm cli demo:seed", { timeout: 120_000 }, () => {

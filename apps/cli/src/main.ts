@@ -43,6 +43,7 @@ function parse(argv: string[]) {
         partner: { type: "boolean" },
         sandbox: { type: "boolean" },
         "managed-by": { type: "string" },
+        unmanaged: { type: "boolean" },
         org: { type: "string" },
         email: { type: "string" },
         password: { type: "string" },

@@ -1,6 +1,7 @@
 export { accountRouter } from "./router";
 export { hashPassword, legacyScryptHash, verifyPassword } from "./services/passwords";
 export { createOrganization, setOrganizationPlan } from "./services/organizations";
+export { setOrganizationManager } from "./services/partner-link";
 export { createUser } from "./services/users";
 export { createApiKeyFor } from "./services/api-keys";
 export { seedDemoIfEmpty, type TDemoSeed } from "./services/demo";

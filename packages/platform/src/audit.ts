@@ -52,6 +52,7 @@ export const AUDIT_ACTIONS = [
   "PARTNER_CLIENT_READ",
   "PARTNER_ACCESS_WITHDRAWN",
   "PARTNER_ACCESS_GRANTED",
+  "PARTNER_LINK_CHANGED",
 ] as const;
 export type TAuditAction = (typeof AUDIT_ACTIONS)[number];
 

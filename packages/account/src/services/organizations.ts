@@ -1,40 +1,46 @@
 import { organizations, type Db, type TPlanId } from "@posture/db";
-import { AppError, effectivePlan, firstOr404, iso, planChange } from "@posture/platform";
+import { AppError, effectivePlan, firstOr404, iso, planChange, type TActor } from "@posture/platform";
 import { eq } from "drizzle-orm";
+import { auditPartnerLink, managerFor } from "./partner-link";
 
 export type TCreateOrganization = {
   name: string;
   plan: TPlanId;
   isPartner?: boolean;
+  /** A sandbox (docs/sandbox.md): demo sources only; a manager must be a sandbox partner. */
+  isSandbox?: boolean;
   managedByOrgId?: string | null;
+  /** Who made it, for the link's audit rows; the operator (the system) unless said. */
+  actor?: TActor;
 };
 
+/**
+ * A new organization. With a manager, the link is made here: the partner must be one, of the
+ * same kind (sandbox or real), and the link is audited in both organizations' trails.
+ */
 export async function createOrganization(db: Db, input: TCreateOrganization) {
   const name = input.name.trim();
   if (!name)
     throw new AppError("invalid_input", "Organization name is required", {
       details: [{ path: "name", message: "required" }],
     });
-  if (input.managedByOrgId) {
-    const manager = await findOrganization(db, input.managedByOrgId);
-    if (!manager) throw new AppError("not_found", "Managing organization not found");
-    if (!manager.isPartner) {
-      throw new AppError("invalid_input", "The managing organization is not a partner", {
-        details: [{ path: "managedByOrgId", message: "not a partner organization" }],
-      });
-    }
-  }
-  const [org] = await db
-    .insert(organizations)
-    .values({
-      name,
-      plan: input.plan,
-      isPartner: input.isPartner ?? false,
-      managedByOrgId: input.managedByOrgId ?? null,
-    })
-    .returning({ id: organizations.id, name: organizations.name, plan: organizations.plan });
-  if (!org) throw new Error("organization insert returned no row");
-  return org;
+  const isSandbox = input.isSandbox ?? false;
+  return db.transaction(async (tx) => {
+    const manager = input.managedByOrgId ? await managerFor(tx, input.managedByOrgId, { isSandbox }) : null;
+    const [org] = await tx
+      .insert(organizations)
+      .values({
+        name,
+        plan: input.plan,
+        isPartner: input.isPartner ?? false,
+        isSandbox,
+        managedByOrgId: manager?.id ?? null,
+      })
+      .returning({ id: organizations.id, name: organizations.name, plan: organizations.plan });
+    if (!org) throw new Error("organization insert returned no row");
+    if (manager) await auditPartnerLink(tx, { client: org, from: null, to: manager, actor: input.actor });
+    return org;
+  });
 }
 
 export async function findOrganization(db: Db, orgId: string) {

@@ -112,6 +112,69 @@ describe("Google writer: sharing", () => {
     );
   });
 
+  it("puts a discoverable public link and a discoverable domain link back as they were", async () => {
+    const fake = await start();
+    const writer = writerFor(fake);
+    // On the web / findable in the domain: Drive's `allowFileDiscovery`, the id naming it.
+    // A file has one anyone permission: this one is findable on the web.
+    fake.tenant.unshare("f-public", "anyoneWithLink");
+    fake.tenant.share("f-public", {
+      id: "anyone",
+      type: "anyone",
+      role: "reader",
+      allowFileDiscovery: true,
+    } as never);
+    fake.tenant.share("f-external", {
+      id: "perm-domain-acme.test",
+      type: "domain",
+      role: "reader",
+      domain: "acme.test",
+      allowFileDiscovery: true,
+    } as never);
+    for (const [file, id, type] of [
+      [PUBLIC, "anyone", "anyone"],
+      [EXTERNAL, "perm-domain-acme.test", "domain"],
+    ] as const) {
+      const image = await writer.readPermission(file, id);
+      expect(image).toMatchObject({ id, type, extra: { role: "reader", allowFileDiscovery: true } });
+      expect(await writer.deletePermission(file, id)).toBe("applied");
+      if (!image) throw new Error("no image");
+      expect(await writer.restorePermission(file, image)).toEqual({ id });
+      expect(writeRequests(fake).at(-1)?.json).toMatchObject({
+        type,
+        role: "reader",
+        allowFileDiscovery: true,
+      });
+      expect(await writer.readPermission(file, id)).toEqual(image);
+    }
+  });
+
+  it("puts a group's permission back silently, as the same group and role", async () => {
+    const fake = await start();
+    const writer = writerFor(fake);
+    // The Engineering group, the reader of Alice's file (its id is the group's, on every file).
+    fake.tenant.share("f-private", {
+      id: "p-eng-group",
+      type: "group",
+      role: "reader",
+      emailAddress: "eng@acme.test",
+    });
+    const image = await writer.readPermission(PRIVATE, "p-eng-group");
+    expect(image).toMatchObject({
+      id: "p-eng-group",
+      type: "group",
+      role: "reader",
+      emailAddress: "eng@acme.test",
+    });
+    expect(await writer.deletePermission(PRIVATE, "p-eng-group")).toBe("applied");
+    if (!image) throw new Error("no image");
+    expect(await writer.restorePermission(PRIVATE, image)).toEqual({ id: "p-eng-group" });
+    const create = writeRequests(fake).at(-1);
+    expect(create?.json).toEqual({ type: "group", role: "reader", emailAddress: "eng@acme.test" });
+    expect(create?.query.get("sendNotificationEmail")).toBe("false");
+    expect(await writer.readPermission(PRIVATE, "p-eng-group")).toEqual(image);
+  });
+
   it("downgrades a permission once: the same role again is already so, without a call", async () => {
     const fake = await start();
     const writer = writerFor(fake);

@@ -224,6 +224,51 @@ describe("Microsoft 365 writer: sharing", () => {
     expect(back).toEqual({ id, type: "user", role: "writer", emailAddress: "bob@contoso.test" });
   });
 
+  it("restores a group's deleted grant by inviting the group by its object id", async () => {
+    const { server, fixture } = await start();
+    fixture.groups = [{ id: "grp-sales", displayName: "Sales", mail: "sales@contoso.test" }];
+    const strategy = fixture.drives
+      .find((d) => d.id === "drv-team")
+      ?.items.find((i) => i.id === "t-strategy");
+    strategy?.permissions?.push({
+      id: "perm-sales",
+      roles: ["read"],
+      grantedToV2: { group: { id: "grp-sales", displayName: "Sales" } },
+    });
+    const writer = writerFor(server);
+    const image = await writer.readPermission(STRATEGY, "perm-sales");
+    expect(image).toMatchObject({ id: "perm-sales", type: "group", role: "reader" });
+    expect(await writer.deletePermission(STRATEGY, "perm-sales")).toBe("applied");
+    const { id } = await writer.restorePermission(
+      STRATEGY,
+      image ?? { id: "", type: "group", role: "reader" },
+    );
+    expect(writesTo(server, "POST", "/drives/drv-team/items/t-strategy/invite").map((r) => r.json)).toEqual([
+      {
+        recipients: [{ objectId: "grp-sales" }],
+        roles: ["read"],
+        requireSignIn: true,
+        sendInvitation: false,
+      },
+    ]);
+    const back = (await writer.readPermission(STRATEGY, id)) ?? null;
+    expect(back).toMatchObject({
+      id,
+      type: "group",
+      role: "reader",
+      extra: { grantedToV2: { group: { id: "grp-sales", displayName: "Sales" } } },
+    });
+    expect(back?.extra).not.toHaveProperty("invitation");
+    // A group Graph cannot resolve is refused, never turned into a guest.
+    const lost = await rejection(
+      writer.restorePermission(STRATEGY, {
+        ...(image ?? { id: "", type: "group", role: "reader" }),
+        extra: { grantedToV2: { group: { id: "grp-gone" } } },
+      }),
+    );
+    expect(lost).toMatchObject({ status: 400 });
+  });
+
   it("refuses to re-create a link and to transfer ownership", async () => {
     const { server } = await start();
     const writer = writerFor(server);

@@ -1,21 +1,47 @@
-import { type TGActivity, type TGToken, type TGUser } from "../google/api-types";
+import { type TGActivity, type TGDomain, type TGToken, type TGUser } from "../google/api-types";
 import { type TGoogleError, type TListPage } from "./fake-google-drive";
+import { applyFieldMask, invalidField, parseFieldMask, type TShape } from "./fake-google-schema";
 import { type TFakeResponse } from "./fake-server";
+import {
+  DIRECTORY_DOMAINS,
+  DIRECTORY_TOKENS,
+  DIRECTORY_USERS,
+  REPORTS_ACTIVITIES,
+  REPORTS_APPLICATION_PATTERN,
+} from "./google-discovery";
 
 // The Admin SDK as the fake serves it: Directory users and OAuth tokens, Reports activities. Only an
 // administrator's token gets here (fake-google.ts checks it).
 
 export type TFakeDirectoryFixture = {
   users: TGUser[];
+  domains: TGDomain[];
   tokens: Record<string, TGToken[]>;
   activities: Record<string, TGActivity[]>;
 };
+
+/** Reports' `applicationName`: one of the applications Discovery's pattern names, whole. */
+const APPLICATION = new RegExp(`^(?:${REPORTS_APPLICATION_PATTERN})$`);
 
 export function createFakeDirectory(
   fixture: TFakeDirectoryFixture,
   listPage: TListPage,
   googleError: TGoogleError,
 ) {
+  /**
+   * The answer as the request's `fields` selects it; a property the resource's Discovery schema
+   * does not declare is Google's 400, as Drive's lists answer it. No `fields`: the whole resource.
+   */
+  function selected(q: URLSearchParams, shape: TShape, body: unknown): TFakeResponse {
+    const fields = q.get("fields");
+    if (fields === null) return { status: 200, body };
+    const tree = parseFieldMask(fields);
+    if (!tree) return googleError(400, "Invalid field selection", "invalidParameter", "fields");
+    const bad = invalidField(tree, shape);
+    if (bad) return googleError(400, `Invalid field selection ${bad}`, "invalidParameter", "fields");
+    return { status: 200, body: applyFieldMask(body, tree) };
+  }
+
   function listUsers(q: URLSearchParams): TFakeResponse {
     if (q.get("customer") !== "my_customer" && !q.get("domain"))
       return googleError(400, "Bad Request", "badRequest");
@@ -29,13 +55,18 @@ export function createFakeDirectory(
       "Invalid Input",
     );
     if ("refused" in listed) return listed.refused;
-    return {
-      status: 200,
-      body: { kind: "admin#directory#users", users: listed.page, ...listed.more },
-    };
+    return selected(q, DIRECTORY_USERS, {
+      kind: "admin#directory#users",
+      users: listed.page,
+      ...listed.more,
+    });
   }
 
-  function listTokens(userKey: string): TFakeResponse {
+  function listDomains(q: URLSearchParams): TFakeResponse {
+    return selected(q, DIRECTORY_DOMAINS, { kind: "admin#directory#domainsList", domains: fixture.domains });
+  }
+
+  function listTokens(userKey: string, q: URLSearchParams): TFakeResponse {
     const user = fixture.users.find((u) => u.id === userKey || u.primaryEmail === userKey);
     if (!user?.id) return googleError(404, "Resource Not Found: userKey", "notFound");
     const items = (fixture.tokens[user.id] ?? []).map((t) => ({
@@ -43,7 +74,7 @@ export function createFakeDirectory(
       userKey: user.id,
       ...t,
     }));
-    return { status: 200, body: { kind: "admin#directory#tokenList", items } };
+    return selected(q, DIRECTORY_TOKENS, { kind: "admin#directory#tokenList", items });
   }
 
   /** A user by unique id or primary email (Directory's `userKey`), case-insensitive. */
@@ -77,6 +108,13 @@ export function createFakeDirectory(
   }
 
   function listActivities(app: string, q: URLSearchParams): TFakeResponse {
+    if (!APPLICATION.test(app))
+      return googleError(
+        400,
+        `Invalid value '${app}'. Values must match the following regular expression: '${REPORTS_APPLICATION_PATTERN}'`,
+        "invalidParameter",
+        "applicationName",
+      );
     const startTime = q.get("startTime");
     const eventName = q.get("eventName");
     if (startTime && Number.isNaN(Date.parse(startTime)))
@@ -93,11 +131,12 @@ export function createFakeDirectory(
       "Invalid pageToken",
     );
     if ("refused" in listed) return listed.refused;
-    return {
-      status: 200,
-      body: { kind: "admin#reports#activities", items: listed.page, ...listed.more },
-    };
+    return selected(q, REPORTS_ACTIVITIES, {
+      kind: "admin#reports#activities",
+      items: listed.page,
+      ...listed.more,
+    });
   }
 
-  return { listUsers, listTokens, listActivities, getToken, deleteToken };
+  return { listUsers, listDomains, listTokens, listActivities, getToken, deleteToken };
 }

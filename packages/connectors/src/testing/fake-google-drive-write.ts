@@ -9,6 +9,7 @@ import {
 } from "./fake-google-drive";
 import { FILE, PERMISSION, type TMethodSpec, type TShape } from "./fake-google-schema";
 import { type TFakeResponse } from "./fake-server";
+import { DRIVE_PERMISSION_BODY } from "./google-discovery";
 
 // Drive v3's sharing writes as the fake serves them: permissions.get / create / update / delete and
 // files.get, acting as the impersonated caller on the fake tenant's own state (every change goes
@@ -242,15 +243,23 @@ export function createFakeDriveWrites(
     return null;
   }
 
-  /** Drive's permission ids name the grantee: the same user has the same id on every file. */
+  /** Ids of grantees whose last permission was removed: the account keeps its id. */
+  const formerIds = new Map<string, string>();
+  const grantee = (p: TGDrivePermission) => `${p.type ?? ""}:${lower(p.emailAddress)}`;
+
+  /**
+   * Drive's permission ids name the grantee: the same user or group has the same id on every file
+   * and shared drive, before and after it is removed; an anyone permission's id says whether the
+   * file can be found (`anyone`) or only opened with the link (`anyoneWithLink`).
+   */
   function permissionIdFor(type: string, who: string, discoverable = false): string {
     if (type === "anyone") return discoverable ? "anyone" : "anyoneWithLink";
     if (type === "domain") return `perm-domain-${who}`;
-    for (const file of fixture.files) {
-      const same = file.permissions.find((p) => p.type === type && lower(p.emailAddress) === who);
+    for (const holder of [...fixture.files, ...fixture.drives]) {
+      const same = holder.permissions.find((p) => p.type === type && lower(p.emailAddress) === who);
       if (same?.id) return same.id;
     }
-    return `perm-${type}-${who}`;
+    return formerIds.get(`${type}:${who}`) ?? `perm-${type}-${who}`;
   }
 
   /** A role the item cannot hold: organizers only in shared drives, owners only in My Drive. */
@@ -297,11 +306,28 @@ export function createFakeDriveWrites(
     return permissionBody(q, permission);
   }
 
+  /**
+   * A body is a Permission: a name its Discovery schema does not declare fails to parse, before
+   * anything is looked up (a declared but read-only one is the method's own refusal).
+   */
+  function undeclaredField(body: unknown): TFakeResponse | null {
+    if (typeof body !== "object" || body === null) return null;
+    const name = Object.keys(body).find((k) => !DRIVE_PERMISSION_BODY.properties.includes(k));
+    if (name === undefined) return null;
+    return googleError(
+      400,
+      `Invalid JSON payload received. Unknown name "${name}": Cannot find field.`,
+      "badRequest",
+    );
+  }
+
   function deletePermission(fileId: string, permissionId: string, q: URLSearchParams, caller: TCaller) {
     const found = target(fileId, permissionId, q, caller);
     if ("status" in found) return found;
     if (found.permission.role === "owner")
       return googleError(403, "The owner of a file cannot be removed.", "cannotRemoveOwner");
+    if (found.permission.id && found.permission.emailAddress)
+      formerIds.set(grantee(found.permission), found.permission.id);
     tenant.unshare(fileId, permissionId);
     return { status: 204 };
   }
@@ -313,6 +339,8 @@ export function createFakeDriveWrites(
     body: unknown,
     caller: TCaller,
   ): TFakeResponse {
+    const malformed = undeclaredField(body);
+    if (malformed) return malformed;
     const found = target(fileId, permissionId, q, caller);
     if ("status" in found) return found;
     const { file, permission } = found;
@@ -352,6 +380,8 @@ export function createFakeDriveWrites(
     body: unknown,
     caller: TCaller,
   ): TFakeResponse {
+    const malformed = undeclaredField(body);
+    if (malformed) return malformed;
     const file = visible(fileId, q, caller);
     if (!isFile(file)) return file;
     if (!SHARERS.has(roleOf(file, caller.subject) ?? "")) return insufficient();
@@ -427,7 +457,10 @@ export function createFakeDriveWrites(
     if (existing?.role === "owner")
       return googleError(403, "The owner of a file cannot be removed.", "cannotRemoveOwner");
     const permission: TPermission = {
-      id: existing?.id ?? permissionIdFor(type, person ? email : domain, discoverable),
+      // An anyone permission's id follows its discoverability; any other keeps its id.
+      id:
+        (type === "anyone" ? undefined : existing?.id) ??
+        permissionIdFor(type, person ? email : domain, discoverable),
       type: type as TPermission["type"],
       role: role as TPermission["role"],
       ...(person ? { emailAddress: email } : {}),

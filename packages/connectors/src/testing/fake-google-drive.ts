@@ -12,6 +12,7 @@ import {
   DRIVE_LIST,
   FILE_LIST,
   invalidField,
+  LABELS_LIST,
   parseFieldMask,
   PERMISSION_LIST,
   type TShape,
@@ -228,7 +229,15 @@ export function createFakeDrive(fixture: TFakeDriveFixture, listPage: TListPage,
             properties: l.properties,
           },
     );
-    return { status: 200, body: { labels: shown, ...listed.more } };
+    const body = { labels: shown, ...listed.more };
+    const fields = q.get("fields");
+    if (fields === null) return { status: 200, body };
+    // A gRPC-transcoded API: its 400s carry the google.rpc status, as the others here.
+    const tree = parseFieldMask(fields);
+    const bad = tree ? invalidField(tree, LABELS_LIST) : fields;
+    if (!tree || bad)
+      return grpcError(400, "INVALID_ARGUMENT", `Invalid field selection ${bad ?? ""}`.trim());
+    return { status: 200, body: applyFieldMask(body, tree) };
   }
 
   return { listFiles, listPermissions, listDrives, listLabels, canSee, isMember, masked };

@@ -202,6 +202,44 @@ export const PERMISSION: TShape = {
 
 const LABEL: TShape = { properties: ["fields", "id", "kind", "revisionId"] };
 
+/**
+ * Drive Labels v2's Label and labels.list's answer (drivelabels-api.json's
+ * GoogleAppsDriveLabelsV2Label and ListLabelsResponse; that document is not in the shared
+ * reference folder: checked by hand against it and the published reference).
+ */
+export const LABELS_LIST: TShape = {
+  properties: ["labels", "nextPageToken"],
+  nested: {
+    labels: {
+      properties: [
+        "appliedCapabilities",
+        "appliedLabelPolicy",
+        "createTime",
+        "creator",
+        "customer",
+        "disableTime",
+        "disabler",
+        "displayHints",
+        "enabledAppSettings",
+        "fields",
+        "id",
+        "labelType",
+        "learnMoreUri",
+        "lifecycle",
+        "lockStatus",
+        "name",
+        "properties",
+        "publishTime",
+        "publisher",
+        "revisionCreateTime",
+        "revisionCreator",
+        "revisionId",
+        "schemaCapabilities",
+      ],
+    },
+  },
+};
+
 export const FILE: TShape = {
   properties: [
     "appProperties",

@@ -216,3 +216,46 @@ describe("the fake's Directory tokens", () => {
     expect(list.body.items).toEqual([]);
   });
 });
+
+describe("the fake's permission bodies", () => {
+  it("refuses a body field Permission does not declare, before looking the file up, and takes declared ones", async () => {
+    const message = 'Invalid JSON payload received. Unknown name "notify": Cannot find field.';
+    const refused = {
+      status: 400,
+      body: { error: expect.objectContaining({ code: 400, message }) as unknown },
+    };
+    const body = { type: "user", role: "reader", emailAddress: "bob@acme.test", notify: false };
+    expect(
+      await call("alice@acme.test", drive, "POST", "/drive/v3/files/f-private/permissions", ALL, body),
+    ).toEqual(refused);
+    // Even where the caller could see nothing: the body fails to parse first.
+    expect(
+      await call("admin@acme.test", drive, "POST", "/drive/v3/files/f-private/permissions", ALL, body),
+    ).toEqual(refused);
+    const patch = await call(
+      "alice@acme.test",
+      drive,
+      "PATCH",
+      "/drive/v3/files/f-public/permissions/anyoneWithLink",
+      ALL,
+      {
+        role: "reader",
+        notify: true,
+      },
+    );
+    expect(patch).toEqual(refused);
+    const discoverable = await call(
+      "alice@acme.test",
+      drive,
+      "POST",
+      "/drive/v3/files/f-private/permissions",
+      ALL,
+      {
+        type: "anyone",
+        role: "reader",
+        allowFileDiscovery: true,
+      },
+    );
+    expect(discoverable).toMatchObject({ status: 200, body: { id: "anyone" } });
+  });
+});

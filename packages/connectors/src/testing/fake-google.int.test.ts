@@ -155,3 +155,118 @@ describe("the fake's domain-wide delegation", () => {
     expect((await grant("alice@acme.test", [drive])).refused).toBeNull();
   });
 });
+
+describe("the fake's Admin SDK and Labels as strict as Google's", () => {
+  let full: TFakeGoogle;
+  beforeAll(async () => {
+    full = await startFakeGoogle({
+      fixture: buildGoogleFixture(),
+      serviceAccounts: [{ clientEmail: ACCOUNT.credentials.clientEmail, publicKey: ACCOUNT.publicKey }],
+    });
+  });
+  afterAll(async () => {
+    await full.close();
+  });
+
+  async function admin(scope: string, path: string, query: Record<string, string> = {}) {
+    const token = await googleTokens(ACCOUNT.credentials, { tokenUrl: full.tokenUrl })
+      .as("admin@acme.test", [scope])
+      .getToken();
+    const url = `${full.url}${path}?${new URLSearchParams(query).toString()}`;
+    const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  const LISTS = [
+    ["users", GOOGLE_SCOPE.users, "/admin/directory/v1/users", { customer: "my_customer" }],
+    ["domains", GOOGLE_SCOPE.domains, "/admin/directory/v1/customer/my_customer/domains", {}],
+    ["tokens", GOOGLE_SCOPE.tokens, "/admin/directory/v1/users/alice@acme.test/tokens", {}],
+    ["activities", GOOGLE_SCOPE.reports, "/admin/reports/v1/activity/users/all/applications/token", {}],
+  ] as const;
+
+  it.each(LISTS)(
+    "refuses a %s `fields` property the Discovery schema does not declare",
+    async (_, scope, path, q) => {
+      const top = await admin(scope, path, { ...q, fields: "kind,colour" });
+      expect(top).toEqual({
+        status: 400,
+        body: {
+          error: {
+            code: 400,
+            message: "Invalid field selection colour",
+            errors: [
+              {
+                message: "Invalid field selection colour",
+                domain: "global",
+                reason: "invalidParameter",
+                location: "fields",
+                locationType: "parameter",
+              },
+            ],
+            status: "INVALID_ARGUMENT",
+          },
+        },
+      });
+    },
+  );
+
+  it("refuses undeclared nested properties and selects declared ones, at every level", async () => {
+    const users = await admin(GOOGLE_SCOPE.users, "/admin/directory/v1/users", {
+      customer: "my_customer",
+      fields: "users(primaryEmail,name(fullName,nickname))",
+    });
+    expect(users.status).toBe(400);
+    expect((users.body.error as { message: string }).message).toBe("Invalid field selection nickname");
+    const picked = await admin(GOOGLE_SCOPE.users, "/admin/directory/v1/users", {
+      customer: "my_customer",
+      fields: "users(primaryEmail)",
+    });
+    expect(picked.status).toBe(200);
+    expect((picked.body.users as unknown[])[0]).toEqual({ primaryEmail: "admin@acme.test" });
+    const events = await admin(
+      GOOGLE_SCOPE.reports,
+      "/admin/reports/v1/activity/users/all/applications/token",
+      {
+        fields: "items(id(time),events(name,parameters(name,value,colour)))",
+      },
+    );
+    expect((events.body.error as { message: string }).message).toBe("Invalid field selection colour");
+    const tokensPicked = await admin(
+      GOOGLE_SCOPE.tokens,
+      "/admin/directory/v1/users/alice@acme.test/tokens",
+      {
+        fields: "items(clientId)",
+      },
+    );
+    expect(tokensPicked.status).toBe(200);
+    expect(Object.keys(tokensPicked.body)).toEqual(["items"]);
+  });
+
+  it("refuses an applicationName Reports does not know, with its pattern", async () => {
+    const answer = await admin(
+      GOOGLE_SCOPE.reports,
+      "/admin/reports/v1/activity/users/all/applications/photos",
+    );
+    expect(answer.status).toBe(400);
+    const error = answer.body.error as { message: string; errors: Array<Record<string, string>> };
+    expect(error.message).toMatch(
+      /^Invalid value 'photos'\. Values must match the following regular expression: '\(access_evaluation\)\|/,
+    );
+    expect(error.errors[0]).toMatchObject({ reason: "invalidParameter", location: "applicationName" });
+    const known = await admin(
+      GOOGLE_SCOPE.reports,
+      "/admin/reports/v1/activity/users/all/applications/drive",
+    );
+    expect(known.status).toBe(200);
+  });
+
+  it("refuses a labels.list `fields` property Drive Labels does not declare, as a gRPC status", async () => {
+    const answer = await admin(GOOGLE_SCOPE.labels, "/v2/labels", { fields: "labels(id,colour)" });
+    expect(answer).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: "Invalid field selection colour", status: "INVALID_ARGUMENT" } },
+    });
+    const picked = await admin(GOOGLE_SCOPE.labels, "/v2/labels", { fields: "labels(id)" });
+    expect(picked.status).toBe(200);
+  });
+});

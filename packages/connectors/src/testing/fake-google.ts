@@ -306,13 +306,10 @@ export async function startFakeGoogle(opts: {
       return adminApi("directory.users.list", [], () => directory.listUsers(q));
     if ((match = /^\/admin\/directory\/v1\/users\/([^/]+)\/tokens$/.exec(req.path))) {
       const userKey = decodeURIComponent(match[1] ?? "");
-      return adminApi("directory.tokens.list", ["userKey"], () => directory.listTokens(userKey));
+      return adminApi("directory.tokens.list", ["userKey"], () => directory.listTokens(userKey, q));
     }
     if (req.path === "/admin/directory/v1/customer/my_customer/domains") {
-      return adminApi("directory.domains.list", ["customer"], () => ({
-        status: 200,
-        body: { kind: "admin#directory#domainsList", domains: fixture.domains },
-      }));
+      return adminApi("directory.domains.list", ["customer"], () => directory.listDomains(q));
     }
     if ((match = /^\/admin\/reports\/v1\/activity\/users\/all\/applications\/([^/]+)$/.exec(req.path))) {
       const app = match[1] ?? "";

@@ -144,29 +144,37 @@ export function graphWriteRoutes(ctx: TGraphWriteContext): Array<[string, RegExp
         ? fixture.users.find((u) =>
             [u.mail, u.userPrincipalName].some((x) => (x ?? "").toLowerCase() === email),
           )
-        : undefined;
-      const grantedToV2: TMsPermission["grantedToV2"] = member
-        ? {
-            user: { id: member.id, displayName: member.displayName ?? undefined },
-            siteUser: {
-              displayName: member.displayName ?? undefined,
-              loginName: `i:0#.f|membership|${(member.userPrincipalName ?? "").toLowerCase()}`,
-            },
-          }
-        : email
+        : fixture.users.find((u) => u.id === objectId);
+      // A group is named by its object id or its mail, and Graph answers with the group it resolved.
+      const group = (fixture.groups ?? []).find(
+        (g) =>
+          (objectId !== undefined && g.id === objectId) || (email && (g.mail ?? "").toLowerCase() === email),
+      );
+      if (!email && !group && !member) return invalidRequest("One or more users could not be resolved.");
+      const grantedToV2: TMsPermission["grantedToV2"] = group
+        ? { group: { id: group.id, ...(group.displayName ? { displayName: group.displayName } : {}) } }
+        : member
           ? {
+              user: { id: member.id, displayName: member.displayName ?? undefined },
               siteUser: {
-                displayName: email,
-                loginName: `i:0#.f|membership|urn%3aspo%3aguest#${email}`,
+                displayName: member.displayName ?? undefined,
+                loginName: `i:0#.f|membership|${(member.userPrincipalName ?? "").toLowerCase()}`,
               },
             }
-          : { group: { id: objectId } };
+          : email
+            ? {
+                siteUser: {
+                  displayName: email,
+                  loginName: `i:0#.f|membership|urn%3aspo%3aguest#${email}`,
+                },
+              }
+            : {};
       // A direct grant the recipient already holds is updated, not duplicated.
       const same = (p: TMsPermission) =>
         !p.link &&
         ((member && p.grantedToV2?.user?.id === member.id) ||
-          (!member && email && p.invitation?.email?.toLowerCase() === email) ||
-          (objectId && p.grantedToV2?.group?.id === objectId));
+          (!member && !group && email && p.invitation?.email?.toLowerCase() === email) ||
+          (group && p.grantedToV2?.group?.id === group.id));
       const existing = permissions.find(same);
       const permission: TMsPermission = existing
         ? { ...existing, roles: roles.map(String) }
@@ -175,7 +183,9 @@ export function graphWriteRoutes(ctx: TGraphWriteContext): Array<[string, RegExp
             roles: roles.map(String),
             grantedToV2,
             // Graph's sharingInvitation also says whether the recipient must sign in.
-            ...(email ? { invitation: { email, signInRequired: true } as TMsPermission["invitation"] } : {}),
+            ...(email && !group
+              ? { invitation: { email, signInRequired: true } as TMsPermission["invitation"] }
+              : {}),
           };
       if (existing) permissions[permissions.indexOf(existing)] = permission;
       else permissions.push(permission);

@@ -55,6 +55,8 @@ export type TGraphFixture = {
   /** Application permissions: app roles of `resourceId` granted to service principals. */
   appRoleAssignments: TMsAppRoleAssignment[];
   signIns: TMsSignIn[];
+  /** The directory's groups an invitation can name (by object id or mail); none by default. */
+  groups?: Array<{ id: string; displayName?: string; mail?: string }>;
   /** The tenant's Purview sensitivity labels; sublabels nested under their parent. */
   sensitivityLabels?: TMsSensitivityLabel[];
   /** The tenant's subscriptions (GET /subscribedSkus). */

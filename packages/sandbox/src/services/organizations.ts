@@ -1,6 +1,6 @@
 import { and, count, eq } from "drizzle-orm";
 import { createApiKeyFor, createOrganization } from "@posture/account";
-import { memberships, organizations, partnerSettings, type Db, type TPlanId } from "@posture/db";
+import { memberships, organizations, partnerSettings, users, type Db, type TPlanId } from "@posture/db";
 import { AppError, audit, type TActor } from "@posture/platform";
 
 /** Sandboxes one user may be a member of (each made by POST /api/sandbox adds one). */
@@ -19,8 +19,8 @@ export type TCreateSandboxOrganization = {
  */
 export async function createSandboxOrganization(db: Db, input: TCreateSandboxOrganization) {
   return db.transaction(async (tx) => {
-    const org = await createOrganization(tx, input);
-    await tx.update(organizations).set({ isSandbox: true }).where(eq(organizations.id, org.id));
+    // Flagged at insert: the manager's kind is checked against it (a sandbox partner, or none).
+    const org = await createOrganization(tx, { ...input, isSandbox: true });
     // A sandbox partner hears about its clients' health: the scenario `client_unhealthy` is its point.
     if (input.isPartner) await tx.insert(partnerSettings).values({ orgId: org.id, notifyUnhealthy: true });
     return { ...org, isSandbox: true as const };
@@ -71,15 +71,18 @@ export async function createSandbox(
   const userId = input.actor.userId;
   if (!userId) throw new AppError("invalid_input", "A sandbox is made for a user");
   const home = await sandboxOf(db, input.orgId);
-  const [owned] = await db
-    .select({ n: count() })
-    .from(memberships)
-    .innerJoin(organizations, eq(organizations.id, memberships.orgId))
-    .where(and(eq(memberships.userId, userId), eq(organizations.isSandbox, true)));
-  if ((owned?.n ?? 0) >= MAX_SANDBOXES_PER_USER)
-    throw new AppError("conflict", `A user may belong to at most ${MAX_SANDBOXES_PER_USER} sandboxes`);
   const name = input.name ?? `${home.name} (sandbox)`;
   const org = await db.transaction(async (tx) => {
+    // The cap is a count then an insert: the user's row, locked in the same transaction, makes a
+    // user's concurrent requests take turns (16 at once make 10, then 409s), and no other user waits.
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("update");
+    const [owned] = await tx
+      .select({ n: count() })
+      .from(memberships)
+      .innerJoin(organizations, eq(organizations.id, memberships.orgId))
+      .where(and(eq(memberships.userId, userId), eq(organizations.isSandbox, true)));
+    if ((owned?.n ?? 0) >= MAX_SANDBOXES_PER_USER)
+      throw new AppError("conflict", `A user may belong to at most ${MAX_SANDBOXES_PER_USER} sandboxes`);
     const created = await createSandboxOrganization(tx, {
       name,
       plan: "enterprise",

@@ -12,7 +12,7 @@ const refused = (message: string) =>
  * The partner that is to manage an organization, checked: it exists (404), is a partner, is not
  * the organization itself, and is of the same kind — a sandbox partner manages sandboxes only, a
  * real partner real organizations only (a sandbox's maker would otherwise read a real client's
- * data, or a real portfolio count synthetic tenants). The database's trigger (0028) refuses the
+ * data, or a real portfolio count synthetic tenants). The database's trigger (0026) refuses the
  * crossing too, for writers that skip this.
  */
 export async function managerFor(tx: Db, managerId: string, client: { id?: string; isSandbox: boolean }) {

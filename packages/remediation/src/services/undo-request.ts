@@ -172,8 +172,8 @@ export async function requestUndo(
 /**
  * The end of an undo that put nothing back (every restore refused, or the job gave up before the
  * first): not REVERTED, which would say the tenant is as it was. The remediation is APPLIED (or
- * PARTIAL, when some of its steps had failed) again, its undo request cleared (a new undo asks two
- * people again), within the same window; audited (REMEDIATION_UNDO_FAILED) and announced
+ * PARTIAL, when some of its steps had failed) again, its undo request and the steps' refusals
+ * cleared (a new undo asks two people again and tries every step again), within the same window; audited (REMEDIATION_UNDO_FAILED) and announced
  * (`remediation.undo.failed`). Runs in the finishing transaction, the remediation locked.
  */
 export async function undoneNothing(
@@ -187,6 +187,11 @@ export async function undoneNothing(
     .update(remediations)
     .set({ status, undoRequest: null })
     .where(and(eq(remediations.id, rem.id), eq(remediations.status, "REVERTING")));
+  // The refusals are forgotten with the request: a new undo tries every applied step again.
+  await tx.execute(
+    sql`UPDATE remediation_steps SET pre_image = pre_image - 'undoError' - 'undoStartedAt'
+        WHERE remediation_id = ${rem.id} AND status = 'APPLIED' AND pre_image IS NOT NULL`,
+  );
   await audit(
     tx,
     { orgId: rem.orgId, actor: SYSTEM_ACTOR },

@@ -162,4 +162,28 @@ describe("four eyes binds prevention rules that act (item 2)", () => {
       { change: "updated", acting: true, widened: true, approval: "pending", by: admin.user.email },
     ]);
   }, 180_000);
+
+  it("a rule made while four eyes was off waits once it is on again", async () => {
+    const owner = await gw.createActor({ plan: "business", role: "OWNER" });
+    const admin = await gw.createActor({ orgId: owner.orgId, role: "ADMIN" });
+    const created = await req(admin.cookie, "POST", "/api/prevention-rules", {
+      name: "Remove new public links",
+      match: { ruleIds: ["public_link"] },
+      action: "REVOKE_PUBLIC_LINK",
+    });
+    expect(created.status, created.text).toBe(201);
+    // Four eyes off: nothing to approve yet.
+    expect((await eventsOf(owner.orgId, "prevention.rule.changed")).map((e) => e.approval)).toEqual([
+      "not_needed",
+    ]);
+    const on = await req(admin.cookie, "PATCH", "/api/remediation-settings", { fourEyes: true });
+    expect(on.status).toBe(200);
+    const source = await demoSource(admin.cookie, "Later");
+    const [plan] = await preventionPlans(owner.orgId);
+    expect(plan).toMatchObject({ status: "PLANNED", approvedBy: null });
+    expect(await overlayRows(source)).toBe(0);
+    expect((await eventsOf(owner.orgId, "prevention.triggered")).map((e) => e.outcome)).toEqual([
+      "awaiting_approval",
+    ]);
+  }, 120_000);
 });

@@ -34,7 +34,7 @@ async function undoableSteps(tx: Db, id: string): Promise<{ reversible: number; 
   return { reversible: row?.reversible ?? 0, irreversible: row?.irreversible ?? 0 };
 }
 
-/** A request made before this status (an undo that put nothing back is cleared): still waiting. */
+/** The first person's request, still waiting for a second (not confirmed, not spent by a start). */
 const pendingOf = (rem: TRemediationRow) =>
   rem.undoRequest && rem.undoRequest.confirmedBy === null && !rem.undoRequest.startedAt
     ? rem.undoRequest

@@ -8,6 +8,8 @@ export const ERROR_STATUS = {
   plan_limit_reached: 402,
   forbidden: 403,
   session_required: 403,
+  /** Four eyes: only an OWNER may weaken a control (turn four eyes off, raise a cap…) while it is on. */
+  owner_required: 403,
   partner_required: 403,
   csrf_rejected: 403,
   /** A sandbox operation (scenarios, reset) in an organization that is not a sandbox. */
@@ -19,6 +21,8 @@ export const ERROR_STATUS = {
   /** Four eyes: the planner may not approve their own remediation. */
   self_approval: 409,
   conflict: 409,
+  /** An undo of a remediation none of whose applied steps can be put back. */
+  nothing_to_undo: 409,
   /** A real (non-demo) source in a sandbox organization: its sources are demo sources. */
   sandbox_demo_only: 409,
   expired: 410,

@@ -13,7 +13,8 @@ export {
   undoJobId,
   type TRemediationDeps,
 } from "./services/apply";
-export { requestUndo, runUndoJob } from "./services/undo";
+export { runUndoJob } from "./services/undo";
+export { requestUndo } from "./services/undo-request";
 export { sweepRemediations } from "./services/sweep";
 export { writerFor, type TWriterFor } from "./services/writer";
 export { createRateLimiter, type TRateLimiter } from "./services/rate";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ANOMALY_TYPES, REMEDIATION_STATUSES, SEVERITIES } from "@posture/db";
+import { ANOMALY_TYPES, REMEDIATION_STATUSES, ROLES, SEVERITIES } from "@posture/db";
 
 // The spec's Events table: one schema per event, exactly its data fields.
 const ZSeverity = z.enum(SEVERITIES);
@@ -169,6 +169,77 @@ export const ZRemediationRevertedData = z.strictObject({
   link: ZLink,
 });
 
+// Four eyes (issue 28): every change that loosens a control or changes a tenant is announced, with
+// who made it, so a receiver can alert on one person acting alone.
+
+/** A person who acted (an API key is its creator), their role, and the credential they used (the system: no role). */
+const ZPerson = z.strictObject({
+  email: z.string(),
+  role: z.enum(ROLES).nullable(),
+  credential: z.enum(["session", "api_key", "system"]),
+});
+
+const ZSettingsValues = z.strictObject({
+  fourEyes: z.boolean(),
+  preventionChangeCap: ZCount,
+  partnerMayApprove: z.boolean(),
+});
+
+/** PATCH /api/remediation-settings changed something. */
+export const ZRemediationSettingsChangedData = z.strictObject({
+  previous: ZSettingsValues,
+  current: ZSettingsValues,
+  changed: z.array(z.enum(["fourEyes", "preventionChangeCap", "partnerMayApprove"])),
+  /** A control was loosened: four eyes turned off, the prevention cap raised, or partner approval allowed. */
+  weakened: z.boolean(),
+  changedBy: ZPerson,
+  link: ZLink,
+});
+
+/** With four eyes on, one person asked to undo a remediation: it waits for a different person's undo. */
+export const ZRemediationUndoRequestedData = z.strictObject({
+  remediationId: z.string().min(1),
+  status: z.enum(["APPLIED", "PARTIAL"]),
+  requestedBy: ZPerson,
+  /** Applied steps the undo would put back at the source. */
+  reversibleSteps: ZCount,
+  link: ZLink,
+});
+
+/** An undo started (REVERTING): who asked, and who confirmed (null: four eyes off, one person). */
+export const ZRemediationRevertingData = z.strictObject({
+  remediationId: z.string().min(1),
+  status: z.literal("REVERTING"),
+  requestedBy: ZPerson,
+  confirmedBy: ZPerson.nullable(),
+  reversibleSteps: ZCount,
+  link: ZLink,
+});
+
+/** An undo put nothing back (every restore refused): the remediation is back as it was. */
+export const ZRemediationUndoFailedData = z.strictObject({
+  remediationId: z.string().min(1),
+  status: z.enum(["APPLIED", "PARTIAL"]),
+  notReverted: ZCount,
+});
+
+/** A prevention rule was created, changed, deleted or approved. */
+export const ZPreventionRuleChangedData = z.strictObject({
+  ruleId: z.string().min(1),
+  name: z.string(),
+  change: z.enum(["created", "updated", "deleted", "approved"]),
+  action: z.string().min(1),
+  enabled: z.boolean(),
+  dryRun: z.boolean(),
+  /** The rule changes the tenant after a scan (enabled, an acting action, not a dry run). */
+  acting: z.boolean(),
+  /** This change made the rule act, or act on more (its standing approval was cleared). */
+  widened: z.boolean(),
+  /** With four eyes on, an acting rule's plans are applied by the system only once `approved`. */
+  approval: z.enum(["approved", "pending", "not_needed"]),
+  changedBy: ZPerson,
+});
+
 /**
  * A test delivery (POST /api/webhooks/{id}/test): sent to the one subscription asked, whatever
  * events it subscribed to, never fanned out. Receivers acknowledge it like any other event.
@@ -242,6 +313,11 @@ export const EVENT_DATA_SCHEMAS = {
   "remediation.applied": ZRemediationAppliedData,
   "remediation.failed": ZRemediationFailedData,
   "remediation.reverted": ZRemediationRevertedData,
+  "remediation.settings.changed": ZRemediationSettingsChangedData,
+  "remediation.undo.requested": ZRemediationUndoRequestedData,
+  "remediation.reverting": ZRemediationRevertingData,
+  "remediation.undo.failed": ZRemediationUndoFailedData,
+  "prevention.rule.changed": ZPreventionRuleChangedData,
   "webhook.test": ZWebhookTestData,
   "partner.access.changed": ZPartnerAccessChangedData,
   "partner.drift.detected": ZPartnerDriftDetectedData,

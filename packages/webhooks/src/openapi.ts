@@ -23,6 +23,16 @@ const EVENT_SUMMARIES: Record<TEventType, string> = {
   "remediation.failed": "A remediation's apply failed: no step could be applied at the source",
   "remediation.reverted":
     "A remediation was undone: its reversible applied steps were restored at the source",
+  "remediation.settings.changed":
+    "Remediation settings changed (who, what, and whether a control was loosened: `weakened`; only an OWNER, signed in, may loosen one while four eyes is on)",
+  "remediation.undo.requested":
+    "With four eyes on, one person asked to undo a remediation; it starts when a different administrator asks too",
+  "remediation.reverting":
+    "An undo started: the person who asked and the one who confirmed it (null with four eyes off)",
+  "remediation.undo.failed":
+    "An undo put nothing back at the source (every restore refused): the remediation is APPLIED or PARTIAL again",
+  "prevention.rule.changed":
+    "A prevention rule was created, changed, deleted or approved: whether it acts, whether the change widened it, and its four-eyes approval",
   "webhook.test":
     "A test delivery asked for with POST /api/webhooks/{id}/test: sent to that subscription only, whatever events it subscribed to",
   "partner.access.changed": "A managed client withdrew its partner's access, or granted it again",

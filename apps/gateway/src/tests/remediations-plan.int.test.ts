@@ -430,7 +430,13 @@ describe("approve, four eyes, cancel, list", () => {
     expect(actions.map((a) => a.action)).toEqual(
       expect.arrayContaining(["REMEDIATION_SETTINGS_CHANGED", "REMEDIATION_APPROVED"]),
     );
-    await call(owner, "PATCH", "/api/remediation-settings", { fourEyes: false });
+    // Only an OWNER, signed in, turns four eyes off.
+    const off = await gw.request("PATCH", "/api/remediation-settings", {
+      cookie: owner.cookie,
+      ip: freshIp(),
+      body: { fourEyes: false },
+    });
+    expect(off.status).toBe(200);
   });
 
   it("approves by the planner with four eyes off; cancels a planned one; dry runs never approve", async () => {

@@ -53,6 +53,16 @@ export type TRemediationActor = {
   orgId: string;
 };
 
+/** An undo asked for by one person and confirmed (or not yet) by a different one. */
+export type TUndoRequest = {
+  requestedBy: TRemediationActor & { role: string };
+  requestedAt: string;
+  confirmedBy: (TRemediationActor & { role: string }) | null;
+  confirmedAt: string | null;
+  /** Set when the undo started (REVERTING): the request is spent. */
+  startedAt?: string;
+};
+
 export const remediations = pgTable(
   "remediations",
   {
@@ -85,6 +95,8 @@ export const remediations = pgTable(
     /** Undo is offered until then (30 days after the apply finished). */
     undoUntil: tsColumn("undo_until"),
     revertedAt: tsColumn("reverted_at"),
+    /** Four eyes (issue 28): the first person's undo request, waiting for a second person's. */
+    undoRequest: jsonb("undo_request").$type<TUndoRequest>(),
     /** Counts per step status, kept with each step's change so lists need not count steps. */
     stepCounts: jsonb("step_counts").$type<Record<string, number>>().notNull().default({}),
     stepTotal: integer("step_total").notNull().default(0),

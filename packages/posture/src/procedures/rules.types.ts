@@ -25,6 +25,19 @@ export const ZRule = z.object({
   action: z.string().optional(),
   /** Prevention rules: an acting rule in dry run records its plan and changes nothing. */
   dryRun: z.boolean().optional(),
+  /**
+   * Prevention rules, four eyes: whether the rule acts, and whether a different person than the one
+   * who made it act (`setBy`) approved it (with four eyes on, only then are its plans applied).
+   */
+  approval: z
+    .object({
+      acting: z.boolean(),
+      approved: z.boolean(),
+      setBy: z.string().nullable(),
+      approvedBy: z.string().nullable(),
+      approvedAt: ZTimestamp.nullable(),
+    })
+    .optional(),
   createdAt: ZTimestamp,
 });
 

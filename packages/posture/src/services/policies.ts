@@ -6,11 +6,14 @@ import {
   securityPolicies,
   SEVERITY_RANK,
   type Db,
+  type TRole,
   type TRuleMatch,
   type TSeverity,
 } from "@posture/db";
-import { audit, firstOr404, iso, type TActor } from "@posture/platform";
+import { audit, firstOr404, iso, type TActor, type TJobQueue } from "@posture/platform";
+import { dispatchDeliveries } from "@posture/webhooks";
 import { lockOrg } from "./locks";
+import { acts, approved, fourEyesColumns, recordRuleChange, widens } from "./prevention-approval";
 
 // Every organization starts with these; ADMIN+ can change or remove them over the API.
 const DEFAULT_POLICIES: Array<{ name: string; match: TRuleMatch }> = [
@@ -66,10 +69,17 @@ export type TRuleView = {
   enabled: boolean;
   action?: string;
   dryRun?: boolean;
+  approval?: {
+    acting: boolean;
+    approved: boolean;
+    setBy: string | null;
+    approvedBy: string | null;
+    approvedAt: string | null;
+  };
   createdAt: string;
 };
 
-function toView(r: {
+type TRuleRow = {
   id: string;
   name: string;
   match: TRuleMatch;
@@ -77,7 +87,11 @@ function toView(r: {
   createdAt: Date;
   action?: string;
   dryRun?: boolean;
-}): TRuleView {
+};
+type TPreventionRow = typeof preventionRules.$inferSelect;
+const isPrevention = (r: TRuleRow): r is TPreventionRow => "actingSetBy" in r;
+
+export function toView(r: TRuleRow): TRuleView {
   return {
     id: r.id,
     name: r.name,
@@ -85,6 +99,17 @@ function toView(r: {
     enabled: r.enabled,
     ...(r.action ? { action: r.action } : {}),
     ...(r.dryRun !== undefined ? { dryRun: r.dryRun } : {}),
+    ...(isPrevention(r)
+      ? {
+          approval: {
+            acting: acts(r),
+            approved: acts(r) && approved(r),
+            setBy: r.actingSetBy?.email ?? null,
+            approvedBy: r.approvedBy?.email ?? null,
+            approvedAt: r.approvedAt ? iso(r.approvedAt) : null,
+          },
+        }
+      : {}),
     createdAt: iso(r.createdAt),
   };
 }
@@ -108,7 +133,23 @@ export type TRuleInput = {
   dryRun?: boolean;
 };
 
-type TRuleScope = { orgId: string; actor: TActor; kind: TKind };
+type TRuleScope = {
+  orgId: string;
+  actor: TActor;
+  kind: TKind;
+  /** The caller's role, for prevention rules' four-eyes record and event. */
+  role?: TRole;
+  /** Dispatches the prevention rules' events after commit (else the webhook sweep does). */
+  jobs?: TJobQueue;
+};
+
+const changer = (s: TRuleScope) => ({ orgId: s.orgId, actor: s.actor, role: s.role ?? null });
+
+async function dispatched<R>(scope: TRuleScope, work: Promise<{ result: R; deliveryIds: string[] }>) {
+  const { result, deliveryIds } = await work;
+  if (scope.jobs) await dispatchDeliveries(scope.jobs, deliveryIds);
+  return result;
+}
 
 const noun = (kind: TKind) => (kind === "policy" ? "Policy" : "Prevention rule");
 
@@ -118,18 +159,26 @@ const audited = (tx: Db, scope: TRuleScope, target: string, change: string) =>
 
 export async function createRule(db: Db, input: TRuleScope & TRuleInput): Promise<TRuleView> {
   const values = { orgId: input.orgId, name: input.name, match: input.match, enabled: input.enabled ?? true };
-  return db.transaction(async (tx) => {
-    const [row] =
-      input.kind === "policy"
-        ? await tx.insert(securityPolicies).values(values).returning()
-        : await tx
-            .insert(preventionRules)
-            .values({ ...values, action: input.action ?? "ALERT_ONLY", dryRun: input.dryRun ?? false })
-            .returning();
-    if (!row) throw new Error("rule insert returned nothing");
-    await audited(tx, input, row.id, "created");
-    return toView(row);
-  });
+  return dispatched(
+    input,
+    db.transaction(async (tx) => {
+      if (input.kind === "policy") {
+        const [row] = await tx.insert(securityPolicies).values(values).returning();
+        if (!row) throw new Error("rule insert returned nothing");
+        await audited(tx, input, row.id, "created");
+        return { result: toView(row), deliveryIds: [] };
+      }
+      const acting = { ...values, action: input.action ?? "ALERT_ONLY", dryRun: input.dryRun ?? false };
+      const [row] = await tx
+        .insert(preventionRules)
+        .values({ ...acting, ...fourEyesColumns(changer(input), null, acting) })
+        .returning();
+      if (!row) throw new Error("rule insert returned nothing");
+      await audited(tx, input, row.id, "created");
+      const deliveryIds = await recordRuleChange(tx, changer(input), row, "created", widens(null, row));
+      return { result: toView(row), deliveryIds };
+    }),
+  );
 }
 
 export async function updateRule(
@@ -146,28 +195,61 @@ export async function updateRule(
     ...(kind === "prevention" && patch.dryRun !== undefined ? { dryRun: patch.dryRun } : {}),
   };
   const where = and(eq(table.orgId, input.orgId), eq(table.id, input.id));
-  return db.transaction(async (tx) => {
-    const row = firstOr404(
-      Object.keys(set).length
-        ? await tx.update(table).set(set).where(where).returning()
-        : await tx.select().from(table).where(where).limit(1),
-      noun(kind),
-    );
-    await audited(tx, input, input.id, "updated");
-    return toView(row);
-  });
+  return dispatched(
+    input,
+    db.transaction(async (tx) => {
+      if (kind === "policy") {
+        const row = firstOr404(
+          Object.keys(set).length
+            ? await tx.update(securityPolicies).set(set).where(where).returning()
+            : await tx.select().from(securityPolicies).where(where).limit(1),
+          noun(kind),
+        );
+        await audited(tx, input, input.id, "updated");
+        return { result: toView(row), deliveryIds: [] };
+      }
+      const before = firstOr404(
+        await tx
+          .select()
+          .from(preventionRules)
+          .where(and(eq(preventionRules.orgId, input.orgId), eq(preventionRules.id, input.id)))
+          .for("update"),
+        noun(kind),
+      );
+      const after = { ...before, ...set };
+      const widened = widens(before, after);
+      const [row] = Object.keys(set).length
+        ? await tx
+            .update(preventionRules)
+            .set({ ...set, ...fourEyesColumns(changer(input), before, after) })
+            .where(eq(preventionRules.id, before.id))
+            .returning()
+        : [before];
+      if (!row) throw new Error("rule update returned nothing");
+      await audited(tx, input, input.id, "updated");
+      const deliveryIds = await recordRuleChange(tx, changer(input), row, "updated", widened);
+      return { result: toView(row), deliveryIds };
+    }),
+  );
 }
 
 export async function deleteRule(db: Db, input: TRuleScope & { id: string }): Promise<void> {
   const table = tableOf(input.kind);
-  await db.transaction(async (tx) => {
-    firstOr404(
-      await tx
-        .delete(table)
-        .where(and(eq(table.orgId, input.orgId), eq(table.id, input.id)))
-        .returning({ id: table.id }),
-      noun(input.kind),
-    );
-    await audited(tx, input, input.id, "deleted");
-  });
+  await dispatched(
+    input,
+    db.transaction(async (tx) => {
+      const where = and(eq(table.orgId, input.orgId), eq(table.id, input.id));
+      if (input.kind === "policy") {
+        firstOr404(await tx.delete(securityPolicies).where(where).returning(), noun(input.kind));
+        await audited(tx, input, input.id, "deleted");
+        return { result: undefined, deliveryIds: [] };
+      }
+      const row = firstOr404(await tx.delete(preventionRules).where(where).returning(), noun(input.kind));
+      await audited(tx, input, input.id, "deleted");
+      return {
+        result: undefined,
+        deliveryIds: await recordRuleChange(tx, changer(input), row, "deleted", false),
+      };
+    }),
+  );
 }

@@ -109,6 +109,15 @@ export const ZActor = z.object({
   organizationId: z.string(),
 });
 
+/** Four eyes: who asked for the undo, and the different person who confirmed it (null: not yet, or four eyes off). */
+const ZUndoPerson = ZActor.extend({ role: z.string() });
+export const ZUndoRequest = z.object({
+  requestedBy: ZUndoPerson,
+  requestedAt: ZTimestamp,
+  confirmedBy: ZUndoPerson.nullable(),
+  confirmedAt: ZTimestamp.nullable(),
+});
+
 export const ZRemediationSummary = z.object({
   id: z.string(),
   organizationId: z.string(),
@@ -128,6 +137,8 @@ export const ZRemediationSummary = z.object({
   finishedAt: ZTimestamp.nullable(),
   undoUntil: ZTimestamp.nullable(),
   revertedAt: ZTimestamp.nullable(),
+  /** The undo asked for (with four eyes on, waiting for a different person's until `confirmedBy`). */
+  undoRequest: ZUndoRequest.nullable(),
 });
 
 /** What the plan was asked for but does not change, and why (no action can fix it, already gone…). */
@@ -175,7 +186,10 @@ export const ZSimulateOutput = z.object({
 export type TSimulateOutput = z.infer<typeof ZSimulateOutput>;
 
 export const ZRemediationSettings = z.object({
-  /** A second, different ADMIN+ must approve every plan. */
+  /**
+   * Two different people for every plan, undo and acting prevention rule; only an OWNER signed in
+   * may loosen these settings while it is on.
+   */
   fourEyes: z.boolean(),
   /** Prevention rules apply at most this many changes per scan; beyond it their plan waits for approval. */
   preventionChangeCap: z.number().int().min(0).max(10_000),

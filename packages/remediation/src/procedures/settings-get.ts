@@ -11,7 +11,7 @@ export const getRemediationSettings = procedure({ auth: "apiKey", plan: "busines
       tags: ["remediations"],
       summary: "Remediation settings",
       description:
-        "`fourEyes` (a second, different approver for every plan), `preventionChangeCap` (the most changes prevention rules apply in one scan before their plan waits for approval) and `partnerMayApprove` (the managing partner's admins may approve).",
+        "`fourEyes` (two different people for every plan's approval, every undo and every prevention rule that acts; while it is on, only an OWNER signed in may loosen these settings), `preventionChangeCap` (the most changes prevention rules apply in one scan before their plan waits for approval) and `partnerMayApprove` (the managing partner's admins may approve).",
     },
     errors: ["not_found"],
   })

@@ -10,10 +10,15 @@ export const updateRemediationSettings = procedure({ auth: "apiKey", plan: "busi
       tags: ["remediations"],
       summary: "Change remediation settings",
       description:
-        "The fields given change; the change is on the audit trail (REMEDIATION_SETTINGS_CHANGED).",
+        "The fields given change. Tightening (four eyes on, a lower `preventionChangeCap`, `partnerMayApprove` off) is open to any ADMIN or OWNER. While four eyes is on, loosening a control (turning `fourEyes` off, raising `preventionChangeCap`, turning `partnerMayApprove` on) is for an OWNER signed in: an ADMIN gets 403 `owner_required`, an API key (even an OWNER's) 403 `session_required`. Every change is audited (REMEDIATION_SETTINGS_CHANGED) and emits `remediation.settings.changed` with the previous and current values, who made it and `weakened`.",
     },
-    errors: ["not_found"],
+    errors: ["not_found", "owner_required", "session_required"],
   })
   .input(ZUpdateRemediationSettings)
   .output(ZRemediationSettings)
-  .mutation(({ ctx, input }) => updateSettings(ctx.db, scopeOf(ctx.principal), input));
+  .mutation(({ ctx, input }) =>
+    updateSettings(ctx.db, { ...scopeOf(ctx.principal), role: ctx.principal.role }, input, {
+      jobs: ctx.jobs,
+      publicUrl: ctx.runtime.publicUrl,
+    }),
+  );

@@ -61,10 +61,30 @@ async function move(
 }
 
 /**
+ * Who is behind a plan, for four eyes: its planner, and for a prevention rule's plan the person who
+ * made the rule act when nobody else had approved the rule (`request.ruleSetBy`, kept at planning).
+ */
+function authorsOf(row: TRow): string[] {
+  const out = row.plannedBy.userId ? [row.plannedBy.userId] : [];
+  const setBy = row.origin === "prevention" ? row.request.ruleSetBy : undefined;
+  const approved = row.origin === "prevention" ? row.request.ruleApprovedBy : undefined;
+  if (
+    !approved &&
+    setBy &&
+    typeof setBy === "object" &&
+    "userId" in setBy &&
+    typeof setBy.userId === "string"
+  )
+    out.push(setBy.userId);
+  return out;
+}
+
+/**
  * POST /remediations/{id}/approve: PLANNED → APPROVED by an ADMIN+ of the organization, or of its
  * managing partner when the organization lets it (partner_may_approve). With four eyes on, the
- * planner (same user; an API key acts as its creator) cannot approve: 409 self_approval. A dry
- * run is never approved.
+ * planner (same user, whichever organization they act from; an API key acts as its creator)
+ * cannot approve, nor can the maker of an unapproved prevention rule approve its plan: 409
+ * self_approval. A dry run is never approved.
  */
 export async function approvePlan(db: Db, scope: TPlanScope, id: string) {
   const { row, partnerMayApprove, fourEyes, viaPartner } = await findVisible(db, scope, id);
@@ -89,10 +109,12 @@ export async function approvePlan(db: Db, scope: TPlanScope, id: string) {
         status: row.status,
       },
     );
-  if (fourEyes && row.plannedBy.userId !== null && row.plannedBy.userId === scope.actor.userId)
+  if (fourEyes && scope.actor.userId !== null && authorsOf(row).includes(scope.actor.userId))
     throw new AppError(
       "self_approval",
-      "Four eyes are required: a different administrator must approve the plan",
+      row.plannedBy.userId === scope.actor.userId
+        ? "Four eyes are required: a different administrator must approve the plan"
+        : "Four eyes are required: you made the prevention rule that planned this, and nobody else approved the rule; a different administrator must approve the plan",
     );
   await db.transaction(async (tx) => {
     await move(tx, row, "PLANNED", {

@@ -22,7 +22,9 @@ import { writerFor as defaultWriterFor, type TWriterFor } from "./writer";
 // Prevention rules that act (issue 19): after a scan wrote its findings, each enabled rule with an
 // acting action plans a remediation over the new findings it matches and the action can fix. Under
 // the organization's cap on changes per scan it is approved by the system and applied; beyond the
-// cap it waits for an administrator's approval; a rule in dry run only records its plan. All of it
+// cap it waits for an administrator's approval; a rule in dry run only records its plan. With four
+// eyes on, only a rule a second person approved is applied by the system (issue 28); the plans of
+// any other wait for an administrator other than the rule's maker. All of it
 // happens in the scan's own transaction (the plan, its audit and `prevention.triggered` commit with
 // the findings); the apply jobs are queued once it committed (`startPreventionApplies`).
 
@@ -57,6 +59,13 @@ export type TPreventionResult = {
 };
 
 /**
+ * Four eyes over a rule that acts: its current acting configuration was approved by someone other
+ * than the person who set it (POST /api/prevention-rules/{id}/approve). Widening a rule clears it.
+ */
+const approvedRule = (rule: typeof preventionRules.$inferSelect): boolean =>
+  rule.approvedBy !== null && rule.approvedBy.userId !== rule.actingSetBy?.userId;
+
+/**
  * Runs in the scan's transaction (`tx`), after its findings were written: the acting prevention
  * rules' plans over the scan's new findings. `now` is the scan's time: its new findings carry it.
  */
@@ -87,7 +96,7 @@ export async function planPrevention(
   if (fresh.length === 0) return result;
   const [connector] = await tx.select().from(connectors).where(eq(connectors.id, input.connectorId));
   const [org] = await tx
-    .select({ cap: organizations.preventionChangeCap })
+    .select({ cap: organizations.preventionChangeCap, fourEyes: organizations.remediationFourEyes })
     .from(organizations)
     .where(eq(organizations.id, input.orgId));
   if (!connector || !org) return result;
@@ -120,9 +129,11 @@ export async function planPrevention(
     for (const h of hits) taken.add(h.id);
     const findingIds = draft.fixed.map((f) => f.id);
     const predicted = await predictScore(tx, input.orgId, { resolved: draft.fixed });
+    // Four eyes: the system applies a rule's plan only when a second person stands behind the rule.
+    const standing = !org.fourEyes || approvedRule(rule);
     const outcome: "applying" | "awaiting_approval" | "dry_run" = rule.dryRun
       ? "dry_run"
-      : steps.length <= capLeft && canWrite
+      : steps.length <= capLeft && canWrite && standing
         ? "applying"
         : "awaiting_approval";
     const remediationId = await insertPlan(tx, {
@@ -130,7 +141,19 @@ export async function planPrevention(
       origin: "prevention",
       preventionRuleId: rule.id,
       dryRun: rule.dryRun,
-      request: { findingIds, preventionRuleId: rule.id, scanId: input.scanId, action },
+      request: {
+        findingIds,
+        preventionRuleId: rule.id,
+        scanId: input.scanId,
+        action,
+        // Who stands behind the rule, for the plan's approval (approve.ts `authorsOf`).
+        ...(rule.actingSetBy
+          ? { ruleSetBy: { userId: rule.actingSetBy.userId, email: rule.actingSetBy.email } }
+          : {}),
+        ...(approvedRule(rule) && rule.approvedBy
+          ? { ruleApprovedBy: { userId: rule.approvedBy.userId, email: rule.approvedBy.email } }
+          : {}),
+      },
       predicted,
       plannedBy: planner,
       steps,
@@ -139,7 +162,7 @@ export async function planPrevention(
     await audit(tx, scope, {
       action: "REMEDIATION_PLANNED",
       target: remediationId,
-      metadata: { preventionRuleId: rule.id, steps: steps.length, outcome },
+      metadata: { preventionRuleId: rule.id, steps: steps.length, outcome, ruleApproved: approvedRule(rule) },
     });
     if (outcome === "applying") {
       capLeft -= steps.length;

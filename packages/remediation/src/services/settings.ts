@@ -1,6 +1,8 @@
 import { eq } from "drizzle-orm";
 import { organizations, type Db } from "@posture/db";
-import { audit, AppError, type TActor } from "@posture/platform";
+import { audit, AppError, type TJobQueue } from "@posture/platform";
+import { withEvents } from "@posture/webhooks";
+import { personOf, requireOwnerInPerson, type TFourEyesScope } from "./four-eyes";
 
 export type TRemediationSettings = {
   fourEyes: boolean;
@@ -14,6 +16,17 @@ const columns = {
   partnerMayApprove: organizations.partnerMayApprove,
 };
 
+const KEYS = ["fourEyes", "preventionChangeCap", "partnerMayApprove"] as const;
+
+/** The changes that loosen a control: four eyes off, more changes per scan, partners approving. */
+export function loosened(before: TRemediationSettings, after: TRemediationSettings): string[] {
+  const out: string[] = [];
+  if (before.fourEyes && !after.fourEyes) out.push("turn four eyes off");
+  if (after.preventionChangeCap > before.preventionChangeCap) out.push("raise preventionChangeCap");
+  if (!before.partnerMayApprove && after.partnerMayApprove) out.push("let the partner approve");
+  return out;
+}
+
 /** GET /remediation-settings. */
 export async function getSettings(db: Db, input: { orgId: string }): Promise<TRemediationSettings> {
   const [row] = await db.select(columns).from(organizations).where(eq(organizations.id, input.orgId));
@@ -21,13 +34,20 @@ export async function getSettings(db: Db, input: { orgId: string }): Promise<TRe
   return row;
 }
 
-/** PATCH /remediation-settings: the fields given; the change and its audit row commit together. */
+/**
+ * PATCH /remediation-settings: the fields given. Tightening is always allowed to an ADMIN+; with
+ * four eyes on, a loosening (four eyes off, a higher cap, partner approval on) only to an OWNER
+ * signed in (403 owner_required / session_required), so no ADMIN turns four eyes off, acts alone
+ * and turns it back on. The change, its audit row and `remediation.settings.changed` (with
+ * `weakened`) commit together.
+ */
 export async function updateSettings(
   db: Db,
-  scope: { orgId: string; actor: TActor },
+  scope: TFourEyesScope,
   patch: Partial<TRemediationSettings>,
+  deps: { jobs: TJobQueue; publicUrl: string },
 ): Promise<TRemediationSettings> {
-  return db.transaction(async (tx) => {
+  return withEvents(db, deps.jobs, async (tx, emit) => {
     const [before] = await tx
       .select(columns)
       .from(organizations)
@@ -35,10 +55,10 @@ export async function updateSettings(
       .for("update");
     if (!before) throw new AppError("not_found", "Organization not found");
     const after = { ...before, ...patch };
-    const changes = (Object.keys(columns) as Array<keyof TRemediationSettings>).filter(
-      (k) => before[k] !== after[k],
-    );
-    if (changes.length === 0) return before;
+    const changed = KEYS.filter((k) => before[k] !== after[k]);
+    if (changed.length === 0) return before;
+    const weakening = loosened(before, after);
+    if (before.fourEyes && weakening.length > 0) requireOwnerInPerson(scope, weakening.join(" or "));
     await tx
       .update(organizations)
       .set({
@@ -50,7 +70,23 @@ export async function updateSettings(
     await audit(tx, scope, {
       action: "REMEDIATION_SETTINGS_CHANGED",
       target: scope.orgId,
-      metadata: Object.fromEntries(changes.map((k) => [k, { from: before[k], to: after[k] }])),
+      metadata: {
+        ...Object.fromEntries(changed.map((k) => [k, { from: before[k], to: after[k] }])),
+        weakened: weakening.length > 0,
+        role: scope.role,
+      },
+    });
+    await emit({
+      orgId: scope.orgId,
+      type: "remediation.settings.changed",
+      data: {
+        previous: before,
+        current: after,
+        changed,
+        weakened: weakening.length > 0,
+        changedBy: personOf(scope),
+        link: `${deps.publicUrl.replace(/\/+$/, "")}/api/remediation-settings`,
+      },
     });
     return after;
   });

@@ -8,22 +8,21 @@ import {
   type TSourceWriter,
   type TWriteFile,
 } from "@posture/connectors";
-import { remediations, remediationSteps, type Db, type TRemediationStatus } from "@posture/db";
-import { AppError, SYSTEM_ACTOR, type TActor, type TJobQueue, audit } from "@posture/platform";
+import { remediations, remediationSteps, type TRemediationStatus } from "@posture/db";
+import { SYSTEM_ACTOR, audit } from "@posture/platform";
 import { dispatchDeliveries } from "@posture/webhooks";
 import {
   REMEDIATION_ATTEMPTS,
-  REMEDIATION_UNDO_JOB,
   stepErrorOf,
   throttled,
   underLease,
-  undoJobId,
   writersOf,
   type TRemediationDeps,
   type TStepError,
 } from "./apply";
 import { LeaseLostError, type TLease } from "./lease";
 import { recordRemediationEvent } from "./record";
+import { undoneNothing } from "./undo-request";
 import { remediationLink } from "./plan";
 import {
   lockFindings,
@@ -194,6 +193,8 @@ async function finishUndo(deps: TRemediationDeps, lease: TLease): Promise<TRemed
     // Taken over meanwhile: the new holder finishes it.
     if (rem.leaseToken !== lease.token) return { status: rem.status, deliveries: [] };
     const counts = await refreshStepCounts(tx, rem.id);
+    // Nothing put back is not REVERTED (issue 28): the remediation is as it was before the undo.
+    if ((counts.REVERTED ?? 0) === 0) return undoneNothing(tx, rem, counts);
     const notReverted = counts.APPLIED ?? 0;
     await tx
       .update(remediations)
@@ -264,29 +265,4 @@ export async function runUndoJob(
   });
 }
 
-/** POST /remediations/{id}/undo: (APPLIED, PARTIAL) → REVERTING within the undo window, audited, the job queued. */
-export async function requestUndo(
-  db: Db,
-  input: { orgId: string; actor: TActor; id: string; now?: Date },
-  deps: { jobs: TJobQueue },
-): Promise<void> {
-  const now = input.now ?? new Date();
-  await db.transaction(async (tx) => {
-    const rem = await lockRemediation(tx, input.id, input.orgId);
-    if (!rem) throw new AppError("not_found", "Remediation not found");
-    if (rem.status !== "APPLIED" && rem.status !== "PARTIAL")
-      throw new AppError(
-        "invalid_transition",
-        `Only an APPLIED or PARTIAL remediation can be undone; this one is ${rem.status}`,
-      );
-    if (!rem.undoUntil || rem.undoUntil.getTime() < now.getTime())
-      throw new AppError(
-        "invalid_transition",
-        `The undo window closed at ${rem.undoUntil?.toISOString() ?? "the apply's end"} (30 days after the apply finished)`,
-        { undoUntil: rem.undoUntil?.toISOString() ?? null },
-      );
-    await tx.update(remediations).set({ status: "REVERTING" }).where(eq(remediations.id, rem.id));
-    await audit(tx, input, { action: "REMEDIATION_UNDO_STARTED", target: rem.id });
-  });
-  await deps.jobs.enqueue(REMEDIATION_UNDO_JOB, { remediationId: input.id }, { jobId: undoJobId(input.id) });
-}
+export { requestUndo } from "./undo-request";

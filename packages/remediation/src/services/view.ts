@@ -54,6 +54,16 @@ export function summaryView(r: TRemediationRow, reversible: boolean) {
     finishedAt: iso(r.finishedAt),
     undoUntil: iso(r.undoUntil),
     revertedAt: iso(r.revertedAt),
+    undoRequest: r.undoRequest
+      ? {
+          requestedBy: { ...actorView(r.undoRequest.requestedBy), role: r.undoRequest.requestedBy.role },
+          requestedAt: r.undoRequest.requestedAt,
+          confirmedBy: r.undoRequest.confirmedBy
+            ? { ...actorView(r.undoRequest.confirmedBy), role: r.undoRequest.confirmedBy.role }
+            : null,
+          confirmedAt: r.undoRequest.confirmedAt,
+        }
+      : null,
   };
 }
 

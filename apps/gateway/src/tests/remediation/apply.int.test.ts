@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { connectors, remediations } from "@posture/db";
+import { connectors, remediations, remediationSteps } from "@posture/db";
 import type { TJobQueue } from "@posture/platform";
 import { insertPlan, REMEDIATION_APPLY_JOB, REMEDIATION_UNDO_JOB } from "@posture/remediation";
 import { useTestGateway } from "../../testing";
@@ -66,6 +66,12 @@ async function plan(orgId: string, status: "APPROVED" | "PLANNED" | "APPLIED" = 
         : {}),
     })
     .where(eq(remediations.id, id));
+  // An applied plan's step was applied (an undo puts back applied steps only).
+  if (status === "APPLIED")
+    await db
+      .update(remediationSteps)
+      .set({ status: "APPLIED" })
+      .where(eq(remediationSteps.remediationId, id));
   return id;
 }
 

@@ -5,8 +5,8 @@ import { freshIp } from "../helpers";
 
 // Issue 19's "done when", from outside over HTTP on the embedded default: connect a demo source,
 // scan, plan the best quick win, the four-eyes refusal of a self-approval, a second admin
-// approves, apply, the findings resolved and the score risen exactly as predicted, undo, and a
-// rescan that agrees at every step; the events delivered and signed.
+// approves, apply, the findings resolved and the score risen exactly as predicted, undo (asked by
+// two people), and a rescan that agrees at every step; the events delivered and signed.
 
 type TQuickWin = { action: string; title: string; findingIds: string[]; scoreDelta: number; plan?: unknown };
 type TBreakdown = { score: number; grade: string; quickWins: TQuickWin[] };
@@ -123,8 +123,13 @@ describe("remediation over HTTP: plan, four eyes, apply, undo, and scans that ag
     expect(full).toMatchObject({ findingsNew: 0, findingsResolved: 0, postureScore: plan.predicted.score });
     for (const id of win.findingIds) expect(await findingStatus(id)).toBe("RESOLVED");
 
-    const undoing = await gw.request("POST", `/api/remediations/${plan.id}/undo`, as(owner.cookie));
+    // Four eyes binds undo too: the owner's request waits for the second admin's.
+    const asked = await gw.request("POST", `/api/remediations/${plan.id}/undo`, as(owner.cookie));
+    expect(asked.status, JSON.stringify(asked.body)).toBe(202);
+    expect((asked.body as TRemediation).status).toBe("APPLIED");
+    const undoing = await gw.request("POST", `/api/remediations/${plan.id}/undo`, as(secondCookie));
     expect(undoing.status, JSON.stringify(undoing.body)).toBe(202);
+    expect((undoing.body as TRemediation).status).toBe("REVERTING");
     const reverted = await settle("REVERTED");
     const restored = reverted.steps.filter((s) => s.reversible);
     expect(restored.every((s) => s.status === "REVERTED")).toBe(true);

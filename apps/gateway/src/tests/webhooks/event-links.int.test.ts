@@ -314,7 +314,7 @@ describe("event links resolve to what they name", { timeout: 180_000 }, () => {
     covered("portfolio.campaign.updated");
   });
 
-  it("remediation.planned, .applied, .reverted, .failed", async () => {
+  it("remediation.planned, .applied, .reverted, .failed, .reverting, .settings.changed, .undo.requested", async () => {
     const a = await gw.createActor({ plan: "business" });
     const sync = async (id: string) =>
       expect((await gw.request("POST", `/api/connectors/${id}/sync`, { cookie: a.cookie })).status).toBe(200);
@@ -405,6 +405,42 @@ describe("event links resolve to what they name", { timeout: 180_000 }, () => {
     expect(applied).toMatchObject([{ remediationId: plan.id, status: "APPLIED" }]);
     expect((await follow(a, applied[0] ?? {})).status).toBe(200);
     covered("remediation.applied");
+    // The undo above started at once (four eyes off): who asked, nobody confirmed.
+    const [reverting] = await recorded(a.orgId, "remediation.reverting");
+    expect(reverting).toMatchObject({ remediationId: plan.id, confirmedBy: null });
+    const rv = await follow(a, reverting ?? {});
+    expect(rv.status, rv.text).toBe(200);
+    expect(rv.body).toMatchObject({ id: plan.id });
+    covered("remediation.reverting");
+
+    // Four eyes on (a settings change), then one person's undo waits for a second person's.
+    const on = await gw.request("PATCH", "/api/remediation-settings", {
+      key: a.key,
+      body: { fourEyes: true },
+    });
+    expect(on.status, on.text).toBe(200);
+    const [changed] = await recorded(a.orgId, "remediation.settings.changed");
+    expect(changed).toMatchObject({ changed: ["fourEyes"], weakened: false });
+    const sc = await follow(a, changed ?? {});
+    expect(sc.status, sc.text).toBe(200);
+    expect(sc.body).toMatchObject({ fourEyes: true });
+    covered("remediation.settings.changed");
+    await post("/api/remediations", { findingIds: [finding?.id] }).then(async (again) => {
+      // The link the first plan removed is back after its undo: plan, approve (a second admin), apply.
+      const second = await gw.createActor({ orgId: a.orgId, role: "ADMIN" });
+      const ok = await gw.request("POST", `/api/remediations/${again.id}/approve`, { key: second.key });
+      expect(ok.status, ok.text).toBe(200);
+      await post(`/api/remediations/${again.id}/apply`);
+      await settle(again.id, "APPLIED");
+      const asked = await post(`/api/remediations/${again.id}/undo`);
+      expect(asked.status).toBe("APPLIED");
+      const [requested] = await recorded(a.orgId, "remediation.undo.requested");
+      expect(requested).toMatchObject({ remediationId: again.id, status: "APPLIED" });
+      const rq = await follow(a, requested ?? {});
+      expect(rq.status, rq.text).toBe(200);
+      expect(rq.body).toMatchObject({ id: again.id, status: "APPLIED" });
+      covered("remediation.undo.requested");
+    });
   });
 
   it("covers every event type whose data has a link", () => {

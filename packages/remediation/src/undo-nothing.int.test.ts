@@ -2,6 +2,7 @@ import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditLog, events, remediations, type Db } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
+import type { TJobQueue } from "@posture/platform";
 import {
   applyJobId,
   REMEDIATION_APPLY_JOB,
@@ -32,10 +33,10 @@ afterAll(async () => {
   await tdb?.drop();
 });
 
-async function run(t: TSeeded, job: string, id: string, jobId: string) {
-  const { jobs } = remediationQueue(db, () => t.fake);
+// On the queue the request enqueued on: a second queue would run a second job, which finds the
+// first one's lease and leaves the remediation to it.
+async function run(jobs: TJobQueue, job: string, id: string, jobId: string) {
   await jobs.runAndWait(job, { remediationId: id }, { jobId, timeoutMs: 30_000 });
-  await jobs.close();
 }
 
 describe("an undo that reverts nothing", () => {
@@ -44,11 +45,11 @@ describe("an undo that reverts nothing", () => {
     const id = await approvedPlan(db, t, [{ action: "REVOKE_PUBLIC_LINK", findingIds: [t.findingIds.f1] }]);
     const { jobs } = remediationQueue(db, () => t.fake);
     await requestApply(db, { ...admin(t), id, applyKey: "k" }, { jobs });
-    await run(t, REMEDIATION_APPLY_JOB, id, applyJobId(id));
+    await run(jobs, REMEDIATION_APPLY_JOB, id, applyJobId(id));
 
     t.fake.fail({ method: "restorePermission", error: GOOGLE_ERRORS.forbidden, times: 10 });
     expect(await requestUndo(db, { ...admin(t), id }, { jobs })).toEqual({ started: true });
-    await run(t, REMEDIATION_UNDO_JOB, id, undoJobId(id));
+    await run(jobs, REMEDIATION_UNDO_JOB, id, undoJobId(id));
 
     const [rem] = await db.select().from(remediations).where(eq(remediations.id, id));
     expect(rem).toMatchObject({ status: "APPLIED", revertedAt: null, undoRequest: null });
@@ -80,7 +81,7 @@ describe("an undo that reverts nothing", () => {
     // The source lets it now: a second undo puts the link back.
     t.fake.reset();
     await requestUndo(db, { ...admin(t), id }, { jobs });
-    await run(t, REMEDIATION_UNDO_JOB, id, undoJobId(id));
+    await run(jobs, REMEDIATION_UNDO_JOB, id, undoJobId(id));
     const [after] = await db.select().from(remediations).where(eq(remediations.id, id));
     expect(after).toMatchObject({ status: "REVERTED", stepCounts: { REVERTED: 1 } });
     await jobs.close();

@@ -1,4 +1,4 @@
-import { and, eq, exists, inArray, isNull, lt, not, or, sql } from "drizzle-orm";
+import { and, eq, exists, gte, inArray, isNull, lt, not, or, sql } from "drizzle-orm";
 import { connectors, lockOrg, scans, type Db } from "@posture/db";
 import { SCAN_JOB, scheduledScanAllowed } from "@posture/posture";
 import type { TScanDeps } from "./deps";
@@ -8,12 +8,22 @@ const DAY_MS = 86_400_000;
 /** A scan someone started (manual, scheduled, a sandbox's) that has not finished yet. */
 const ACTIVE = ["QUEUED", "RUNNING"] as const;
 
-/** Not scanned for a day, and no scan of it queued or running (a first manual scan included). */
+/**
+ * Not scanned for a day, and no scan of it queued or running (a first manual scan included). A
+ * scan queued or running for over a day has no worker left (a scan's tries fail it when they
+ * run out): it is failed as abandoned when the next one is created.
+ */
 function dueCondition(db: Db, since: Date) {
   const active = db
     .select({ one: sql`1` })
     .from(scans)
-    .where(and(eq(scans.connectorId, connectors.id), inArray(scans.status, [...ACTIVE])));
+    .where(
+      and(
+        eq(scans.connectorId, connectors.id),
+        inArray(scans.status, [...ACTIVE]),
+        gte(scans.createdAt, since),
+      ),
+    );
   return and(or(isNull(connectors.lastScanAt), lt(connectors.lastScanAt, since)), not(exists(active)));
 }
 
@@ -50,6 +60,10 @@ export async function sweepDueScans(deps: Pick<TScanDeps, "db" | "jobs">, now = 
       // started a scan of this source since, or one may have finished.
       if (!(await stillDue(tx, c.id, since))) return [];
       if (!(await scheduledScanAllowed(tx, c.orgId, now))) return [];
+      await tx
+        .update(scans)
+        .set({ status: "FAILED", error: "abandoned: no worker finished it", completedAt: now })
+        .where(and(eq(scans.connectorId, c.id), inArray(scans.status, [...ACTIVE])));
       return tx
         .insert(scans)
         .values({ id, orgId: c.orgId, connectorId: c.id, connectorName: c.displayName, trigger: "scheduled" })

@@ -76,3 +76,22 @@ export async function sweepDueScans(deps: Pick<TScanDeps, "db" | "jobs">, now = 
   }
   return queued;
 }
+
+/**
+ * The scans a stopped process left queued or running, queued again. The embedded queue (no
+ * Redis) does not outlive its process: a sync handed over at shutdown, or a scan cut off by it,
+ * is finished by the next start. Only for a process that is its database's one job runner (with
+ * Redis the queue keeps the job, and another worker takes it over). Older than a day: abandoned,
+ * left to the sweep.
+ */
+export async function resumeLeftScans(
+  deps: Pick<TScanDeps, "db" | "jobs">,
+  now = new Date(),
+): Promise<string[]> {
+  const left = await deps.db
+    .select({ id: scans.id })
+    .from(scans)
+    .where(and(inArray(scans.status, [...ACTIVE]), gte(scans.createdAt, new Date(now.getTime() - DAY_MS))));
+  for (const { id } of left) await deps.jobs.enqueue(SCAN_JOB, { scanId: id }, { jobId: id });
+  return left.map((s) => s.id);
+}

@@ -57,6 +57,11 @@ export function shutdownPlan(graceMs: number): TShutdownPlan {
 
 /** Whether `work` settled within `ms` (it goes on either way). */
 async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  if (!Number.isFinite(ms))
+    return work.then(
+      () => true,
+      () => true,
+    );
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   try {
@@ -248,8 +253,9 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
             : "shutdown: jobs still running are left to the next start",
         );
       if (ownsRedis && redis) redis.disconnect();
-      // A job cut off holds a connection; the pool would wait for it.
-      if (ownsDb) await settlesWithin(db.close(), jobsDone ? left() : 0);
+      // A job cut off holds a connection, which the pool would wait for: a short try then (it
+      // releases the embedded data directory's lock), not the whole of what is left.
+      if (ownsDb) await settlesWithin(db.close(), jobsDone ? left() : 150);
     })());
   return { server, url, deps, close };
 }

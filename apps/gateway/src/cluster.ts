@@ -1,12 +1,11 @@
 import cluster, { type Worker } from "node:cluster";
 import type { Logger } from "pino";
 import { clusterMetrics, startMetricsServer } from "@posture/platform";
-import type { TEnv } from "./env";
+import { shutdownGraceMs, type TEnv } from "./env";
 
 // A worker that dies this often within a minute is not restarted again: the gateway exits.
 const MAX_RESTARTS_PER_MINUTE = 5;
-// The primary outlasts its workers' own bound (SHUTDOWN_TIMEOUT_MS) by this much.
-const SHUTDOWN_MARGIN_MS = 3_000;
+// The workers exit before the grace's end (shutdownPlan); the primary waits for them up to it.
 
 /**
  * The primary of a clustered gateway: forks `workers` gateway processes that share the port
@@ -50,7 +49,7 @@ export async function runPrimary(env: TEnv, log: Logger, workers: number): Promi
       if (stopping) return;
       stopping = true;
       log.info({ signal }, "shutting down: every worker finishes its in-flight requests");
-      const force = setTimeout(() => process.exit(1), env.SHUTDOWN_TIMEOUT_MS + SHUTDOWN_MARGIN_MS);
+      const force = setTimeout(() => process.exit(1), shutdownGraceMs(env));
       force.unref();
       const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
       let failed = false;

@@ -45,11 +45,13 @@ const ZEnv = z.object({
    */
   GATEWAY_HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(400).default(50),
   /**
-   * How long a SIGTERM waits for in-flight requests, a synchronous scan included (it answers
-   * within 120 s). Near the end, requests still waiting on a job are answered (POST /sync: 202 with
-   * the scan id) and the job goes on. The orchestrator's grace period must exceed this.
+   * The time the orchestrator gives a stopping gateway before it kills it (its stop grace). The
+   * gateway answers every request within it: near its end a request still waiting on a job (POST
+   * /sync) answers 202 with the scan id and the scan goes on as a queued job (docs/operations.md).
    */
-  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(150_000),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1_000).optional(),
+  /** The older name of SHUTDOWN_GRACE_MS, still read when the new one is unset. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).optional(),
   /** Prometheus metrics on their own port (`GET /metrics`); unset: no metrics endpoint. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_HOST: z.string().default("0.0.0.0"),
@@ -61,6 +63,11 @@ export type TEnv = z.infer<typeof ZEnv>;
 
 export function readEnv(source: NodeJS.ProcessEnv = process.env): TEnv {
   return parseEnv(ZEnv, source);
+}
+
+/** A deployment's declared stop grace: SHUTDOWN_GRACE_MS, 25 s by default (a usual orchestrator's 30 s, less a margin). */
+export function shutdownGraceMs(env: Pick<TEnv, "SHUTDOWN_GRACE_MS" | "SHUTDOWN_TIMEOUT_MS">): number {
+  return env.SHUTDOWN_GRACE_MS ?? env.SHUTDOWN_TIMEOUT_MS ?? 25_000;
 }
 
 /** Express `trust proxy` values: "loopback", a hop count, or comma-separated subnets. Unset: none. */

@@ -11,8 +11,8 @@ import {
 } from "@posture/platform";
 import { runPrimary } from "./cluster";
 import { demoBanner } from "./demo-banner";
-import { gatewayWorkers, readEnv } from "./env";
-import { handoffAfter, startGateway } from "./server";
+import { gatewayWorkers, readEnv, shutdownGraceMs } from "./env";
+import { shutdownPlan, startGateway } from "./server";
 
 const env = readEnv();
 const log = createLogger(env.LOG_LEVEL);
@@ -51,17 +51,20 @@ if (workers > 1 && cluster.isPrimary) {
     process.on(signal, () => {
       if (stopping) return;
       stopping = true;
-      log.info(
-        { signal, timeoutMs: env.SHUTDOWN_TIMEOUT_MS },
-        "shutting down: finishing in-flight requests and jobs",
+      const graceMs = shutdownGraceMs(env);
+      const plan = shutdownPlan(graceMs);
+      log.info({ signal, graceMs, ...plan }, "shutting down: finishing in-flight requests and jobs");
+      // A request still unanswered past the plan's deadline: exit before the orchestrator kills.
+      const force = setTimeout(
+        () => {
+          log.warn({}, "shutdown timed out");
+          process.exit(1);
+        },
+        Math.round((plan.deadlineMs + graceMs) / 2),
       );
-      const force = setTimeout(() => {
-        log.warn({}, "shutdown timed out");
-        process.exit(1);
-      }, env.SHUTDOWN_TIMEOUT_MS);
       force.unref();
       metricsServer?.close();
-      gateway.close({ handoffAfterMs: handoffAfter(env.SHUTDOWN_TIMEOUT_MS) }).then(
+      gateway.close(plan).then(
         () => process.exit(0),
         (err: unknown) => {
           log.error({ err }, "shutdown failed");

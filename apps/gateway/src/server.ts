@@ -22,6 +22,7 @@ import {
 } from "@posture/platform";
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
+import { resumeLeftScans } from "@posture/scans";
 import { createApp } from "./app";
 import { trackConnections } from "./drain";
 import type { TGatewayDeps } from "./deps";
@@ -32,15 +33,48 @@ export type TGateway = {
   url: string;
   deps: TGatewayDeps;
   /**
-   * Stops accepting and waits for in-flight requests. `handoffAfterMs`: past it, requests still
-   * waiting on a job stop waiting and answer (a sync: 202 with the scan id) while the job goes on.
+   * Stops accepting and waits for in-flight requests; with a plan (a SIGTERM's), within its grace.
+   * Without one (tests), idle keep-alive connections are closed at once.
    */
-  close: (opts?: { handoffAfterMs?: number }) => Promise<void>;
+  close: (plan?: TShutdownPlan) => Promise<void>;
 };
 
-/** When a shutdown bounded by `timeoutMs` hands waiting requests their answer: near its end. */
-export function handoffAfter(timeoutMs: number): number {
-  return timeoutMs - Math.min(5_000, Math.floor(timeoutMs / 4));
+/**
+ * A shutdown within the grace the deployment declares (SHUTDOWN_GRACE_MS): at `handoffAtMs`
+ * requests still waiting on a job stop waiting and answer (a sync: 202 with the scan id, the scan
+ * going on as a queued job) and idle keep-alive connections are closed; at `deadlineMs` whatever
+ * still runs in this process (jobs of the embedded queue, a worker's) is left to the next start or
+ * another worker, and the process exits, before the orchestrator's kill.
+ */
+export type TShutdownPlan = { handoffAtMs: number; deadlineMs: number };
+
+export function shutdownPlan(graceMs: number): TShutdownPlan {
+  return {
+    handoffAtMs: graceMs - Math.min(5_000, Math.floor(graceMs / 4)),
+    deadlineMs: graceMs - Math.min(1_000, Math.floor(graceMs / 10)),
+  };
+}
+
+/** Whether `work` settled within `ms` (it goes on either way). */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  if (!Number.isFinite(ms))
+    return work.then(
+      () => true,
+      () => true,
+    );
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Embedded mode keeps its generated key beside its data; a server deployment must bring its own. */
@@ -176,31 +210,53 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
   const url = `http://127.0.0.1:${port}`;
   if (!env.PUBLIC_URL) deps.runtime.publicUrl = `http://localhost:${port}`;
 
+  // The embedded queue does not outlive a process: the scans a stopped one left (a sync handed
+  // over at shutdown) are queued again. Only where this process is its database's job runner.
+  const jobsInProcess = !opts.jobs && !(env.REDIS_URL && !opts.inProcessJobs);
+  if (ownsDb && jobsInProcess) {
+    const resumed = await resumeLeftScans({ db: db.db, jobs });
+    if (resumed.length > 0) log.info({ scans: resumed }, "resuming scans a stopped gateway left");
+  }
+
   let closing: Promise<void> | undefined;
-  const close = (closeOpts: { handoffAfterMs?: number } = {}) =>
+  const close = (plan?: TShutdownPlan) =>
     (closing ??= (async () => {
-      // A request waiting on a job (a synchronous scan) is answered before the bound: the job
-      // is in the queue and goes on (in the scheduler with Redis; in this process otherwise).
-      const handoff =
-        closeOpts.handoffAfterMs === undefined
-          ? undefined
-          : setTimeout(() => {
-              log.warn({}, "shutdown: answering requests still waiting on jobs; the jobs go on");
-              jobs.stopWaiting?.();
-            }, closeOpts.handoffAfterMs);
+      const startedAt = Date.now();
+      const left = () => (plan ? Math.max(0, plan.deadlineMs - (Date.now() - startedAt)) : Infinity);
+      // Near the grace's end a request waiting on a job (a synchronous scan) is answered: the job
+      // is in the queue and goes on (in the scheduler with Redis; else here, then the next start).
+      const handoff = plan
+        ? setTimeout(() => {
+            log.warn({}, "shutdown: answering requests still waiting on jobs; the jobs go on");
+            jobs.stopWaiting?.();
+            connections.closeIdle();
+          }, plan.handoffAtMs)
+        : undefined;
       handoff?.unref();
       // Stop accepting, let in-flight requests finish (keep-alive clients are told to close),
       // then release pools.
-      await connections.drain();
+      const drained = connections.drain();
+      if (!plan) connections.closeIdle();
+      await drained;
       clearTimeout(handoff);
       stopPeriodic();
       await deps.access.close();
-      await workers?.close();
-      if (!opts.jobs) await jobs.close();
+      const jobsDone = await settlesWithin(
+        Promise.all([workers?.close(), opts.jobs ? undefined : jobs.close()]),
+        left(),
+      );
+      if (!jobsDone)
+        log.warn(
+          {},
+          workers
+            ? "shutdown: jobs still running are left to another worker"
+            : "shutdown: jobs still running are left to the next start",
+        );
       if (ownsRedis && redis) redis.disconnect();
-      if (ownsDb) await db.close();
+      // A job cut off holds a connection, which the pool would wait for: a short try then (it
+      // releases the embedded data directory's lock), not the whole of what is left.
+      if (ownsDb) await settlesWithin(db.close(), jobsDone ? left() : 150);
     })());
-
   return { server, url, deps, close };
 }
 

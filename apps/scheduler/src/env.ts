@@ -33,8 +33,12 @@ const ZEnv = z.object({
   JOBS_MAINTENANCE_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(2),
   /** How often the scheduler checks that Redis still holds every periodic schedule (re-adds lost ones). */
   JOBS_SCHEDULE_CHECK_MS: z.coerce.number().int().min(100).default(30_000),
-  /** How long a shutdown waits for running jobs before leaving them to another worker. */
-  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(25_000),
+  /**
+   * The orchestrator's stop grace: a shutdown waits for running jobs until just before it, then
+   * leaves them to another worker (default 25 s). SHUTDOWN_TIMEOUT_MS is its older name.
+   */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).optional(),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).optional(),
   LOG_LEVEL: ZLogLevel,
   /** Prometheus metrics (job durations, queue depth, DB pool) on this port; unset: none. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
@@ -55,6 +59,11 @@ export function queueLimits(env: TEnv): Record<TQueueName, TQueueLimits> {
     reports: { concurrency: env.JOBS_REPORTS_CONCURRENCY },
     maintenance: { concurrency: env.JOBS_MAINTENANCE_CONCURRENCY },
   };
+}
+
+/** The declared stop grace (SHUTDOWN_GRACE_MS, else its older name, else 25 s). */
+export function shutdownGraceMs(env: Pick<TEnv, "SHUTDOWN_GRACE_MS" | "SHUTDOWN_TIMEOUT_MS">): number {
+  return env.SHUTDOWN_GRACE_MS ?? env.SHUTDOWN_TIMEOUT_MS ?? 25_000;
 }
 
 export function readEnv(source: NodeJS.ProcessEnv = process.env): TEnv {

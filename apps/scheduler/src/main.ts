@@ -11,7 +11,7 @@ import {
   setAuditKey,
   startMetricsServer,
 } from "@posture/platform";
-import { queueLimits, readEnv } from "./env";
+import { queueLimits, readEnv, shutdownGraceMs } from "./env";
 import { startScheduler } from "./scheduler";
 
 function readEnvOrExit() {
@@ -96,12 +96,15 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, "shutting down: finishing running jobs");
+    // Out before the orchestrator's kill (its grace, SHUTDOWN_GRACE_MS), less a margin.
+    const graceMs = shutdownGraceMs(env);
+    const deadlineMs = graceMs - Math.min(1_000, Math.floor(graceMs / 10));
+    log.info({ signal, graceMs, deadlineMs }, "shutting down: finishing running jobs");
     // A job still running at the deadline is not lost: its lock lapses and another worker takes it.
     const force = setTimeout(() => {
       log.warn({}, "shutdown timed out; leaving running jobs to other workers");
       process.exit(1);
-    }, env.SHUTDOWN_TIMEOUT_MS);
+    }, deadlineMs);
     force.unref();
     (async () => {
       metricsServer?.close();

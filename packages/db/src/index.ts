@@ -23,3 +23,4 @@ export {
   type TPartitionedTable,
 } from "./partitions";
 export { demoOverlayStore } from "./demo-overlay";
+export { errorReason, queryErrorFields, type TQueryErrorFields } from "./query-error";

@@ -13,4 +13,4 @@ export {
 } from "./deps";
 export { scansJobs } from "./module";
 export { runScanJob } from "./scan-job";
-export { sweepDueScans } from "./sweep";
+export { resumeLeftScans, sweepDueScans } from "./sweep";

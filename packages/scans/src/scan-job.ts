@@ -1,7 +1,7 @@
-import { eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { checksFor } from "@posture/benchmarks";
 import type { TSourceAdapter } from "@posture/connectors";
-import { connectors, scans, trustedDomains, type Db } from "@posture/db";
+import { connectors, errorReason, queryErrorFields, scans, trustedDomains, type Db } from "@posture/db";
 import {
   ensureDefaultRules,
   failScan,
@@ -43,8 +43,36 @@ type TStartedScan = {
  * stored, its coverage gaps added to this scan, then the behaviour refresh). The scan's result
  * never waits for the activity. Idempotent: a scan already COMPLETE or FAILED returns its stored
  * result, and the findings transaction first re-checks the scan's status.
+ *
+ * A try that throws is logged with the scan id and the reason (a failed query's PostgreSQL error:
+ * message and SQLSTATE, not drizzle's "Failed query" text), and thrown again for the queue to
+ * retry; the last try's failure also fails the scan, so no scan is left RUNNING with no job.
  */
 export async function runScanJob(deps: TScanJobDeps, scanId: string, attempt: number): Promise<TScanResult> {
+  try {
+    return await runScan(deps, scanId, attempt);
+  } catch (err) {
+    const final = attempt >= SCAN_ATTEMPTS;
+    deps.log.error(
+      { scanId, attempt, final, ...queryErrorFields(err) },
+      final ? "scan job failed" : "scan job failed; will retry",
+    );
+    if (final) await failUnfinished(deps.db, scanId, errorReason(err));
+    throw err;
+  }
+}
+
+/** The last try failed: the scan fails too, unless it had finished (a failure after its commit). */
+async function failUnfinished(db: Db, scanId: string, reason: string): Promise<void> {
+  const [row] = await db
+    .select({ id: scans.id })
+    .from(scans)
+    .where(and(eq(scans.id, scanId), inArray(scans.status, ["QUEUED", "RUNNING"])))
+    .catch(() => []);
+  if (row) await failScan(db, scanId, reason.slice(0, 500)).catch(() => {});
+}
+
+async function runScan(deps: TScanJobDeps, scanId: string, attempt: number): Promise<TScanResult> {
   const started = await startScan(deps, scanId, attempt);
   if ("result" in started) return started.result;
   const { scan, connector, adapter, now } = started;
@@ -243,14 +271,14 @@ async function failOrRetry(
   err: unknown,
   attempt: number,
 ): Promise<TScanResult> {
-  const message = err instanceof Error ? err.message : String(err);
   if (!refusedBySource(err) && attempt < SCAN_ATTEMPTS) throw err;
+  const message = errorReason(err);
   await deps.db
     .update(connectors)
     .set({ healthStatus: "unhealthy", healthDetail: message.slice(0, 500) })
     .where(eq(connectors.id, connector.id));
   await failScan(deps.db, scan.id, message.slice(0, 500));
-  deps.log.warn({ scanId: scan.id, connectorId: connector.id, err: message }, "scan failed");
+  deps.log.warn({ scanId: scan.id, connectorId: connector.id, ...queryErrorFields(err) }, "scan failed");
   const [failed] = await deps.db.select().from(scans).where(eq(scans.id, scan.id));
   return failed ? toScanResult(failed) : { ...toScanResult(scan), status: "FAILED" };
 }

@@ -211,7 +211,7 @@ export const syncConnectorMeta = {
     tags: ["connectors"],
     summary: "Scan a source now",
     description:
-      "Queues a scan and waits for it. 202 with status RUNNING if it takes longer than the wait; 429 past the plan's daily manual-scan ceiling (Retry-After until 00:00 UTC); 502 when the source fails. " +
+      "Queues a scan and waits for it. 202 with the `scanId` and status QUEUED or RUNNING if it takes longer than the wait, or when the gateway answering it is shutting down: a sync still running then is answered within the shutdown grace the deployment declares (`SHUTDOWN_GRACE_MS`, 25 s by default), and the scan goes on as a queued job that the scheduler (or, without Redis, the gateway's next start) finishes, once; follow it with `GET /api/connectors/{id}/scans/{scanId}`. 429 past the plan's daily manual-scan ceiling (Retry-After until 00:00 UTC); 502 when the source fails. " +
       "A scan is incremental when the source has change feeds and an earlier scan left their position: it reads the files changed since, and users, shared drives, app grants and settings whole. " +
       "It is full on the first scan, when asked (`full: true`), when the source has no change feed, when a feed's position expired (`fullReason: cursor_expired`: the scan started incremental and re-read everything), " +
       "and when the trusted or internal domains changed since the last scan. A scan already queued or running for the source is joined, whatever the body asks.",

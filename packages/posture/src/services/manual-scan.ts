@@ -1,5 +1,5 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { connectors, scans, type Db, type TPlanId } from "@posture/db";
+import { connectors, queryErrorFields, scans, type Db, type TPlanId } from "@posture/db";
 import { JobTimeoutError } from "@posture/jobs";
 import { AppError, audit, PLANS, type TActor, type TJobQueue, type TLogger } from "@posture/platform";
 import { getConnector } from "./connectors";
@@ -119,7 +119,8 @@ export async function requestManualScan(
       }
       // The job failed through all its tries without recording why: record it.
       if (state?.status === "RUNNING") await failScan(db, scan.id, "scan job failed");
-      deps.log.error({ err, scanId: scan.id }, "scan job failed");
+      // The job logged each try's reason; this is the request's side of it.
+      deps.log.error({ scanId: scan.id, ...queryErrorFields(err) }, "sync: the scan job failed");
     }
   }
   const [latest] = await db.select().from(scans).where(eq(scans.id, scan.id));

@@ -36,7 +36,15 @@ function start(env: Record<string, string>, listeners = 1): Promise<TStarted> {
   const { REDIS_URL: _r, DATABASE_URL: _d, ...inherited } = process.env;
   const proc = spawn(process.execPath, [main], {
     cwd: dir,
-    env: { ...inherited, HOST: "127.0.0.1", COOKIE_SECURE: "false", LOG_LEVEL: "info", ...env },
+    // A short grace: the test's idle keep-alive connections are closed at its hand-off.
+    env: {
+      ...inherited,
+      HOST: "127.0.0.1",
+      COOKIE_SECURE: "false",
+      LOG_LEVEL: "info",
+      SHUTDOWN_GRACE_MS: "5000",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(proc);

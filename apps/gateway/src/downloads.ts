@@ -47,9 +47,7 @@ async function send(res: Response, d: TDownload): Promise<void> {
  */
 export function downloadRoutes(deps: TGatewayDeps): Router {
   const r = Router();
-  // Reports, exports, evidence packages and PDFs read for longer than a request may: the pool's
-  // own bounds (DB_STATEMENT_TIMEOUT_MS), not DB_REQUEST_TIMEOUT_MS.
-  const makeContext = contextFactory(deps, deps.db.db);
+  const makeContext = contextFactory(deps);
   const procedures = Object.entries(appRouter._def.procedures as unknown as TProcedureMap);
   // A literal path of another procedure wins over a download's parameter (GET
   // /partner/reports/portfolio is not the report "portfolio"), as in the REST handler.

@@ -45,12 +45,10 @@ async function collect(body: Buffer | (() => AsyncIterable<Uint8Array>)): Promis
  */
 function inProcessDispatch(deps: TGatewayDeps, req: Request, res: Response): TDispatch {
   const makeContext = contextFactory(deps);
-  // A resource read is a download (a report, an export): the pool's longer bounds, as over REST.
-  const makeDownloadContext = contextFactory(deps, deps.db.db);
   const procedures = appRouter._def.procedures as unknown as TProcedureMap;
   const parsers = new Map<string, TQueryParser>();
-  const run = async (key: string, input: unknown, client: string, download = false) => {
-    const ctx = (download ? makeDownloadContext : makeContext)({ req, res });
+  const run = async (key: string, input: unknown, client: string) => {
+    const ctx = makeContext({ req, res });
     if (ctx.principal) ctx.principal = withClient(ctx.principal, client);
     try {
       return { ok: true as const, out: await callerAt(ctx, key)(input), status: ctx.response.status ?? 200 };
@@ -72,7 +70,7 @@ function inProcessDispatch(deps: TGatewayDeps, req: Request, res: Response): TDi
         parse = compileQueryParser(procedures[op.key]?._def.inputs?.[0]);
         parsers.set(op.key, parse);
       }
-      const r = await run(op.key, parse(args), client, true);
+      const r = await run(op.key, parse(args), client);
       if (!r.ok) return r;
       if (!isDownload(r.out)) return { status: r.status, body: r.out };
       const bytes = await collect(r.out.body);

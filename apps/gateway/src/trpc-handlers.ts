@@ -10,7 +10,6 @@ import {
   type TWireError,
   withClient,
 } from "@posture/platform";
-import type { Db } from "@posture/db";
 import type { TGatewayDeps } from "./deps";
 import { logFault } from "./middleware/errors";
 import { MAX_TRPC_BATCH } from "./middleware/access";
@@ -45,11 +44,7 @@ class RequestLogger implements TLogger {
   }
 }
 
-/**
- * `db`: the request path's (`deps.requestDb`, under the interactive bound) unless the caller
- * serves work that keeps the pool's longer bounds (downloads: reports, exports, PDFs).
- */
-export function contextFactory(deps: TGatewayDeps, db: Db = deps.requestDb) {
+export function contextFactory(deps: TGatewayDeps) {
   return ({ req: raw, res: rawRes }: { req: unknown; res?: unknown }): TContext => {
     const req = raw as Request;
     const response = new ResponseControl(deps.secureCookies);
@@ -57,7 +52,9 @@ export function contextFactory(deps: TGatewayDeps, db: Db = deps.requestDb) {
     const res = (rawRes ?? (req as Request).res) as Response | undefined;
     if (res) res.once("close", () => response.runAfterResponse());
     return {
-      db,
+      db: deps.requestDb,
+      // Downloads and `longReads` procedures: the procedure factory swaps it in (trpc.ts).
+      reportDb: deps.db.db,
       // The principal is cached per credential; the client a request declares is its own.
       principal: req.principal ? withClient(req.principal, req.get("x-service-client")) : null,
       credentialFailure: req.credentialFailure ?? null,

@@ -161,7 +161,8 @@ async function expectRecovery() {
     usage = await timed("GET", "/api/usage", { authorization: `Bearer ${key}` });
   }
   expect(usage.status).toBe(200);
-  for (const res of await Promise.all(calls())) expect(res.status).toBeLessThan(300);
+  for (const res of await Promise.all(calls()))
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
   expect((await timed("GET", "/api/health")).status).toBe(200);
 }
 

@@ -118,7 +118,8 @@ async function timedText(method: string, path: string, headers: Record<string, s
 /** Five pooled connections open and idle (the pool's size), each through the relay. */
 async function openPooledConnections() {
   await Promise.all(Array.from({ length: 5 }, () => relayed.db.execute(sql`select pg_sleep(0.05)`)));
-  expect(relayed.poolStats?.()).toMatchObject({ total: 5, idle: 5 });
+  // All five open (one may be lent out again already, to the batched credential-use writes).
+  expect(relayed.poolStats?.().total).toBe(5);
 }
 
 const calls = () => [
@@ -215,6 +216,7 @@ describe("PostgreSQL unreachable", () => {
       relay.thaw();
       exported = await pending;
     } finally {
+      // A failed assertion above must not leave the relay frozen (thaw is once per freeze).
       relay.thaw();
     }
     // The export's bound is the pool's (6 s on the client): it outlived the freeze, whole.

@@ -57,7 +57,7 @@ export function createApp(deps: TGatewayDeps): Express {
   app.use(["/api", "/trpc"], jsonBody, emptyBodyAsJson, sanitizeInput);
   app.use(["/api", "/trpc"], csrfGuard(deps.allowedOrigins));
   // After the limiter (a replay still counts against it), before anything that does work.
-  app.use("/api", wrap(idempotency(deps.db.db, deps.log, deps.runtime.encryptionKey)));
+  app.use("/api", wrap(idempotency(deps.requestDb, deps.log, deps.runtime.encryptionKey)));
 
   const document = openApiDocument(deps);
   app.use("/api", openApiCaching(document), openApiRoutes(document), docsRoutes());

@@ -1,10 +1,15 @@
 import type { Logger } from "pino";
-import type { DbHandle } from "@posture/db";
+import type { Db, DbHandle } from "@posture/db";
 import type { AccessGate, RateLimits, TJobQueue, TProbes, TRuntime } from "@posture/platform";
 
 /** Everything the gateway is assembled from; built by server.ts (or a test harness). */
 export type TGatewayDeps = {
   db: DbHandle;
+  /**
+   * The request path's database: `db` under the interactive bound (DB_REQUEST_TIMEOUT_MS), for
+   * credentials, idempotency keys and every procedure but downloads, which get `db.db`.
+   */
+  requestDb: Db;
   limits: RateLimits;
   /** Rate limits and credential resolution of every /api and /trpc request (cached, epoch-checked). */
   access: AccessGate;

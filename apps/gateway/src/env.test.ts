@@ -16,3 +16,11 @@ describe("gatewayWorkers", () => {
     expect(() => readEnv({ GATEWAY_WORKERS: "0" })).toThrow(/GATEWAY_WORKERS/);
   });
 });
+
+describe("DB_REQUEST_TIMEOUT_MS", () => {
+  it("bounds an interactive request's queries at 2 s unless set; 0 leaves requests to the pool's bounds", () => {
+    expect(readEnv({}).DB_REQUEST_TIMEOUT_MS).toBe(2_000);
+    expect(readEnv({ DB_REQUEST_TIMEOUT_MS: "0" }).DB_REQUEST_TIMEOUT_MS).toBe(0);
+    expect(() => readEnv({ DB_REQUEST_TIMEOUT_MS: "-1" })).toThrow(/DB_REQUEST_TIMEOUT_MS/);
+  });
+});

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "@posture/db";
 import { parseEnv, ZLogLevel } from "@posture/platform";
 
 // The only place that reads process.env for the gateway (and the combined `pnpm start`).
@@ -14,11 +15,17 @@ const ZEnv = z.object({
     .regex(/^[0-9a-fA-F]{64}$/)
     .optional(),
   DATA_DIR: z.string().default(".data"),
-  /** Every database statement of a request is cancelled past this (0: never). */
+  /**
+   * The bound of an interactive request's every query (0: the pool's bounds below): the client
+   * gives up and answers 503 past it, the server cancels a quarter earlier (at most 1 s sooner).
+   * Downloads (reports, exports, evidence packages, PDFs) and jobs keep the pool's bounds.
+   */
+  DB_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(0).default(DEFAULT_REQUEST_TIMEOUT_MS),
+  /** `statement_timeout` of the pool's sessions: downloads and jobs; 0: never. */
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(5_000),
   /**
-   * The client-side bound of every query (0: none): a database that does not answer at all is a
-   * 503 after this long. Default: DB_STATEMENT_TIMEOUT_MS + 1000 (the server cancels first).
+   * The client-side bound of the pool's queries (0: none): a database that does not answer at all
+   * is a 503 after this long. Default: DB_STATEMENT_TIMEOUT_MS + 1000 (the server cancels first).
    */
   DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).optional(),
   REDIS_URL: z.string().url().optional(),

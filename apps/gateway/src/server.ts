@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { openDb, resolveDataDir, type DbHandle } from "@posture/db";
+import { openDb, requestBound, resolveDataDir, type DbHandle } from "@posture/db";
 import { drainSignInFailures } from "@posture/account";
 import { buildJobRegistry, startPeriodicJobs } from "@posture/job-modules";
 import { createJobQueue, startWorkers, type TJobRegistry, type TWorkers } from "@posture/jobs";
@@ -21,6 +21,7 @@ import {
   type TRuntime,
 } from "@posture/platform";
 import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
 import type { Redis } from "ioredis";
 import { resumeLeftScans } from "@posture/scans";
 import { createApp } from "./app";
@@ -121,6 +122,10 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
         : { dataDir: join(resolveDataDir(env.DATA_DIR), "pg") },
     ));
   if (ownsDb) await db.migrate();
+  // Interactive requests give up on the database within DB_REQUEST_TIMEOUT_MS (503); downloads
+  // and jobs run under the pool's own, longer bounds (docs/operations.md).
+  const requestDb =
+    env.DB_REQUEST_TIMEOUT_MS > 0 ? db.withBound(requestBound(env.DB_REQUEST_TIMEOUT_MS)) : db.db;
   const ownsRedis = opts.redis === undefined;
   const redis =
     opts.redis !== undefined
@@ -169,7 +174,8 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
     }
     stopPeriodic = await startPeriodicJobs(jobs);
   }
-  const probes: TGatewayDeps["probes"] = { db: db.ping };
+  // Readiness answers within the request bound too: a frozen database is "down", not a hang.
+  const probes: TGatewayDeps["probes"] = { db: async () => void (await requestDb.execute(sql`select 1`)) };
   if (redis) probes.redis = async () => void (await redis.ping());
 
   const limits = new RateLimits(
@@ -180,8 +186,9 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
   );
   const deps: TGatewayDeps = {
     db,
+    requestDb,
     limits,
-    access: new AccessGate({ db: db.db, limits, log }),
+    access: new AccessGate({ db: requestDb, limits, log }),
     jobs,
     runtime,
     log,

@@ -68,6 +68,10 @@ export async function startTestGateway(opts: TTestGatewayOptions = {}) {
     ENCRYPTION_KEY: randomBytes(32).toString("hex"),
     LOG_LEVEL: "silent",
     DATABASE_URL: db.url,
+    // The suite shares two cores with other work: requests keep the view and its SETs, at the
+    // pool's own numbers (statement 5 s, client 6 s) rather than the 2 s a deployment gets.
+    // tests/db-down.int.test.ts runs the deployment's default.
+    DB_REQUEST_TIMEOUT_MS: "6000",
     ...opts.env,
   });
   const gateway: TGateway = await startGateway({

@@ -52,7 +52,9 @@ export function contextFactory(deps: TGatewayDeps) {
     const res = (rawRes ?? (req as Request).res) as Response | undefined;
     if (res) res.once("close", () => response.runAfterResponse());
     return {
-      db: deps.db.db,
+      db: deps.requestDb,
+      // Downloads and `longReads` procedures: the procedure factory swaps it in (trpc.ts).
+      reportDb: deps.db.db,
       // The principal is cached per credential; the client a request declares is its own.
       principal: req.principal ? withClient(req.principal, req.get("x-service-client")) : null,
       credentialFailure: req.credentialFailure ?? null,

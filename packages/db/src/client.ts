@@ -5,6 +5,13 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import {
+  BoundPool,
+  boundedClientClass,
+  CLIENT_TIMEOUT_MARGIN_MS,
+  resetBoundOnRelease,
+  type TQueryBound,
+} from "./bounded-pool";
 import { acquireDataDirLock } from "./data-dir-lock";
 import * as schema from "./schema";
 
@@ -17,6 +24,12 @@ export type DbHandle = {
   kind: "postgres" | "pglite";
   migrate: () => Promise<void>;
   ping: () => Promise<void>;
+  /**
+   * The same database under another bound (interactive requests: `requestBound`): the same pool
+   * and connections, each statement bounded by `bound` on the server and on the client. PGlite
+   * runs in this process, cannot freeze apart from it and has one connection: there it is `db`.
+   */
+  withBound: (bound: TQueryBound) => Db;
   /** Connection pool occupancy (node-postgres only), for the metrics endpoint. */
   poolStats?: () => { total: number; idle: number; waiting: number };
   close: () => Promise<void>;
@@ -34,111 +47,6 @@ export const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
  * (503) well within two seconds instead of queueing behind a dead server.
  */
 export const CONNECT_TIMEOUT_MS = 1_500;
-
-/** How much longer than the server's `statement_timeout` the client waits before giving up itself. */
-export const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
-
-/**
- * A query the client gave up on: PostgreSQL did not answer within the client-side bound (a frozen
- * server, a half-open connection). Its connection is destroyed, never reused. The message starts
- * like node-postgres's own `query_timeout` error, so both read the same in logs and in
- * `toWireError` (503 `service_unavailable`).
- */
-export class QueryTimeoutError extends Error {
-  constructor(readonly timeoutMs: number) {
-    super(`Query read timeout: PostgreSQL did not answer within ${timeoutMs} ms`);
-    this.name = "QueryTimeoutError";
-  }
-}
-
-const SET_TIMEOUT = /^\s*set\s+(local\s+)?statement_timeout\s*(?:=|to)\s*'?(\d+)'?\s*;?\s*$/i;
-const TX_END = /^\s*(commit|rollback|end|abort)\s*;?\s*$/i;
-
-type TQueryCallback = (err: Error | null, res?: unknown) => void;
-
-/**
- * A pooled client whose every query is bounded on the client side too. `statement_timeout` is
- * enforced by the server, so it cannot end a wait on a server that does not answer at all (a
- * SIGSTOPped or swapping PostgreSQL, a connection whose packets vanish): without this a request
- * would hang for as long as the server is frozen. Past the bound the socket is destroyed — the
- * connection is in an unknown state (a `begin` may or may not have run), so it must never be
- * handed out again — and every query queued on it fails with QueryTimeoutError.
- *
- * The bound follows the statement bound of the session: a transaction that raises its
- * `statement_timeout` with `allowLongStatements` (background jobs' known long writes) raises the
- * client bound with it, to that value plus CLIENT_TIMEOUT_MARGIN_MS, until it commits or rolls
- * back; `statement_timeout = 0` (migrations) lifts it.
- */
-function boundedClientClass(defaultBoundMs: number, onStatement?: (text: string) => void) {
-  return class BoundedClient extends pg.Client {
-    private sessionBoundMs = defaultBoundMs;
-    private txBoundMs: number | null = null;
-    private timedOutAfter = 0;
-
-    constructor(config?: string | pg.ClientConfig) {
-      super(config);
-      // A socket that dies while the client is checked out makes node-postgres emit 'error'
-      // (the pool listens only while a client is idle): the queries fail on their own; the
-      // process must not.
-      this.on("error", () => {});
-    }
-
-    private boundFor(text: string | undefined): number {
-      const set = text ? SET_TIMEOUT.exec(text) : null;
-      if (set) {
-        const ms = Number(set[2]);
-        const bound = ms === 0 ? 0 : Math.max(ms + CLIENT_TIMEOUT_MARGIN_MS, defaultBoundMs);
-        if (set[1]) this.txBoundMs = bound;
-        else this.sessionBoundMs = bound;
-      }
-      const bound = this.txBoundMs ?? this.sessionBoundMs;
-      if (text && TX_END.test(text)) this.txBoundMs = null;
-      return bound;
-    }
-
-    // node-postgres's overloads (text or config, values, callback; or a Submittable) all pass
-    // through here; only the completion is observed.
-    override query(...args: unknown[]): never {
-      const config = args[0] as string | { text?: string; submit?: unknown } | null | undefined;
-      const text = typeof config === "string" ? config : config?.text;
-      const bound = this.boundFor(text);
-      if (onStatement && text) onStatement(text);
-      const call = (rest: unknown[]) => (super.query as (...a: unknown[]) => unknown).apply(this, rest);
-      if (
-        bound <= 0 ||
-        (config !== null && typeof config === "object" && typeof config.submit === "function")
-      ) {
-        return call(args) as never;
-      }
-      const timer = setTimeout(() => {
-        this.timedOutAfter = bound;
-        (this as unknown as { connection: { stream: { destroy: () => void } } }).connection.stream.destroy();
-      }, bound);
-      const translate = (err: Error) =>
-        this.timedOutAfter ? new QueryTimeoutError(this.timedOutAfter) : err;
-      const cbIndex = args.findIndex((a, i) => i > 0 && typeof a === "function");
-      if (cbIndex > 0) {
-        const cb = args[cbIndex] as TQueryCallback;
-        const rest = [...args];
-        rest[cbIndex] = (err: Error | null, res?: unknown) => {
-          clearTimeout(timer);
-          cb(err ? translate(err) : null, res);
-        };
-        return call(rest) as never;
-      }
-      return (call(args) as Promise<unknown>).then(
-        (res) => {
-          clearTimeout(timer);
-          return res;
-        },
-        (err: Error) => {
-          clearTimeout(timer);
-          throw translate(err);
-        },
-      ) as never;
-    }
-  };
-}
 
 export type DbOptions = {
   databaseUrl?: string;
@@ -169,7 +77,11 @@ export function createDb(opts: {
   const queryTimeoutMs =
     opts.queryTimeoutMs ?? (statementTimeoutMs > 0 ? statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS : 0);
   const pool = new pg.Pool({
-    Client: boundedClientClass(queryTimeoutMs, opts.onStatement) as unknown as new () => pg.ClientBase,
+    Client: boundedClientClass(
+      statementTimeoutMs,
+      queryTimeoutMs,
+      opts.onStatement,
+    ) as unknown as new () => pg.ClientBase,
     connectionString: opts.databaseUrl,
     max: opts.poolSize ?? 10,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -182,10 +94,23 @@ export function createDb(opts: {
   });
   // An idle client losing its server must not crash the process; the next query reconnects.
   pool.on("error", () => {});
+  resetBoundOnRelease(pool);
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  // One drizzle instance per bound: `prepared` statements are cached per Db.
+  const views = new Map<string, Db>();
+  const withBound = (bound: TQueryBound): Db => {
+    const key = `${bound.statementTimeoutMs}/${bound.queryTimeoutMs}`;
+    let view = views.get(key);
+    if (!view) {
+      view = drizzlePg(new BoundPool(pool, bound) as unknown as pg.Pool, { schema }) as unknown as Db;
+      views.set(key, view);
+    }
+    return view;
+  };
   return {
     db,
     kind: "postgres",
+    withBound,
     migrate: async () => {
       // Replicas starting together take turns: the first applies the migrations, the rest find
       // them applied. The lock is held on one connection for the whole run.
@@ -248,6 +173,7 @@ async function openPglite(dataDir: string, release: () => void): Promise<DbHandl
   return {
     db,
     kind: "pglite",
+    withBound: () => db,
     migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER }),
     ping: async () => {
       await client.query("select 1");

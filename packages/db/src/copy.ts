@@ -2,6 +2,7 @@ import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { BoundPool } from "./bounded-pool";
 import type { Db } from "./client";
 import { arrayLiteral } from "./upsert";
 
@@ -11,7 +12,9 @@ import { arrayLiteral } from "./upsert";
  * stream. Drizzle keeps it on the session of the database or transaction object.
  */
 export function pgClientOf(db: Db): pg.Pool | pg.ClientBase | null {
-  const client = (db as unknown as { session?: { client?: unknown } }).session?.client;
+  const session = (db as unknown as { session?: { client?: unknown } }).session?.client;
+  // A bounded view (a request's Db): COPY takes a connection of the pool itself.
+  const client = session instanceof BoundPool ? session.pool : session;
   return client instanceof pg.Pool || client instanceof pg.Client ? client : null;
 }
 

@@ -2,6 +2,13 @@ export * from "./schema";
 export * from "./severity";
 export * from "./finding-categories";
 export * from "./client";
+export {
+  CLIENT_TIMEOUT_MARGIN_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  QueryTimeoutError,
+  requestBound,
+  type TQueryBound,
+} from "./bounded-pool";
 export { acquireDataDirLock, DataDirInUseError, lockFileOf, type TDataDirHolder } from "./data-dir-lock";
 export { resolveDataDir, workspaceRoot } from "./paths";
 export { prepared } from "./prepared";

@@ -73,7 +73,13 @@ export type TRuntime = {
 export type TProbes = Record<string, () => Promise<void>>;
 
 export type TContext = {
+  /** The request's database: under the interactive bound (DB_REQUEST_TIMEOUT_MS) on the gateway. */
   db: Db;
+  /**
+   * The same database under the pool's own, longer bounds: `db` of procedures whose meta says
+   * they read long (`download`, `longReads`), swapped in by the procedure factory. Unset: `db`.
+   */
+  reportDb?: Db;
   principal: TPrincipal | null;
   /** Set when a credential was presented but refused: the 401 says why (revoked, expired…). */
   credentialFailure: TCredentialFailure | null;

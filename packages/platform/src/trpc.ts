@@ -23,10 +23,16 @@ export type TAccess = {
  * `errors`: the codes the procedure itself can return beyond what its access, input and the
  * platform imply (`ticket_exists`, `invalid_transition`, `expired`…); the OpenAPI document
  * lists them per operation.
- * `download`: the procedure may answer with a file (TDownload), streamed raw by the gateway.
+ * `download`: the procedure may answer with a file (TDownload), streamed raw by the gateway; it
+ * runs on `ctx.reportDb` (reports, exports, PDFs keep the pool's longer database bounds).
  */
 export type TMeta = OpenApiMeta<{
   access?: TAccess;
+  /**
+   * The procedure reads for longer than an interactive request may (a report answered as JSON):
+   * it runs on `ctx.reportDb`, the pool's bounds, not the request's 2 s. Downloads always do.
+   */
+  longReads?: true;
   successStatus?: 201 | 202;
   download?: TDownloadMeta;
   errors?: readonly TErrorCode[];
@@ -137,8 +143,10 @@ export function procedure(access: TAccess & { auth: Exclude<TAuthMode, "public">
     if (ctx.requestProblem) throw ctx.requestProblem;
     // The success status is declared once, in meta, for both the wire and the OpenAPI document.
     if (meta?.successStatus) ctx.response.status = meta.successStatus;
-    // tRPC merges the given fields into the context: the principal, now known to be present.
-    const result = await next({ ctx: { principal } satisfies Partial<TAuthedContext> });
+    // tRPC merges the given fields into the context: the principal, now known to be present, and
+    // for a report, export or PDF the database under the pool's longer bounds.
+    const db = (meta?.download || meta?.longReads ? ctx.reportDb : undefined) ?? ctx.db;
+    const result = await next({ ctx: { principal, db } satisfies Partial<TAuthedContext> });
     await publishAfterMutation(ctx, type, result.ok);
     return result;
   });

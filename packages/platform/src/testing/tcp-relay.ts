@@ -89,8 +89,12 @@ export class TcpRelay {
     }
   }
 
-  /** Everything held flows again, on the same connections. */
+  /**
+   * Everything held flows again, on the same connections. Only once per freeze: piping a pair a
+   * second time would send every byte twice (PostgreSQL then answers each statement twice).
+   */
   thaw(): void {
+    if (this.mode !== "frozen") return;
     this.mode = "forward";
     for (const { client, upstream } of this.pairs) {
       client.pipe(upstream).pipe(client);

@@ -45,7 +45,7 @@ async function callRoute(a: TActor, db: Db, jobs: TJobQueue, method: string, pat
   const resolved = await resolveApiKey(h.gw.db.db, a.key);
   if (!resolved.ok) throw new Error("test key did not resolve");
   const deps = h.gw.gateway.deps;
-  const ctx = contextFactory({ ...deps, db: { ...deps.db, db }, jobs })({
+  const ctx = contextFactory({ ...deps, db: { ...deps.db, db }, requestDb: db, jobs })({
     req: {
       principal: resolved.principal,
       credentialFailure: null,

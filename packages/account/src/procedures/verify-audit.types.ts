@@ -11,6 +11,8 @@ export const verifyAuditMeta = {
       "Recomputes the organization's whole audit hash chain (HMAC-SHA256 with the server's key, rows from before the keyed chain SHA-256) and reports whether it is intact. `brokenAt` names the first entry whose link, sequence number or MAC does not hold: an entry altered, removed or inserted around the service. Nothing is written.",
     protect: true,
   },
+  // One query over the whole chain: on a large organization it outlasts a request's 2 s bound.
+  longReads: true,
 } satisfies TMeta;
 
 export const ZVerifyAuditInput = z.void();

@@ -531,7 +531,7 @@ export interface paths {
     put?: never;
     /**
      * Scan a source now
-     * @description Queues a scan and waits for it. 202 with status RUNNING if it takes longer than the wait; 429 past the plan's daily manual-scan ceiling (Retry-After until 00:00 UTC); 502 when the source fails. A scan is incremental when the source has change feeds and an earlier scan left their position: it reads the files changed since, and users, shared drives, app grants and settings whole. It is full on the first scan, when asked (`full: true`), when the source has no change feed, when a feed's position expired (`fullReason: cursor_expired`: the scan started incremental and re-read everything), and when the trusted or internal domains changed since the last scan. A scan already queued or running for the source is joined, whatever the body asks.
+     * @description Queues a scan and waits for it. 202 with the `scanId` and status QUEUED or RUNNING if it takes longer than the wait, or when the gateway answering it is shutting down: a sync still running then is answered within the shutdown grace the deployment declares (`SHUTDOWN_GRACE_MS`, 25 s by default), and the scan goes on as a queued job that the scheduler (or, without Redis, the gateway's next start) finishes, once; follow it with `GET /api/connectors/{id}/scans/{scanId}`. 429 past the plan's daily manual-scan ceiling (Retry-After until 00:00 UTC); 502 when the source fails. A scan is incremental when the source has change feeds and an earlier scan left their position: it reads the files changed since, and users, shared drives, app grants and settings whole. It is full on the first scan, when asked (`full: true`), when the source has no change feed, when a feed's position expired (`fullReason: cursor_expired`: the scan started incremental and re-read everything), and when the trusted or internal domains changed since the last scan. A scan already queued or running for the source is joined, whatever the body asks.
      *
      *     Auth: session
      */
@@ -1637,7 +1637,9 @@ export interface paths {
     put?: never;
     /**
      * Create a prevention rule
-     * @description Auth: session · role: ADMIN+
+     * @description With four eyes on (`fourEyes` of /remediation-settings), a rule that acts (an action other than ALERT_ONLY, enabled, not a dry run) has its plans applied by the system only once a different ADMIN or OWNER approved it (POST /prevention-rules/{id}/approve); making a rule act, changing its action or widening its match clears the approval (`approval`). Emits `prevention.rule.changed`.
+     *
+     *     Auth: session · role: ADMIN+
      */
     post: operations["preventionRules-create"];
     delete?: never;
@@ -1665,9 +1667,33 @@ export interface paths {
     head?: never;
     /**
      * Change a prevention rule
-     * @description Auth: session · role: ADMIN+
+     * @description With four eyes on (`fourEyes` of /remediation-settings), a rule that acts (an action other than ALERT_ONLY, enabled, not a dry run) has its plans applied by the system only once a different ADMIN or OWNER approved it (POST /prevention-rules/{id}/approve); making a rule act, changing its action or widening its match clears the approval (`approval`). Emits `prevention.rule.changed`.
+     *
+     *     Auth: session · role: ADMIN+
      */
     patch: operations["preventionRules-update"];
+    trace?: never;
+  };
+  "/prevention-rules/{id}/approve": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approve a prevention rule that acts (four eyes)
+     * @description A second person stands behind the rule's acting configuration: with four eyes on, the system applies its plans after a scan (under `preventionChangeCap`) only once a different ADMIN or OWNER than the one who made it act approved it. The rule's maker: 409 `self_approval`; a rule that does not act: 409 `invalid_transition`. Audited (POLICY_CHANGED, change `approved`); emits `prevention.rule.changed`. With four eyes on (`fourEyes` of /remediation-settings), a rule that acts (an action other than ALERT_ONLY, enabled, not a dry run) has its plans applied by the system only once a different ADMIN or OWNER approved it (POST /prevention-rules/{id}/approve); making a rule act, changing its action or widening its match clears the approval (`approval`). Emits `prevention.rule.changed`.
+     *
+     *     Auth: session · role: ADMIN+
+     */
+    post: operations["preventionRules-approve"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   "/remediation-settings": {
@@ -1679,7 +1705,7 @@ export interface paths {
     };
     /**
      * Remediation settings
-     * @description `fourEyes` (a second, different approver for every plan), `preventionChangeCap` (the most changes prevention rules apply in one scan before their plan waits for approval) and `partnerMayApprove` (the managing partner's admins may approve).
+     * @description `fourEyes` (two different people for every plan's approval, every undo and every prevention rule that acts; while it is on, only an OWNER signed in may loosen these settings), `preventionChangeCap` (the most changes prevention rules apply in one scan before their plan waits for approval) and `partnerMayApprove` (the managing partner's admins may approve).
      *
      *     Auth: API key or session · plan: business+ · role: ADMIN+
      */
@@ -1691,7 +1717,7 @@ export interface paths {
     head?: never;
     /**
      * Change remediation settings
-     * @description The fields given change; the change is on the audit trail (REMEDIATION_SETTINGS_CHANGED).
+     * @description The fields given change. Tightening (four eyes on, a lower `preventionChangeCap`, `partnerMayApprove` off) is open to any ADMIN or OWNER. While four eyes is on, loosening a control (turning `fourEyes` off, raising `preventionChangeCap`, turning `partnerMayApprove` on) is for an OWNER signed in: an ADMIN gets 403 `owner_required`, an API key (even an OWNER's) 403 `session_required`. Every change is audited (REMEDIATION_SETTINGS_CHANGED) and emits `remediation.settings.changed` with the previous and current values, who made it and `weakened`.
      *
      *     Auth: API key or session · plan: business+ · role: ADMIN+
      */
@@ -1825,7 +1851,7 @@ export interface paths {
     put?: never;
     /**
      * Undo an applied remediation (a job)
-     * @description 202: APPLIED or PARTIAL → REVERTING, and a background job restores each reversible applied step from its stored pre-image, last step first; the remediation ends REVERTED. Irreversible steps (a revoked Google OAuth token) and restores the source refuses stay APPLIED and are counted in `remediation.reverted`'s `notReverted`. Findings the reverted steps had resolved re-open, the store and the score follow. Only within 30 days of the apply's end (`undoUntil`); after it, or from any other status, 409 invalid_transition. Audited (REMEDIATION_UNDO_STARTED, REMEDIATION_REVERTED).
+     * @description 202: APPLIED or PARTIAL → REVERTING, and a background job restores each reversible applied step from its stored pre-image, last step first; the remediation ends REVERTED. Irreversible steps (a revoked Google OAuth token) and restores the source refuses stay APPLIED and are counted in `remediation.reverted`'s `notReverted`; an undo that put nothing back ends APPLIED (or PARTIAL) again, with `remediation.undo.failed`. Findings the reverted steps had resolved re-open, the store and the score follow. With four eyes on (`fourEyes` of /remediation-settings) an undo takes two different people, whatever their roles: the first call records the request (`undoRequest.requestedBy`, the status unchanged, `remediation.undo.requested`), the same person again is 409 `self_approval` (an API key acts as the user who created it), and a different ADMIN or OWNER starts it (`undoRequest.confirmedBy`). Every start emits `remediation.reverting`. 409 `nothing_to_undo` when none of the applied steps can be put back (nothing moves). Only within 30 days of the apply's end (`undoUntil`); after it, or from any other status, 409 invalid_transition. Audited (REMEDIATION_UNDO_REQUESTED, REMEDIATION_UNDO_STARTED, REMEDIATION_REVERTED, REMEDIATION_UNDO_FAILED).
      *
      *     Auth: API key or session · plan: business+ · role: ADMIN+
      */
@@ -1869,9 +1895,9 @@ export interface paths {
     put?: never;
     /**
      * Create a sandbox organization
-     * @description Makes a new sandbox organization for the signed-in OWNER or ADMIN: enterprise plan, synthetic data only (its sources are demo sources: connecting a real one is 409 `sandbox_demo_only`), a partner when `partner` is true (with client-health notifications on). The caller becomes its OWNER; the answer carries an API key of the sandbox (`apiKey.key`), shown this once. The sandbox is not linked to the caller's organization: nothing a scenario does reaches a real tenant or portfolio. 409 `conflict` past 10 sandboxes per user. Scenarios: POST /sandbox/scenarios. See docs/sandbox.md.
+     * @description Makes a new sandbox organization for the signed-in OWNER or ADMIN of a business or enterprise organization (a lower plan: 402 `plan_upgrade_required`): enterprise plan, synthetic data only (its sources are demo sources: connecting a real one is 409 `sandbox_demo_only`), a partner when `partner` is true (with client-health notifications on). The caller becomes its OWNER; the answer carries an API key of the sandbox (`apiKey.key`), shown this once. The sandbox is not linked to the caller's organization: nothing a scenario does reaches a real tenant or portfolio. 409 `conflict` past 10 sandboxes per user, however many requests arrive at once. Scenarios: POST /sandbox/scenarios. See docs/sandbox.md.
      *
-     *     Auth: session · role: ADMIN+
+     *     Auth: session · plan: business+ · role: ADMIN+
      */
     post: operations["sandbox-create"];
     delete?: never;
@@ -2528,6 +2554,26 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  "prevention.rule.changed": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A prevention rule was created, changed, deleted or approved: whether it acts, whether the change widened it, and its four-eyes approval
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     */
+    post: operations["webhook-prevention.rule.changed"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "prevention.triggered": {
     parameters: {
       query?: never;
@@ -2628,6 +2674,86 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  "remediation.reverting": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An undo started: the person who asked and the one who confirmed it (null with four eyes off)
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     */
+    post: operations["webhook-remediation.reverting"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "remediation.settings.changed": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Remediation settings changed (who, what, and whether a control was loosened: `weakened`; only an OWNER, signed in, may loosen one while four eyes is on)
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     */
+    post: operations["webhook-remediation.settings.changed"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "remediation.undo.failed": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An undo put nothing back at the source (every restore refused): the remediation is APPLIED or PARTIAL again
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     */
+    post: operations["webhook-remediation.undo.failed"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "remediation.undo.requested": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * With four eyes on, one person asked to undo a remediation; it starts when a different administrator asks too
+     * @description POSTed as JSON `{event, data, id, createdAt}` to every active subscription that asked for the event. Answer 2xx within 10 s; anything else (or no answer) is retried with jittered back-off for about 3 days, so deliveries are at least once: dedupe on `id`. 410 Gone disables the subscription. Redirects are not followed. An event is recorded in the same transaction as the change it announces, so none is lost to a crash. `link`, where an event has one, is a URL of this API answering with the thing the event names (a scan, a finding, a category's findings, an anomaly, an incident, a remediation, a report, a client), to the organization's API key. A partner's subscription with `includeClients` also receives its managed clients' events while each client's consent stands; their body adds `client: {orgId, name}` (the client's name at delivery time).
+     */
+    post: operations["webhook-remediation.undo.requested"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "scan.completed": {
     parameters: {
       query?: never;
@@ -2683,6 +2809,7 @@ export interface components {
         | "plan_limit_reached"
         | "forbidden"
         | "session_required"
+        | "owner_required"
         | "partner_required"
         | "csrf_rejected"
         | "sandbox_required"
@@ -2692,6 +2819,7 @@ export interface components {
         | "invalid_transition"
         | "self_approval"
         | "conflict"
+        | "nothing_to_undo"
         | "sandbox_demo_only"
         | "expired"
         | "payload_too_large"
@@ -3216,7 +3344,9 @@ export interface operations {
           | "REMEDIATION_APPLY_STARTED"
           | "REMEDIATION_APPLIED"
           | "REMEDIATION_FAILED"
+          | "REMEDIATION_UNDO_REQUESTED"
           | "REMEDIATION_UNDO_STARTED"
+          | "REMEDIATION_UNDO_FAILED"
           | "REMEDIATION_REVERTED"
           | "SANDBOX_CREATED"
           | "SANDBOX_SCENARIO_STARTED"
@@ -3225,7 +3355,8 @@ export interface operations {
           | "FINDINGS_EXPORTED"
           | "PARTNER_CLIENT_READ"
           | "PARTNER_ACCESS_WITHDRAWN"
-          | "PARTNER_ACCESS_GRANTED";
+          | "PARTNER_ACCESS_GRANTED"
+          | "PARTNER_LINK_CHANGED";
       };
       header?: never;
       path?: never;
@@ -15526,6 +15657,13 @@ export interface operations {
               enabled: boolean;
               action?: string;
               dryRun?: boolean;
+              approval?: {
+                acting: boolean;
+                approved: boolean;
+                setBy: string | null;
+                approvedBy: string | null;
+                approvedAt: string | null;
+              };
               /** Format: date-time */
               createdAt: string;
             }[];
@@ -15675,6 +15813,13 @@ export interface operations {
             enabled: boolean;
             action?: string;
             dryRun?: boolean;
+            approval?: {
+              acting: boolean;
+              approved: boolean;
+              setBy: string | null;
+              approvedBy: string | null;
+              approvedAt: string | null;
+            };
             /** Format: date-time */
             createdAt: string;
           };
@@ -16019,6 +16164,13 @@ export interface operations {
             enabled: boolean;
             action?: string;
             dryRun?: boolean;
+            approval?: {
+              acting: boolean;
+              approved: boolean;
+              setBy: string | null;
+              approvedBy: string | null;
+              approvedAt: string | null;
+            };
             /** Format: date-time */
             createdAt: string;
           };
@@ -16664,6 +16816,13 @@ export interface operations {
               enabled: boolean;
               action?: string;
               dryRun?: boolean;
+              approval?: {
+                acting: boolean;
+                approved: boolean;
+                setBy: string | null;
+                approvedBy: string | null;
+                approvedAt: string | null;
+              };
               /** Format: date-time */
               createdAt: string;
             }[];
@@ -16813,6 +16972,13 @@ export interface operations {
             enabled: boolean;
             action?: string;
             dryRun?: boolean;
+            approval?: {
+              acting: boolean;
+              approved: boolean;
+              setBy: string | null;
+              approvedBy: string | null;
+              approvedAt: string | null;
+            };
             /** Format: date-time */
             createdAt: string;
           };
@@ -17157,6 +17323,13 @@ export interface operations {
             enabled: boolean;
             action?: string;
             dryRun?: boolean;
+            approval?: {
+              acting: boolean;
+              approved: boolean;
+              setBy: string | null;
+              approvedBy: string | null;
+              approvedAt: string | null;
+            };
             /** Format: date-time */
             createdAt: string;
           };
@@ -17215,6 +17388,196 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "not_found";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "preventionRules-approve": {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            match: {
+              categories?: string[];
+              ruleIds?: string[];
+              /** @enum {string} */
+              minSeverity?: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+            };
+            enabled: boolean;
+            action?: string;
+            dryRun?: boolean;
+            approval?: {
+              acting: boolean;
+              approved: boolean;
+              setBy: string | null;
+              approvedBy: string | null;
+              approvedAt: string | null;
+            };
+            /** Format: date-time */
+            createdAt: string;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `session_required`, `forbidden`, `csrf_rejected` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "session_required" | "forbidden" | "csrf_rejected";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `conflict`, `invalid_transition`, `self_approval` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict" | "invalid_transition" | "self_approval";
           };
         };
       };
@@ -17506,7 +17869,7 @@ export interface operations {
           };
         };
       };
-      /** @description `forbidden`, `csrf_rejected` */
+      /** @description `forbidden`, `csrf_rejected`, `owner_required`, `session_required` */
       403: {
         headers: {
           RateLimit: components["headers"]["RateLimit"];
@@ -17516,7 +17879,7 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
-            error?: "forbidden" | "csrf_rejected";
+            error?: "forbidden" | "csrf_rejected" | "owner_required" | "session_required";
           };
         };
       };
@@ -17694,6 +18057,25 @@ export interface operations {
               finishedAt: string | null;
               undoUntil: string | null;
               revertedAt: string | null;
+              undoRequest: {
+                requestedBy: {
+                  /** @enum {string} */
+                  kind: "session" | "api_key" | "system";
+                  email: string;
+                  organizationId: string;
+                  role: string;
+                };
+                /** Format: date-time */
+                requestedAt: string;
+                confirmedBy: {
+                  /** @enum {string} */
+                  kind: "session" | "api_key" | "system";
+                  email: string;
+                  organizationId: string;
+                  role: string;
+                } | null;
+                confirmedAt: string | null;
+              } | null;
             }[];
           };
         };
@@ -17908,6 +18290,25 @@ export interface operations {
             finishedAt: string | null;
             undoUntil: string | null;
             revertedAt: string | null;
+            undoRequest: {
+              requestedBy: {
+                /** @enum {string} */
+                kind: "session" | "api_key" | "system";
+                email: string;
+                organizationId: string;
+                role: string;
+              };
+              /** Format: date-time */
+              requestedAt: string;
+              confirmedBy: {
+                /** @enum {string} */
+                kind: "session" | "api_key" | "system";
+                email: string;
+                organizationId: string;
+                role: string;
+              } | null;
+              confirmedAt: string | null;
+            } | null;
             request: {
               [key: string]: unknown;
             };
@@ -18215,6 +18616,25 @@ export interface operations {
             finishedAt: string | null;
             undoUntil: string | null;
             revertedAt: string | null;
+            undoRequest: {
+              requestedBy: {
+                /** @enum {string} */
+                kind: "session" | "api_key" | "system";
+                email: string;
+                organizationId: string;
+                role: string;
+              };
+              /** Format: date-time */
+              requestedAt: string;
+              confirmedBy: {
+                /** @enum {string} */
+                kind: "session" | "api_key" | "system";
+                email: string;
+                organizationId: string;
+                role: string;
+              } | null;
+              confirmedAt: string | null;
+            } | null;
             request: {
               [key: string]: unknown;
             };
@@ -18483,6 +18903,25 @@ export interface operations {
             finishedAt: string | null;
             undoUntil: string | null;
             revertedAt: string | null;
+            undoRequest: {
+              requestedBy: {
+                /** @enum {string} */
+                kind: "session" | "api_key" | "system";
+                email: string;
+                organizationId: string;
+                role: string;
+              };
+              /** Format: date-time */
+              requestedAt: string;
+              confirmedBy: {
+                /** @enum {string} */
+                kind: "session" | "api_key" | "system";
+                email: string;
+                organizationId: string;
+                role: string;
+              } | null;
+              confirmedAt: string | null;
+            } | null;
             request: {
               [key: string]: unknown;
             };
@@ -18793,6 +19232,25 @@ export interface operations {
             finishedAt: string | null;
             undoUntil: string | null;
             revertedAt: string | null;
+            undoRequest: {
+              requestedBy: {
+                /** @enum {string} */
+                kind: "session" | "api_key" | "system";
+                email: string;
+                organizationId: string;
+                role: string;
+              };
+              /** Format: date-time */
+              requestedAt: string;
+              confirmedBy: {
+                /** @enum {string} */
+                kind: "session" | "api_key" | "system";
+                email: string;
+                organizationId: string;
+                role: string;
+              } | null;
+              confirmedAt: string | null;
+            } | null;
             request: {
               [key: string]: unknown;
             };
@@ -19103,6 +19561,25 @@ export interface operations {
             finishedAt: string | null;
             undoUntil: string | null;
             revertedAt: string | null;
+            undoRequest: {
+              requestedBy: {
+                /** @enum {string} */
+                kind: "session" | "api_key" | "system";
+                email: string;
+                organizationId: string;
+                role: string;
+              };
+              /** Format: date-time */
+              requestedAt: string;
+              confirmedBy: {
+                /** @enum {string} */
+                kind: "session" | "api_key" | "system";
+                email: string;
+                organizationId: string;
+                role: string;
+              } | null;
+              confirmedAt: string | null;
+            } | null;
             request: {
               [key: string]: unknown;
             };
@@ -19355,7 +19832,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Accepted: REVERTING, the undo job is queued */
+      /** @description Accepted: REVERTING, the undo job is queued; or, with four eyes on, the first person's request recorded (`undoRequest`, the status unchanged) */
       202: {
         headers: {
           RateLimit: components["headers"]["RateLimit"];
@@ -19413,6 +19890,25 @@ export interface operations {
             finishedAt: string | null;
             undoUntil: string | null;
             revertedAt: string | null;
+            undoRequest: {
+              requestedBy: {
+                /** @enum {string} */
+                kind: "session" | "api_key" | "system";
+                email: string;
+                organizationId: string;
+                role: string;
+              };
+              /** Format: date-time */
+              requestedAt: string;
+              confirmedBy: {
+                /** @enum {string} */
+                kind: "session" | "api_key" | "system";
+                email: string;
+                organizationId: string;
+                role: string;
+              } | null;
+              confirmedAt: string | null;
+            } | null;
             request: {
               [key: string]: unknown;
             };
@@ -19563,7 +20059,7 @@ export interface operations {
           };
         };
       };
-      /** @description `conflict`, `invalid_transition` */
+      /** @description `conflict`, `invalid_transition`, `nothing_to_undo`, `self_approval` */
       409: {
         headers: {
           RateLimit: components["headers"]["RateLimit"];
@@ -19573,7 +20069,7 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
-            error?: "conflict" | "invalid_transition";
+            error?: "conflict" | "invalid_transition" | "nothing_to_undo" | "self_approval";
           };
         };
       };
@@ -19844,6 +20340,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
           };
         };
       };
@@ -21960,6 +22470,11 @@ export interface operations {
             | "remediation.applied"
             | "remediation.failed"
             | "remediation.reverted"
+            | "remediation.settings.changed"
+            | "remediation.undo.requested"
+            | "remediation.reverting"
+            | "remediation.undo.failed"
+            | "prevention.rule.changed"
             | "partner.access.changed"
             | "partner.drift.detected"
             | "portfolio.campaign.detected"
@@ -23883,6 +24398,79 @@ export interface operations {
       };
     };
   };
+  "webhook-prevention.rule.changed": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "prevention.rule.changed";
+          data: {
+            ruleId: string;
+            name: string;
+            /** @enum {string} */
+            change: "created" | "updated" | "deleted" | "approved";
+            action: string;
+            enabled: boolean;
+            dryRun: boolean;
+            acting: boolean;
+            widened: boolean;
+            /** @enum {string} */
+            approval: "approved" | "pending" | "not_needed";
+            changedBy: {
+              email: string;
+              role: ("OWNER" | "ADMIN" | "member") | null;
+              /** @enum {string} */
+              credential: "session" | "api_key" | "system";
+            };
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
   "webhook-prevention.triggered": {
     parameters: {
       query?: never;
@@ -24185,6 +24773,284 @@ export interface operations {
             status: "REVERTED";
             reverted: number;
             notReverted: number;
+            /** Format: uri */
+            link: string;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-remediation.reverting": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "remediation.reverting";
+          data: {
+            remediationId: string;
+            /** @constant */
+            status: "REVERTING";
+            requestedBy: {
+              email: string;
+              role: ("OWNER" | "ADMIN" | "member") | null;
+              /** @enum {string} */
+              credential: "session" | "api_key" | "system";
+            };
+            confirmedBy: {
+              email: string;
+              role: ("OWNER" | "ADMIN" | "member") | null;
+              /** @enum {string} */
+              credential: "session" | "api_key" | "system";
+            } | null;
+            reversibleSteps: number;
+            /** Format: uri */
+            link: string;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-remediation.settings.changed": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "remediation.settings.changed";
+          data: {
+            previous: {
+              fourEyes: boolean;
+              preventionChangeCap: number;
+              partnerMayApprove: boolean;
+            };
+            current: {
+              fourEyes: boolean;
+              preventionChangeCap: number;
+              partnerMayApprove: boolean;
+            };
+            changed: ("fourEyes" | "preventionChangeCap" | "partnerMayApprove")[];
+            weakened: boolean;
+            changedBy: {
+              email: string;
+              role: ("OWNER" | "ADMIN" | "member") | null;
+              /** @enum {string} */
+              credential: "session" | "api_key" | "system";
+            };
+            /** Format: uri */
+            link: string;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-remediation.undo.failed": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "remediation.undo.failed";
+          data: {
+            remediationId: string;
+            /** @enum {string} */
+            status: "APPLIED" | "PARTIAL";
+            notReverted: number;
+          };
+          /** @description The event id: the same on every attempt */
+          id: string;
+          /** Format: date-time */
+          createdAt: string;
+          /** @description Only on a managed client's event delivered to its partner's includeClients subscription */
+          client?: {
+            orgId: string;
+            name: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled and nothing more is sent to it */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  "webhook-remediation.undo.requested": {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the subscription's whole secret. During a secret rotation's overlap window, two space-separated values, `sha256=<new> sha256=<previous>`: accept the message when any one of them matches */
+        "X-Service-Signature": string;
+        /** @description The event type, as in the body */
+        "X-Service-Event": string;
+        /** @description The delivery id; a redelivery of the same delivery repeats it */
+        "X-Service-Delivery": string;
+        /** @description Standard Webhooks: the event id (dedupe on it) */
+        "webhook-id": string;
+        /** @description Standard Webhooks: Unix seconds of this attempt */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation's overlap window two space-separated entries, the new secret's first */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          event: "remediation.undo.requested";
+          data: {
+            remediationId: string;
+            /** @enum {string} */
+            status: "APPLIED" | "PARTIAL";
+            requestedBy: {
+              email: string;
+              role: ("OWNER" | "ADMIN" | "member") | null;
+              /** @enum {string} */
+              credential: "session" | "api_key" | "system";
+            };
+            reversibleSteps: number;
             /** Format: uri */
             link: string;
           };

@@ -17,8 +17,9 @@ export default defineConfig({
           name: "integration",
           include: ["{apps,packages}/*/src/**/*.int.test.ts"],
           exclude: ["**/node_modules/**"],
-          // Checks PostgreSQL, Redis and the PDF tools once, and says what is missing.
-          globalSetup: ["tooling/test/prerequisites.mjs"],
+          // Checks PostgreSQL, Redis and the PDF tools once, and says what is missing; builds the
+          // gateway's and the CLI's bundles (when stale) that tests run as `node dist/main.js`.
+          globalSetup: ["tooling/test/prerequisites.mjs", "tooling/test/app-bundles.mjs"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

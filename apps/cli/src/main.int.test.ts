@@ -19,8 +19,9 @@ import {
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-const TSX = fileURLToPath(new URL("../node_modules/.bin/tsx", import.meta.url));
-const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
+// What `pnpm cli` and `pnpm start` run: the apps' bundles on plain Node, built (when stale) by the
+// integration project's global set-up (tooling/test/app-bundles.mjs).
+const CLI = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 const GATEWAY_DIR = fileURLToPath(new URL("../../gateway", import.meta.url));
 
 type TRun = { code: number; stdout: string; stderr: string };
@@ -29,8 +30,8 @@ function cli(args: string[], env: Record<string, string>): Promise<TRun> {
   const { DATABASE_URL: _db, DATA_DIR: _dir, ...inherited } = process.env;
   return new Promise((resolve) => {
     execFile(
-      TSX,
-      [MAIN, ...args],
+      process.execPath,
+      ["--enable-source-maps", CLI, ...args],
       { env: { ...inherited, ...env }, timeout: 60_000 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
@@ -591,7 +592,7 @@ describe("pnpm cli beside the real gateway in embedded mode", { timeout: 240_000
     const dir = mkdtempSync(join(tmpdir(), "posture-cli-gateway-"));
     try {
       const { DATABASE_URL: _db, REDIS_URL: _redis, ENCRYPTION_KEY: _key, ...inherited } = process.env;
-      const proc = spawn(process.execPath, ["--import", "tsx", join(GATEWAY_DIR, "src/main.ts")], {
+      const proc = spawn(process.execPath, ["--enable-source-maps", join(GATEWAY_DIR, "dist/main.js")], {
         cwd: GATEWAY_DIR,
         env: { ...inherited, DATA_DIR: dir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" },
         stdio: ["ignore", "pipe", "inherit"],

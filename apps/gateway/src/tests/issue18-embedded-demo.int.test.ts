@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { bundle } from "@posture/build";
 
 // Issue 18, "done when" (audit): from outside over HTTP on the embedded default (the app's bundle
 // on plain Node, PGlite in a fresh directory, the first-start demo seed), each demo tenant carries
@@ -13,7 +12,10 @@ import { bundle } from "@posture/build";
 // Microsoft 365 demo alone yields every behaviour kind, and the demo organization's compliance
 // dashboard shows controls evidenced by both sources' tenant checks.
 
-const APP_DIR = join(fileURLToPath(new URL("../../", import.meta.url)));
+// The app's own bundle, built (when stale) by the integration project's global set-up with
+// posture-build as `pnpm start` builds it (tooling/test/app-bundles.mjs); the fresh directory links
+// to it, so the service starts as `node dist/main.js` there.
+const DIST = fileURLToPath(new URL("../../dist", import.meta.url));
 
 type TFinding = { category: string; connectorId: string; connectorType: string; benchmark?: unknown };
 type TFile = { label: string | null; connectorId: string; sensitivity: string };
@@ -25,7 +27,7 @@ let cookie = "";
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "posture-issue18-"));
-  await bundle({ appDir: APP_DIR, entries: ["src/main.ts"], outdir: join(dir, "dist"), quiet: true });
+  await symlink(DIST, join(dir, "dist"), "dir");
   const {
     REDIS_URL: _r,
     DATABASE_URL: _d,

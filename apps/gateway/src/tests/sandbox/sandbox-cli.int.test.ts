@@ -12,8 +12,9 @@ import { call, settled, startScenario } from "./harness";
 // demo source on first use and scans it in full before the change, so the scenario's own scan is
 // the incremental one a change feed would trigger.
 
-const TSX = fileURLToPath(new URL("../../../../cli/node_modules/.bin/tsx", import.meta.url));
-const MAIN = fileURLToPath(new URL("../../../../cli/src/main.ts", import.meta.url));
+// What `pnpm cli` runs: the CLI's bundle on plain Node, built (when stale) by the integration
+// project's global set-up (tooling/test/app-bundles.mjs).
+const CLI = fileURLToPath(new URL("../../../../cli/dist/main.js", import.meta.url));
 const ENCRYPTION_KEY = randomBytes(32).toString("hex");
 
 const gw = useTestGateway({ env: { ENCRYPTION_KEY } });
@@ -22,8 +23,8 @@ function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: st
   const { DATABASE_URL: _db, DATA_DIR: _dir, ...inherited } = process.env;
   return new Promise((resolve) => {
     execFile(
-      TSX,
-      [MAIN, ...args, "--json"],
+      process.execPath,
+      ["--enable-source-maps", CLI, ...args, "--json"],
       { env: { ...inherited, DATABASE_URL: gw.db.url, ENCRYPTION_KEY }, timeout: 60_000 },
       (err, stdout, stderr) =>
         resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),

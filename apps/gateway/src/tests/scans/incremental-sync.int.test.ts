@@ -1,5 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { createDemoAdapter } from "@posture/connectors";
 import { findings } from "@posture/db";
 import { useTestGateway } from "../../testing";
 
@@ -20,6 +21,24 @@ type TScan = {
 
 const gw = useTestGateway();
 
+/**
+ * What a demo tenant holds at a revision, counted from the generator the scan reads (seeded by the
+ * connector's id, so the tenant differs between runs): the users, files, shared drives and grants.
+ */
+async function resourcesOf(seed: string, createdAt: string, revision: number): Promise<number> {
+  const adapter = createDemoAdapter({
+    seed,
+    type: "google_workspace",
+    fileCount: 3000,
+    revision,
+    epoch: new Date(createdAt),
+  });
+  let n = 0;
+  for (const items of [adapter.users(), adapter.files(), adapter.sharedDrives(), adapter.appGrants()])
+    for await (const _ of items) n++;
+  return n;
+}
+
 describe("incremental scans over HTTP", () => {
   it("scans a sized sandbox in full, then its changes, and a full rescan agrees", async () => {
     const a = await gw.createActor({ plan: "business" });
@@ -28,7 +47,7 @@ describe("incremental scans over HTTP", () => {
       body: { type: "google_workspace", displayName: "Sandbox", mode: "demo", demo: { files: 3000 } },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const id = (created.body as { id: string }).id;
+    const { id, createdAt } = created.body as { id: string; createdAt: string };
     const sync = async (body?: Record<string, unknown>) => {
       const res = await gw.request("POST", `/api/connectors/${id}/sync`, {
         cookie: a.cookie,
@@ -37,15 +56,15 @@ describe("incremental scans over HTTP", () => {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return res.body as TScan;
     };
+    const openRows = () =>
+      gw.db.db
+        .select({ fingerprint: findings.fingerprint, severity: findings.severity, title: findings.title })
+        .from(findings)
+        .where(and(eq(findings.connectorId, id), eq(findings.status, "OPEN")));
     const open = async () =>
-      (
-        await gw.db.db
-          .select({ fingerprint: findings.fingerprint, severity: findings.severity, title: findings.title })
-          .from(findings)
-          .where(and(eq(findings.connectorId, id), eq(findings.status, "OPEN")))
-      )
-        .map((f) => `${f.fingerprint} ${f.severity} ${f.title}`)
-        .sort();
+      (await openRows()).map((f) => `${f.fingerprint} ${f.severity} ${f.title}`).sort();
+    const fingerprints = async () => new Set((await openRows()).map((f) => f.fingerprint));
+    const minus = (a: Set<string>, b: Set<string>) => [...a].filter((f) => !b.has(f)).length;
 
     const first = await sync();
     expect(first).toMatchObject({
@@ -54,12 +73,26 @@ describe("incremental scans over HTTP", () => {
       fullReason: "first",
       findingsResolved: 0,
     });
-    expect(first.findingsNew).toBeGreaterThan(0);
+    // Every finding of the first scan is new and open; it read every resource of revision 0.
+    const openAfterFirst = await fingerprints();
+    expect(first.findingsNew).toBe(openAfterFirst.size);
+    expect(openAfterFirst.size, "a 3,000-file demo tenant has findings").toBeGreaterThan(0);
+    expect(first.resources).toBe(await resourcesOf(id, createdAt, 0));
+    expect(first.resources).toBe(3202);
 
     const incremental = await sync({ demo: { advance: 1 } });
     expect(incremental).toMatchObject({ status: "COMPLETE", kind: "incremental", fullReason: null });
-    expect(incremental.findingsNew).toBeGreaterThan(0);
-    expect(incremental.findingsResolved).toBeGreaterThan(0);
+    // Exactly the findings that opened and closed between the two scans, out of revision 1's resources.
+    const openAfterIncremental = await fingerprints();
+    const opened = minus(openAfterIncremental, openAfterFirst);
+    const closed = minus(openAfterFirst, openAfterIncremental);
+    expect({ findingsNew: incremental.findingsNew, findingsResolved: incremental.findingsResolved }).toEqual({
+      findingsNew: opened,
+      findingsResolved: closed,
+    });
+    expect(opened, "revision 1 opens a finding").toBeGreaterThan(0);
+    expect(closed, "revision 1 resolves a finding").toBeGreaterThan(0);
+    expect(incremental.resources).toBe(await resourcesOf(id, createdAt, 1));
     const afterIncremental = await open();
 
     const full = await sync({ full: true });

@@ -6,7 +6,6 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { bundle } from "@posture/build";
 import { createTestDb, type TestDb } from "@posture/db/testing";
 import { freePort } from "@posture/platform/testing";
 import { TEST_REDIS_URL } from "../../testing";
@@ -14,15 +13,14 @@ import { freshIp, times } from "../helpers";
 
 // The gateway as `pnpm start` and the Docker image run it: the esbuild bundle on plain Node,
 // loading npm packages from node_modules, PGlite on demand and the migrations beside the db package.
-const APP_DIR = fileURLToPath(new URL("../../..", import.meta.url));
+// The bundle is the app's own dist/main.js, built (when stale) by the integration project's global
+// set-up with posture-build, as `pnpm start` builds it (tooling/test/app-bundles.mjs).
+const main = fileURLToPath(new URL("../../../dist/main.js", import.meta.url));
 let dir: string;
-let main: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "posture-build-"));
-  await bundle({ appDir: APP_DIR, entries: ["src/main.ts"], outdir: join(dir, "dist"), quiet: true });
-  main = join(dir, "dist", "main.js");
 }, 60_000);
 afterAll(async () => {
   for (const c of children) c.kill("SIGKILL");

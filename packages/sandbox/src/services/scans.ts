@@ -32,30 +32,36 @@ export async function scanConnector(
   actor: TActor,
   opts: { full?: boolean } = {},
 ): Promise<TScanResult> {
-  const inflight = () =>
-    deps.db
+  const inflight = (db: Db) =>
+    db
       .select({ id: scans.id })
       .from(scans)
       .where(and(eq(scans.connectorId, connector.id), inArray(scans.status, ["QUEUED", "RUNNING"])))
       .limit(1);
   const until = Date.now() + INFLIGHT_WAIT_MS;
-  while ((await inflight()).length > 0 && Date.now() < until) await sleep(250);
-  const scan = await deps.db.transaction(async (tx) => {
-    await tx.execute(lockOrg(connector.orgId, "scans"));
-    const [row] = await tx
-      .insert(scans)
-      .values({
-        orgId: connector.orgId,
-        connectorId: connector.id,
-        connectorName: connector.displayName,
-        trigger: "manual",
-        requestedByUserId: actor.userId,
-        ...(opts.full ? { kind: "full" as const, fullReason: "requested" as const } : {}),
-      })
-      .returning();
-    if (!row) throw new Error("scan insert returned nothing");
-    return row;
-  });
+  let scan: typeof scans.$inferSelect | null = null;
+  while (!scan) {
+    scan = await deps.db.transaction(async (tx) => {
+      await tx.execute(lockOrg(connector.orgId, "scans"));
+      // Checked under the lock the sweep and POST /sync take: none of them starts a scan of this
+      // source between the check and the insert (past the wait, this one is inserted anyway).
+      if (Date.now() < until && (await inflight(tx)).length > 0) return null;
+      const [row] = await tx
+        .insert(scans)
+        .values({
+          orgId: connector.orgId,
+          connectorId: connector.id,
+          connectorName: connector.displayName,
+          trigger: "manual",
+          requestedByUserId: actor.userId,
+          ...(opts.full ? { kind: "full" as const, fullReason: "requested" as const } : {}),
+        })
+        .returning();
+      if (!row) throw new Error("scan insert returned nothing");
+      return row;
+    });
+    if (!scan) await sleep(250);
+  }
   await deps.jobs.runAndWait<TScanResult>(
     SCAN_JOB,
     { scanId: scan.id },

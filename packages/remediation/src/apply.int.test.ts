@@ -25,17 +25,13 @@ import { insertPlan } from "./services/plan";
 import { sweepRemediations } from "./services/sweep";
 import { requestUndo } from "./services/undo";
 import { GOOGLE_ERRORS } from "./testing";
-import { approvedPlan, remediationQueue, seedTenant, type TSeeded } from "./testing/seed";
+import { adminScope, approvedPlan, remediationQueue, seedTenant, type TSeeded } from "./testing/seed";
 
 // The apply and undo executor against the real PostgreSQL, with a fake source writer that
 // records every call and refuses as Google does (403, 404, 429 with Retry-After, 500, away).
 
 let tdb: TestDb;
 let db: Db;
-const admin = (t: TSeeded) => ({
-  orgId: t.orgId,
-  actor: { kind: "session" as const, userId: null, email: "admin@acme.test" },
-});
 
 beforeAll(async () => {
   tdb = await createTestDb();
@@ -47,7 +43,7 @@ afterAll(async () => {
 
 async function apply(t: TSeeded, id: string) {
   const { jobs } = remediationQueue(db, () => t.fake);
-  await requestApply(db, { ...admin(t), id, applyKey: "key-1" }, { jobs });
+  await requestApply(db, { ...adminScope(t), id, applyKey: "key-1" }, { jobs });
   await jobs.runAndWait(
     REMEDIATION_APPLY_JOB,
     { remediationId: id },
@@ -59,7 +55,7 @@ async function apply(t: TSeeded, id: string) {
 
 async function undo(t: TSeeded, id: string) {
   const { jobs } = remediationQueue(db, () => t.fake);
-  await requestUndo(db, { ...admin(t), id }, { jobs });
+  await requestUndo(db, { ...adminScope(t), id }, { jobs });
   await jobs.runAndWait(
     REMEDIATION_UNDO_JOB,
     { remediationId: id },
@@ -279,7 +275,7 @@ describe("apply", () => {
       { action: "REMOVE_EXTERNAL_ACCESS", findingIds: [t.findingIds.f2] },
     ]);
     const { jobs, deps } = remediationQueue(db, () => t.fake);
-    await requestApply(db, { ...admin(t), id }, { jobs: { ...jobs, enqueue: async () => {} } });
+    await requestApply(db, { ...adminScope(t), id }, { jobs: { ...jobs, enqueue: async () => {} } });
     // The dead worker's try: step 1 claimed, its pre-image kept, the change made, no outcome recorded.
     const { steps } = await remediationOf(id);
     const first = steps[0];
@@ -338,24 +334,24 @@ describe("apply", () => {
         status: "PLANNED",
       },
     );
-    await expect(requestApply(db, { ...admin(t), id: planned }, { jobs })).rejects.toMatchObject({
+    await expect(requestApply(db, { ...adminScope(t), id: planned }, { jobs })).rejects.toMatchObject({
       code: "invalid_transition",
     });
     const dry = await approvedPlan(db, t, [{ action: "REVOKE_PUBLIC_LINK", findingIds: [t.findingIds.f1] }], {
       dryRun: true,
     });
-    await expect(requestApply(db, { ...admin(t), id: dry }, { jobs })).rejects.toMatchObject({
+    await expect(requestApply(db, { ...adminScope(t), id: dry }, { jobs })).rejects.toMatchObject({
       code: "invalid_transition",
     });
     // A second apply (no Idempotency-Key to replay) of one already APPLYING.
     const id = await approvedPlan(db, t, [{ action: "REVOKE_PUBLIC_LINK", findingIds: [t.findingIds.f1] }]);
-    await requestApply(db, { ...admin(t), id }, { jobs: { ...jobs, enqueue: async () => {} } });
-    const again = requestApply(db, { ...admin(t), id }, { jobs });
+    await requestApply(db, { ...adminScope(t), id }, { jobs: { ...jobs, enqueue: async () => {} } });
+    const again = requestApply(db, { ...adminScope(t), id }, { jobs });
     await expect(again).rejects.toBeInstanceOf(AppError);
     await expect(again).rejects.toMatchObject({ code: "invalid_transition" });
     // Another organization's id is not found.
     const other = await seedTenant(db, "Other");
-    await expect(requestApply(db, { ...admin(other), id }, { jobs })).rejects.toMatchObject({
+    await expect(requestApply(db, { ...adminScope(other), id }, { jobs })).rejects.toMatchObject({
       code: "not_found",
     });
     await jobs.close();
@@ -539,12 +535,12 @@ describe("undo", () => {
     const t = await seedTenant(db);
     const id = await approvedPlan(db, t, [{ action: "REVOKE_PUBLIC_LINK", findingIds: [t.findingIds.f1] }]);
     const { jobs } = remediationQueue(db, () => t.fake);
-    await expect(requestUndo(db, { ...admin(t), id }, { jobs })).rejects.toMatchObject({
+    await expect(requestUndo(db, { ...adminScope(t), id }, { jobs })).rejects.toMatchObject({
       code: "invalid_transition",
     });
     const { rem } = await apply(t, id);
     const late = new Date((rem.undoUntil?.getTime() ?? 0) + 1000);
-    await expect(requestUndo(db, { ...admin(t), id, now: late }, { jobs })).rejects.toMatchObject({
+    await expect(requestUndo(db, { ...adminScope(t), id, now: late }, { jobs })).rejects.toMatchObject({
       code: "invalid_transition",
       message: expect.stringContaining("30 days"),
     });

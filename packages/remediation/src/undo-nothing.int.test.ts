@@ -12,7 +12,7 @@ import {
 } from "./services/apply";
 import { requestUndo } from "./services/undo-request";
 import { GOOGLE_ERRORS } from "./testing";
-import { approvedPlan, remediationQueue, seedTenant, type TSeeded } from "./testing/seed";
+import { adminScope, approvedPlan, remediationQueue, seedTenant } from "./testing/seed";
 
 // Issue 28, item 4: an undo that put nothing back at the source is not REVERTED. With every
 // restore refused, the remediation is APPLIED again (its window still open, its request cleared),
@@ -20,10 +20,6 @@ import { approvedPlan, remediationQueue, seedTenant, type TSeeded } from "./test
 
 let tdb: TestDb;
 let db: Db;
-const admin = (t: TSeeded) => ({
-  orgId: t.orgId,
-  actor: { kind: "session" as const, userId: null, email: "admin@acme.test" },
-});
 
 beforeAll(async () => {
   tdb = await createTestDb();
@@ -44,11 +40,11 @@ describe("an undo that reverts nothing", () => {
     const t = await seedTenant(db);
     const id = await approvedPlan(db, t, [{ action: "REVOKE_PUBLIC_LINK", findingIds: [t.findingIds.f1] }]);
     const { jobs } = remediationQueue(db, () => t.fake);
-    await requestApply(db, { ...admin(t), id, applyKey: "k" }, { jobs });
+    await requestApply(db, { ...adminScope(t), id, applyKey: "k" }, { jobs });
     await run(jobs, REMEDIATION_APPLY_JOB, id, applyJobId(id));
 
     t.fake.fail({ method: "restorePermission", error: GOOGLE_ERRORS.forbidden, times: 10 });
-    expect(await requestUndo(db, { ...admin(t), id }, { jobs })).toEqual({ started: true });
+    expect(await requestUndo(db, { ...adminScope(t), id }, { jobs })).toEqual({ started: true });
     await run(jobs, REMEDIATION_UNDO_JOB, id, undoJobId(id));
 
     const [rem] = await db.select().from(remediations).where(eq(remediations.id, id));
@@ -80,7 +76,7 @@ describe("an undo that reverts nothing", () => {
 
     // The source lets it now: a second undo puts the link back.
     t.fake.reset();
-    await requestUndo(db, { ...admin(t), id }, { jobs });
+    await requestUndo(db, { ...adminScope(t), id }, { jobs });
     await run(jobs, REMEDIATION_UNDO_JOB, id, undoJobId(id));
     const [after] = await db.select().from(remediations).where(eq(remediations.id, id));
     expect(after).toMatchObject({ status: "REVERTED", stepCounts: { REVERTED: 1 } });

@@ -261,6 +261,12 @@ export async function approvedPlan(
   return id;
 }
 
+/** The seeded tenant's administrator, signed in: the scope a request's service call gets. */
+export const adminScope = (t: TSeeded) => ({
+  orgId: t.orgId,
+  actor: { kind: "session" as const, userId: null, email: "admin@acme.test" },
+});
+
 /** The remediation jobs on an in-process queue, with the seeded tenant's fake writer. */
 export function remediationQueue(
   db: Db,

@@ -1,25 +1,15 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { connectors, remediations, remediationSteps } from "@posture/db";
-import type { TJobQueue } from "@posture/platform";
 import { insertPlan, REMEDIATION_APPLY_JOB, REMEDIATION_UNDO_JOB } from "@posture/remediation";
 import { useTestGateway } from "../../testing";
+import { recordingJobs } from "./recording-jobs";
 
 // POST /api/remediations/{id}/apply and /undo over HTTP: 202 and the job queued (recorded here,
 // not run: the executor has its own tests), 409 invalid_transition for every other move, an
 // Idempotency-Key replayed, another organization's id 404, the plan and role gates.
 
-const queued: Array<{ name: string; jobId?: string }> = [];
-const recording: TJobQueue = {
-  enqueue: async (name, _data, opts) => {
-    queued.push({ name, ...(opts?.jobId ? { jobId: opts.jobId } : {}) });
-  },
-  runAndWait: async () => {
-    throw new Error("not in this test");
-  },
-  ping: async () => {},
-  close: async () => {},
-};
+const { jobs: recording, queued } = recordingJobs();
 const gw = useTestGateway({ jobs: recording });
 
 async function plan(orgId: string, status: "APPROVED" | "PLANNED" | "APPLIED" = "APPROVED") {

@@ -1,27 +1,17 @@
 import { and, asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, connectors, events, organizations, remediations, remediationSteps } from "@posture/db";
-import type { TJobQueue } from "@posture/platform";
 import { insertPlan, REMEDIATION_UNDO_JOB } from "@posture/remediation";
 import { type TTestGateway, useTestGateway } from "../../testing";
 import { errorCode, freshIp } from "../helpers";
+import { recordingJobs } from "./recording-jobs";
 
 // Issue 28, items 1, 3 and 4 over HTTP: with four eyes on, no single person loosens the settings
 // (only an OWNER, signed in), approves their own plan, or starts an undo; an undo with nothing to
 // put back is refused before anything moves. Every change is an event. The undo job is recorded
 // here, not run (the executor has its own tests).
 
-const queued: Array<{ name: string; jobId?: string }> = [];
-const recording: TJobQueue = {
-  enqueue: async (name, _data, opts) => {
-    queued.push({ name, ...(opts?.jobId ? { jobId: opts.jobId } : {}) });
-  },
-  runAndWait: async () => {
-    throw new Error("not in this test");
-  },
-  ping: async () => {},
-  close: async () => {},
-};
+const { jobs: recording, queued } = recordingJobs();
 const gw = useTestGateway({ jobs: recording });
 
 type TPerson = { email: string; role: string | null; credential: string };

@@ -175,7 +175,10 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
     stopPeriodic = await startPeriodicJobs(jobs);
   }
   // Readiness answers within the request bound too: a frozen database is "down", not a hang.
-  const probes: TGatewayDeps["probes"] = { db: async () => void (await requestDb.execute(sql`select 1`)) };
+  // Embedded: work running on the database is its answer (readiness never waits behind a scan).
+  const probes: TGatewayDeps["probes"] = {
+    db: db.kind === "pglite" ? () => db.ping() : async () => void (await requestDb.execute(sql`select 1`)),
+  };
   if (redis) probes.redis = async () => void (await redis.ping());
 
   const limits = new RateLimits(

@@ -13,6 +13,7 @@ import {
   type TQueryBound,
 } from "./bounded-pool";
 import { acquireDataDirLock } from "./data-dir-lock";
+import { createGate, gatedClient } from "./embedded-gate";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -27,9 +28,13 @@ export type DbHandle = {
   /**
    * The same database under another bound (interactive requests: `requestBound`): the same pool
    * and connections, each statement bounded by `bound` on the server and on the client. PGlite
-   * runs in this process, cannot freeze apart from it and has one connection: there it is `db`.
+   * runs in this process, cannot freeze apart from it and has one connection: there the view's
+   * statements go ahead of background work and give up (DatabaseBusyError, 503) when what runs
+   * holds the database past `bound.queryTimeoutMs` (embedded-gate.ts).
    */
   withBound: (bound: TQueryBound) => Db;
+  /** The embedded database's queue (PGlite only): what runs and who waits. */
+  gateStats?: () => { running: boolean; interactive: number; background: number };
   /** Connection pool occupancy (node-postgres only), for the metrics endpoint. */
   poolStats?: () => { total: number; idle: number; waiting: number };
   close: () => Promise<void>;
@@ -169,15 +174,34 @@ async function openPglite(dataDir: string, release: () => void): Promise<DbHandl
   );
   if (!dataDir.includes("://")) mkdirSync(dataDir, { recursive: true });
   const client = new PGlite(dataDir, { extensions: { pg_trgm } });
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  // One statement or transaction at a time, as PGlite runs them; interactive requests (the
+  // bounded view) go first and give up past their bound instead of waiting behind a job.
+  const gate = createGate();
+  const db = drizzlePglite(gatedClient(client, gate, { interactive: false, waitMs: 0 }), {
+    schema,
+  }) as unknown as Db;
+  const bounded = new Map<number, Db>();
+  const withBound = (bound: TQueryBound): Db => {
+    let view = bounded.get(bound.queryTimeoutMs);
+    if (!view) {
+      view = drizzlePglite(gatedClient(client, gate, { interactive: true, waitMs: bound.queryTimeoutMs }), {
+        schema,
+      }) as unknown as Db;
+      bounded.set(bound.queryTimeoutMs, view);
+    }
+    return view;
+  };
   return {
     db,
     kind: "pglite",
-    withBound: () => db,
+    withBound,
     migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER }),
+    // Work running through the gate is the database answering: readiness does not wait behind it.
     ping: async () => {
-      await client.query("select 1");
+      if (gate.stats().running) return;
+      await gate.run(() => client.query("select 1"), { interactive: true, waitMs: CONNECT_TIMEOUT_MS });
     },
+    gateStats: gate.stats,
     close: async () => {
       try {
         await client.close();

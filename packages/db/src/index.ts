@@ -9,6 +9,7 @@ export {
   requestBound,
   type TQueryBound,
 } from "./bounded-pool";
+export { DatabaseBusyError } from "./embedded-gate";
 export { acquireDataDirLock, DataDirInUseError, lockFileOf, type TDataDirHolder } from "./data-dir-lock";
 export { resolveDataDir, workspaceRoot } from "./paths";
 export { prepared } from "./prepared";

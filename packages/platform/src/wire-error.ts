@@ -67,9 +67,10 @@ const UNAVAILABLE_ERRNO = new Set([
   "EAI_AGAIN",
 ]);
 // "Query read timeout": the client gave up on a server that does not answer (node-postgres's
-// query_timeout, or QueryTimeoutError from @posture/db's bounded pool).
+// query_timeout, or QueryTimeoutError from @posture/db's bounded pool); "Database busy": a
+// request gave up waiting behind background work on the embedded database (DatabaseBusyError).
 const UNAVAILABLE_MESSAGE =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|Query read timeout)/;
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|Query read timeout|Database busy)/;
 const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-4]$|53300$|57014$)/;
 // Class 22 (data exception) and 54001 (statement too complex): the input, not the server, is
 // at fault. The input limits stop such values at the edge; this maps whatever still gets through.
@@ -105,6 +106,10 @@ export function isUnavailable(err: unknown): boolean {
   });
 }
 
+/** A request that gave up behind background work on the embedded database (@posture/db's DatabaseBusyError). */
+const isDatabaseBusy = (err: unknown): boolean =>
+  causes(err).some((c) => typeof c.message === "string" && c.message.startsWith("Database busy"));
+
 function isInputRejectedByDatabase(err: unknown): boolean {
   return causes(err).some(
     (c) => typeof c.code === "string" && /^[0-9A-Z]{5}$/.test(c.code) && INPUT_SQLSTATE.test(c.code),
@@ -127,6 +132,14 @@ export function toWireError(err: unknown): TWireError {
   if (err instanceof TRPCError) {
     const mapped = TRPC_TO_CODE[err.code];
     if (mapped) return make(mapped.code, mapped.message);
+  }
+  if (isDatabaseBusy(err)) {
+    return make(
+      "service_unavailable",
+      "The embedded database is busy with background work (a scan or a job) and this request would have waited behind it; retry shortly",
+      {},
+      { "Retry-After": "2" },
+    );
   }
   if (isUnavailable(err)) {
     return make(

@@ -6,4 +6,4 @@ export const getSession = procedure({ auth: "session" })
   .meta(getSessionMeta)
   .input(ZGetSessionInput)
   .output(ZSessionBody)
-  .query(({ ctx }) => sessionBody(ctx.principal));
+  .query(({ ctx }) => sessionBody(ctx.db, ctx.principal));

@@ -15,6 +15,7 @@ export const signIn = publicProcedure
     const result = await signInService(ctx.db, {
       email: input.email,
       password: input.password,
+      organizationId: input.organizationId,
       previousSessionId: ctx.principal?.kind === "session" ? ctx.principal.credentialId : null,
     }).catch((err: unknown) => {
       // The failure is recorded; its audit row is appended once the 401 is on its way.

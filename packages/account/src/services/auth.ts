@@ -9,7 +9,7 @@ import {
   type TActor,
   type TPrincipal,
 } from "@posture/platform";
-import { and, asc, eq, isNull } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import { checkPassword, dummyPasswordHash, hashPassword } from "./passwords";
 import { appendPendingFailuresOf, recordSignInFailure } from "./sign-in-failures";
 import { normalizeEmail } from "./users";
@@ -17,21 +17,44 @@ import { normalizeEmail } from "./users";
 export type TSessionBody = {
   user: { id: string; email: string; role: TRole };
   organization: { id: string; name: string; plan: TPrincipal["org"]["plan"] };
+  /** Every organization the user belongs to: sign in again with `organizationId` to switch. */
+  memberships: TMembership[];
 };
+
+export type TMembership = { organizationId: string; name: string; role: TRole; isSandbox: boolean };
+
+/** The user's memberships, oldest first (the one a sign-in without `organizationId` lands in). */
+export async function membershipsOf(db: Db, userId: string): Promise<TMembership[]> {
+  return db
+    .select({
+      organizationId: memberships.orgId,
+      name: organizations.name,
+      role: memberships.role,
+      isSandbox: organizations.isSandbox,
+    })
+    .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.orgId))
+    .where(eq(memberships.userId, userId))
+    .orderBy(asc(memberships.createdAt), asc(organizations.createdAt));
+}
 
 export type TSignInResult = { token: string; maxAgeSeconds: number; body: TSessionBody };
 
 const invalidCredentials = () => new AppError("invalid_credentials", "Invalid email or password");
 
-/** The user and the membership they sign into: their oldest one. */
-async function findAccount(db: Db, email: string) {
+/** The user and the membership they sign into: the one asked for when they hold it, else their oldest. */
+async function findAccount(db: Db, email: string, organizationId: string | null) {
   const [row] = await db
     .select({ ...principalColumns, passwordHash: users.passwordHash })
     .from(users)
     .leftJoin(memberships, eq(memberships.userId, users.id))
     .leftJoin(organizations, eq(organizations.id, memberships.orgId))
     .where(eq(users.email, email))
-    .orderBy(asc(memberships.createdAt), asc(organizations.createdAt))
+    .orderBy(
+      ...(organizationId === null ? [] : [desc(sql`${memberships.orgId} = ${organizationId}`)]),
+      asc(memberships.createdAt),
+      asc(organizations.createdAt),
+    )
     .limit(1);
   return row ?? null;
 }
@@ -41,6 +64,8 @@ export type TSignIn = {
   password: string;
   /** The session the request already carried: replaced, so a fixated token dies at sign-in. */
   previousSessionId?: string | null;
+  /** The organization to sign into (one of the user's memberships); absent: their oldest. */
+  organizationId?: string | undefined;
 };
 
 /**
@@ -51,7 +76,7 @@ export type TSignIn = {
  */
 export async function signIn(db: Db, input: TSignIn, now = new Date()): Promise<TSignInResult> {
   const email = normalizeEmail(input.email);
-  const account = await findAccount(db, email);
+  const account = await findAccount(db, email, input.organizationId ?? null);
   const { valid, needsRehash } = await checkPassword(
     input.password,
     account?.passwordHash ?? (await dummyPasswordHash()),
@@ -65,6 +90,10 @@ export async function signIn(db: Db, input: TSignIn, now = new Date()): Promise<
       attemptedAt: now,
     });
     throw invalidCredentials();
+  }
+  // Asked for an organization the user does not belong to: told so only once the password is right.
+  if (input.organizationId !== undefined && input.organizationId !== orgId) {
+    throw new AppError("forbidden", "You are not a member of that organization");
   }
   // Who signs in, as the audit trail records it: the user, by their password.
   const actor: TActor = { kind: "session", userId: account.userId, email: account.userEmail };
@@ -115,6 +144,7 @@ export async function signIn(db: Db, input: TSignIn, now = new Date()): Promise<
     body: {
       user: { id: account.userId, email: account.userEmail, role },
       organization: { id: orgId, name: orgName, plan: effective.plan },
+      memberships: await membershipsOf(db, account.userId),
     },
   };
 }
@@ -135,9 +165,10 @@ export async function signOut(
   return { signedOut: true as const };
 }
 
-export function sessionBody(principal: TPrincipal): TSessionBody {
+export async function sessionBody(db: Db, principal: TPrincipal): Promise<TSessionBody> {
   return {
     user: { id: principal.userId, email: principal.userEmail, role: principal.role },
     organization: { id: principal.org.id, name: principal.org.name, plan: principal.org.plan },
+    memberships: await membershipsOf(db, principal.userId),
   };
 }

@@ -38,6 +38,7 @@ describe("POST /api/auth/sign-in", () => {
     expect(res.body).toEqual({
       user: { id: user.id, email: user.email, role: "ADMIN" },
       organization: { id: org.id, name: org.name, plan: "business" },
+      memberships: [{ organizationId: org.id, name: org.name, role: "ADMIN", isSandbox: false }],
     });
     const set = sessionSetCookie(res) ?? "";
     expect(set).toMatch(new RegExp(`^${SESSION_COOKIE}=[A-Za-z0-9_-]{40,}`));

@@ -1,4 +1,4 @@
-import pino, { type Logger } from "pino";
+import pino, { type DestinationStream, type Logger } from "pino";
 
 // Secrets never reach a log line: credentials in headers, and any field named like one.
 export const LOG_REDACT = [
@@ -12,6 +12,8 @@ export const LOG_REDACT = [
   "*.credentials",
 ];
 
-export function createLogger(level: string): Logger {
-  return pino({ level, redact: { paths: LOG_REDACT, censor: "[redacted]" } });
+/** JSON lines on stdout, or on `destination` (tests that read what was logged). */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = { level, redact: { paths: LOG_REDACT, censor: "[redacted]" } };
+  return destination ? pino(options, destination) : pino(options);
 }

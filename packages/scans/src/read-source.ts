@@ -50,7 +50,12 @@ export type TReadScope = {
   orphans: () => Promise<string[]>;
   /** Told what the scan is, when it starts and again when an incremental one falls back to a full read. */
   announce: (kind: "full" | "incremental", reason: TFullScanReason | null) => Promise<void>;
+  /** Told each stage of the read as it ends (the scan's per-stage timing, `stageClock`). */
+  mark?: (stage: TReadStage) => void;
 };
+
+/** The read's stages, in order; files include the rules and the store's writes for them. */
+export type TReadStage = "users" | "files" | "drives" | "apps" | "settings" | "commit";
 
 /** What a read fed the engine and the store: the hand-off from the sinks to the commit. */
 type TSinks = {
@@ -215,6 +220,7 @@ async function streamSource(
   };
   const sinks: TSinks = { engine, store, detections, tick };
   const grants: TAppGrant[] = [];
+  const mark = read.mark ?? (() => {});
   let settings: Pick<TCommittedRead, "tenantChecks" | "settingsGaps">;
   try {
     for await (const u of adapter.users()) {
@@ -222,12 +228,15 @@ async function streamSource(
       await store.user(u);
       await tick();
     }
+    mark("users");
     await readFiles(sinks);
+    mark("files");
     for await (const d of adapter.sharedDrives()) {
       await detections.add(engine.addSharedDrive(d));
       await store.drive(d);
       await tick();
     }
+    mark("drives");
     for await (const g of adapter.appGrants()) {
       engine.addAppGrant(g);
       await store.grant(g);
@@ -235,14 +244,17 @@ async function streamSource(
       await tick();
     }
     await detections.add(engine.finish());
+    mark("apps");
     // The tenant's configuration against its benchmark: failing checks are findings like any other.
     settings = await readTenantSettings(adapter, read.checks);
     await detections.add(tenantCheckFindings(settings.tenantChecks));
     await detections.flush();
+    mark("settings");
   } catch (err) {
     await store.abort();
     throw err;
   }
   const snapshot = await store.commit();
+  mark("commit");
   return { streamed: ticks, runId, grants, settings, snapshot };
 }

@@ -21,6 +21,7 @@ import { SCAN_ATTEMPTS, type TConnectorRow, type TScanDeps } from "./deps";
 import { readSource, type TCommittedRead } from "./read-source";
 import { queuePartnerRefresh } from "./partner-refresh";
 import { mergeCoverage } from "./tenant-settings";
+import { stageClock } from "./stage-clock";
 
 type TScanRow = typeof scans.$inferSelect;
 
@@ -76,7 +77,7 @@ async function runScan(deps: TScanJobDeps, scanId: string, attempt: number): Pro
   const started = await startScan(deps, scanId, attempt);
   if ("result" in started) return started.result;
   const { scan, connector, adapter, now } = started;
-  const phase = performance.now();
+  const clock = stageClock();
 
   let read: TCommittedRead;
   try {
@@ -85,6 +86,7 @@ async function runScan(deps: TScanJobDeps, scanId: string, attempt: number): Pro
       adapter,
       fullRequested: scan.fullReason === "requested",
     });
+    clock.mark("plan");
     read = await readSource(adapter, plan, {
       scanId,
       trusted: started.trusted,
@@ -101,15 +103,14 @@ async function runScan(deps: TScanJobDeps, scanId: string, attempt: number): Pro
         }),
       orphans: () => orphanedFileFindings(deps.db, connector.id),
       announce: (kind, fullReason) => announceKind(deps.db, scanId, kind, fullReason),
+      mark: clock.mark,
     });
   } catch (err) {
     return failOrRetry(deps, started, err, attempt);
   }
-  const readMs = Math.round(performance.now() - phase);
-
   const coverage = mergeCoverage(adapter.coverageGaps(), read.settingsGaps);
   const persisted = await persistFindings(deps, started, read, coverage);
-  const persistMs = Math.round(performance.now() - phase) - readMs;
+  clock.mark("persist");
 
   if (persisted) {
     const { outbox, applying } = persisted;
@@ -123,6 +124,7 @@ async function runScan(deps: TScanJobDeps, scanId: string, attempt: number): Pro
     await queueActivity(deps, { connectorId: connector.id, scanId });
     // A managed client's partner recomputes its drift and the cross-client radar (issue 17).
     await queuePartnerRefresh(deps, connector.orgId);
+    clock.mark("handoff");
   }
   const [done] = await deps.db.select().from(scans).where(eq(scans.id, scanId));
   if (!done) throw new Error("scan vanished");
@@ -132,9 +134,9 @@ async function runScan(deps: TScanJobDeps, scanId: string, attempt: number): Pro
       kind: done.kind,
       fullReason: done.fullReason,
       resources: done.resources,
-      readMs,
-      persistMs,
-      totalMs: Math.round(performance.now() - phase),
+      // Queued before it started (a worker busy with other scans), then each stage's ms.
+      queuedMs: done.startedAt ? Math.max(0, done.startedAt.getTime() - done.createdAt.getTime()) : null,
+      stages: clock.read(),
     },
     "scan finished",
   );

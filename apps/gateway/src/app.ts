@@ -7,6 +7,7 @@ import { errorHandler, notFoundHandler } from "./middleware/errors";
 import { httpMetrics } from "./middleware/http-metrics";
 import { idempotency } from "./middleware/idempotency";
 import { access } from "./middleware/access";
+import { conditionalGet } from "./middleware/conditional";
 import { requestId } from "./middleware/request-context";
 import { requestLog } from "./middleware/request-log";
 import { sanitizeInput } from "./middleware/sanitize";
@@ -53,6 +54,8 @@ export function createApp(deps: TGatewayDeps): Express {
   const rest = restHandler(deps, appRouter);
   // Limits first, then credentials (cached; the database only for a credential not seen before).
   app.use(["/api", "/trpc"], wrap(access(deps.access)));
+  // Every JSON GET: an ETag over the identity body; If-None-Match → 304, not charged (conditional.ts).
+  app.use(["/api", "/trpc"], conditionalGet(deps.limits));
   // Hostile input (depth, size, NUL, lone surrogates) stops here, before anything does work with it.
   app.use(["/api", "/trpc"], jsonBody, emptyBodyAsJson, sanitizeInput);
   app.use(["/api", "/trpc"], csrfGuard(deps.allowedOrigins));

@@ -87,6 +87,11 @@ const RATE_LIMIT_HEADERS = {
     description: "Whole seconds to wait before retrying",
     schema: { type: "integer", minimum: 0, example: 30 },
   },
+  ETag: {
+    description:
+      "Strong entity tag of the JSON body (the same for every content coding). Send it back as `If-None-Match`: an unchanged answer is 304 with no body, not counted against the rate limit.",
+    schema: { type: "string", example: '"3q2-7wEAAAAAAAAAAAAAAAAAAAA"' },
+  },
 };
 const headerRef = (name: keyof typeof RATE_LIMIT_HEADERS) => ({ $ref: `#/components/headers/${name}` });
 
@@ -164,6 +169,31 @@ function documentLimitHeaders(path: string, op: TOperation): void {
     if (status === "429" || (status === "503" && limited)) headers["Retry-After"] = headerRef("Retry-After");
     if (Object.keys(headers).length > 0) response.headers = headers;
   }
+}
+
+const IF_NONE_MATCH_PARAMETER = {
+  in: "header",
+  name: "If-None-Match",
+  required: false,
+  description:
+    "The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.",
+  schema: { type: "string" },
+};
+
+/**
+ * Every JSON GET answers with an ETag and takes If-None-Match (middleware/conditional.ts):
+ * the 200 names the header, a 304 is documented beside it; files (downloads) are not conditional.
+ */
+function documentConditional(method: string, op: TOperation, meta: TMeta): void {
+  const ok = op.responses?.["200"];
+  if (method !== "get" || meta.download || !ok || !op.responses) return;
+  op.parameters = [...(op.parameters ?? []), IF_NONE_MATCH_PARAMETER];
+  ok.headers = { ...(ok.headers as Record<string, unknown> | undefined), ETag: headerRef("ETag") };
+  op.responses["304"] = {
+    description:
+      "Not Modified: the `If-None-Match` tag is the current one; no body, not counted against the rate limit",
+    headers: { ETag: headerRef("ETag") },
+  };
 }
 
 const IDEMPOTENCY_PARAMETER = {
@@ -254,6 +284,7 @@ function annotateAccess(doc: OpenAPIObject): OpenAPIObject {
     contractResponses(openapi.path, method, op, access, meta);
     documentDownload(op, meta);
     moveSuccessStatus(op, meta);
+    documentConditional(method, op, meta);
     documentLimitHeaders(openapi.path, op);
   }
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
@@ -318,6 +349,13 @@ const RATE_LIMITS =
   "Every response of a limited operation carries the IETF `RateLimit-Policy` and `RateLimit` headers; a " +
   "refusal is 429 `rate_limited` with `Retry-After` in whole seconds. The health probes are not limited.";
 
+const CONDITIONAL_REQUESTS =
+  "**Conditional requests.** Every JSON GET answers with an `ETag` (a strong tag of the body) and " +
+  "`Cache-Control: private, no-cache`; the same GET with `If-None-Match` of the current tag answers " +
+  "304 Not Modified with no body, and a 304 is not counted against the rate limit. JSON bodies over " +
+  "1 kB are compressed (gzip or br) when `Accept-Encoding` allows; the tag is that of the uncompressed " +
+  "body, whatever the coding.";
+
 const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
 
 /** Calls `visit` on every object below `node` (iteratively: documents nest deeply). */
@@ -373,6 +411,7 @@ export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
         "time: ignore the ones you do not use. The events sent to webhook subscriptions, with their data fields and " +
         "signature headers, are listed under `webhooks`.",
       RATE_LIMITS,
+      CONDITIONAL_REQUESTS,
       CORS_AND_BROWSERS,
       // The getting-started guides (docs/guides/), which the reference page renders first.
       GUIDES_MARKDOWN,

@@ -7,6 +7,7 @@ import {
   type TRPCClient,
 } from "@trpc/client";
 import type { AppRouter } from "@posture/gateway";
+import { conditionalFetch, type TConditionalOptions } from "./conditional";
 import { MAX_BATCH_ITEMS, MAX_URL_LENGTH } from "./limits";
 import { SessionCookies } from "./session-cookies";
 
@@ -30,6 +31,13 @@ export type TPostureClientOptions = {
    * `auth.signOut`. In a browser the browser sends its own cookie (`credentials: "include"`).
    */
   cookie?: string | (() => TMaybePromise<string | undefined>);
+  /**
+   * Opt-in conditional queries: `true` (100 URLs, bodies up to 1 MB) or the bounds. The last body
+   * of each query URL is kept with its ETag; the same query again sends `If-None-Match`, and the
+   * gateway's 304 (not counted against the rate limit) resolves to the kept body. Off by default:
+   * a UI with its own query cache (TanStack Query) may not want a second copy of every answer.
+   */
+  conditional?: boolean | TConditionalOptions;
 };
 
 export type TPostureClient = TRPCClient<AppRouter>;
@@ -89,12 +97,20 @@ export function createPostureClient(opts: TPostureClientOptions): TPostureClient
   const headers = async (): Promise<THeaders> =>
     typeof opts.headers === "function" ? await opts.headers() : (opts.headers ?? {});
   const link = { url, fetch: sessionFetch, headers };
+  const queryFetch = opts.conditional
+    ? conditionalFetch(sessionFetch, opts.conditional === true ? {} : opts.conditional)
+    : sessionFetch;
 
   return createTRPCClient<AppRouter>({
     links: [
       splitLink({
         condition: (op) => op.type === "query",
-        true: httpBatchLink({ ...link, maxItems: MAX_BATCH_ITEMS, maxURLLength: MAX_URL_LENGTH }),
+        true: httpBatchLink({
+          ...link,
+          fetch: queryFetch,
+          maxItems: MAX_BATCH_ITEMS,
+          maxURLLength: MAX_URL_LENGTH,
+        }),
         false: httpLink(link),
       }),
     ],

@@ -14,6 +14,7 @@ export {
   type TPostureClientOptions,
 } from "./create-client";
 export { MAX_BATCH_ITEMS, MAX_URL_LENGTH } from "./limits";
+export type { TConditionalOptions } from "./conditional";
 export { isTRPCClientError, TRPCClientError } from "@trpc/client";
 
 /** Every procedure's input, by key: `RouterInputs["findings"]["list"]`. */

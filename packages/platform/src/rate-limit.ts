@@ -30,7 +30,12 @@ export type TRateDecision = {
   policy: TRatePolicy;
   remaining: number;
   resetSec: number;
+  /** What this decision charged, and where: what `RateLimits.refund` gives back (a 304). */
+  charge?: TRateCharge;
 };
+
+/** Points a request was charged: the counter's key, the cost, and whether Redis counted it. */
+export type TRateCharge = { key: string; cost: number; shared: boolean };
 
 /** IETF draft-ietf-httpapi-ratelimit-headers structured fields. */
 export function rateLimitHeaders(d: TRateDecision): Record<string, string> {
@@ -81,8 +86,20 @@ end
 return {count, ttl, epoch}
 `;
 
+/**
+ * Gives back points a request was charged (a conditional GET answered 304: not counted, as on
+ * GitHub's API), never below zero and keeping the window's expiry: a counter whose window has
+ * ended meanwhile is not created again.
+ */
+const REFUND_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count <= 0 then return 0 end
+return redis.call('DECRBY', KEYS[1], math.min(count, tonumber(ARGV[1])))
+`;
+
 type TWindowRedis = Redis & {
   postureWindow: (...args: Array<string | number>) => Promise<[number, number, number]>;
+  postureRefund: (...args: Array<string | number>) => Promise<number>;
 };
 
 /** Per-process fixed windows: the embedded default, and the fallback while Redis is away. */
@@ -103,6 +120,11 @@ class MemoryWindows {
     }
     w.count += cost;
     return { count: w.count, ttlMs: w.resetAt - now };
+  }
+
+  refund(key: string, cost: number, now: number): void {
+    const w = this.windows.get(key);
+    if (w && w.resetAt > now) w.count = Math.max(0, w.count - cost);
   }
 }
 
@@ -158,6 +180,9 @@ export class RateLimits {
     if (redis && !("postureWindow" in redis)) {
       redis.defineCommand("postureWindow", { lua: WINDOW_SCRIPT });
     }
+    if (redis && !("postureRefund" in redis)) {
+      redis.defineCommand("postureRefund", { numberOfKeys: 1, lua: REFUND_SCRIPT });
+    }
   }
 
   /** Whether epochs are shared with other processes (Redis), or this process's own. */
@@ -175,6 +200,7 @@ export class RateLimits {
     const windowMs = policy.durationSec * 1000;
     const counterKey = `${this.keyPrefix}:${policy.name}:${key}`;
     const shared = await this.hitRedis(counterKey, windowMs, cost, o.epoch);
+    const charge = cost > 0 ? { key: counterKey, cost, shared: shared !== null } : undefined;
     let count: number;
     let ttlMs: number;
     let epoch: number | null;
@@ -194,7 +220,28 @@ export class RateLimits {
       remaining: Math.max(0, policy.points - count),
       resetSec: Math.max(1, Math.ceil(ttlMs / 1000)),
       epoch: epoch === -1 ? null : epoch,
+      ...(charge && allowed ? { charge } : {}),
     };
+  }
+
+  /**
+   * Gives back what an allowed decision charged (a conditional GET answered 304 is not counted)
+   * and returns the decision as the response should report it. No second round trip on the way
+   * in: the command is sent (to the counter that charged it) before the response is written and
+   * is not awaited — ioredis keeps one connection's commands in order, so the client's next
+   * request through this process is counted after it. A refund Redis does not take is lost: the
+   * client stays charged, never the other way round.
+   */
+  refund(decision: TRateDecision): TRateDecision {
+    const { charge, ...rest } = decision;
+    if (!charge) return decision;
+    if (charge.shared) {
+      const redis = this.redis as TWindowRedis | null;
+      if (redis) void this.bounded(() => redis.postureRefund(charge.key, charge.cost));
+    } else {
+      this.memory.refund(charge.key, charge.cost, Date.now());
+    }
+    return { ...rest, remaining: Math.min(rest.policy.points, rest.remaining + charge.cost) };
   }
 
   private async hitRedis(

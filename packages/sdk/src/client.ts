@@ -4,6 +4,7 @@ import createFetchClient, {
   type MaybeOptionalInit,
   type Middleware,
 } from "openapi-fetch";
+import { conditionalFetch, type ConditionalCacheOptions } from "./conditional.js";
 import { ApiError } from "./errors.js";
 import { paginate, type PaginatedPath, type PageItem } from "./paginate.js";
 import { retryingFetch, type RetryOptions } from "./retry.js";
@@ -29,6 +30,12 @@ export type ClientOptions = {
   idempotencyKey?: (request: Request) => string | null;
   /** Extra headers on every request. */
   headers?: Record<string, string>;
+  /**
+   * Conditional GETs (default on: 100 URLs, bodies up to 1 MB): the last JSON body of each URL
+   * is kept with its ETag, the next GET sends `If-None-Match`, and a 304 — not counted against
+   * the rate limit — resolves to the kept body. `false` turns it off.
+   */
+  cache?: ConditionalCacheOptions | false;
 };
 
 /** What a call resolves to: the 2xx body, typed from the OpenAPI document. */
@@ -100,7 +107,10 @@ export function createClient(options: ClientOptions): PostureClient {
   const keyFor = options.idempotencyKey ?? (() => crypto.randomUUID());
   const raw = createFetchClient<paths>({
     baseUrl: apiBaseUrl(options.baseUrl),
-    fetch: retryingFetch(inner, retry),
+    fetch:
+      options.cache === false
+        ? retryingFetch(inner, retry)
+        : conditionalFetch(retryingFetch(inner, retry), options.cache),
     headers: {
       "User-Agent": `posture-sdk/${SDK_VERSION}`,
       ...options.headers,

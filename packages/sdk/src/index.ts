@@ -1,5 +1,6 @@
 export { createClient, apiBaseUrl, SDK_VERSION } from "./client.js";
 export type { ClientOptions, Download, PostureClient, ResponseData } from "./client.js";
+export type { ConditionalCacheOptions } from "./conditional.js";
 export { ApiError, WebhookVerificationError } from "./errors.js";
 export type { ErrorBody, ErrorCode, WebhookVerificationReason } from "./errors.js";
 export type { PageItem, PaginatedPath } from "./paginate.js";

@@ -39,13 +39,35 @@ export async function endpointVsBare(
 
     const stack = await measure("gateway (whole stack)", gateway, { path: o.path, headers }, settings);
     const baseline = await measure("bare Express 5", bare, { path: o.path, headers }, settings);
+    // The same GET revalidated with the tag it was given: 304, no body, not charged (issue 34).
+    const etag = probe.headers.get("etag");
+    const conditional = etag
+      ? await measure(
+          "gateway, If-None-Match (304)",
+          gateway,
+          { path: o.path, headers: { ...headers, "if-none-match": etag }, expectStatus: 304 },
+          settings,
+        )
+      : null;
+    const ratio304 =
+      conditional && baseline.requestsPerSec > 0 ? conditional.requestsPerSec / baseline.requestsPerSec : 0;
     return {
       kind: "done",
-      measurements: [stack, baseline],
-      checks: compareToBaseline(stack, baseline, o.targets),
+      measurements: conditional ? [stack, conditional, baseline] : [stack, baseline],
+      checks: [
+        ...compareToBaseline(stack, baseline, o.targets),
+        {
+          label: "conditional GET: every answer 304, ratio 304/bare >= 0.8",
+          ok: conditional !== null && conditional.non2xx + conditional.errors === 0 && ratio304 >= 0.8,
+          detail: conditional
+            ? `${ratio304.toFixed(3)}; not 304=${conditional.non2xx} errors=${conditional.errors}`
+            : "no ETag on the probe",
+        },
+      ],
       notes: [
         GATEWAY_ENV_NOTE,
         `${o.describe(text)}, ${Buffer.byteLength(text)} bytes; bare serves the same JSON from memory`,
+        "the 304 run sends the probe's ETag as If-None-Match; a 304 is not charged to the rate limit",
       ],
     };
   } finally {

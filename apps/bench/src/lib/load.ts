@@ -17,7 +17,12 @@ function distinctClientAddresses(): () => string {
   };
 }
 
-export type TLoad = { path: string; headers?: Record<string, string> };
+export type TLoad = {
+  path: string;
+  headers?: Record<string, string>;
+  /** 304: every answer should be Not Modified (a conditional GET); `non2xx` then counts the others. */
+  expectStatus?: 304;
+};
 
 function run(url: string, load: TLoad, connections: number, durationSec: number) {
   const nextIp = distinctClientAddresses();
@@ -56,7 +61,7 @@ export async function measure(
     p50Ms: r.latency.p50,
     p99Ms: r.latency.p99,
     rssMb: await child.rssMb(),
-    non2xx: r.non2xx,
+    non2xx: load.expectStatus === 304 ? requests - (r["3xx"] ?? 0) : r.non2xx,
     errors: r.errors + r.timeouts,
   };
 }

@@ -82,6 +82,7 @@ export function access(gate: AccessGate) {
     req.credentialFailure = null;
     req.credentialSource = null;
     req.credentialEpoch = null;
+    req.rateDecision = undefined;
     if (isExempt(req)) {
       req.clientIp = req.ip;
       return next();
@@ -107,6 +108,7 @@ export function access(gate: AccessGate) {
     req.principal = result.principal;
     req.credentialFailure = result.failure;
     req.credentialEpoch = result.epoch;
+    req.rateDecision = result.decision;
     next();
   };
 }

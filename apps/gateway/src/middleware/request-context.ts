@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
-import type { TCredentialFailure, TPrincipal } from "@posture/platform";
+import type { TCredentialFailure, TPrincipal, TRateDecision } from "@posture/platform";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace -- Express's own augmentation point
@@ -18,6 +18,8 @@ declare global {
       clientIp: string | undefined;
       /** A REST request's fields the operation does not take (rest-input.ts); the procedure throws it. */
       requestProblem?: Error | null;
+      /** The limiter's decision for this request (access.ts): what a 304 gives back (conditional.ts). */
+      rateDecision?: TRateDecision;
     }
   }
 }

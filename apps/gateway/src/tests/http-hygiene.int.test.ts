@@ -37,15 +37,23 @@ describe("response headers", () => {
     }
   });
 
-  it("marks every /api response, success or error, Cache-Control: no-store", async () => {
+  it("marks every /api response Cache-Control: no-store, but a JSON GET's private, no-cache", async () => {
     const responses = [
-      await req("GET", "/api/health"),
-      await req("GET", "/api/keys", { key: actor.key }),
       await req("GET", "/api/keys"),
       await req("GET", "/api/nope"),
+      await req("POST", "/api/incidents", {
+        key: actor.key,
+        body: { title: "Hygiene", priority: "P3", findingIds: [] },
+      }),
     ];
-    expect(responses.map((r) => r.status)).toEqual([200, 200, 401, 404]);
+    expect(responses.map((r) => r.status)).toEqual([401, 404, 201]);
     for (const res of responses) expect(res.headers.get("cache-control")).toBe("no-store");
+    // A JSON GET answered 200 is revalidated by the caller's own cache (tests/conditional.int.test.ts).
+    for (const res of [await req("GET", "/api/health"), await req("GET", "/api/keys", { key: actor.key })]) {
+      expect(res.status).toBe(200);
+      expect(res.headers.get("cache-control")).toBe("private, no-cache");
+      expect(res.headers.get("etag")).toMatch(/^"[\w-]{27}"$/);
+    }
     // Except the API reference, the same for everyone (tests/docs.int.test.ts).
     expect((await req("GET", "/api/openapi.json")).headers.get("cache-control")).toBe("public, max-age=300");
   });

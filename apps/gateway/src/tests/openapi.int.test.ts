@@ -106,7 +106,7 @@ describe("GET /api/openapi.json", () => {
         `${method} ${path} has no 2xx`,
       ).toBe(true);
       const errorStatuses = statuses.filter(
-        (x) => !x.startsWith("2") && !(path === "/health" && x === "503"),
+        (x) => !x.startsWith("2") && x !== "304" && !(path === "/health" && x === "503"),
       );
       for (const s of errorStatuses) {
         const schema = op.responses?.[s]?.content?.["application/json"]?.schema as {
@@ -192,8 +192,16 @@ describe("GET /api/openapi.json", () => {
       const probe = meta.openapi.path === "/health" || meta.openapi.path === "/health/live";
       if (!probe) expect(statuses).toContain("429");
       if (meta.openapi.path !== "/health/live") expect(statuses).toContain("503");
+      // Readiness's 503 has the 200's body (not its ETag: only a 200 is tagged).
       if (meta.openapi.path === "/health")
-        expect(op.responses?.["503"]).toEqual({ ...op.responses?.["200"], description: expect.any(String) });
+        expect(op.responses?.["503"]?.content).toEqual(op.responses?.["200"]?.content);
+      // Every JSON GET is conditional (tests/conditional.int.test.ts); files are not.
+      const conditional = meta.openapi.method === "GET" && !meta.download;
+      expect(statuses.includes("304"), `${meta.openapi.path} 304`).toBe(conditional);
+      expect(
+        (op.parameters ?? []).some((p) => "name" in p && p.name === "If-None-Match"),
+        `${meta.openapi.path} If-None-Match`,
+      ).toBe(conditional);
       for (const code of meta.errors ?? []) {
         const schema = op.responses?.[String(ERROR_STATUS[code])]?.content?.["application/json"]?.schema as {
           allOf: Array<{ properties?: { error?: { enum?: string[] } } }>;

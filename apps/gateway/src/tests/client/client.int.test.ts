@@ -130,3 +130,44 @@ describe("a forwarded session cookie and the CSRF guard", () => {
     expect(keys.keys.map((k) => k.name).sort()).toEqual(["from a server", "same origin", "test"]);
   });
 });
+
+describe("@posture/client's conditional queries (opt-in)", () => {
+  it("revalidates a query and a batch it has read: 304s, not charged, resolved to the kept bodies", async () => {
+    const org = await gw.createOrg({ plan: "business" });
+    const user = await gw.createUser(org.id, "OWNER");
+    const wire: string[] = [];
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      const res = await globalThis.fetch(input, init);
+      const r = /;r=(\d+)/.exec(res.headers.get("ratelimit") ?? "")?.[1];
+      const conditional = new Headers(init?.headers).has("if-none-match") ? "conditional" : "plain";
+      wire.push(`${init?.method ?? "GET"} ${res.status} r=${r} ${conditional}`);
+      return res;
+    };
+    const headers = { "x-forwarded-for": freshIp() };
+    const client = createPostureClient({ url: gw.url, fetch, headers, conditional: { maxEntries: 10 } });
+    await client.auth.signIn.mutate({ email: user.email, password: user.password });
+    const usage = await client.usage.get.query();
+    expect(await client.usage.get.query()).toEqual(usage);
+    const [u, incidents] = await Promise.all([client.usage.get.query(), client.incidents.list.query({})]);
+    expect(u).toEqual(usage);
+    expect(incidents.incidents).toEqual([]);
+    const again = await Promise.all([client.usage.get.query(), client.incidents.list.query({})]);
+    expect(again).toEqual([usage, incidents]);
+    // Sign-in counts in the anonymous budget (20), the reads in the authenticated one (60).
+    expect(wire).toEqual([
+      "POST 200 r=19 plain",
+      "GET 200 r=59 plain",
+      "GET 304 r=59 conditional",
+      "GET 200 r=57 plain",
+      "GET 304 r=57 conditional",
+    ]);
+
+    // Off by default: the same reads are plain.
+    wire.length = 0;
+    const plain = createPostureClient({ url: gw.url, fetch, headers: { "x-forwarded-for": freshIp() } });
+    await plain.auth.signIn.mutate({ email: user.email, password: user.password });
+    await plain.usage.get.query();
+    await plain.usage.get.query();
+    expect(wire).toEqual(["POST 200 r=19 plain", "GET 200 r=59 plain", "GET 200 r=58 plain"]);
+  });
+});

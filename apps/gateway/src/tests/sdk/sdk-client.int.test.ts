@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, createClient } from "../../../../../packages/sdk/src/index";
 import { useTestGateway } from "../../testing";
+import { freshIp } from "../helpers";
 
 // The SDK's client against the real gateway: the three list styles, the contract's errors and
 // the server's idempotency replay, as the unit tests check them against a scripted server.
@@ -81,5 +82,37 @@ describe("@posture/sdk against the gateway", () => {
     const titles = (await a.api.get("/incidents")).incidents.map((i) => i.title);
     expect(titles.filter((t) => t === "Once")).toHaveLength(1);
     expect(titles.filter((t) => t === "Fresh")).toHaveLength(2);
+  });
+
+  it("revalidates a GET it has read before: the 304 is not charged, the kept body is returned", async () => {
+    const a = await gw.createActor({ plan: "business" });
+    const wire: string[] = [];
+    const api = createClient({
+      baseUrl: gw.url,
+      apiKey: a.key,
+      headers: { "x-forwarded-for": freshIp() },
+      fetch: async (request) => {
+        const res = await globalThis.fetch(request);
+        const r = /;r=(\d+)/.exec(res.headers.get("ratelimit") ?? "")?.[1];
+        wire.push(`${res.status} r=${r} ${request.headers.get("if-none-match") ? "conditional" : "plain"}`);
+        return res;
+      },
+    });
+    const first = await api.get("/incidents");
+    expect(first.incidents).toEqual([]);
+    expect(await api.get("/incidents")).toEqual(first);
+    expect(await api.get("/incidents")).toEqual(first);
+    await api.post("/incidents", { body: { title: "Seen", priority: "P3", findingIds: [] } });
+    const changed = await api.get("/incidents");
+    expect(changed.incidents.map((i) => i.title)).toEqual(["Seen"]);
+    expect(await api.get("/incidents")).toEqual(changed);
+    expect(wire).toEqual([
+      "200 r=59 plain",
+      "304 r=59 conditional",
+      "304 r=59 conditional",
+      "201 r=58 plain",
+      "200 r=57 conditional",
+      "304 r=57 conditional",
+    ]);
   });
 });

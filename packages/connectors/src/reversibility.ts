@@ -21,7 +21,11 @@ export function reversibilityOf(
       ? { reversible: false, reason: GOOGLE_TOKEN_REASON }
       : { reversible: true };
   if (action === "transfer_ownership") return { reversible: false, reason: NO_TRANSFER_REASON };
-  if (action === "remove_public_link" || action === "remove_external_domain")
+  if (
+    action === "remove_public_link" ||
+    action === "remove_external_domain" ||
+    action === "remove_org_wide_link"
+  )
     return { reversible: false, reason: NEW_LINK_REASON };
   if (action === "remove_external_user" && (permission?.type === "anyone" || permission?.type === "domain"))
     return { reversible: false, reason: NEW_LINK_REASON };

@@ -16,7 +16,10 @@ export type TWriteAction =
   | "remove_external_domain"
   | "downgrade_permission"
   | "revoke_oauth_grant"
-  | "transfer_ownership";
+  | "transfer_ownership"
+  | "remove_org_wide_link"
+  | "remove_everyone_grant"
+  | "remove_group_grant";
 
 /** A file as the writer needs it: its id at the source and the drive that holds it. */
 export type TWriteFile = {

@@ -11,6 +11,11 @@ export const RULE_IDS = {
   appBroadScopesUnverified: "app_broad_scopes_unverified",
   appBroadScopes: "app_broad_scopes",
   appUnverifiedPublisher: "app_unverified_publisher",
+  // Internal exposure (issue 30, CONTRACT): an organization-wide link, a grant to everyone in the
+  // tenant, a grant to a group of at least the configured size.
+  orgWideLink: "org_wide_link",
+  orgWideGrant: "org_wide_grant",
+  broadGroupGrant: "broad_group_grant",
 } as const;
 
 export type TRuleId = (typeof RULE_IDS)[keyof typeof RULE_IDS];
@@ -26,6 +31,9 @@ export const RULE_CATEGORY: Record<TRuleId, TFindingCategory> = {
   app_broad_scopes_unverified: "third_party_apps",
   app_broad_scopes: "third_party_apps",
   app_unverified_publisher: "third_party_apps",
+  org_wide_link: "internal_exposure",
+  org_wide_grant: "internal_exposure",
+  broad_group_grant: "internal_exposure",
 };
 
 /** Fixed by one action on one resource (remove the link, remove the outside grants). */

@@ -129,6 +129,9 @@ function act(writer: TSourceWriter, step: TStepRow): Promise<TWriteOutcome> {
     case "remove_public_link":
     case "remove_external_user":
     case "remove_external_domain":
+    case "remove_org_wide_link":
+    case "remove_everyone_grant":
+    case "remove_group_grant":
       return writer.deletePermission(fileOf(step), permissionIdOf(step));
     case "downgrade_permission":
       // Lowered only: a permission already at or below the role (by rank) is left as it is.

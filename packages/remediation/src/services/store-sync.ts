@@ -58,6 +58,9 @@ export async function storeAfterApply(
     case "remove_public_link":
     case "remove_external_user":
     case "remove_external_domain":
+    case "remove_org_wide_link":
+    case "remove_everyone_grant":
+    case "remove_group_grant":
       if (r.kind !== "permission") return null;
       return (
         (

@@ -64,7 +64,10 @@ async function restoredAlready(
   switch (step.action) {
     case "remove_public_link":
     case "remove_external_user":
-    case "remove_external_domain": {
+    case "remove_external_domain":
+    case "remove_org_wide_link":
+    case "remove_everyone_grant":
+    case "remove_group_grant": {
       const image = pre.source as TPermissionImage | null;
       if (!image) return undefined;
       return (await writer.readPermission(fileOf(step), image.id)) ? { id: image.id } : undefined;
@@ -97,7 +100,10 @@ async function restore(writer: TSourceWriter, step: TStepRow, pre: TPreImage | n
   switch (step.action) {
     case "remove_public_link":
     case "remove_external_user":
-    case "remove_external_domain": {
+    case "remove_external_domain":
+    case "remove_org_wide_link":
+    case "remove_everyone_grant":
+    case "remove_group_grant": {
       const image = pre?.source as TPermissionImage | null | undefined;
       if (!image) throw new SourceWriteError(409, "no_pre_image", "The permission's pre-image was not kept");
       return (await writer.restorePermission(fileOf(step), image)).id;

@@ -103,7 +103,10 @@ export async function storeAfterUndo(tx: Db, orgId: string, step: TStepRow, rest
   switch (step.action) {
     case "remove_public_link":
     case "remove_external_user":
-    case "remove_external_domain": {
+    case "remove_external_domain":
+    case "remove_org_wide_link":
+    case "remove_everyone_grant":
+    case "remove_group_grant": {
       const stored = pre?.store as TStoredPermission | null | undefined;
       if (!stored) return;
       await changeStoredFile(tx, fileScope(orgId, step), {

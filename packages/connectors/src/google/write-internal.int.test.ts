@@ -3,8 +3,9 @@ import { collect, recordingSleep, useFakeGoogle } from "../testing/adapter-harne
 import { ALL_CONNECTOR_SCOPES, type TFakeGoogle } from "../testing/fake-google";
 import { generateServiceAccount } from "../testing/google-fixture";
 import { type TWriteFile } from "../write";
-import { GOOGLE_WRITE_ACCESS } from "./access";
+import { GOOGLE_WRITE_ACCESS, GOOGLE_WRITE_SCOPE } from "./access";
 import { createGoogleWorkspaceAdapter } from "./adapter";
+import { googleTokens } from "./auth";
 import { createGoogleWorkspaceWriter } from "./write";
 
 // Internal exposure at the source (issue 30): the Google writer removes an organization-wide link
@@ -26,6 +27,10 @@ async function permissionsOf(fake: TFakeGoogle, id: string) {
   });
   return (await collect(adapter.files())).find((f) => f.id === id)?.permissions.map((p) => p.id);
 }
+
+/** The reason of Drive's error body. */
+const reasonOf = async (response: Response) =>
+  ((await response.json()) as { error: { errors: Array<{ reason: string }> } }).error.errors[0]?.reason;
 
 const writeRequests = (fake: TFakeGoogle) =>
   fake.requests.filter((r) => r.method !== "GET" && r.path !== "/token");
@@ -57,6 +62,7 @@ describe("Google writer: internal exposure", () => {
         type: "domain",
         role: "writer",
         domain: "acme.test",
+        link: { expiresAt: null, discoverable },
         extra: { role: "writer", allowFileDiscovery: discoverable },
       });
       expect(await writer.deletePermission(PRIVATE, ORG_LINK)).toBe("applied");
@@ -131,5 +137,83 @@ describe("Google writer: internal exposure", () => {
     expect(fake.writes).toEqual([
       { method: "DELETE", path: `/drive/v3/files/f-private/permissions/${ORG_LINK}`, status: 204 },
     ]);
+  });
+
+  it("makes a searchable organization-wide link link-only with permissions.create, and back on undo", async () => {
+    const fake = await start();
+    const writer = writerFor(fake);
+    shareOrgWide(fake, true);
+    const image = await writer.readPermission(PRIVATE, ORG_LINK);
+    expect(image?.link).toEqual({ expiresAt: null, discoverable: true });
+    expect(await writer.restrictLink?.(PRIVATE, ORG_LINK)).toBe("applied");
+    // Drive's update writes role and expirationTime only: the link is shared again, link-only.
+    expect(writeRequests(fake).map((r) => [r.method, r.path, r.json])).toEqual([
+      [
+        "POST",
+        "/drive/v3/files/f-private/permissions",
+        { type: "domain", role: "reader", allowFileDiscovery: false, domain: "acme.test" },
+      ],
+    ]);
+    expect(await writer.readPermission(PRIVATE, ORG_LINK)).toEqual({
+      ...image,
+      link: { expiresAt: null, discoverable: false },
+      extra: { role: "reader", allowFileDiscovery: false },
+    });
+    // Link-only already: no second change.
+    expect(await writer.restrictLink?.(PRIVATE, ORG_LINK)).toBe("already_gone");
+    expect(fake.writes).toHaveLength(1);
+    if (!image) throw new Error("no image");
+    expect(await writer.restorePermission(PRIVATE, image)).toEqual({ id: ORG_LINK });
+    expect(await writer.readPermission(PRIVATE, ORG_LINK)).toEqual(image);
+    // A person's grant is no link: refused without a call.
+    await expect(writer.restrictLink?.(PRIVATE, "p-alice")).rejects.toMatchObject({
+      status: 400,
+      code: "unsupported",
+    });
+    expect(fake.writes).toHaveLength(2);
+  });
+
+  it("refuses an expiry on a domain link as Drive does; a group's expiry is Drive's own rules", async () => {
+    const fake = await start();
+    shareOrgWide(fake, true);
+    fake.tenant.share("f-private", {
+      id: "p-all-staff",
+      type: "group",
+      role: "reader",
+      emailAddress: "all-staff@acme.test",
+    } as never);
+    const token = await googleTokens(ACCOUNT.credentials, { tokenUrl: fake.tokenUrl })
+      .as("alice@acme.test", [GOOGLE_WRITE_SCOPE.drive])
+      .getToken();
+    const patch = (id: string, body: unknown) =>
+      fetch(
+        `${fake.endpoints.driveBaseUrl}/drive/v3/files/f-private/permissions/${id}?supportsAllDrives=true`,
+        {
+          method: "PATCH",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        },
+      );
+    const onLink = await patch(ORG_LINK, { expirationTime: IN_A_MONTH });
+    expect(onLink.status).toBe(400);
+    expect(await onLink.json()).toMatchObject({
+      error: {
+        code: 400,
+        message: "Expiration dates cannot be set on anyone or domain permissions.",
+        errors: [expect.objectContaining({ reason: "cannotSetExpirationOnAnyoneOrDomain" })],
+      },
+    });
+    const tooFar = await patch("p-all-staff", {
+      expirationTime: new Date(Date.now() + 400 * 86_400_000).toISOString(),
+    });
+    expect(tooFar.status).toBe(400);
+    expect(await reasonOf(tooFar)).toBe("expirationDateTooFarInFuture");
+    const ok = await patch("p-all-staff", { expirationTime: IN_A_MONTH });
+    expect(ok.status).toBe(200);
+    // allowFileDiscovery is no field update writes.
+    const discover = await patch(ORG_LINK, { allowFileDiscovery: false });
+    expect(discover.status).toBe(403);
+    expect(await reasonOf(discover)).toBe("fieldNotWritable");
+    expect(fake.writes.map((w) => w.status)).toEqual([200]);
   });
 });

@@ -5,6 +5,7 @@ import { RETRYABLE_STATUS } from "../http/retry";
 import {
   EVERYONE_CLAIM_REASON,
   NEW_LINK_REASON,
+  NO_RESTRICT_REASON,
   NO_TRANSFER_REASON,
   reversibilityOf,
 } from "../reversibility";
@@ -554,6 +555,8 @@ export function createMicrosoft365Writer(opts: {
     updatePermissionRole,
     restorePermission,
     transferOwnership: () => Promise.reject(unsupported(NO_TRANSFER_REASON)),
+    // PATCH takes `roles` only ("Only the roles property can be modified this way").
+    restrictLink: () => Promise.reject(unsupported(NO_RESTRICT_REASON)),
     readGrant,
     revokeGrant,
     restoreGrant,

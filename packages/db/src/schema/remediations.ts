@@ -44,6 +44,9 @@ export const REMEDIATION_ACTIONS = [
   "remove_org_wide_link",
   "remove_everyone_grant",
   "remove_group_grant",
+  // Make a searchable organization-wide link link-only (Google Drive; Microsoft links are never
+  // searchable and their scope cannot change).
+  "restrict_org_wide_link",
 ] as const;
 export type TRemediationAction = (typeof REMEDIATION_ACTIONS)[number];
 

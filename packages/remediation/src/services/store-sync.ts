@@ -93,6 +93,9 @@ export async function storeAfterApply(
     case "revoke_oauth_grant":
       if (r.kind !== "grant") return null;
       return removeStoredGrant(tx, { connectorId: step.connectorId, grantExternalId: r.grantId });
+    case "restrict_org_wide_link":
+      // The store keeps who a permission reaches, not whether search finds it: nothing to change.
+      return null;
   }
 }
 

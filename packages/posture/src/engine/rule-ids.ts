@@ -70,6 +70,21 @@ export const QUICK_WIN_GROUPS = [
     ruleId: RULE_IDS.appUnverifiedPublisher,
     trustedOnly: null,
   },
+  // Internal exposure (issue 30, CONTRACT): every organization-wide link, every grant to everyone
+  // in the tenant, every broad group's grant, each removed at the source.
+  { key: "org_wide_links", action: "remove_org_wide_link", ruleId: RULE_IDS.orgWideLink, trustedOnly: null },
+  {
+    key: "everyone_grants",
+    action: "remove_everyone_grant",
+    ruleId: RULE_IDS.orgWideGrant,
+    trustedOnly: null,
+  },
+  {
+    key: "broad_group_grants",
+    action: "remove_group_grant",
+    ruleId: RULE_IDS.broadGroupGrant,
+    trustedOnly: null,
+  },
 ] as const;
 export type TQuickWinGroup = (typeof QUICK_WIN_GROUPS)[number];
 

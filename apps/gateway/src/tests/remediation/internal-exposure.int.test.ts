@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { demoOverlays, findings, SEVERITY_RANK } from "@posture/db";
+import { demoOverlays, findings, queryRows, SEVERITY_RANK, type Db } from "@posture/db";
+import { EVERYONE_CLAIM_REASON, NEW_LINK_REASON, NO_RESTRICT_REASON } from "@posture/connectors";
 import { fingerprintOf } from "@posture/posture";
 import { waitFor } from "@posture/webhooks/testing";
 import { useTestGateway } from "../../testing";
@@ -73,24 +74,28 @@ describe("internal exposure remediated at a sandbox's demo source", () => {
     // A group of 1,200 people is given another file, as its owner would share it.
     const storedPermission = async (fileId: string, permissionId: string) =>
       (
-        await db.execute<{ sharing_type: string; target: string; role: string }>(sql`
+        await queryRows<{ sharing_type: string; target: string; role: string }>(
+          db,
+          sql`
           SELECT p.sharing_type, p.target, p.role FROM workspace_permissions p
           JOIN workspace_files f ON f.connector_id = p.connector_id AND f.id = p.file_id
-          WHERE f.connector_id = ${connector.id} AND f.external_id = ${fileId} AND p.external_id = ${permissionId}`)
-      ).rows[0] ?? null;
+          WHERE f.connector_id = ${connector.id} AND f.external_id = ${fileId} AND p.external_id = ${permissionId}`,
+        )
+      )[0] ?? null;
     expect(await storedPermission(change.fileId, change.permissionId)).toEqual({
       sharing_type: "internal",
       target: change.domain,
       role: "reader",
     });
-    const [other] = (
-      await db.execute<{ file_id: string; name: string; owner_id: string }>(sql`
+    const [other] = await queryRows<{ file_id: string; name: string; owner_id: string }>(
+      db,
+      sql`
         SELECT f.external_id AS file_id, f.name, p.external_id AS owner_id FROM workspace_files f
         JOIN workspace_permissions p ON p.connector_id = f.connector_id AND p.file_id = f.id
         WHERE f.connector_id = ${connector.id} AND f.external_id <> ${change.fileId}
           AND f.drive_external_id IS NULL AND p.external_id ~ '^[0-9a-z]{1,8}-[0-9]+$'
-        ORDER BY f.external_id LIMIT 1`)
-    ).rows;
+        ORDER BY f.external_id LIMIT 1`,
+    );
     if (!other) throw new Error("no second file");
     const index = parseInt(other.owner_id.split("-")[0] ?? "", 36);
     const groupId = `${index.toString(36)}-allstaff`;
@@ -287,4 +292,164 @@ describe("internal exposure remediated at a sandbox's demo source", () => {
       permission: { link: { discoverable: true } },
     });
   }, 180_000);
+
+  it("on Microsoft 365: an Everyone grant and an org link go, neither can come back, and restrict is refused", async () => {
+    const orgName = "Contoso Ltd";
+    const owner = await gw.createActor({
+      orgId: (await gw.createOrg({ name: orgName, plan: "business" })).id,
+    });
+    const db: Db = gw.db.db;
+    const ok = async (method: string, path: string, body?: unknown, status = 200) => {
+      const res = await call(gw, method, path, { cookie: owner.cookie }, body);
+      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(status);
+      return res.body;
+    };
+    const connector = (await ok(
+      "POST",
+      "/api/connectors",
+      { type: "microsoft_365", displayName: "Contoso", mode: "demo", demo: { files: 600 } },
+      201,
+    )) as { id: string };
+    await ok("POST", `/api/connectors/${connector.id}/sync`);
+    const [file] = await queryRows<{ file_id: string; name: string; perm_id: string; owner: string }>(
+      db,
+      sql`
+        SELECT f.external_id AS file_id, f.name, p.external_id AS perm_id, f.owner_email AS owner FROM workspace_files f
+        JOIN workspace_permissions p ON p.connector_id = f.connector_id AND p.file_id = f.id
+        WHERE f.connector_id = ${connector.id} AND p.external_id ~ '^[0-9a-z]{1,8}-[0-9]+$'
+        ORDER BY f.external_id LIMIT 1`,
+    );
+    if (!file) throw new Error("no file");
+    const index = parseInt(file.perm_id.split("-")[0] ?? "", 36);
+    const domain = file.owner.split("@")[1] ?? "";
+    const everyoneId = `${index.toString(36)}-everyone`;
+    const linkId = `${index.toString(36)}-orglink`;
+    const added = [
+      { id: everyoneId, type: "domain", role: "reader", domain, everyone: "all" },
+      { id: linkId, type: "domain", role: "reader", domain, link: { expiresAt: null, discoverable: false } },
+    ];
+    for (const [k, permission] of added.entries())
+      await db.insert(demoOverlays).values({
+        connectorId: connector.id,
+        key: `perm:${file.file_id}:${permission.id}`,
+        change: { op: "added", permission, i: index, v: Date.now() + 1_000 + k },
+      });
+    await ok("POST", `/api/connectors/${connector.id}/sync`);
+    const finding = async (ruleId: string, details: Record<string, unknown>) => {
+      const fingerprint = fingerprintOf(ruleId, file.file_id);
+      const [found] = await db
+        .select({ id: findings.id })
+        .from(findings)
+        .where(and(eq(findings.connectorId, connector.id), eq(findings.fingerprint, fingerprint)));
+      if (found) return found.id;
+      const [row] = await db
+        .insert(findings)
+        .values({
+          orgId: owner.orgId,
+          connectorId: connector.id,
+          connectorType: "microsoft_365",
+          fingerprint,
+          ruleId,
+          category: "internal_exposure",
+          severity: "MEDIUM",
+          severityRank: SEVERITY_RANK.MEDIUM,
+          title: `${file.name} is open to everyone in the organization`,
+          resourceId: file.file_id,
+          resourceName: file.name,
+          resourceType: "file",
+          details: { ownerEmail: file.owner, reach: { people: 40, orgWide: true }, ...details },
+        })
+        .returning({ id: findings.id });
+      if (!row) throw new Error("no finding");
+      return row.id;
+    };
+    const grantFinding = await finding("org_wide_grant", {
+      permissionIds: [everyoneId],
+      grants: [{ permissionId: everyoneId, role: "reader", everyone: "all" }],
+    });
+    const linkFinding = await finding("org_wide_link", {
+      permissionIds: [linkId],
+      links: [{ permissionId: linkId, role: "reader", discoverable: false, expiresAt: null }],
+    });
+
+    // Restricting a Microsoft link is no change Graph offers: nothing to plan, and why.
+    const refused = await call(
+      gw,
+      "POST",
+      "/api/remediations",
+      { cookie: owner.cookie },
+      { findingIds: [linkFinding], orgWideLinks: "restrict" },
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({
+      error: "invalid_input",
+      message: `Nothing to do: ${NO_RESTRICT_REASON}`,
+    });
+
+    const plan = (await ok(
+      "POST",
+      "/api/remediations",
+      { findingIds: [grantFinding, linkFinding] },
+      201,
+    )) as TRemediation;
+    expect(
+      plan.steps.map((s) => ({
+        action: s.action,
+        reversible: s.reversible,
+        irreversibleReason: (s as unknown as { irreversibleReason: string | null }).irreversibleReason,
+        people: s.people,
+        findingIds: s.findingIds,
+      })),
+    ).toEqual([
+      {
+        action: "remove_everyone_grant",
+        reversible: false,
+        irreversibleReason: EVERYONE_CLAIM_REASON,
+        people: [`everyone in ${orgName}, guests included`],
+        findingIds: [grantFinding],
+      },
+      {
+        action: "remove_org_wide_link",
+        reversible: false,
+        irreversibleReason: NEW_LINK_REASON,
+        people: [`everyone in ${orgName}`],
+        findingIds: [linkFinding],
+      },
+    ]);
+    await ok("POST", `/api/remediations/${plan.id}/approve`);
+    const res = await gw.request("POST", `/api/remediations/${plan.id}/apply`, {
+      cookie: owner.cookie,
+      headers: { "idempotency-key": `internal-ms-${plan.id}` },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const applied = await waitFor(async () => {
+      const r = (await ok("GET", `/api/remediations/${plan.id}`)) as TRemediation;
+      return r.status === "APPLIED" ? r : null;
+    }, 60_000);
+    expect(applied.steps.map((s) => s.status)).toEqual(["APPLIED", "APPLIED"]);
+    const left = await queryRows<{ id: string }>(
+      db,
+      sql`
+        SELECT p.external_id AS id FROM workspace_permissions p
+        JOIN workspace_files f ON f.connector_id = p.connector_id AND f.id = p.file_id
+        WHERE f.connector_id = ${connector.id} AND f.external_id = ${file.file_id}
+          AND p.external_id = ANY(${`{${everyoneId},${linkId}}`}::text[])`,
+    );
+    expect(left).toEqual([]);
+    const overlay = await db
+      .select({ key: demoOverlays.key, change: demoOverlays.change })
+      .from(demoOverlays)
+      .where(eq(demoOverlays.connectorId, connector.id));
+    expect(
+      overlay
+        .filter((o) => o.key.endsWith(everyoneId) || o.key.endsWith(linkId))
+        .map((o) => (o.change as { op: string }).op),
+    ).toEqual(["removed", "removed"]);
+    for (const id of [grantFinding, linkFinding])
+      expect(((await ok("GET", `/api/findings/${id}`)) as { status: string }).status).toBe("RESOLVED");
+    // Nothing of it can be put back: undo is refused before anything moves.
+    const undo = await call(gw, "POST", `/api/remediations/${plan.id}/undo`, { cookie: owner.cookie });
+    expect(undo.status).toBe(409);
+    expect((undo.body as { error: string }).error).toBe("nothing_to_undo");
+  }, 120_000);
 });

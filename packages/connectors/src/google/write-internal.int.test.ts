@@ -216,4 +216,21 @@ describe("Google writer: internal exposure", () => {
     expect(await reasonOf(discover)).toBe("fieldNotWritable");
     expect(fake.writes.map((w) => w.status)).toEqual([200]);
   });
+
+  it("rides out a 429 with Retry-After on making a link link-only, sharing it once", async () => {
+    const fake = await start();
+    const { delays, http } = recordingSleep();
+    const writer = writerFor(fake, http);
+    shareOrgWide(fake, true);
+    fake.failWrites({ status: 429, retryAfter: 6, count: 1 });
+    expect(await writer.restrictLink?.(PRIVATE, ORG_LINK)).toBe("applied");
+    expect(delays).toEqual([6000]);
+    expect(fake.writes).toEqual([
+      { method: "POST", path: "/drive/v3/files/f-private/permissions", status: 200 },
+    ]);
+    expect((await writer.readPermission(PRIVATE, ORG_LINK))?.link).toEqual({
+      expiresAt: null,
+      discoverable: false,
+    });
+  });
 });

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { collect, recordingSleep } from "../testing/adapter-harness";
 import { ALL_GRAPH_WRITE_ROLES, startFakeGraph, type TFakeGraph } from "../testing/fake-graph";
 import { buildGraphFixture, GRAPH_TENANT_ID } from "../testing/graph-fixture";
-import { EVERYONE_CLAIM_REASON, NEW_LINK_REASON } from "../reversibility";
+import { EVERYONE_CLAIM_REASON, NEW_LINK_REASON, NO_RESTRICT_REASON } from "../reversibility";
 import { type TWriteFile } from "../write";
 import { createMicrosoft365Adapter } from "./adapter";
 import { createMicrosoft365Writer } from "./write";
@@ -148,5 +148,20 @@ describe("Microsoft 365 writer: internal exposure", () => {
     expect(delays).toEqual([5000, 5000]);
     expect(writes(server)).toHaveLength(3);
     expect(await strategyPermissions(server)).toEqual(["perm-org", "perm-all"]);
+  });
+
+  it("refuses to restrict a link without a call: Graph's PATCH changes roles only", async () => {
+    const server = await start();
+    const writer = writerFor(server);
+    expect(await rejection(writer.restrictLink?.(STRATEGY, "perm-org") ?? Promise.resolve())).toMatchObject({
+      status: 400,
+      code: "unsupported",
+      message: `Microsoft 365: ${NO_RESTRICT_REASON}`,
+    });
+    expect(writer.reversibility("restrict_org_wide_link")).toEqual({
+      reversible: false,
+      reason: NO_RESTRICT_REASON,
+    });
+    expect(writes(server)).toHaveLength(0);
   });
 });

@@ -26,4 +26,4 @@ export {
   type TCreateSourceWriterInput,
   type TStoredConnector,
 } from "./factory";
-export { reversibilityOf } from "./reversibility";
+export { EVERYONE_CLAIM_REASON, NEW_LINK_REASON, NO_RESTRICT_REASON, reversibilityOf } from "./reversibility";

@@ -4,6 +4,10 @@ import type { TReversibility, TWriteAction } from "./write";
 const GOOGLE_TOKEN_REASON = "Google cannot re-issue a revoked OAuth token; the user must consent again";
 const NEW_LINK_REASON =
   "Microsoft 365 cannot restore a deleted sharing link: a new link would have a new URL, so whoever held the old one stays locked out.";
+const EVERYONE_CLAIM_REASON =
+  "Microsoft 365 cannot put back a removed grant to Everyone or Everyone except external users: Graph's invite names users and groups (by email or object id), and these SharePoint claims are neither. Re-share the file with the claim in SharePoint if it must come back.";
+const NO_RESTRICT_REASON =
+  "Microsoft 365 cannot change a sharing link's scope in place (Graph updates a permission's roles only), and its links are never found by search: remove the link instead.";
 const NO_TRANSFER_REASON =
   "OneDrive and SharePoint have no API to transfer a file's ownership: move or copy the file to another drive instead.";
 
@@ -21,11 +25,18 @@ export function reversibilityOf(
       ? { reversible: false, reason: GOOGLE_TOKEN_REASON }
       : { reversible: true };
   if (action === "transfer_ownership") return { reversible: false, reason: NO_TRANSFER_REASON };
-  if (action === "remove_public_link" || action === "remove_external_domain")
+  if (action === "restrict_org_wide_link") return { reversible: false, reason: NO_RESTRICT_REASON };
+  // A group's grant is re-invited by the group's object id (POST …/invite, driveRecipient.objectId).
+  if (action === "remove_everyone_grant") return { reversible: false, reason: EVERYONE_CLAIM_REASON };
+  if (
+    action === "remove_public_link" ||
+    action === "remove_external_domain" ||
+    action === "remove_org_wide_link"
+  )
     return { reversible: false, reason: NEW_LINK_REASON };
   if (action === "remove_external_user" && (permission?.type === "anyone" || permission?.type === "domain"))
     return { reversible: false, reason: NEW_LINK_REASON };
   return { reversible: true };
 }
 
-export { NEW_LINK_REASON, NO_TRANSFER_REASON };
+export { EVERYONE_CLAIM_REASON, NEW_LINK_REASON, NO_RESTRICT_REASON, NO_TRANSFER_REASON };

@@ -21,12 +21,21 @@ export type TSourceUser = {
   lastLoginAt: string | null;
   createdAt: string;
   /**
+   * The AI assistants the user is licensed for, read from the source's licence assignments
+   * (Graph `assignedLicenses` against `subscribedSkus`: Microsoft 365 Copilot; Google's licence
+   * assignments / Gemini settings). Absent: the source did not say (not read, or no permission).
+   */
+  assistants?: TAssistantKind[];
+  /**
    * Values the source could not read for this user (a permission or licence missing, see
    * `coverageGaps()`): `mfa` → `mfaEnabled` (and `isAdmin`) are not known, `lastLogin` →
    * `lastLoginAt` is not known. Absent: everything was read.
    */
   unknown?: Array<"mfa" | "lastLogin">;
 };
+
+/** The AI assistants of the two suites, by their licences. */
+export type TAssistantKind = "copilot" | "gemini";
 
 export type TPermissionRole = "owner" | "organizer" | "writer" | "commenter" | "reader";
 
@@ -42,6 +51,11 @@ export const PERMISSION_ROLE_RANK: Record<TPermissionRole, number> = {
 /**
  * One grant on a file. `anyone` is a public link (Google "anyone with the link", Microsoft
  * anonymous sharing link); `domain` is everyone in a domain; `user`/`group` a principal.
+ *
+ * Internal reach (issue 30): a `domain` permission on one of the tenant's own domains reaches
+ * everyone in the organization: Microsoft's organization-scope sharing links (Graph
+ * `link.scope: "organization"`) and Google's `type: "domain"` permissions. Graph's Everyone /
+ * Everyone-except-external-users claims are `domain` too, with `everyone` set.
  */
 export type TPermission = {
   id: string;
@@ -49,6 +63,33 @@ export type TPermission = {
   role: TPermissionRole;
   emailAddress?: string;
   domain?: string;
+  /**
+   * Set when the permission is a sharing link rather than a grant to a principal (Microsoft
+   * sharing links; Google `anyone` and `domain` permissions, which Drive shows as links).
+   * `expiresAt`: ISO timestamp, null when it never expires (Graph `expirationDateTime`, Drive
+   * `expirationTime`). `discoverable`: people can find the file by search without the link
+   * (Drive `allowFileDiscovery`; always false for Microsoft links).
+   */
+  link?: { expiresAt: string | null; discoverable: boolean };
+  /**
+   * A grant to everyone in the tenant through the source's built-in claim: `all` (Graph
+   * "Everyone", guests included), `members` ("Everyone except external users").
+   */
+  everyone?: "all" | "members";
+};
+
+/**
+ * A group of the directory, as reach needs it: how many people a grant to it reaches (members
+ * counted transitively: Graph `transitiveMembers/$count`; Directory `members.list` expanded).
+ * `memberEmails`: the members, when the source listed them (reach then counts a person in two
+ * granted groups once); absent when only the count was read.
+ */
+export type TSourceGroup = {
+  id: string;
+  email: string;
+  name: string;
+  memberCount: number;
+  memberEmails?: string[];
 };
 
 export type TSourceFile = {
@@ -91,6 +132,18 @@ export type TAppGrant = {
   scopes: string[];
   userEmail: string;
   grantedAt: string;
+  /**
+   * How the app reads data (issue 30): `application` (app-only roles or domain-wide delegation:
+   * every file its permission covers), `delegated` (as the granting user: what they can open).
+   * Absent: delegated.
+   */
+  access?: "application" | "delegated";
+  /**
+   * Where `kind: "ai_agent"` came from: a platform registry (Graph `agentIdentity` / agent
+   * blueprints, the Copilot admin catalog), the maintained catalog of agent publishers
+   * (data with its sources), or absent when the app is not an agent.
+   */
+  agentSource?: "agent_registry" | "copilot_catalog" | "publisher_catalog";
 };
 
 export type TActivityEvent = {
@@ -199,6 +252,8 @@ export type TSourceAdapter = {
   users: () => AsyncIterable<TSourceUser>;
   files: () => AsyncIterable<TSourceFile>;
   sharedDrives: () => AsyncIterable<TSharedDrive>;
+  /** The directory's groups with their sizes, read whole every scan (issue 30); absent: none read. */
+  groups?: () => AsyncIterable<TSourceGroup>;
   appGrants: () => AsyncIterable<TAppGrant>;
   activity: (since: Date) => AsyncIterable<TActivityEvent>;
   /** The tenant's security settings, each read or marked unavailable; never throws for one setting. */

@@ -16,7 +16,11 @@ export type TWriteAction =
   | "remove_external_domain"
   | "downgrade_permission"
   | "revoke_oauth_grant"
-  | "transfer_ownership";
+  | "transfer_ownership"
+  | "remove_org_wide_link"
+  | "remove_everyone_grant"
+  | "remove_group_grant"
+  | "restrict_org_wide_link";
 
 /** A file as the writer needs it: its id at the source and the drive that holds it. */
 export type TWriteFile = {
@@ -103,6 +107,14 @@ export type TSourceWriter = {
     role: TPermissionRole,
     how?: TRoleChange,
   ) => Promise<TWriteOutcome>;
+  /**
+   * Makes a searchable organization-wide link link-only (issue 30): people in the organization
+   * can still open it with its URL, but no longer find it by search (Drive `allowFileDiscovery`).
+   * `already_gone` when the link is gone or already link-only. Undo is `restorePermission` with
+   * the pre-image (searchable again). Absent or SourceWriteError 400 `unsupported` where the
+   * source has no such change (Microsoft: a link's scope is fixed when it is made).
+   */
+  restrictLink?: (file: TWriteFile, permissionId: string) => Promise<TWriteOutcome>;
   /** Undo of a delete: re-creates the permission from its pre-image; returns the source's new id. */
   restorePermission: (file: TWriteFile, image: TPermissionImage) => Promise<{ id: string }>;
   /**

@@ -8,6 +8,9 @@ export const FINDING_CATEGORIES = [
   "third_party_apps",
   // A tenant setting that fails its benchmark check (`@posture/benchmarks`), one finding per check.
   "tenant_configuration",
+  // What everyone inside can open, and so every AI assistant (issue 30): organization-wide links,
+  // everyone grants, grants to very large groups.
+  "internal_exposure",
 ] as const;
 export type TFindingCategory = (typeof FINDING_CATEGORIES)[number];
 
@@ -19,6 +22,8 @@ export const CATEGORY_CAPS: Record<TFindingCategory, number> = {
   identity: 18,
   third_party_apps: 14,
   tenant_configuration: 15,
+  // TODO(issue 30, exposure-core): rebalance the caps so internal exposure deducts.
+  internal_exposure: 0,
 };
 
 /** How people read each category (reports, PDFs). */
@@ -29,6 +34,7 @@ export const CATEGORY_LABELS: Record<TFindingCategory, string> = {
   identity: "Identity",
   third_party_apps: "Third-party apps",
   tenant_configuration: "Tenant configuration",
+  internal_exposure: "Internal exposure",
 };
 
 const isCategory = (c: string): c is TFindingCategory =>

@@ -5,6 +5,7 @@ import type { TDemoOverlayStore } from "../write";
 // overlay is a map of entries, persisted by the caller (TDemoOverlayStore, the demo_overlays
 // table), read once per read of the tenant and never per file:
 //   perm:<fileId>:<permissionId>  {op: "removed"} | {op: "role", role} | {op: "added", permission}
+//                                 | {op: "link", link}  a link's discoverability / expiry changed
 //   owner:<fileId>                {ownerEmail, previousOwner}
 //   grant:<grantId>               {op: "revoked"}
 // and the sandbox's scenarios (@posture/sandbox), changes a tenant's own people would make:
@@ -20,6 +21,7 @@ export type TPermEntry =
   | { op: "removed" }
   | { op: "role"; role: TPermissionRole }
   | { op: "added"; permission: TPermission }
+  | { op: "link"; link: NonNullable<TPermission["link"]> }
   | { op: "restored" };
 
 export type TOwnerEntry = { ownerEmail: string; previousOwner: string } | { op: "restored" };
@@ -92,6 +94,14 @@ function permEntryOf(change: Record<string, unknown>): TPermEntry | null {
       return ROLES.has(change.role as TPermissionRole)
         ? { op: "role", role: change.role as TPermissionRole }
         : null;
+    case "link": {
+      const link = change.link as TPermission["link"] | undefined;
+      return link &&
+        typeof link.discoverable === "boolean" &&
+        (link.expiresAt === null || isString(link.expiresAt))
+        ? { op: "link", link: { expiresAt: link.expiresAt, discoverable: link.discoverable } }
+        : null;
+    }
     case "added": {
       const p = change.permission as TPermission | undefined;
       return p && isString(p.id) && ROLES.has(p.role) ? { op: "added", permission: p } : null;
@@ -206,6 +216,8 @@ export function overlayFile(file: TSourceFile, overlay: TFileOverlay | undefined
     if (entry.op === "removed") permissions = permissions.filter((p) => p.id !== id);
     else if (entry.op === "role")
       permissions = permissions.map((p) => (p.id === id ? { ...p, role: entry.role } : p));
+    else if (entry.op === "link")
+      permissions = permissions.map((p) => (p.id === id ? { ...p, link: entry.link } : p));
     else if (entry.op === "added" && !permissions.some((p) => p.id === id))
       permissions = [...permissions, { ...entry.permission, id }];
   }

@@ -9,7 +9,7 @@ import {
   type TWriteOutcome,
   ranksAbove,
 } from "../write";
-import { reversibilityOf } from "../reversibility";
+import { NO_RESTRICT_REASON, reversibilityOf } from "../reversibility";
 import { appsOf, grantAt, grantLife } from "./apps";
 import { driveIdAt } from "./drives";
 import { fileAt } from "./files";
@@ -144,11 +144,30 @@ export function createDemoWriter(opts: TDemoOptions & { overlay: TDemoOverlaySto
       return "applied";
     },
 
+    restrictLink: async (file, permissionId) => {
+      if (shape.type === "microsoft_365") throw new SourceWriteError(400, "unsupported", NO_RESTRICT_REASON);
+      const overlay = await load();
+      const located = locateByPermission(overlay, file, permissionId);
+      const permission = located?.current.permissions.find((p) => p.id === permissionId);
+      if (!located || !permission) return "already_gone";
+      if (permission.type !== "domain" && permission.type !== "anyone")
+        throw new SourceWriteError(400, "unsupported", `Permission ${permissionId} is not a link`);
+      if (permission.link?.discoverable !== true) return "already_gone";
+      const link = { expiresAt: permission.link.expiresAt, discoverable: false };
+      const key = `perm:${file.id}:${permissionId}`;
+      const generated = located.base.permissions.find((p) => p.id === permissionId);
+      if (generated) await put(overlay, key, located.index, { op: "link", link });
+      else await put(overlay, key, located.index, { op: "added", permission: { ...permission, link } });
+      return "applied";
+    },
+
     restorePermission: async (file, image) => {
       const overlay = await load();
       const located = locateByPermission(overlay, file, image.id);
       if (!located) throw notFound(shape.type, file.id);
       const { extra: _extra, ...permission } = image;
+      const sameLink = (p: TPermission | undefined) =>
+        p?.link?.discoverable === image.link?.discoverable && p?.link?.expiresAt === image.link?.expiresAt;
       // Microsoft re-creates an anonymous link as a new link: a new id (and URL), the same one
       // for a retry of the same restore, so it never makes two.
       const id =
@@ -157,9 +176,12 @@ export function createDemoWriter(opts: TDemoOptions & { overlay: TDemoOverlaySto
           : image.id;
       const key = `perm:${file.id}:${id}`;
       const current = located.current.permissions.find((p) => p.id === id);
-      if (current?.role === image.role) return { id };
+      if (current?.role === image.role && sameLink(current)) return { id };
       const generated = located.base.permissions.find((p) => p.id === id);
-      if (generated?.role === image.role) await put(overlay, key, located.index, { op: "restored" });
+      if (generated?.role === image.role && sameLink(generated))
+        await put(overlay, key, located.index, { op: "restored" });
+      else if (generated?.role === image.role && image.link)
+        await put(overlay, key, located.index, { op: "link", link: image.link });
       else if (generated) await put(overlay, key, located.index, { op: "role", role: image.role });
       else await put(overlay, key, located.index, { op: "added", permission: { ...permission, id } });
       return { id };

@@ -183,12 +183,21 @@ export function createGoogleWorkspaceWriter(opts: {
     if (typeof permission.allowFileDiscovery === "boolean")
       extra.allowFileDiscovery = permission.allowFileDiscovery;
     if (permission.expirationTime) extra.expirationTime = permission.expirationTime;
+    const isLink = permission.type === "anyone" || permission.type === "domain";
     return {
       id: permission.id,
       type: permission.type,
       role: mapRole(permission.role),
       ...(permission.emailAddress ? { emailAddress: permission.emailAddress.toLowerCase() } : {}),
       ...(permission.domain ? { domain: permission.domain.toLowerCase() } : {}),
+      ...(isLink
+        ? {
+            link: {
+              expiresAt: permission.expirationTime ?? null,
+              discoverable: permission.allowFileDiscovery === true,
+            },
+          }
+        : {}),
       extra,
     };
   }
@@ -227,6 +236,40 @@ export function createGoogleWorkspaceWriter(opts: {
       const now = mapRole(current.body.role);
       if (how === "lower" ? !ranksAbove(now, role) : now === role) return ALREADY;
       return drive(actor, "PATCH", permissionPath(file, permissionId), { fields: "id,role" }, { role: role });
+    });
+    return outcome(answer);
+  }
+
+  /**
+   * A searchable link made link-only. permissions.update writes `role` and `expirationTime` only,
+   * so the link is shared again with `allowFileDiscovery: false` (permissions.create: Drive keeps
+   * one permission per domain, the same one changed). Should Drive answer with another id, the
+   * searchable one left behind is deleted: the file ends with exactly one, link-only.
+   */
+  async function restrictLink(file: TWriteFile, permissionId: string): Promise<TWriteOutcome> {
+    const answer = await asFileActor(file, async (actor) => {
+      const current = await readAs(actor, file, permissionId);
+      if ("notFound" in current) return current;
+      const link = current.body;
+      if (link.type !== "domain" && link.type !== "anyone")
+        throw new SourceWriteError(
+          400,
+          "unsupported",
+          `${SOURCE}: permission ${permissionId} is a ${link.type ?? "?"} grant, not a link`,
+        );
+      if (link.allowFileDiscovery !== true) return ALREADY;
+      const body: Record<string, unknown> = { type: link.type, role: link.role, allowFileDiscovery: false };
+      if (link.type === "domain") body.domain = link.domain;
+      const created = await drive<{ id?: string }>(
+        actor,
+        "POST",
+        `${FILES}/${encodeURIComponent(file.id)}/permissions`,
+        { fields: "id" },
+        body,
+      );
+      if (!("notFound" in created) && created.body.id && created.body.id !== permissionId)
+        await drive(actor, "DELETE", permissionPath(file, permissionId), {});
+      return created;
     });
     return outcome(answer);
   }
@@ -321,6 +364,7 @@ export function createGoogleWorkspaceWriter(opts: {
     deletePermission,
     updatePermissionRole,
     restorePermission,
+    restrictLink,
     transferOwnership,
     readGrant,
     revokeGrant: async (grant) => outcome(await directory("DELETE", grant)),

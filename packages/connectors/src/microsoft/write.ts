@@ -2,7 +2,13 @@ import { parseRetryAfter } from "@posture/platform";
 import { sendWithRetry, type THttpOptions, type TQuery } from "../http/client";
 import { apiErrorMessage } from "../http/errors";
 import { RETRYABLE_STATUS } from "../http/retry";
-import { NEW_LINK_REASON, NO_TRANSFER_REASON, reversibilityOf } from "../reversibility";
+import {
+  EVERYONE_CLAIM_REASON,
+  NEW_LINK_REASON,
+  NO_RESTRICT_REASON,
+  NO_TRANSFER_REASON,
+  reversibilityOf,
+} from "../reversibility";
 import { SourceAuthError, SourceUnavailableError, type TPermission, type TPermissionRole } from "../types";
 import {
   SourceWriteError,
@@ -414,8 +420,12 @@ export function createMicrosoft365Writer(opts: {
   }
 
   async function restorePermission(file: TWriteFile, image: TPermissionImage): Promise<{ id: string }> {
-    if (image.type === "anyone" || image.type === "domain") throw unsupported(NEW_LINK_REASON);
     const extra = image.extra ?? {};
+    // A sharing link comes back only as a new link (a new URL); an Everyone claim's grant (a
+    // `domain` permission that is no link) cannot be named in an invitation at all.
+    if (image.type === "anyone" || (image.type === "domain" && extra.link !== undefined))
+      throw unsupported(NEW_LINK_REASON);
+    if (image.type === "domain" || image.everyone !== undefined) throw unsupported(EVERYONE_CLAIM_REASON);
     const identity = (extra.grantedToV2 ?? {}) as TMsPermission["grantedToV2"];
     const groupId = identity?.group?.id;
     const recipient = image.emailAddress
@@ -545,6 +555,8 @@ export function createMicrosoft365Writer(opts: {
     updatePermissionRole,
     restorePermission,
     transferOwnership: () => Promise.reject(unsupported(NO_TRANSFER_REASON)),
+    // PATCH takes `roles` only ("Only the roles property can be modified this way").
+    restrictLink: () => Promise.reject(unsupported(NO_RESTRICT_REASON)),
     readGrant,
     revokeGrant,
     restoreGrant,

@@ -262,6 +262,30 @@ export function createFakeDriveWrites(
     return formerIds.get(`${type}:${who}`) ?? `perm-${type}-${who}`;
   }
 
+  /**
+   * Drive's Permission.expirationTime: "They can only be set on user and group permissions - The
+   * time must be in the future - The time cannot be more than a year in the future" (drive.v3.json),
+   * on create and update alike: an anyone or domain link never takes an expiry.
+   */
+  function refuseExpiry(type: string, expirationTime: string): TFakeResponse | null {
+    if (type !== "user" && type !== "group")
+      return googleError(
+        400,
+        "Expiration dates cannot be set on anyone or domain permissions.",
+        "cannotSetExpirationOnAnyoneOrDomain",
+      );
+    const at = Date.parse(expirationTime);
+    if (!(at > Date.now()))
+      return googleError(400, "Expiration dates must be in the future.", "expirationDatesMustBeInTheFuture");
+    if (at > Date.now() + 366 * 86_400_000)
+      return googleError(
+        400,
+        "Expiration dates cannot be more than a year in the future.",
+        "expirationDateTooFarInFuture",
+      );
+    return null;
+  }
+
   /** A role the item cannot hold: organizers only in shared drives, owners only in My Drive. */
   function refuseRole(file: TFile, role: string): TFakeResponse | null {
     if (!(ROLES as readonly string[]).includes(role))
@@ -353,6 +377,10 @@ export function createFakeDriveWrites(
         "fieldNotWritable",
       );
     const role = typeof patch.role === "string" ? patch.role : (permission.role ?? "reader");
+    if (typeof patch.expirationTime === "string") {
+      const refusedExpiry = refuseExpiry(permission.type ?? "", patch.expirationTime);
+      if (refusedExpiry) return refusedExpiry;
+    }
     const refused = refuseRole(file, role);
     if (refused) return refused;
     if (role === "owner" && permission.role !== "owner") {
@@ -422,18 +450,8 @@ export function createFakeDriveWrites(
       );
     const expirationTime = typeof given.expirationTime === "string" ? given.expirationTime : undefined;
     if (expirationTime !== undefined) {
-      if (!person)
-        return googleError(
-          400,
-          "Expiration dates cannot be set on anyone or domain permissions.",
-          "cannotSetExpirationOnAnyoneOrDomain",
-        );
-      if (!(Date.parse(expirationTime) > Date.now()))
-        return googleError(
-          400,
-          "Expiration dates must be in the future.",
-          "expirationDatesMustBeInTheFuture",
-        );
+      const refusedExpiry = refuseExpiry(type, expirationTime);
+      if (refusedExpiry) return refusedExpiry;
     }
     const refused = refuseRole(file, role);
     if (refused) return refused;

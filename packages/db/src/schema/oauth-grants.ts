@@ -24,6 +24,12 @@ export const oauthGrants = pgTable(
     scopes: text("scopes").array().notNull(),
     userEmail: text("user_email").notNull(),
     grantedAt: tsColumn("granted_at").notNull(),
+    /** `application` (app-only: every file its permission covers) or `delegated` (issue 30). */
+    access: text("access", { enum: ["application", "delegated"] })
+      .notNull()
+      .default("delegated"),
+    /** Where an agent's classification came from (connectors' TAppGrant.agentSource); null: not an agent, or by name. */
+    agentSource: text("agent_source"),
   },
   (t) => [
     uniqueIndex("oauth_grants_connector_external_key").on(t.connectorId, t.externalId),

@@ -39,6 +39,14 @@ export const REMEDIATION_ACTIONS = [
   "downgrade_permission",
   "revoke_oauth_grant",
   "transfer_ownership",
+  // Internal exposure (issue 30): remove an organization-wide link, an everyone or a broad
+  // group's grant.
+  "remove_org_wide_link",
+  "remove_everyone_grant",
+  "remove_group_grant",
+  // Make a searchable organization-wide link link-only (Google Drive; Microsoft links are never
+  // searchable and their scope cannot change).
+  "restrict_org_wide_link",
 ] as const;
 export type TRemediationAction = (typeof REMEDIATION_ACTIONS)[number];
 

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { newId, tsColumn } from "./columns";
 import { connectors } from "./connectors";
 
@@ -34,6 +34,13 @@ export const workspaceFiles = pgTable(
     externalPermissionCount: integer("external_permission_count").notNull().default(0),
     sizeBytes: bigint("size_bytes", { mode: "number" }).notNull().default(0),
     modifiedAt: tsColumn("modified_at").notNull(),
+    /**
+     * Reach (issue 30): how many people can open the file, through links, direct grants, groups
+     * (expanded once per scan) and drive membership; `reachOrgWide` when a link or grant reaches
+     * everyone in the organization (then `reachPeople` is the tenant's people count).
+     */
+    reachPeople: integer("reach_people").notNull().default(0),
+    reachOrgWide: boolean("reach_org_wide").notNull().default(false),
   },
   (t) => [
     // Partitioned by connector (migration 0020): a unique key must hold the partition key. Ids

@@ -33,6 +33,8 @@ export const workspaceUsers = pgTable(
     dormantDays: integer("dormant_days"),
     // Files this user owns that are shared outside the organization (public or external).
     externalSharesOwned: integer("external_shares_owned").notNull().default(0),
+    /** The AI assistants the user is licensed for (`copilot`, `gemini`; issue 30). */
+    assistants: text("assistants").array().notNull().default([]),
   },
   (t) => [
     index("workspace_users_connector_idx").on(t.connectorId),

@@ -11,6 +11,11 @@ export const RULE_IDS = {
   appBroadScopesUnverified: "app_broad_scopes_unverified",
   appBroadScopes: "app_broad_scopes",
   appUnverifiedPublisher: "app_unverified_publisher",
+  // Internal exposure (issue 30, CONTRACT): an organization-wide link, a grant to everyone in the
+  // tenant, a grant to a group of at least the configured size.
+  orgWideLink: "org_wide_link",
+  orgWideGrant: "org_wide_grant",
+  broadGroupGrant: "broad_group_grant",
 } as const;
 
 export type TRuleId = (typeof RULE_IDS)[keyof typeof RULE_IDS];
@@ -26,6 +31,9 @@ export const RULE_CATEGORY: Record<TRuleId, TFindingCategory> = {
   app_broad_scopes_unverified: "third_party_apps",
   app_broad_scopes: "third_party_apps",
   app_unverified_publisher: "third_party_apps",
+  org_wide_link: "internal_exposure",
+  org_wide_grant: "internal_exposure",
+  broad_group_grant: "internal_exposure",
 };
 
 /** Fixed by one action on one resource (remove the link, remove the outside grants). */
@@ -60,6 +68,21 @@ export const QUICK_WIN_GROUPS = [
     key: "unverified_apps",
     action: "revoke_oauth_grant",
     ruleId: RULE_IDS.appUnverifiedPublisher,
+    trustedOnly: null,
+  },
+  // Internal exposure (issue 30, CONTRACT): every organization-wide link, every grant to everyone
+  // in the tenant, every broad group's grant, each removed at the source.
+  { key: "org_wide_links", action: "remove_org_wide_link", ruleId: RULE_IDS.orgWideLink, trustedOnly: null },
+  {
+    key: "everyone_grants",
+    action: "remove_everyone_grant",
+    ruleId: RULE_IDS.orgWideGrant,
+    trustedOnly: null,
+  },
+  {
+    key: "broad_group_grants",
+    action: "remove_group_grant",
+    ruleId: RULE_IDS.broadGroupGrant,
     trustedOnly: null,
   },
 ] as const;

@@ -9,7 +9,13 @@ export { CATEGORY_CAPS } from "./types";
 
 /** What a quick win asks the admin to do. */
 export type TQuickWinAction =
-  "remove_public_link" | "remove_external_access" | "revoke_oauth_grant" | "change_setting";
+  | "remove_public_link"
+  | "remove_external_access"
+  | "revoke_oauth_grant"
+  | "remove_org_wide_link"
+  | "remove_everyone_grant"
+  | "remove_group_grant"
+  | "change_setting";
 
 export const SEVERITY_WEIGHTS: Record<TSeverity, number> = { CRITICAL: 10, HIGH: 5, MEDIUM: 2, LOW: 1 };
 
@@ -91,6 +97,12 @@ function groupTitle(key: TQuickWinGroup["key"], total: number): string {
       return `Revoke ${count("unverified app", "unverified apps")} with broad access`;
     case "unverified_apps":
       return `Revoke ${count("app", "apps")} from unverified publishers`;
+    case "org_wide_links":
+      return `Remove organization-wide links from ${count("file", "files")}`;
+    case "everyone_grants":
+      return `Remove everyone's access to ${count("file", "files")}`;
+    case "broad_group_grants":
+      return `Remove broad groups' access to ${count("file", "files")}`;
   }
 }
 

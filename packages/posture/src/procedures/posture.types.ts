@@ -37,9 +37,17 @@ export const ZPostureBreakdownOutput = z.object({
     .array(
       z.object({
         action: z
-          .enum(["remove_public_link", "remove_external_access", "revoke_oauth_grant", "change_setting"])
+          .enum([
+            "remove_public_link",
+            "remove_external_access",
+            "revoke_oauth_grant",
+            "remove_org_wide_link",
+            "remove_everyone_grant",
+            "remove_group_grant",
+            "change_setting",
+          ])
           .describe(
-            "What to do: remove public links, remove outside access to files, revoke apps' grants, or change a tenant setting",
+            "What to do: remove public links, remove outside access to files, revoke apps' grants, remove organization-wide links, grants to everyone in the tenant or broad groups' grants (internal exposure), or change a tenant setting",
           ),
         title: z
           .string()
@@ -69,6 +77,9 @@ export const ZPostureBreakdownOutput = z.object({
                   "trusted_shares",
                   "unverified_broad_apps",
                   "unverified_apps",
+                  "org_wide_links",
+                  "everyone_grants",
+                  "broad_group_grants",
                 ])
                 .describe("Every open finding of the group, read by the planner"),
             }),

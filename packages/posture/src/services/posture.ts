@@ -43,6 +43,9 @@ const STEPS_SQL = sql`GREATEST(1, COALESCE(
     CASE f.rule_id
       WHEN ${RULE_IDS.publicLink} THEN jsonb_array_length(CASE WHEN jsonb_typeof(f.details->'permissionIds') = 'array' THEN f.details->'permissionIds' END)
       WHEN ${RULE_IDS.externalShare} THEN (f.details->>'targetCount')::int
+      WHEN ${RULE_IDS.orgWideLink} THEN jsonb_array_length(CASE WHEN jsonb_typeof(f.details->'permissionIds') = 'array' THEN f.details->'permissionIds' END)
+      WHEN ${RULE_IDS.orgWideGrant} THEN jsonb_array_length(CASE WHEN jsonb_typeof(f.details->'permissionIds') = 'array' THEN f.details->'permissionIds' END)
+      WHEN ${RULE_IDS.broadGroupGrant} THEN jsonb_array_length(CASE WHEN jsonb_typeof(f.details->'permissionIds') = 'array' THEN f.details->'permissionIds' END)
       ELSE (f.details->>'grantCount')::int
     END, 1))`;
 

@@ -25,8 +25,26 @@ export const ZPlanInput = z.strictObject({
   playbook: ZPlaybook.optional(),
   /** A quick win's group (GET /posture/breakdown `quickWins[].plan`): every open finding of it. */
   quickWin: z
-    .enum(["public_links", "untrusted_shares", "trusted_shares", "unverified_broad_apps", "unverified_apps"])
-    .optional(),
+    .enum([
+      "public_links",
+      "untrusted_shares",
+      "trusted_shares",
+      "unverified_broad_apps",
+      "unverified_apps",
+      "org_wide_links",
+      "everyone_grants",
+      "broad_group_grants",
+    ])
+    .optional()
+    .describe(
+      "A quick win's group (GET /posture/breakdown `quickWins[].plan`): every open finding of it. `org_wide_links`, `everyone_grants` and `broad_group_grants` are internal exposure: organization-wide links, grants to everyone in the tenant, broad groups' grants",
+    ),
+  orgWideLinks: z
+    .enum(["remove", "restrict"])
+    .optional()
+    .describe(
+      "What the plan does to the organization-wide links of its `org_wide_link` findings: `remove` (the default: remove_org_wide_link, the finding resolves) or `restrict` (restrict_org_wide_link: a searchable Google link becomes link-only, so nobody finds the file by search or an assistant's index without the link; the link stays, so the finding stays open, with the steps listed and Microsoft's links, never searchable, skipped)",
+    ),
   /** A partner planning for a client it manages (partner principals only; else 404). */
   organizationId: ZId.optional(),
 });

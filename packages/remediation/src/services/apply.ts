@@ -129,6 +129,9 @@ function act(writer: TSourceWriter, step: TStepRow): Promise<TWriteOutcome> {
     case "remove_public_link":
     case "remove_external_user":
     case "remove_external_domain":
+    case "remove_org_wide_link":
+    case "remove_everyone_grant":
+    case "remove_group_grant":
       return writer.deletePermission(fileOf(step), permissionIdOf(step));
     case "downgrade_permission":
       // Lowered only: a permission already at or below the role (by rank) is left as it is.
@@ -142,6 +145,12 @@ function act(writer: TSourceWriter, step: TStepRow): Promise<TWriteOutcome> {
       return writer.revokeGrant(grantOf(step));
     case "transfer_ownership":
       return writer.transferOwnership(fileOf(step), newOwnerOf(step));
+    case "restrict_org_wide_link":
+      if (!writer.restrictLink)
+        return Promise.reject(
+          new SourceWriteError(400, "unsupported", "This source cannot make a link link-only"),
+        );
+      return writer.restrictLink(fileOf(step), permissionIdOf(step));
   }
 }
 
@@ -181,6 +190,11 @@ async function recheck(writer: TSourceWriter, step: TStepRow, pre: TPreImage | n
   // A reversible step saves its pre-image before acting: without one, this try never acted.
   const ours = !readsPreImage(step) || !!pre?.source;
   if (now === null) return ours ? ("done" as const) : ("gone" as const);
+  if (step.action === "restrict_org_wide_link") {
+    // Link-only already: made by the try that took the pre-image (ours), else never ours to make.
+    if ((now as { link?: { discoverable?: boolean } }).link?.discoverable !== true)
+      return ours ? "done" : "gone";
+  }
   if (step.action === "downgrade_permission") {
     const role = (now as { role?: TPermissionRole }).role;
     const target = targetRoleOf(step) as TPermissionRole;

@@ -8,7 +8,11 @@ import {
   type TRemediationResource,
   type TSeverity,
 } from "@posture/db";
-import { reversibilityOf as sourceReversibility, type TConnectorType } from "@posture/connectors";
+import {
+  NO_RESTRICT_REASON,
+  reversibilityOf as sourceReversibility,
+  type TConnectorType,
+} from "@posture/connectors";
 import { AppError } from "@posture/platform";
 import { fingerprintOf, QUICK_WIN_GROUPS, RULE_IDS } from "@posture/posture";
 
@@ -79,6 +83,8 @@ export type TDraftInput = {
   playbook?: { kind: "offboard_user"; userEmail: string; transferTo?: string | undefined } | undefined;
   /** A quick win's group: every open finding of it. */
   quickWin?: (typeof QUICK_WIN_GROUPS)[number]["key"] | undefined;
+  /** What happens to `org_wide_link` findings' links: removed (default) or made link-only. */
+  orgWideLinks?: "remove" | "restrict" | undefined;
 };
 
 type TFindingRow = {
@@ -89,6 +95,28 @@ type TFindingRow = {
   severity: TSeverity;
   status: string;
   resource_id: string;
+  /** Internal-exposure findings only (the planner reads their permissions from it). */
+  details: TInternalDetails | null;
+};
+
+/** An internal-exposure finding's details, as far as the planner reads them (CONTRACT, issue 30). */
+type TInternalDetails = {
+  permissionIds?: unknown;
+  links?: Array<{ permissionId?: string; role?: string; discoverable?: boolean; expiresAt?: string | null }>;
+  grants?: Array<{ permissionId?: string; role?: string; everyone?: "all" | "members" }>;
+  groups?: Array<{ permissionId?: string; email?: string; role?: string; memberCount?: number }>;
+};
+
+type TInternalPermRow = {
+  connector_id: string;
+  file_row: string;
+  file_ext: string;
+  name: string;
+  owner_email: string;
+  drive_id: string | null;
+  perm_id: string;
+  target: string;
+  role: string;
 };
 
 type TPermRow = {
@@ -127,6 +155,22 @@ const APP_RULES = new Set<string>([
   RULE_IDS.appBroadScopes,
   RULE_IDS.appUnverifiedPublisher,
 ]);
+
+/** Internal exposure (issue 30): the action that removes what each rule's finding names. */
+const INTERNAL_RULES: Record<string, TRemediationAction> = {
+  [RULE_IDS.orgWideLink]: "remove_org_wide_link",
+  [RULE_IDS.orgWideGrant]: "remove_everyone_grant",
+  [RULE_IDS.broadGroupGrant]: "remove_group_grant",
+};
+const INTERNAL_ACTIONS = new Set<TRemediationAction>([
+  ...Object.values(INTERNAL_RULES),
+  "restrict_org_wide_link",
+]);
+
+const RESTRICTED_REASON =
+  "Restricted, not removed: its links become link-only, so nobody finds the file by search (nor an assistant's index) without the link, but everyone in the organization who has a link still opens it. Remove the links to resolve the finding";
+
+const fmtCount = (n: number) => n.toLocaleString("en-US");
 
 /** Why a finding no step can fix is skipped. */
 function unfixableReason(f: TFindingRow): string {
@@ -184,6 +228,8 @@ export async function draftPlan(db: Db, orgId: string, input: TDraftInput): Prom
   const grantUsers = new Set<string>();
   let offboard: { email: string; transferTo: string | null } | null = null;
   const requested = new Set<string>();
+  /** Open internal-exposure findings: their own permissions go (or their links are restricted). */
+  const internal: TFindingRow[] = [];
 
   // Findings: those named, and a quick win's group (its open findings, read in SQL).
   const findingIds = [...new Set(input.findingIds ?? [])];
@@ -200,7 +246,9 @@ export async function draftPlan(db: Db, orgId: string, input: TDraftInput): Prom
   if (findingIds.length > 0) {
     const rows = await queryRows<TFindingRow>(
       db,
-      sql`SELECT id, connector_id, rule_id, category, severity, status, resource_id FROM findings
+      sql`SELECT id, connector_id, rule_id, category, severity, status, resource_id,
+            CASE WHEN rule_id = ANY(${arrayLiteral(Object.keys(INTERNAL_RULES))}::text[]) THEN details END AS details
+          FROM findings
           WHERE org_id = ${orgId} AND id = ANY(${arrayLiteral(findingIds)}::text[])`,
     );
     const found = new Set(rows.map((r) => r.id));
@@ -219,6 +267,7 @@ export async function draftPlan(db: Db, orgId: string, input: TDraftInput): Prom
       }
       const kind = FILE_RULES[f.rule_id];
       if (kind) wantFile(f.connector_id, storeId("wsf", f.connector_id, f.resource_id), kind);
+      else if (INTERNAL_RULES[f.rule_id]) internal.push(f);
       else if (APP_RULES.has(f.rule_id)) appKeys.add(`${f.connector_id}\0${f.resource_id}`);
       else skipped.push({ findingId: f.id, ref: null, reason: unfixableReason(f) });
     }
@@ -310,8 +359,40 @@ export async function draftPlan(db: Db, orgId: string, input: TDraftInput): Prom
                 OR lower(g.user_email) = ANY(${arrayLiteral([...grantUsers])}::text[]))`,
         );
 
+  // The internal permissions of the internal-exposure findings' files, as the store has them.
+  const internalFiles = internal.map((f) => ({
+    connectorId: f.connector_id,
+    fileRow: storeId("wsf", f.connector_id, f.resource_id),
+  }));
+  const internalConnectors = [...new Set(internalFiles.map((r) => r.connectorId))];
+  const internalPerms =
+    internal.length === 0
+      ? []
+      : await queryRows<TInternalPermRow>(
+          db,
+          sql`SELECT p.connector_id, f.id AS file_row, f.external_id AS file_ext, f.name, f.owner_email,
+                f.drive_external_id AS drive_id, p.external_id AS perm_id, p.target, p.role
+              FROM workspace_files f
+              JOIN workspace_permissions p ON p.connector_id = f.connector_id AND p.file_id = f.id
+              WHERE f.org_id = ${orgId}
+                AND f.connector_id = ANY(${arrayLiteral(internalConnectors)}::text[])
+                AND f.id = ANY(${arrayLiteral(internalFiles.map((r) => r.fileRow))}::text[])
+                AND p.connector_id = ANY(${arrayLiteral(internalConnectors)}::text[])
+                AND p.file_id = ANY(${arrayLiteral(internalFiles.map((r) => r.fileRow))}::text[])
+                AND p.sharing_type = 'internal'`,
+        );
+  const orgName =
+    internal.length === 0
+      ? ""
+      : ((await queryRows<{ name: string }>(db, sql`SELECT name FROM organizations WHERE id = ${orgId}`))[0]
+          ?.name ?? "the organization");
+
   const connectorIds = [
-    ...new Set([...perms.map((p) => p.connector_id), ...grants.map((g) => g.connector_id)]),
+    ...new Set([
+      ...perms.map((p) => p.connector_id),
+      ...grants.map((g) => g.connector_id),
+      ...internalPerms.map((p) => p.connector_id),
+    ]),
   ];
   const connectorRows =
     connectorIds.length === 0
@@ -473,6 +554,106 @@ export async function draftPlan(db: Db, orgId: string, input: TDraftInput): Prom
     });
   }
 
+  // Internal exposure: each finding's own permissions, still in the store, go (or are restricted).
+  const internalFixed: Array<TFixedFinding & { connector_id: string; resource_id: string }> = [];
+  const byFile = new Map<string, Map<string, TInternalPermRow>>();
+  for (const p of internalPerms) {
+    const k = `${p.connector_id}\0${p.file_ext}`;
+    const m = byFile.get(k) ?? new Map<string, TInternalPermRow>();
+    m.set(p.perm_id, p);
+    byFile.set(k, m);
+  }
+  for (const f of internal) {
+    const details = f.details ?? {};
+    const ids = Array.isArray(details.permissionIds)
+      ? details.permissionIds.filter((x): x is string => typeof x === "string")
+      : [];
+    const stored = byFile.get(`${f.connector_id}\0${f.resource_id}`) ?? new Map<string, TInternalPermRow>();
+    const present = ids.flatMap((id) => {
+      const p = stored.get(id);
+      return p ? [p] : [];
+    });
+    const connectorType = connectors.get(f.connector_id)?.type;
+    const restrict = f.rule_id === RULE_IDS.orgWideLink && input.orgWideLinks === "restrict";
+    if (restrict && connectorType === "microsoft_365") {
+      skipped.push({ findingId: f.id, ref: null, reason: NO_RESTRICT_REASON });
+      continue;
+    }
+    const linkOf = new Map((details.links ?? []).map((l) => [l.permissionId, l]));
+    const grantOf = new Map((details.grants ?? []).map((g) => [g.permissionId, g]));
+    const groupOf = new Map((details.groups ?? []).map((g) => [g.permissionId, g]));
+    const targets = restrict ? present.filter((p) => linkOf.get(p.perm_id)?.discoverable === true) : present;
+    if (targets.length === 0) {
+      skipped.push({
+        findingId: f.id,
+        ref: null,
+        reason:
+          restrict && present.length > 0
+            ? "Its links are link-only already: remove them to resolve it"
+            : "Nothing left to remove in the latest scan: the next scan resolves it",
+      });
+      continue;
+    }
+    const action: TRemediationAction = restrict
+      ? "restrict_org_wide_link"
+      : (INTERNAL_RULES[f.rule_id] ?? "remove_org_wide_link");
+    for (const p of targets) {
+      const link = linkOf.get(p.perm_id);
+      const grant = grantOf.get(p.perm_id);
+      const group = groupOf.get(p.perm_id);
+      const everyone = `everyone in ${orgName}`;
+      const people =
+        f.rule_id === RULE_IDS.broadGroupGrant
+          ? [
+              `${group?.email ?? p.target}${typeof group?.memberCount === "number" ? ` (${fmtCount(group.memberCount)} members)` : ""}`,
+            ]
+          : f.rule_id === RULE_IDS.orgWideGrant && grant?.everyone === "all"
+            ? [`${everyone}, guests included`]
+            : [everyone];
+      const key = `perm:${p.connector_id}:${p.file_ext}:${p.perm_id}`;
+      const existing = steps.get(key);
+      if (existing) {
+        if (!restrict && !existing.findingIds.includes(f.id)) existing.findingIds.push(f.id);
+        continue;
+      }
+      steps.set(key, {
+        key,
+        connectorId: p.connector_id,
+        action,
+        resource: {
+          kind: "permission",
+          fileId: p.file_ext,
+          driveId: p.drive_id,
+          name: p.name,
+          ownerEmail: p.owner_email,
+          permissionId: p.perm_id,
+        },
+        before: {
+          type: f.rule_id === RULE_IDS.broadGroupGrant ? "group" : "domain",
+          role: p.role,
+          target: p.target,
+          ...(link ? { discoverable: link.discoverable === true, expiresAt: link.expiresAt ?? null } : {}),
+          ...(grant?.everyone ? { everyone: grant.everyone } : {}),
+          ...(typeof group?.memberCount === "number" ? { memberCount: group.memberCount } : {}),
+        },
+        after: restrict ? { discoverable: false } : null,
+        findingIds: restrict ? [] : [f.id],
+        people: restrict ? [] : people,
+        order: `0:${p.connector_id}:${p.name}:${p.file_ext}:internal:${p.perm_id}`,
+      });
+    }
+    if (restrict) skipped.push({ findingId: f.id, ref: null, reason: RESTRICTED_REASON });
+    else
+      internalFixed.push({
+        id: f.id,
+        ruleId: f.rule_id,
+        category: f.category,
+        severity: f.severity,
+        connector_id: f.connector_id,
+        resource_id: f.resource_id,
+      });
+  }
+
   // Which open findings the steps fix completely.
   const fixedFiles: Array<[string, string, string]> = []; // connector, file external id, rule
   let filesNoLongerPublic = 0;
@@ -523,6 +704,8 @@ export async function draftPlan(db: Db, orgId: string, input: TDraftInput): Prom
   }
   for (const s of steps.values()) {
     const r = s.resource;
+    // Internal-exposure steps name their own finding (set where they were made).
+    if (INTERNAL_ACTIONS.has(s.action)) continue;
     if (r.kind === "permission") {
       const rule = s.action === "remove_public_link" ? RULE_IDS.publicLink : RULE_IDS.externalShare;
       s.findingIds = findingsOf.get(`${s.connectorId}\0${r.fileId}\0${rule}`) ?? [];
@@ -533,6 +716,8 @@ export async function draftPlan(db: Db, orgId: string, input: TDraftInput): Prom
       );
     }
   }
+
+  fixed.push(...internalFixed);
 
   // Requested findings no step fixes completely (the store no longer holds the file, or the app).
   const fixedIds = new Set(fixed.map((f) => f.id));

@@ -229,6 +229,7 @@ export async function createPlan(
   if (input.agentIds?.length) request.agentIds = input.agentIds;
   if (input.playbook) request.playbook = input.playbook;
   if (input.quickWin) request.quickWin = input.quickWin;
+  if (input.orgWideLinks) request.orgWideLinks = input.orgWideLinks;
   const plannedBy = actorRecord(scope);
   const origin = options.origin ?? (input.quickWin ? "quick_win" : "manual");
   const auditScope = { orgId, actor: scope.actor };

@@ -58,6 +58,9 @@ export async function storeAfterApply(
     case "remove_public_link":
     case "remove_external_user":
     case "remove_external_domain":
+    case "remove_org_wide_link":
+    case "remove_everyone_grant":
+    case "remove_group_grant":
       if (r.kind !== "permission") return null;
       return (
         (
@@ -90,6 +93,9 @@ export async function storeAfterApply(
     case "revoke_oauth_grant":
       if (r.kind !== "grant") return null;
       return removeStoredGrant(tx, { connectorId: step.connectorId, grantExternalId: r.grantId });
+    case "restrict_org_wide_link":
+      // The store keeps who a permission reaches, not whether search finds it: nothing to change.
+      return null;
   }
 }
 
@@ -100,7 +106,10 @@ export async function storeAfterUndo(tx: Db, orgId: string, step: TStepRow, rest
   switch (step.action) {
     case "remove_public_link":
     case "remove_external_user":
-    case "remove_external_domain": {
+    case "remove_external_domain":
+    case "remove_org_wide_link":
+    case "remove_everyone_grant":
+    case "remove_group_grant": {
       const stored = pre?.store as TStoredPermission | null | undefined;
       if (!stored) return;
       await changeStoredFile(tx, fileScope(orgId, step), {

@@ -64,7 +64,10 @@ async function restoredAlready(
   switch (step.action) {
     case "remove_public_link":
     case "remove_external_user":
-    case "remove_external_domain": {
+    case "remove_external_domain":
+    case "remove_org_wide_link":
+    case "remove_everyone_grant":
+    case "remove_group_grant": {
       const image = pre.source as TPermissionImage | null;
       if (!image) return undefined;
       return (await writer.readPermission(fileOf(step), image.id)) ? { id: image.id } : undefined;
@@ -88,6 +91,12 @@ async function restoredAlready(
     case "transfer_ownership":
       // The writer reads the owner first: a transfer back already made is not sent again.
       return undefined;
+    case "restrict_org_wide_link": {
+      const image = pre.source as TPermissionImage | null;
+      if (!image) return undefined;
+      const now = await writer.readPermission(fileOf(step), image.id);
+      return now?.link?.discoverable === true ? { id: image.id } : undefined;
+    }
   }
 }
 
@@ -97,7 +106,10 @@ async function restore(writer: TSourceWriter, step: TStepRow, pre: TPreImage | n
   switch (step.action) {
     case "remove_public_link":
     case "remove_external_user":
-    case "remove_external_domain": {
+    case "remove_external_domain":
+    case "remove_org_wide_link":
+    case "remove_everyone_grant":
+    case "remove_group_grant": {
       const image = pre?.source as TPermissionImage | null | undefined;
       if (!image) throw new SourceWriteError(409, "no_pre_image", "The permission's pre-image was not kept");
       return (await writer.restorePermission(fileOf(step), image)).id;
@@ -114,6 +126,12 @@ async function restore(writer: TSourceWriter, step: TStepRow, pre: TPreImage | n
       if (r.kind !== "file_owner") throw new Error(`step ${step.id} does not name a file's owner`);
       await writer.transferOwnership(fileOf(step), r.ownerEmail);
       return null;
+    case "restrict_org_wide_link": {
+      // Searchable again: the link re-shared from its pre-image (allowFileDiscovery: true).
+      const image = pre?.source as TPermissionImage | null | undefined;
+      if (!image) throw new SourceWriteError(409, "no_pre_image", "The link's pre-image was not kept");
+      return (await writer.restorePermission(fileOf(step), image)).id;
+    }
     case "revoke_oauth_grant": {
       const image = pre?.source as TGrantImage | null | undefined;
       if (!writer.restoreGrant || !image)

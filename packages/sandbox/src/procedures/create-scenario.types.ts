@@ -18,7 +18,9 @@ export const createScenarioMeta = {
       "finding.new per file, alert.grouped, then anomaly.detected from behaviour analytics), `client_unhealthy` " +
       "(a client's admin withdraws the service's access: its scan fails, the source turns unhealthy and the " +
       "managing partner gets client.unhealthy; in a sandbox partner it acts on its sandbox client, made on first " +
-      "use, in a sandbox client on itself). The first demo source is used, connected on first use; a source never " +
+      "use, in a sandbox client on itself), `org_wide_link_created` (a sensitive file is shared with everyone in " +
+      "the organization by link: searchable on Google, an organization-scope link on Microsoft; the internal-exposure " +
+      "finding org_wide_link, planned away with POST /remediations). The first demo source is used, connected on first use; a source never " +
       "scanned is scanned in full first (those are the events of connecting a tenant). The run is a job: 202 with " +
       "its id, followed with GET /sandbox/scenarios/{id}. One run (scenario or reset) at a time per sandbox: " +
       "while one is under way, 409 `conflict` with its id as `runningId`. 403 `sandbox_required` outside a " +

@@ -7,7 +7,7 @@ import {
   type TPermission,
   type TSourceFile,
 } from "@posture/connectors";
-import { demoOverlayStore, type connectors, type Db } from "@posture/db";
+import { demoOverlayStore, sensitiveTermIn, type connectors, type Db } from "@posture/db";
 import type { TRuntime } from "@posture/platform";
 
 // What each scenario changes in the synthetic tenant: entries of the demo connector's overlay
@@ -20,6 +20,7 @@ export const SCENARIO_KINDS = [
   "agent_granted",
   "sharing_spike",
   "client_unhealthy",
+  "org_wide_link_created",
 ] as const;
 export type TScenarioKind = (typeof SCENARIO_KINDS)[number];
 
@@ -177,6 +178,38 @@ async function sharingSpike(tenant: TTenant, runId: string): Promise<TTenantChan
   return { actor: owner, sharedWith: emailAddress, files: chosen.length };
 }
 
+/**
+ * Someone shares a sensitive file with everyone in the organization by link (issue 30): Google
+ * "anyone at <domain> can find and open", a searchable `domain` permission; Microsoft an
+ * organization-scope view link (never searchable). The file: a clean one whose label or name says
+ * it is sensitive (any clean one when none does), with no organization-wide access yet.
+ */
+async function orgWideLink(tenant: TTenant, runId: string): Promise<TTenantChange> {
+  needFiles(tenant);
+  const open = tenant.cleanFiles.filter((f) => !f.file.permissions.some((p) => p.type === "domain"));
+  const sensitive = open.filter((f) => f.file.label !== null || sensitiveTermIn(f.file.name) !== null);
+  const pool = sensitive.length > 0 ? sensitive : open;
+  const target = pool[pick(runId, pool.length)];
+  const domain = tenant.internalDomains[0];
+  if (!target || !domain) throw new Error("the sandbox tenant has no file left to share org-wide; reset it");
+  const discoverable = tenant.connector.type === "google_workspace";
+  const permissionId = await addPermission(
+    tenant,
+    target,
+    { type: "domain", role: "reader", domain, link: { expiresAt: null, discoverable } },
+    tagOf(runId),
+  );
+  return {
+    fileId: target.file.id,
+    fileName: target.file.name,
+    owner: target.file.ownerEmail,
+    permissionId,
+    domain,
+    discoverable,
+    sensitive: sensitive.length > 0,
+  };
+}
+
 /** A user grants an unverified AI agent broad access to files, mail and the directory. */
 async function agentGrant(tenant: TTenant, runId: string): Promise<TTenantChange> {
   needFiles(tenant);
@@ -238,5 +271,7 @@ export async function changeTenant(
       return agentGrant(tenant, runId);
     case "client_unhealthy":
       return revokeAccess(tenant);
+    case "org_wide_link_created":
+      return orgWideLink(tenant, runId);
   }
 }

@@ -324,7 +324,7 @@ describe("incremental scans", () => {
     expect(await reachOf("f901")).toEqual({ people: 7, orgWide: false });
 
     // The group grows: every file granted to it may reach more people, so the scan reads in full.
-    groups[0] = { ...groups[0]!, memberCount: 9 };
+    groups[0] = { id: "g-all", email: `all@${DOMAIN}`, name: "All", memberCount: 9 };
     expect(await scan(a)).toMatchObject({ kind: "full", fullReason: "rules_changed" });
     expect(await reachOf("f901")).toEqual({ people: 11, orgWide: false });
   });

@@ -1,4 +1,5 @@
 export * from "./types";
+export { fileReach, groupsByEmail, type TFileReach, type TReachDirectory } from "./reach";
 export {
   createSourceAdapter,
   DEMO_LIMITS,

@@ -16,14 +16,15 @@ export type TFindingCategory = (typeof FINDING_CATEGORIES)[number];
 
 /** Points each category can take off the score at most; they sum to 100 (packages/posture/src/engine/README.md). */
 export const CATEGORY_CAPS: Record<TFindingCategory, number> = {
-  public_exposure: 20,
-  external_sharing: 20,
+  // Issue 30 took 14 points for internal exposure from the others, none below 13: what everyone
+  // inside (and every AI assistant) can open weighs a little less than what leaves the company.
+  public_exposure: 17,
+  external_sharing: 15,
   shared_drive_exposure: 13,
-  identity: 18,
-  third_party_apps: 14,
-  tenant_configuration: 15,
-  // TODO(issue 30, exposure-core): rebalance the caps so internal exposure deducts.
-  internal_exposure: 0,
+  identity: 15,
+  third_party_apps: 13,
+  tenant_configuration: 13,
+  internal_exposure: 14,
 };
 
 /** How people read each category (reports, PDFs). */

@@ -1,5 +1,11 @@
 export { buildPostureRouter } from "./router";
-export { createRuleEngine, tenantCheckFindings, type TDetectedFinding, type TRuleEngine } from "./engine";
+export {
+  createRuleEngine,
+  DEFAULT_BROAD_GROUP_THRESHOLD,
+  tenantCheckFindings,
+  type TDetectedFinding,
+  type TRuleEngine,
+} from "./engine";
 
 // What the scan pipeline (@posture/scans) hands its detections to: posture owns findings, the
 // score and the scan's result; the scan job that reads the source is not posture's.

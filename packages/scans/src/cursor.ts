@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import type { TChangeCursor, TSourceAdapter } from "@posture/connectors";
+import type { TChangeCursor, TSourceAdapter, TSourceGroup } from "@posture/connectors";
 import { changeCursors, queryRows, workspaceSnapshots, type Db } from "@posture/db";
-import type { TFullScanReason } from "@posture/posture";
+import { DEFAULT_BROAD_GROUP_THRESHOLD, type TFullScanReason } from "@posture/posture";
 
 /**
  * What a scan is about to do, decided before it reads: the changes since a stored cursor, or
@@ -17,16 +17,36 @@ export type TScanPlan =
  * Bump when a file rule changes what it finds: the stored findings of unchanged files were judged
  * by the old rules, so every connector's next scan must be a full one.
  */
-const FILE_RULES_VERSION = 1;
+const FILE_RULES_VERSION = 2;
 
 /**
- * What file findings depend on besides the file itself: the tenant's own domains, the domains the
- * organization trusts, and the rules. Stored with the cursor; a change makes the next scan full.
+ * What file findings and reach depend on besides the file itself: the tenant's own domains, the
+ * domains the organization trusts, the rules, the broad-group threshold and the directory's
+ * groups (their sizes and members: a file's reach and its `broad_group_grant` follow them).
+ * Stored with the cursor; a change makes the next scan full.
  */
-export function rulesKeyOf(internalDomains: readonly string[], trustedDomains: readonly string[]): string {
+export function rulesKeyOf(
+  internalDomains: readonly string[],
+  trustedDomains: readonly string[],
+  directory: { broadGroupThreshold: number; groups: readonly TSourceGroup[] } = {
+    broadGroupThreshold: DEFAULT_BROAD_GROUP_THRESHOLD,
+    groups: [],
+  },
+): string {
   const sorted = (list: readonly string[]) => [...new Set(list.map((d) => d.toLowerCase()))].sort();
+  const groups = createHash("sha256");
+  for (const g of [...directory.groups].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)))
+    groups.update(JSON.stringify([g.id, g.email.toLowerCase(), g.memberCount, sorted(g.memberEmails ?? [])]));
   return createHash("sha256")
-    .update(JSON.stringify([FILE_RULES_VERSION, sorted(internalDomains), sorted(trustedDomains)]))
+    .update(
+      JSON.stringify([
+        FILE_RULES_VERSION,
+        sorted(internalDomains),
+        sorted(trustedDomains),
+        directory.broadGroupThreshold,
+        groups.digest("hex"),
+      ]),
+    )
     .digest("hex");
 }
 

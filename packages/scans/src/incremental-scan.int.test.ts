@@ -1,7 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { changeCursors, connectors, organizations, scans, trustedDomains } from "@posture/db";
+import {
+  changeCursors,
+  connectors,
+  findings,
+  organizations,
+  scans,
+  trustedDomains,
+  workspaceFiles,
+  workspaceGroups,
+} from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
 import { createInProcessQueue } from "@posture/jobs";
 import { createLogger, parseEncryptionKey } from "@posture/platform";
@@ -12,6 +21,8 @@ import { ACTIVITY_JOB, runScanJob, type TScanDeps } from "./index";
 import {
   applySampleChanges,
   createScriptedTenant,
+  DOMAIN,
+  sampleUser,
   sampleFile,
   sampleSeed,
   storeAndFindingsOf,
@@ -250,5 +261,71 @@ describe("incremental scans", () => {
     await db.db.insert(trustedDomains).values({ orgId: a.orgId, domain: "partner.example" });
     expect(await scan(a)).toMatchObject({ kind: "full", fullReason: "rules_changed" });
     expect(await scan(a)).toMatchObject({ kind: "incremental" });
+  });
+
+  it("keeps reach exact: an org-wide file follows the people count; a changed group makes the scan full", async () => {
+    const a = await side("Reach");
+    const groups = [{ id: "g-all", email: `all@${DOMAIN}`, name: "All", memberCount: 5 }];
+    a.tenant.adapter.groups = async function* () {
+      yield* groups;
+    };
+    a.tenant.putFile(
+      sampleFile(900, {
+        name: "Salaries.xlsx",
+        permissions: [
+          { id: "owner-900", type: "user", role: "owner", emailAddress: `user1@${DOMAIN}` },
+          {
+            id: "org",
+            type: "domain",
+            role: "reader",
+            domain: DOMAIN,
+            link: { expiresAt: null, discoverable: false },
+          },
+        ],
+      }),
+    );
+    a.tenant.putFile(
+      sampleFile(901, {
+        permissions: [
+          { id: "owner-901", type: "user", role: "owner", emailAddress: `user1@${DOMAIN}` },
+          { id: "grp", type: "group", role: "reader", emailAddress: `all@${DOMAIN}` },
+        ],
+      }),
+    );
+    expect(await scan(a)).toMatchObject({ kind: "full" });
+    const reachOf = async (id: string) => {
+      const [row] = await db.db
+        .select({ people: workspaceFiles.reachPeople, orgWide: workspaceFiles.reachOrgWide })
+        .from(workspaceFiles)
+        .where(
+          sql`${workspaceFiles.connectorId} = ${a.connectorId} AND ${workspaceFiles.externalId} = ${id}`,
+        );
+      return row;
+    };
+    // Eight sample users, all active; f901: its owner (user3), user1 and the group's 5 (count only).
+    expect(await reachOf("f900")).toEqual({ people: 8, orgWide: true });
+    expect(await reachOf("f901")).toEqual({ people: 7, orgWide: false });
+    expect(
+      (await db.db.select().from(workspaceGroups).where(eq(workspaceGroups.connectorId, a.connectorId))).map(
+        (g) => [g.externalId, g.email, g.memberCount],
+      ),
+    ).toEqual([["g-all", `all@${DOMAIN}`, 5]]);
+    const [link] = await db.db
+      .select({ rule: findings.ruleId, severity: findings.severity, details: findings.details })
+      .from(findings)
+      .where(sql`${findings.connectorId} = ${a.connectorId} AND ${findings.ruleId} = 'org_wide_link'`);
+    expect(link).toMatchObject({ severity: "HIGH", details: { reach: { people: 8, orgWide: true } } });
+
+    // Two people join; no file changes: the incremental scan moves the org-wide file's reach.
+    a.tenant.putUser(sampleUser(20));
+    a.tenant.putUser(sampleUser(21));
+    expect(await scan(a)).toMatchObject({ kind: "incremental" });
+    expect(await reachOf("f900")).toEqual({ people: 10, orgWide: true });
+    expect(await reachOf("f901")).toEqual({ people: 7, orgWide: false });
+
+    // The group grows: every file granted to it may reach more people, so the scan reads in full.
+    groups[0] = { id: "g-all", email: `all@${DOMAIN}`, name: "All", memberCount: 9 };
+    expect(await scan(a)).toMatchObject({ kind: "full", fullReason: "rules_changed" });
+    expect(await reachOf("f901")).toEqual({ people: 11, orgWide: false });
   });
 });

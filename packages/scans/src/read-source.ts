@@ -5,12 +5,14 @@ import {
   type TChangeRead,
   type TCoverageGap,
   type TSourceAdapter,
+  type TSourceGroup,
   type TWorkspace,
 } from "@posture/connectors";
 import type { TCheckResult, TTenantCheck } from "@posture/benchmarks";
 import { newId } from "@posture/db";
 import {
   createRuleEngine,
+  DEFAULT_BROAD_GROUP_THRESHOLD,
   stageDetections,
   tenantCheckFindings,
   type TDetectionStage,
@@ -43,6 +45,8 @@ export type TCommittedRead = {
 export type TReadScope = {
   scanId: string;
   trusted: readonly string[];
+  /** The organization's broad-group threshold (members); absent: the default. */
+  broadGroupThreshold?: number;
   now: Date;
   checks: readonly TTenantCheck[];
   openStore: (workspace: TWorkspace, mode: TSnapshotMode) => Promise<TWorkspaceSink>;
@@ -52,10 +56,12 @@ export type TReadScope = {
   announce: (kind: "full" | "incremental", reason: TFullScanReason | null) => Promise<void>;
   /** Told each stage of the read as it ends (the scan's per-stage timing, `stageClock`). */
   mark?: (stage: TReadStage) => void;
+  /** The directory's groups, read by `readSource` before anything else (set by it). */
+  groups?: readonly TSourceGroup[];
 };
 
 /** The read's stages, in order; files include the rules and the store's writes for them. */
-export type TReadStage = "users" | "files" | "drives" | "apps" | "settings" | "commit";
+export type TReadStage = "groups" | "users" | "files" | "drives" | "apps" | "settings" | "commit";
 
 /** What a read fed the engine and the store: the hand-off from the sinks to the commit. */
 type TSinks = {
@@ -79,7 +85,14 @@ export async function readSource(
   scope: TReadScope,
 ): Promise<TCommittedRead> {
   const workspace = await adapter.workspace();
-  const rulesKey = rulesKeyOf(workspace.internalDomains, scope.trusted);
+  // The directory's groups first, whole: reach and the broad-group rule need them before any
+  // file, and the rules key covers them (a group that grew or shrank makes the scan full).
+  const groups: TSourceGroup[] = [];
+  if (adapter.groups) for await (const g of adapter.groups()) groups.push(g);
+  scope.mark?.("groups");
+  const broadGroupThreshold = scope.broadGroupThreshold ?? DEFAULT_BROAD_GROUP_THRESHOLD;
+  const rulesKey = rulesKeyOf(workspace.internalDomains, scope.trusted, { broadGroupThreshold, groups });
+  scope = { ...scope, broadGroupThreshold, groups };
   if (plan.kind === "incremental" && plan.rulesKey !== rulesKey)
     plan = { kind: "full", reason: "rules_changed" };
   if (plan.kind === "incremental") {
@@ -206,10 +219,13 @@ async function streamSource(
   settings: Pick<TCommittedRead, "tenantChecks" | "settingsGaps">;
   snapshot: TSnapshotResult;
 }> {
+  const groups = read.groups ?? [];
   const engine = createRuleEngine({
     internalDomains: read.workspace.internalDomains,
     trustedDomains: read.trusted,
     now: read.now,
+    groups,
+    ...(read.broadGroupThreshold === undefined ? {} : { broadGroupThreshold: read.broadGroupThreshold }),
   });
   const store = await read.openStore(read.workspace, mode);
   const runId = newId("run");
@@ -223,6 +239,7 @@ async function streamSource(
   const mark = read.mark ?? (() => {});
   let settings: Pick<TCommittedRead, "tenantChecks" | "settingsGaps">;
   try {
+    await store.groups(groups);
     for await (const u of adapter.users()) {
       await detections.add(engine.addUser(u));
       await store.user(u);

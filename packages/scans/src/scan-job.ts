@@ -1,8 +1,17 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { checksFor } from "@posture/benchmarks";
 import type { TSourceAdapter } from "@posture/connectors";
-import { connectors, errorReason, queryErrorFields, scans, trustedDomains, type Db } from "@posture/db";
 import {
+  connectors,
+  errorReason,
+  organizations,
+  queryErrorFields,
+  scans,
+  trustedDomains,
+  type Db,
+} from "@posture/db";
+import {
+  DEFAULT_BROAD_GROUP_THRESHOLD,
   ensureDefaultRules,
   failScan,
   persistScan,
@@ -34,6 +43,8 @@ type TStartedScan = {
   connector: TConnectorRow;
   adapter: TSourceAdapter;
   trusted: string[];
+  /** The organization's broad-group threshold (internal exposure). */
+  broadGroupThreshold: number;
   now: Date;
 };
 
@@ -90,6 +101,7 @@ async function runScan(deps: TScanJobDeps, scanId: string, attempt: number): Pro
     read = await readSource(adapter, plan, {
       scanId,
       trusted: started.trusted,
+      broadGroupThreshold: started.broadGroupThreshold,
       now,
       checks: (deps.tenantChecks ?? checksFor)(connector.type),
       openStore: (workspace, mode) =>
@@ -178,7 +190,12 @@ async function startScan(
     // Credentials or config the source cannot be read with.
     return { result: await failOrRetry(deps, { scan, connector }, err, attempt) };
   }
-  return { scan, connector, adapter, trusted, now };
+  const [org] = await db
+    .select({ broadGroupThreshold: organizations.broadGroupThreshold })
+    .from(organizations)
+    .where(eq(organizations.id, connector.orgId));
+  const broadGroupThreshold = org?.broadGroupThreshold ?? DEFAULT_BROAD_GROUP_THRESHOLD;
+  return { scan, connector, adapter, trusted, broadGroupThreshold, now };
 }
 
 async function announceKind(

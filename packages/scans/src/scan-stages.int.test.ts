@@ -48,6 +48,7 @@ describe("the scan finished log line", () => {
     const stages = finished?.stages as Record<string, number>;
     expect(Object.keys(stages)).toEqual([
       "plan",
+      "groups",
       "users",
       "files",
       "drives",

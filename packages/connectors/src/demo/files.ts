@@ -2,6 +2,7 @@ import type { TPermission, TPermissionRole, TSourceFile } from "../types";
 import { hash01, mix32, rngFor, STREAMS, type TRng } from "./prng";
 import { fileClock, fileGrowth, type TFileClock } from "./revisions";
 import { DAY_MS, isoAt, type TDemoShape } from "./shape";
+import { internalOversharing } from "./groups";
 import { externalPersonEmail, userEmailAt } from "./users";
 import { FILE_STEMS, FILE_SUFFIXES, LABEL_LEVELS, LABEL_NAMES, type TLabelLevel } from "./vocabulary";
 
@@ -151,6 +152,8 @@ export function fileAt(
     }
     exposed = true;
   }
+  // Drawn from their own hashes: the file's generator, and so every other field, is unchanged.
+  permissions.push(...internalOversharing(shape, index, pid, stem.sensitive));
 
   const age = rng.next();
   const file: TSourceFile = {

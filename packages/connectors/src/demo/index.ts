@@ -5,6 +5,7 @@ import { appsOf, grantAt, grantLife } from "./apps";
 import { driveAt, driveIdAt } from "./drives";
 import { demoChangeFeed } from "./feed";
 import { driveIndexOfFile, fileAt } from "./files";
+import { demoGroups } from "./groups";
 import { loadOverlay, overlayFile, type TOverlay } from "./overlay";
 import { existsAt, fileClock, fileGrowth, grantGrowth, slotsAt, userGrowth } from "./revisions";
 import { demoTenantSettings } from "./settings";
@@ -105,6 +106,10 @@ export function createDemoAdapter(opts: TDemoOptions): TSourceAdapter {
         const drive = driveAt(shape, d);
         yield driveCounts ? { ...drive, fileCount: driveCounts[d] ?? 0 } : drive;
       }
+    },
+    groups: async function* () {
+      await readable();
+      yield* demoGroups(shape);
     },
     appGrants: async function* () {
       const { revokedGrants, addedGrants } = await loadOverlay(opts.overlay);

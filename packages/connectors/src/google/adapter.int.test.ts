@@ -125,7 +125,12 @@ describe("Google Workspace adapter against the fake APIs", () => {
       driveId: null,
       permissions: [
         { id: "p-alice", type: "user", role: "owner", emailAddress: "alice@acme.test" },
-        { id: "anyoneWithLink", type: "anyone", role: "reader" },
+        {
+          id: "anyoneWithLink",
+          type: "anyone",
+          role: "reader",
+          link: { expiresAt: null, discoverable: false },
+        },
       ],
       modifiedAt: "2025-04-10T12:00:00.000Z",
       sizeBytes: 2048,
@@ -134,13 +139,21 @@ describe("Google Workspace adapter against the fake APIs", () => {
     expect(byId.get("f-external")?.permissions).toEqual([
       { id: "p-admin", type: "user", role: "owner", emailAddress: "admin@acme.test" },
       { id: "p-ext", type: "user", role: "writer", emailAddress: "ext@partner.example" },
-      { id: "p-partner", type: "domain", role: "reader", domain: "partner.example" },
+      {
+        id: "p-partner",
+        type: "domain",
+        role: "reader",
+        domain: "partner.example",
+        link: { expiresAt: null, discoverable: false },
+      },
     ]);
     expect(byId.get("f-internal")?.permissions[1]).toEqual({
       id: "p-acme",
       type: "domain",
       role: "commenter",
       domain: "acme.test",
+      // Searchable in the domain, with an expiry: both read from the permission.
+      link: { expiresAt: "2027-06-30T00:00:00.000Z", discoverable: true },
     });
     // Shared-drive items come without permissions from files.list: the adapter must ask permissions.list.
     expect(byId.get("f-drive")).toMatchObject({

@@ -8,6 +8,10 @@ export type TGDrivePermission = {
   emailAddress?: string;
   domain?: string;
   deleted?: boolean;
+  /** `domain`/`anyone` only: people can find the file by search, not just open the link. */
+  allowFileDiscovery?: boolean;
+  /** RFC 3339; absent: the permission never expires. */
+  expirationTime?: string;
 };
 
 export type TGDriveFile = {

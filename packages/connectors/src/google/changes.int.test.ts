@@ -247,6 +247,7 @@ describe("Google Drive change feed against the fake", () => {
       id: "anyoneWithLink",
       type: "anyone",
       role: "reader",
+      link: { expiresAt: null, discoverable: false },
     });
   });
 

@@ -22,10 +22,11 @@ import { mapFile, mapSharedDrive } from "./map";
 // the shared drives themselves with domain administrator access. See docs/sources/google-workspace.md.
 
 const FILES = "/drive/v3/files";
-const PERMISSION_FIELDS = "nextPageToken,permissions(id,type,role,emailAddress,domain,deleted)";
+const PERMISSION_FIELDS =
+  "nextPageToken,permissions(id,type,role,emailAddress,domain,deleted,allowFileDiscovery,expirationTime)";
 export const FILE_FIELDS =
   "id,name,mimeType,driveId,owners(emailAddress),modifiedTime,size," +
-  "permissions(id,type,role,emailAddress,domain,deleted)";
+  "permissions(id,type,role,emailAddress,domain,deleted,allowFileDiscovery,expirationTime)";
 const OWNED_BY_USER = "'me' in owners and trashed = false";
 const ALL_DRIVES = { supportsAllDrives: true, includeItemsFromAllDrives: true } as const;
 // Who speaks for a shared drive best: organizers can see everything in it.

@@ -64,6 +64,15 @@ export function mapPermission(permission: TGDrivePermission): TPermission | null
   const mapped: TPermission = { id: permission.id, type: permission.type, role: mapRole(permission.role) };
   if (permission.emailAddress) mapped.emailAddress = permission.emailAddress.toLowerCase();
   if (permission.domain) mapped.domain = permission.domain.toLowerCase();
+  // Drive shows `domain` and `anyone` permissions as links: searchable (allowFileDiscovery) or
+  // link-only, with or without an expiry.
+  if (permission.type === "domain" || permission.type === "anyone") {
+    const expires = permission.expirationTime ? Date.parse(permission.expirationTime) : Number.NaN;
+    mapped.link = {
+      expiresAt: Number.isNaN(expires) ? null : new Date(expires).toISOString(),
+      discoverable: permission.allowFileDiscovery === true,
+    };
+  }
   return mapped;
 }
 

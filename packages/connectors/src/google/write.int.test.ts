@@ -85,7 +85,12 @@ describe("Google writer: sharing", () => {
     expect(create?.query.has("sendNotificationEmail")).toBe(false);
     expect(create?.json).toEqual({ type: "anyone", role: "reader" });
     const restored = await fileOf(fake, "f-public");
-    expect(restored?.permissions).toContainEqual({ id: "anyoneWithLink", type: "anyone", role: "reader" });
+    expect(restored?.permissions).toContainEqual({
+      id: "anyoneWithLink",
+      type: "anyone",
+      role: "reader",
+      link: { expiresAt: null, discoverable: false },
+    });
   });
 
   it("removes an external user and an external domain, and re-creates them silently on undo", async () => {

@@ -123,7 +123,12 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
       driveId: null,
       permissions: [
         { id: "perm-owner", type: "user", role: "owner", emailAddress: "alice@contoso.test" },
-        { id: "perm-anon", type: "anyone", role: "reader" },
+        {
+          id: "perm-anon",
+          type: "anyone",
+          role: "reader",
+          link: { expiresAt: null, discoverable: false },
+        },
       ],
       modifiedAt: "2025-04-10T12:00:00Z",
       sizeBytes: 4096,
@@ -136,7 +141,15 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
     expect(byId.get("t-strategy")).toMatchObject({
       driveId: "drv-team",
       ownerEmail: "admin@contoso.test",
-      permissions: [{ id: "perm-org", type: "domain", role: "reader", domain: "contoso.test" }],
+      permissions: [
+        {
+          id: "perm-org",
+          type: "domain",
+          role: "reader",
+          domain: "contoso.test",
+          link: { expiresAt: "2027-06-30T00:00:00.000Z", discoverable: false },
+        },
+      ],
     });
     expect(server.requests.some((r) => r.path === "/v1.0/drives/drv-alice/root/delta")).toBe(true);
   });

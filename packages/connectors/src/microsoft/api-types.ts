@@ -60,7 +60,8 @@ export type TMsDriveItem = {
 export type TMsIdentitySet = {
   application?: TMsIdentity;
   device?: TMsIdentity;
-  user?: TMsIdentity;
+  // `identity` is an open type: SharePoint puts the claims `loginName` on `user` too.
+  user?: TMsSharePointIdentity;
   group?: TMsIdentity;
   siteUser?: TMsSharePointIdentity;
   siteGroup?: TMsSharePointIdentity;
@@ -70,6 +71,8 @@ export type TMsPermission = {
   id?: string;
   roles?: string[];
   link?: { scope?: "anonymous" | "organization" | "users" | "existingAccess"; type?: string };
+  /** When a sharing link stops working; absent or null: never (Graph `permission.expirationDateTime`). */
+  expirationDateTime?: string | null;
   grantedToV2?: TMsIdentitySet;
   grantedToIdentitiesV2?: TMsIdentitySet[];
   invitation?: { email?: string };

@@ -163,7 +163,9 @@ describe("Microsoft 365 change feed (drive delta) against the fake Graph", () =>
     expect(files.get("a-budget")?.permissions).toEqual([
       { id: "perm-owner", type: "user", role: "owner", emailAddress: "alice@contoso.test" },
     ]);
-    expect(files.get("a-extra-1")?.permissions).toEqual([{ id: "x1-anon", type: "anyone", role: "reader" }]);
+    expect(files.get("a-extra-1")?.permissions).toEqual([
+      { id: "x1-anon", type: "anyone", role: "reader", link: { expiresAt: null, discoverable: false } },
+    ]);
     expect(files.get("t-strategy")?.label).toBe("General");
     expect(files.get("t-new")).toMatchObject({ driveId: "drv-team", ownerEmail: "admin@contoso.test" });
 

@@ -45,10 +45,94 @@ describe("SharePoint identities", () => {
     );
     expect(permissions).toEqual([
       { id: "p1:0", type: "user", role: "reader", emailAddress: "alice@contoso.test" },
-      { id: "p1:2", type: "domain", role: "reader", domain: "contoso.test" },
+      { id: "p1:2", type: "domain", role: "reader", domain: "contoso.test", everyone: "members" },
       { id: "p1:3", type: "user", role: "reader", emailAddress: "alice@contoso.test" },
       { id: "p1:4", type: "group", role: "reader" },
     ]);
+  });
+});
+
+describe("internal reach", () => {
+  it("keeps an organization link on the tenant domain with its expiry, never discoverable", () => {
+    expect(
+      mapMsPermission(
+        {
+          id: "org1",
+          roles: ["write"],
+          link: { scope: "organization", type: "edit" },
+          expirationDateTime: "2027-01-31T00:00:00Z",
+        },
+        "contoso.test",
+        directory,
+      ),
+    ).toEqual([
+      {
+        id: "org1",
+        type: "domain",
+        role: "writer",
+        domain: "contoso.test",
+        link: { expiresAt: "2027-01-31T00:00:00.000Z", discoverable: false },
+      },
+    ]);
+    expect(
+      mapMsPermission(
+        { id: "org2", roles: ["read"], link: { scope: "organization", type: "view" } },
+        "contoso.test",
+        directory,
+      ),
+    ).toEqual([
+      {
+        id: "org2",
+        type: "domain",
+        role: "reader",
+        domain: "contoso.test",
+        link: { expiresAt: null, discoverable: false },
+      },
+    ]);
+  });
+
+  it("gives an anonymous link its link facts", () => {
+    expect(
+      mapMsPermission(
+        { id: "a1", roles: ["read"], link: { scope: "anonymous", type: "view" }, expirationDateTime: null },
+        "contoso.test",
+        directory,
+      ),
+    ).toEqual([{ id: "a1", type: "anyone", role: "reader", link: { expiresAt: null, discoverable: false } }]);
+  });
+
+  it("reads Everyone and Everyone except external users on a site group, a site user or a user", () => {
+    const permissions = mapMsPermission(
+      {
+        id: "e",
+        roles: ["write"],
+        grantedToIdentitiesV2: [
+          { siteGroup: { id: "4", displayName: "Everyone", loginName: "c:0(.s|true" } },
+          {
+            siteUser: {
+              id: "5",
+              displayName: "Everyone except external users",
+              loginName: "c:0-.f|rolemanager|spo-grid-all-users/0b5c7d1e-2f3a-4b6c-8d9e-0f1a2b3c4d5e",
+            },
+          },
+          { user: { displayName: "Everyone", loginName: "C:0(.S|TRUE" } },
+        ],
+      },
+      "contoso.test",
+      directory,
+    );
+    expect(permissions).toEqual([
+      { id: "e:0", type: "domain", role: "writer", domain: "contoso.test", everyone: "all" },
+      { id: "e:1", type: "domain", role: "writer", domain: "contoso.test", everyone: "members" },
+      { id: "e:2", type: "domain", role: "writer", domain: "contoso.test", everyone: "all" },
+    ]);
+    expect(
+      mapMsPermission(
+        { id: "e3", roles: ["read"], grantedToV2: { siteGroup: { id: "6", loginName: "c:0(.s|true" } } },
+        "contoso.test",
+        directory,
+      ),
+    ).toEqual([{ id: "e3", type: "domain", role: "reader", domain: "contoso.test", everyone: "all" }]);
   });
 });
 

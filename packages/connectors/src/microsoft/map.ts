@@ -90,7 +90,12 @@ export type TDirectory = { byId: TEmailLookup; byLogin: (upn: string) => string 
 // joined the directory (`…|urn:spo:guest#<email>`), and the "everyone" claims.
 const MEMBERSHIP_CLAIM = /^i:0#\.f\|membership\|(.+)$/i;
 const SPO_GUEST = /^urn(?::|%3a)spo(?::|%3a)guest#(.+)$/i;
-const EVERYONE_CLAIMS = [/^c:0-\.f\|rolemanager\|spo-grid-all-users\//i, /^c:0\(\.s\|true$/i];
+// "Everyone" (`c:0(.s|true`, guests included) and "Everyone except external users"
+// (`c:0-.f|rolemanager|spo-grid-all-users/<tenant id>`, the tenant's members only).
+const EVERYONE_CLAIMS: Array<[RegExp, NonNullable<TPermission["everyone"]>]> = [
+  [/^c:0\(\.s\|true$/i, "all"],
+  [/^c:0-\.f\|rolemanager\|spo-grid-all-users\//i, "members"],
+];
 
 /** A B2B guest's UPN encodes their address: `alex_partner.example#EXT#@contoso.onmicrosoft.com`. */
 function guestAddress(upn: string): string | undefined {
@@ -111,8 +116,12 @@ export function loginEmail(loginName: string | undefined, directory: TDirectory)
   return directory.byLogin(upn) ?? guestAddress(upn) ?? (upn.includes("@") ? upn : undefined);
 }
 
-const isEveryoneClaim = (loginName: string | undefined) =>
-  EVERYONE_CLAIMS.some((claim) => claim.test(loginName ?? ""));
+/** Which everyone claim a login name is, or null when it names someone. */
+export function everyoneClaim(loginName: string | undefined): TPermission["everyone"] | null {
+  if (!loginName) return null;
+  for (const [claim, everyone] of EVERYONE_CLAIMS) if (claim.test(loginName)) return everyone;
+  return null;
+}
 
 function identityPermission(
   identity: TMsIdentitySet,
@@ -121,6 +130,12 @@ function identityPermission(
   domain: string,
   directory: TDirectory,
 ): TPermission | null {
+  // Everyone / Everyone except external users reach the whole tenant, whichever identity carries
+  // the claim (SharePoint shows it as a site user, a site group or a user).
+  for (const carrier of [identity.siteUser, identity.siteGroup, identity.user]) {
+    const everyone = everyoneClaim(carrier?.loginName);
+    if (everyone) return { id, type: "domain", role, domain, everyone };
+  }
   // `user` is an Entra identity: its id is the object id. `siteUser` is SharePoint's: resolve its
   // login name, never its id (a number local to the site collection).
   if (identity.user) {
@@ -128,7 +143,6 @@ function identityPermission(
     return email ? { id, type: "user", role, emailAddress: email } : null;
   }
   if (identity.siteUser) {
-    if (isEveryoneClaim(identity.siteUser.loginName)) return { id, type: "domain", role, domain };
     const email = loginEmail(identity.siteUser.loginName, directory);
     return email ? { id, type: "user", role, emailAddress: email } : null;
   }
@@ -149,8 +163,10 @@ export function mapMsPermission(
   const id = permission.id;
   if (!id) return [];
   const role = roleOf(permission);
-  if (permission.link?.scope === "anonymous") return [{ id, type: "anyone", role }];
-  if (permission.link?.scope === "organization") return [{ id, type: "domain", role, domain }];
+  // Microsoft links are never found by search: only those holding the URL open them.
+  const link = { expiresAt: isoOrNull(permission.expirationDateTime), discoverable: false };
+  if (permission.link?.scope === "anonymous") return [{ id, type: "anyone", role, link }];
+  if (permission.link?.scope === "organization") return [{ id, type: "domain", role, domain, link }];
   const identities = permission.grantedToIdentitiesV2?.length
     ? permission.grantedToIdentitiesV2
     : permission.grantedToV2
@@ -165,6 +181,12 @@ export function mapMsPermission(
     return [{ id, type: "user", role, emailAddress: permission.invitation.email.toLowerCase() }];
   }
   return mapped;
+}
+
+function isoOrNull(value: string | null | undefined): string | null {
+  if (!value) return null;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : new Date(at).toISOString();
 }
 
 /** Only SharePoint document libraries count as shared drives; OneDrives are their owner's personal drive. */

@@ -98,6 +98,7 @@ describe("Microsoft 365 writer: sharing", () => {
       id: "perm-anon",
       type: "anyone",
       role: "reader",
+      link: { expiresAt: null, discoverable: false },
       extra: {
         driveId: "drv-alice",
         graphId: "perm-anon",

@@ -121,7 +121,14 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
       modifiedTime: "2025-04-12T12:00:00.000Z",
       permissions: [
         owner("alice@acme.test", "p-alice"),
-        { id: "p-acme", type: "domain", role: "commenter", domain: "acme.test" },
+        {
+          id: "p-acme",
+          type: "domain",
+          role: "commenter",
+          domain: "acme.test",
+          allowFileDiscovery: true,
+          expirationTime: "2027-06-30T00:00:00.000Z",
+        },
       ],
     },
     {

@@ -232,7 +232,14 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
             "2025-04-12T12:00:00Z",
             "application/vnd.openxmlformats-officedocument.presentationml.presentation",
             ADMIN,
-            [{ id: "perm-org", roles: ["read"], link: { scope: "organization", type: "view" } }],
+            [
+              {
+                id: "perm-org",
+                roles: ["read"],
+                link: { scope: "organization", type: "view" },
+                expirationDateTime: "2027-06-30T00:00:00Z",
+              },
+            ],
             [LABEL_BOARD_ONLY],
           ),
         ],

@@ -18,6 +18,7 @@ export * from "./workspace-users";
 export * from "./workspace-files";
 export * from "./workspace-permissions";
 export * from "./workspace-drives";
+export * from "./workspace-groups";
 export * from "./activity-events";
 export * from "./incidents";
 export * from "./bytea-column";

@@ -32,6 +32,9 @@ export const organizations = pgTable(
     // A sandbox (issue 16): its sources are demo sources, and scenario triggers change its
     // synthetic tenants (docs/sandbox.md).
     isSandbox: boolean("is_sandbox").notNull().default(false),
+    // Internal exposure (issue 30): a grant to a directory group with at least this many members
+    // is a `broad_group_grant` finding (docs/decisions.md).
+    broadGroupThreshold: integer("broad_group_threshold").notNull().default(1000),
     createdAt: createdAt(),
   },
   (t) => [index("organizations_managed_by_idx").on(t.managedByOrgId)],

@@ -1,4 +1,8 @@
+import { groupsByEmail, type TSourceGroup } from "@posture/connectors";
 import { domainSet, type TDomainSet } from "./domains";
+
+/** A group with at least this many members makes a grant to it a `broad_group_grant` (default). */
+export const DEFAULT_BROAD_GROUP_THRESHOLD = 1_000;
 
 export type TRuleEngineOptions = {
   /** Domains the tenant owns (sharing to them is internal); the first is the workspace's name. */
@@ -6,6 +10,10 @@ export type TRuleEngineOptions = {
   /** Outside domains the organization vouches for: shares to them are one severity level lower. */
   trustedDomains: readonly string[];
   now: Date;
+  /** The directory's groups, read before the files (reach and `broad_group_grant`). */
+  groups?: Iterable<TSourceGroup>;
+  /** Members from which a grant to a group is broad (the organization's setting). */
+  broadGroupThreshold?: number;
 };
 
 export type TRuleContext = {
@@ -13,6 +21,8 @@ export type TRuleContext = {
   trusted: TDomainSet;
   nowMs: number;
   workspaceName: string;
+  groups: ReadonlyMap<string, TSourceGroup>;
+  broadGroupThreshold: number;
 };
 
 export function ruleContext(opts: TRuleEngineOptions): TRuleContext {
@@ -21,5 +31,7 @@ export function ruleContext(opts: TRuleEngineOptions): TRuleContext {
     trusted: domainSet(opts.trustedDomains),
     nowMs: opts.now.getTime(),
     workspaceName: opts.internalDomains[0] ?? "workspace",
+    groups: groupsByEmail(opts.groups ?? []),
+    broadGroupThreshold: opts.broadGroupThreshold ?? DEFAULT_BROAD_GROUP_THRESHOLD,
   };
 }

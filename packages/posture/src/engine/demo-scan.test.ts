@@ -1,4 +1,9 @@
-import { createDemoAdapter, describeDemoWorkspace, type TDemoOptions } from "@posture/connectors";
+import {
+  createDemoAdapter,
+  describeDemoWorkspace,
+  type TDemoOptions,
+  type TSourceGroup,
+} from "@posture/connectors";
 import { describe, expect, it } from "vitest";
 import { scorePosture, type TScoredFinding } from "./score-posture";
 import { collectingEngine } from "./test-fixtures";
@@ -9,10 +14,13 @@ const NOW = new Date("2025-06-01T12:00:00.000Z");
 async function scan(opts: TDemoOptions): Promise<TDetectedFinding[]> {
   const workspace = describeDemoWorkspace(opts);
   const adapter = createDemoAdapter(opts);
+  const groups: TSourceGroup[] = [];
+  for await (const group of adapter.groups?.() ?? []) groups.push(group);
   const engine = collectingEngine({
     internalDomains: workspace.internalDomains,
     trustedDomains: workspace.trustedPartnerDomains,
     now: NOW,
+    groups,
   });
   for await (const user of adapter.users()) engine.addUser(user);
   for await (const file of adapter.files()) engine.addFile(file);
@@ -63,6 +71,8 @@ describe("scanning the demo workspace", () => {
       "admin_without_mfa",
       "excess_admins",
       "app_broad_scopes_unverified",
+      "org_wide_link",
+      "broad_group_grant",
     ]) {
       expect(rules.has(rule)).toBe(true);
     }
@@ -79,8 +89,8 @@ describe("scanning the demo workspace", () => {
     const has = new Set(after.map((f) => f.fingerprint));
     const added = after.filter((f) => !had.has(f.fingerprint));
     const resolved = before.filter((f) => !has.has(f.fingerprint));
-    // The seed's tenant at revision 1: 343 findings before, 342 after.
-    expect([before.length, after.length]).toEqual([343, 342]);
+    // The seed's tenant at revision 1: 592 findings before, 591 after.
+    expect([before.length, after.length]).toEqual([592, 591]);
     expect(added).toHaveLength(3);
     expect(resolved).toHaveLength(4);
     const categories = (fs: TDetectedFinding[]) => [...new Set(fs.map((f) => f.category))].sort();
@@ -94,13 +104,20 @@ describe("scanning the demo workspace", () => {
   it("gives exact score deltas: removing a top improvement raises the score by its delta", async () => {
     const findings = toScored(await scan(opts));
     const full = expectConsistentDeltas(findings);
-    expect(findings).toHaveLength(343);
-    expect(full.score).toBe(41);
+    expect(findings).toHaveLength(592);
+    expect(full.score).toBe(36);
+    // Internal exposure: 200 organization-wide links (the tenant's domain-shared files and its
+    // sensitive files' links) and 49 grants to All Staff / Company Announcements.
+    expect(full.categories.find((c) => c.category === "internal_exposure")).toEqual({
+      category: "internal_exposure",
+      deductionPoints: 12,
+      findingCount: 249,
+    });
     expect(full.topImprovements).toHaveLength(10);
     // A smaller tenant, where single fixes move the score by several points.
     const small = expectConsistentDeltas(findings.filter((_, i) => i % 40 === 0));
-    expect(small.score).toBe(86);
-    expect(small.topImprovements.map((t) => t.scoreDelta)).toEqual([6, 1, 1, 0, 0, 0, 0, 0, 0]);
+    expect(small.score).toBe(81);
+    expect(small.topImprovements.map((t) => t.scoreDelta)).toEqual([6, 3, 1, 1, 1, 1, 0, 0, 0, 0]);
     expect(small.quickWins.map((q) => [q.findingIds.length, q.scoreDelta])).toEqual([[8, 8]]);
   });
 });

@@ -185,9 +185,11 @@ describe("external sharing rule", () => {
       file("subsidiary", [{ type: "user", role: "writer", emailAddress: "kim@eu.acme.com" }]),
       file("internal", [{ type: "user", role: "writer", emailAddress: "KIM@ACME.COM" }]),
     ]);
-    expect(findings.map((f) => [f.resourceId, f.severity])).toEqual([
-      ["dom", "HIGH"],
-      ["grp", "MEDIUM"],
+    // The own domain is internal exposure (an organization-wide link), not an outside share.
+    expect(findings.map((f) => [f.resourceId, f.ruleId, f.severity])).toEqual([
+      ["dom", "external_share", "HIGH"],
+      ["grp", "external_share", "MEDIUM"],
+      ["own", "org_wide_link", "LOW"],
     ]);
   });
 

@@ -1,15 +1,19 @@
 import {
   PERMISSION_ROLE_RANK,
   type TPermission,
+  type TFileReach,
   type TPermissionRole,
   type TSourceFile,
 } from "@posture/connectors";
 import {
   EDITING_ROLES,
   fileSensitivity,
+  lowerSeverity,
   outsideGrantSeverity,
   publicLinkSeverity,
+  raiseSeverity,
   sensitiveTermIn,
+  type TSensitivity,
 } from "@posture/db";
 import type { TRuleContext } from "./context";
 import { emailDomain } from "./domains";
@@ -42,7 +46,44 @@ function externalDomainOf(ctx: TRuleContext, permission: TPermission): string | 
   return domain !== null && !ctx.internal.has(domain) ? domain : null;
 }
 
-export function evaluateFile(ctx: TRuleContext, file: TSourceFile): TDetectedFinding[] {
+type TOrgLink = {
+  permissionId: string;
+  role: TPermissionRole;
+  discoverable: boolean;
+  expiresAt: string | null;
+};
+type TEveryoneGrant = { permissionId: string; role: TPermissionRole; everyone: "all" | "members" };
+type TBroadGroup = { permissionId: string; email: string; role: TPermissionRole; memberCount: number };
+
+const SENSITIVITY_BASE: Record<TSensitivity, TSeverity> = { high: "HIGH", medium: "MEDIUM", low: "LOW" };
+
+/**
+ * Internal exposure's scale: the file's sensitivity sets the base (high → HIGH, medium → MEDIUM,
+ * low → LOW), then reach moves it: one level more when someone reached can edit, one more when
+ * people find the file without being sent it (a searchable link; a grant, which search and
+ * assistants surface to everyone it names), one level less when every link expires (never above
+ * CRITICAL, never below LOW).
+ */
+export function internalExposureSeverity(
+  sensitivity: TSensitivity,
+  reach: { editable: boolean; discoverable: boolean; expires: boolean },
+): TSeverity {
+  let severity = SENSITIVITY_BASE[sensitivity];
+  if (reach.editable) severity = raiseSeverity(severity);
+  if (reach.discoverable) severity = raiseSeverity(severity);
+  if (reach.expires) severity = lowerSeverity(severity);
+  return severity;
+}
+
+const strongest = (roles: TPermissionRole[]): TPermissionRole =>
+  roles.reduce((a, b) => (PERMISSION_ROLE_RANK[b] > PERMISSION_ROLE_RANK[a] ? b : a));
+
+export function evaluateFile(
+  ctx: TRuleContext,
+  file: TSourceFile,
+  reach: TFileReach = { people: 0, orgWide: false },
+  peopleCount = 0,
+): TDetectedFinding[] {
   // The file's sensitivity label first, else its name: the resource store rates it by the same
   // function, so a finding and its sharing item agree.
   const label = file.label?.trim() || null;
@@ -50,6 +91,9 @@ export function evaluateFile(ctx: TRuleContext, file: TSourceFile): TDetectedFin
   let publicRole: TPermissionRole | null = null;
   const publicPermissionIds: string[] = [];
   const external: TExternalGrant[] = [];
+  const orgLinks: TOrgLink[] = [];
+  const everyoneGrants: TEveryoneGrant[] = [];
+  const broadGroups: TBroadGroup[] = [];
 
   for (const permission of file.permissions) {
     if (permission.type === "anyone") {
@@ -59,7 +103,10 @@ export function evaluateFile(ctx: TRuleContext, file: TSourceFile): TDetectedFin
       continue;
     }
     const domain = externalDomainOf(ctx, permission);
-    if (domain === null) continue;
+    if (domain === null) {
+      collectInternal(ctx, permission, peopleCount, orgLinks, everyoneGrants, broadGroups);
+      continue;
+    }
     const trusted = ctx.trusted.has(domain);
     external.push({
       permissionId: permission.id,
@@ -71,7 +118,14 @@ export function evaluateFile(ctx: TRuleContext, file: TSourceFile): TDetectedFin
       severity: outsideGrantSeverity(permission.role, trusted, sensitivity),
     });
   }
-  if (publicRole === null && external.length === 0) return [];
+  if (
+    publicRole === null &&
+    external.length === 0 &&
+    orgLinks.length === 0 &&
+    everyoneGrants.length === 0 &&
+    broadGroups.length === 0
+  )
+    return [];
 
   const findings: TDetectedFinding[] = [];
   const sensitiveTerm = sensitiveTermIn(file.name);
@@ -128,5 +182,117 @@ export function evaluateFile(ctx: TRuleContext, file: TSourceFile): TDetectedFin
       }),
     );
   }
+  const internalDetails = { ...fileDetails, sensitiveTerm, reach };
+  const what = sensitive
+    ? label !== null && sensitiveTerm === null
+      ? `${label} file`
+      : "Sensitive file"
+    : "File";
+  if (orgLinks.length > 0) {
+    const role = strongest(orgLinks.map((l) => l.role));
+    const editable = EDITING_ROLES.has(role);
+    findings.push(
+      makeFinding({
+        ruleId: RULE_IDS.orgWideLink,
+        severity: internalExposureSeverity(sensitivity, {
+          editable,
+          discoverable: orgLinks.some((l) => l.discoverable),
+          expires: orgLinks.every((l) => l.expiresAt !== null),
+        }),
+        title: `${what} ${editable ? "editable" : "open"} to everyone in the organization with the link`,
+        ...common,
+        details: { ...internalDetails, permissionIds: orgLinks.map((l) => l.permissionId), links: orgLinks },
+      }),
+    );
+  }
+  if (everyoneGrants.length > 0) {
+    const role = strongest(everyoneGrants.map((g) => g.role));
+    const editable = EDITING_ROLES.has(role);
+    const guests = everyoneGrants.some((g) => g.everyone === "all");
+    findings.push(
+      makeFinding({
+        ruleId: RULE_IDS.orgWideGrant,
+        severity: internalExposureSeverity(sensitivity, { editable, discoverable: true, expires: false }),
+        title: `${what} ${editable ? "editable by" : "shared with"} everyone in the organization${guests ? " (guests included)" : ""}`,
+        ...common,
+        details: {
+          ...internalDetails,
+          permissionIds: everyoneGrants.map((g) => g.permissionId),
+          grants: everyoneGrants,
+        },
+      }),
+    );
+  }
+  if (broadGroups.length > 0) {
+    const role = strongest(broadGroups.map((g) => g.role));
+    const editable = EDITING_ROLES.has(role);
+    const largest = Math.max(...broadGroups.map((g) => g.memberCount));
+    findings.push(
+      makeFinding({
+        ruleId: RULE_IDS.broadGroupGrant,
+        severity: internalExposureSeverity(sensitivity, { editable, discoverable: false, expires: false }),
+        title: `${what} ${editable ? "editable by" : "shared with"} a group of ${largest.toLocaleString("en-US")} people`,
+        ...common,
+        details: {
+          ...internalDetails,
+          permissionIds: broadGroups.map((g) => g.permissionId),
+          groups: broadGroups.slice(0, MAX_LISTED_TARGETS),
+        },
+      }),
+    );
+  }
   return findings;
+}
+
+/**
+ * Members from which a group is broad: the organization's threshold, or half the tenant's people
+ * when that is fewer (in a 60-person company "All Staff" reaches as far as everyone does). A
+ * tenant of fewer than 10 people has no broad groups but by the threshold.
+ */
+export function broadFrom(threshold: number, peopleCount: number): number {
+  return peopleCount >= 10 ? Math.min(threshold, Math.ceil(peopleCount / 2)) : threshold;
+}
+
+/**
+ * A grant that stays inside, sorted by what it reaches: a `domain` grant on an own domain is an
+ * organization-wide link, or, carrying a Graph everyone claim, a grant to everyone; a grant to a
+ * directory group of at least the threshold is broad.
+ */
+function collectInternal(
+  ctx: TRuleContext,
+  permission: TPermission,
+  peopleCount: number,
+  orgLinks: TOrgLink[],
+  everyoneGrants: TEveryoneGrant[],
+  broadGroups: TBroadGroup[],
+): void {
+  if (permission.type === "domain") {
+    const domain = permission.domain?.toLowerCase();
+    if (!domain || !ctx.internal.has(domain)) return;
+    if (permission.everyone) {
+      everyoneGrants.push({
+        permissionId: permission.id,
+        role: permission.role,
+        everyone: permission.everyone,
+      });
+    } else {
+      orgLinks.push({
+        permissionId: permission.id,
+        role: permission.role,
+        discoverable: permission.link?.discoverable === true,
+        expiresAt: permission.link?.expiresAt ?? null,
+      });
+    }
+    return;
+  }
+  if (permission.type !== "group" || !permission.emailAddress) return;
+  const email = permission.emailAddress.toLowerCase();
+  const group = ctx.groups.get(email);
+  if (!group || group.memberCount < broadFrom(ctx.broadGroupThreshold, peopleCount)) return;
+  broadGroups.push({
+    permissionId: permission.id,
+    email,
+    role: permission.role,
+    memberCount: group.memberCount,
+  });
 }

@@ -4,7 +4,7 @@ export {
   type TAgentQuadrant,
   type TRiskBand,
 } from "./classify-agent";
-export type { TRuleEngineOptions } from "./context";
+export { DEFAULT_BROAD_GROUP_THRESHOLD, type TRuleEngineOptions } from "./context";
 export { fingerprintOf } from "./finding";
 export { createRuleEngine, type TRuleEngine } from "./rule-engine";
 export { QUICK_WIN_RULES, RULE_CATEGORY, RULE_IDS, type TRuleId } from "./rule-ids";

@@ -1,4 +1,11 @@
-import type { TAppGrant, TSharedDrive, TSourceFile, TSourceUser } from "@posture/connectors";
+import {
+  fileReach,
+  type TAppGrant,
+  type TFileReach,
+  type TSharedDrive,
+  type TSourceFile,
+  type TSourceUser,
+} from "@posture/connectors";
 import { addGrant, evaluateApp, type TAppAggregate } from "./app-rules";
 import { ruleContext, type TRuleEngineOptions } from "./context";
 import { evaluateSharedDrive } from "./drive-rules";
@@ -9,7 +16,10 @@ import type { TDetectedFinding } from "./types";
 export type TRuleEngine = {
   /** A resource's own findings, returned at once: the engine keeps none of them. */
   addUser: (user: TSourceUser) => TDetectedFinding[];
-  addFile: (file: TSourceFile) => TDetectedFinding[];
+  /** `reach`: the file's, when the caller already has it (`reachOf`); else computed. */
+  addFile: (file: TSourceFile, reach?: TFileReach) => TDetectedFinding[];
+  /** How many people can open the file, from the users fed so far and the directory's groups. */
+  reachOf: (file: TSourceFile) => TFileReach;
   addSharedDrive: (drive: TSharedDrive) => TDetectedFinding[];
   addAppGrant: (grant: TAppGrant) => void;
   /**
@@ -31,6 +41,8 @@ export function createRuleEngine(opts: TRuleEngineOptions): TRuleEngine {
   // Keyed by user id, so a user read twice is counted once.
   const activeUsers = new Set<string>();
   const admins = new Map<string, string>();
+  const directory = { internal: ctx.internal, groups: ctx.groups, peopleCount: () => activeUsers.size };
+  const reachOf = (file: TSourceFile) => fileReach(directory, file);
   return {
     addUser: (user) => {
       if (!user.suspended) {
@@ -39,7 +51,8 @@ export function createRuleEngine(opts: TRuleEngineOptions): TRuleEngine {
       }
       return evaluateUser(ctx, user);
     },
-    addFile: (file) => evaluateFile(ctx, file),
+    addFile: (file, reach) => evaluateFile(ctx, file, reach ?? reachOf(file), activeUsers.size),
+    reachOf,
     addSharedDrive: (drive) => {
       const finding = evaluateSharedDrive(ctx, drive);
       return finding ? [finding] : [];

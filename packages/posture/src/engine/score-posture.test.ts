@@ -34,9 +34,9 @@ describe("scorePosture arithmetic", () => {
   });
 
   it("takes round(cap·S/(S+cap)) per category with S = Σ weight·log2(1+count)", () => {
-    // public: S = 10 → 20·10/30 = 6.67 → 7. external: S = 5·log2 3 = 7.92 → 20·7.92/27.92 = 5.67 → 6.
-    // identity: S = 10 + 7.92 + 2 = 19.92 → 18·19.92/37.92 = 9.46 → 9. apps: S = 1 → 14/15 → 1.
-    // tenant: S = 5 + 2 = 7 → 15·7/22 = 4.77 → 5.
+    // public: S = 10 → 17·10/27 = 6.30 → 6. external: S = 5·log2 3 = 7.92 → 15·7.92/22.92 = 5.18 → 5.
+    // identity: S = 10 + 7.92 + 2 = 19.92 → 15·19.92/34.92 = 8.56 → 9. apps: S = 1 → 13/14 → 1.
+    // tenant: S = 5 + 2 = 7 → 13·7/20 = 4.55 → 5. internal exposure: none, 0.
     const findings = [
       f("public_exposure", "CRITICAL", "public_link", "pub"),
       f("external_sharing", "HIGH", "external_share", "ext-b"),
@@ -51,34 +51,36 @@ describe("scorePosture arithmetic", () => {
     ];
     const result = scorePosture(findings);
     expect(result.categories).toEqual([
-      { category: "public_exposure", deductionPoints: 7, findingCount: 1 },
-      { category: "external_sharing", deductionPoints: 6, findingCount: 2 },
+      { category: "public_exposure", deductionPoints: 6, findingCount: 1 },
+      { category: "external_sharing", deductionPoints: 5, findingCount: 2 },
       { category: "shared_drive_exposure", deductionPoints: 0, findingCount: 0 },
       { category: "identity", deductionPoints: 9, findingCount: 4 },
       { category: "third_party_apps", deductionPoints: 1, findingCount: 1 },
       { category: "tenant_configuration", deductionPoints: 5, findingCount: 2 },
+      { category: "internal_exposure", deductionPoints: 0, findingCount: 0 },
     ]);
-    expect(result.score).toBe(72);
+    expect(result.score).toBe(74);
     expect(result.grade).toBe("C");
 
-    // Fixing one: public 7 → 0; admin: identity S = 9.92 → 6.39 → 6 (3); 2SV: tenant S = 2 → 1.76 → 2
-    // (3); an external HIGH: 6 → 4 (2); the apps setting: S = 5 → 3.75 → 4 (1); app: 1 → 0 (1); a user
-    // HIGH: S = 17 → 8.74 → 9 (0); dormant: S = 17.92 → 8.98 → 9 (0). Ties: more severe first, then id.
+    // Fixing one: public 6 → 0; admin: identity S = 9.92 → 5.97 → 6 (3); 2SV: tenant S = 2 → 1.73 → 2
+    // (3); an external HIGH: S = 5 → 3.75 → 4 (1); a user HIGH: S = 17 → 7.97 → 8 (1); dormant:
+    // S = 17.92 → 8.16 → 8 (1); the apps setting: S = 5 → 3.61 → 4 (1); app: 1 → 0 (1). Ties: more
+    // severe first, then id.
     expect(result.topImprovements).toEqual([
-      { findingId: "pub", scoreDelta: 7 },
+      { findingId: "pub", scoreDelta: 6 },
       { findingId: "adm", scoreDelta: 3 },
       { findingId: "tc-2sv", scoreDelta: 3 },
-      { findingId: "ext-a", scoreDelta: 2 },
-      { findingId: "ext-b", scoreDelta: 2 },
+      { findingId: "ext-a", scoreDelta: 1 },
+      { findingId: "ext-b", scoreDelta: 1 },
+      { findingId: "usr-1", scoreDelta: 1 },
+      { findingId: "usr-2", scoreDelta: 1 },
+      { findingId: "dormant", scoreDelta: 1 },
       { findingId: "tc-apps", scoreDelta: 1 },
       { findingId: "app", scoreDelta: 1 },
-      { findingId: "usr-1", scoreDelta: 0 },
-      { findingId: "usr-2", scoreDelta: 0 },
-      { findingId: "dormant", scoreDelta: 0 },
     ]);
     // One action over each group (all public links, all outside shares, unverified apps) and one
-    // per tenant setting (titled by its fix), ranked by points per step: the link 7/1; the shares
-    // 6/2 = 3 ties 2SV's 3/1 and wins on points; the apps setting and the app tie at 1/1, by title.
+    // per tenant setting (titled by its fix), ranked by points per step: the link 6/1; 2SV's 3/1
+    // beats the shares' 5/2; the apps setting and the app tie at 1/1, by title.
     const win = (action: string, title: string, findingIds: string[], scoreDelta: number, steps = 1) => ({
       action,
       title,
@@ -89,15 +91,15 @@ describe("scorePosture arithmetic", () => {
       plan: action === "change_setting" ? null : { findingIds },
     });
     expect(result.quickWins).toEqual([
-      win("remove_public_link", "Remove 1 public link", ["pub"], 7),
+      win("remove_public_link", "Remove 1 public link", ["pub"], 6),
+      win("change_setting", "Security > 2-Step Verification > Enforce", ["tc-2sv"], 3),
       win(
         "remove_external_access",
         "Remove outside access to 2 files shared with untrusted domains",
         ["ext-a", "ext-b"],
-        6,
+        5,
         2,
       ),
-      win("change_setting", "Security > 2-Step Verification > Enforce", ["tc-2sv"], 3),
       win("change_setting", "API controls > block unconfigured apps", ["tc-apps"], 1),
       win("revoke_oauth_grant", "Revoke 1 app from unverified publishers", ["app"], 1),
     ]);
@@ -113,7 +115,7 @@ describe("scorePosture arithmetic", () => {
       f("public_exposure", "HIGH", "public_link"),
     ]);
     expect(result.categories.at(-1)).toEqual({ category: "policy", deductionPoints: 0, findingCount: 1 });
-    expect(result.score).toBe(100 - 4); // one HIGH public link: 20·5/25
+    expect(result.score).toBe(100 - 4); // one HIGH public link: 17·5/22 = 3.86
   });
 
   it("keeps at most ten top improvements and ten quick wins, quick wins only with a positive delta", () => {
@@ -149,8 +151,8 @@ describe("scorePosture bounds and diminishing returns", () => {
       })),
     );
     const result = scorePosture(findings);
-    // S = 10·log2(10001) = 132.9 per category: 17 + 17 + 12 + 16 + 13 + 13.
-    expect(result.score).toBe(100 - (17 + 17 + 12 + 16 + 13 + 13));
+    // S = 10·log2(10001) = 132.9 per category: 15 + 13 + 12 + 13 + 12 + 12 + 13.
+    expect(result.score).toBe(100 - (15 + 13 + 12 + 13 + 12 + 12 + 13));
     expect(result.grade).toBe("F");
   });
 

@@ -25,6 +25,20 @@ export const ZGetInventoryInput = offsetInput(50, 200).extend({
     .describe(
       "Files only: keep the files whose sensitivity label is this one (case-insensitive, whole name, e.g. `Confidential`).",
     ),
+  orgWide: z
+    .union([z.boolean(), z.enum(["true", "false"])])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === true || v === "true"))
+    .describe(
+      "Files only: `true` keeps the files everyone in the organization can open (an organization-wide link or grant), `false` the others.",
+    ),
+  minReach: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10_000_000)
+    .optional()
+    .describe("Files only: keep the files at least this many people can open (`reach.people`)."),
 });
 
 const ZUserRow = z.object({
@@ -63,6 +77,22 @@ const ZFileRow = z.object({
   sharedDriveId: z.string().nullable(),
   sizeBytes: z.number().nonnegative(),
   modifiedAt: z.string(),
+  reach: z
+    .object({
+      people: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe(
+          "How many distinct people can open the file: the tenant's people count when `orgWide`; else the owner, the users granted, and the members of granted groups (each once where the members are known).",
+        ),
+      orgWide: z
+        .boolean()
+        .describe(
+          "An organization-wide link, a grant to the tenant's domain or to Everyone reaches everyone inside.",
+        ),
+    })
+    .describe("Who can open the file, computed by the scan (issue 30)."),
   connectorId: z.string(),
 });
 const ZDriveRow = z.object({

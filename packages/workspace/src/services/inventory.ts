@@ -12,6 +12,10 @@ type TInventoryQuery = {
   search?: string;
   /** Files only: the sensitivity label's name, matched case-insensitively. */
   label?: string;
+  /** Files only: keep the files reaching the whole organization (true) or not (false). */
+  orgWide?: boolean;
+  /** Files only: keep the files at least this many people can open. */
+  minReach?: number;
   limit: number;
   offset: number;
 };
@@ -94,7 +98,10 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
       label
         ? sql`EXISTS (SELECT 1 FROM unnest(${workspaceFiles.labels}) l WHERE lower(l) = ${label.toLowerCase()})`
         : undefined,
+      q.orgWide === undefined ? undefined : eq(workspaceFiles.reachOrgWide, q.orgWide),
+      q.minReach === undefined ? undefined : sql`${workspaceFiles.reachPeople} >= ${q.minReach}`,
     );
+    const filtered = term || label || q.orgWide !== undefined || q.minReach !== undefined;
     const [rows, counted] = await Promise.all([
       db
         .select()
@@ -103,7 +110,7 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
         .orderBy(desc(workspaceFiles.modifiedAt), desc(workspaceFiles.id))
         .limit(q.limit)
         .offset(q.offset),
-      term || label ? estimateWhere(db, workspaceFiles, where) : exactly(totals.files),
+      filtered ? estimateWhere(db, workspaceFiles, where) : exactly(totals.files),
     ]);
     const { total, totalEstimated } = await settleTotal(
       db,
@@ -130,6 +137,7 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
           sharedDriveId: f.driveExternalId,
           sizeBytes: f.sizeBytes,
           modifiedAt: iso(f.modifiedAt),
+          reach: { people: f.reachPeople, orgWide: f.reachOrgWide },
           connectorId: f.connectorId,
         })),
         { total, ...page },

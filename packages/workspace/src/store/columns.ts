@@ -35,6 +35,8 @@ export const FILE_COLUMNS: readonly TColumn[] = [
   ["external_permission_count", "int"],
   ["size_bytes", "bigint"],
   ["modified_at", "timestamptz"],
+  ["reach_people", "int"],
+  ["reach_org_wide", "bool"],
   ["_label", "text"],
 ];
 

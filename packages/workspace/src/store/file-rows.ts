@@ -1,4 +1,4 @@
-import type { TSourceFile } from "@posture/connectors";
+import { fileReach, type TReachDirectory, type TSourceFile } from "@posture/connectors";
 import { SEVERITY_RANK, type TExposure, type TSensitivity, type TShareType } from "@posture/db";
 import {
   baseSeverity,
@@ -18,7 +18,18 @@ export type TFileContext = {
   internal: ReadonlySet<string>;
   /** The organization's trusted domains (lower case). */
   trusted: ReadonlySet<string>;
+  /**
+   * Who the tenant's people and groups are, for the files' reach (the snapshot's users and
+   * groups); absent: reach counts the named addressees only.
+   */
+  directory?: TReachDirectory;
 };
+
+const NO_DIRECTORY = (ctx: TFileContext): TReachDirectory => ({
+  internal: { has: (d) => ctx.internal.has(d.toLowerCase()) },
+  groups: new Map(),
+  peopleCount: () => 0,
+});
 
 /** One source file as the store keeps it: its row, its permissions' rows and its sharing items' rows. */
 export type TFileRows = {
@@ -51,6 +62,7 @@ export function fileRows(f: TSourceFile, ctx: TFileContext): TFileRows {
   const owner = f.ownerEmail.toLowerCase();
   const label = f.label?.trim() || null;
   const sensitivity = sensitivityOf(f.name, label === null ? [] : [label]);
+  const reach = fileReach(ctx.directory ?? NO_DIRECTORY(ctx), f);
   let exposure: TExposure = "private";
   let externalCount = 0;
   const permissions: unknown[][] = [];
@@ -141,6 +153,8 @@ export function fileRows(f: TSourceFile, ctx: TFileContext): TFileRows {
       externalCount,
       f.sizeBytes,
       f.modifiedAt,
+      reach.people,
+      reach.orgWide,
       label,
     ],
     permissions,

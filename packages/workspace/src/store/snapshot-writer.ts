@@ -1,5 +1,13 @@
 import { sql } from "drizzle-orm";
-import type { TAppGrant, TSharedDrive, TSourceFile, TSourceUser, TWorkspace } from "@posture/connectors";
+import {
+  groupsByEmail,
+  type TAppGrant,
+  type TSharedDrive,
+  type TSourceFile,
+  type TSourceGroup,
+  type TSourceUser,
+  type TWorkspace,
+} from "@posture/connectors";
 import {
   arrayLiteral,
   CONNECTOR_PARTITIONED,
@@ -7,6 +15,7 @@ import {
   type Db,
   type TLockRetry,
   type TPartitionedTable,
+  workspaceGroups,
 } from "@posture/db";
 import { domainIn, emailDomain } from "@posture/platform";
 import { affected, bulkInsert } from "./bulk-insert";
@@ -59,6 +68,11 @@ export type TSnapshotResult = TSnapshotCounts & {
  */
 export type TWorkspaceSink = {
   user: (user: TSourceUser) => Promise<void>;
+  /**
+   * The directory's groups, read whole, before the files (issue 30): stored in place of the
+   * connector's previous ones, and used for the files' reach.
+   */
+  groups: (groups: readonly TSourceGroup[]) => Promise<void>;
   file: (file: TSourceFile) => Promise<void>;
   drive: (drive: TSharedDrive) => Promise<void>;
   grant: (grant: TAppGrant) => Promise<void>;
@@ -145,11 +159,21 @@ export async function openWorkspaceSnapshot(
   const trustedRows = await tx.execute<{ domain: string }>(
     sql`SELECT domain FROM trusted_domains WHERE org_id = ${orgId}`,
   );
+  const internal = new Set(scope.workspace.internalDomains.map((d) => d.toLowerCase()));
+  // Reach (issue 30): the tenant's people are its active users as this snapshot reads them (all
+  // of them, before the files, in both modes); groups as `groups` gives them.
+  const people = new Set<string>();
+  const groupMap = new Map<string, TSourceGroup>();
   const ctx: TFileContext = {
     orgId,
     connectorId,
     trusted: new Set(rowsOf<{ domain: string }>(trustedRows).map((r) => r.domain.toLowerCase())),
-    internal: new Set(scope.workspace.internalDomains.map((d) => d.toLowerCase())),
+    internal,
+    directory: {
+      internal: { has: (d) => domainIn(internal, d) },
+      groups: groupMap,
+      peopleCount: () => people.size,
+    },
   };
 
   const buffers: Record<string, TBuffer> = {
@@ -254,6 +278,7 @@ export async function openWorkspaceSnapshot(
   return {
     user: async (u) => {
       counts.users++;
+      if (!u.suspended) people.add(u.id);
       const lastMs = u.lastLoginAt ? Date.parse(u.lastLoginAt) : null;
       // A source that could not say when the user last signed in (no licence or permission for
       // it) leaves idleness unknown: counting from creation would call every old account dormant.
@@ -327,6 +352,11 @@ export async function openWorkspaceSnapshot(
         d.fileCount,
       ]);
     },
+    groups: async (groups) => {
+      groupMap.clear();
+      for (const [email, group] of groupsByEmail(groups)) groupMap.set(email, group);
+      await pipeline.send(() => replaceGroups(tx, { orgId, connectorId }, [...groupMap.values()]));
+    },
     grant: async (g) => {
       counts.grants++;
       grants.push(g);
@@ -381,6 +411,13 @@ export async function openWorkspaceSnapshot(
           await changes.apply(gone.slice(i, i + BATCH).map((id) => [id, null] as const));
         const pruned = await pruneNotIn(tx, connectorId, ["workspace_users", "workspace_drives"], seen);
         changed += pruned.total + changes.changed();
+        // Files not reported keep their reach, except that an organization-wide one is the
+        // tenant's people count, which users joining or leaving move: one statement for them all.
+        changed += affected(
+          await tx.execute(sql`
+            UPDATE workspace_files SET reach_people = ${people.size}
+            WHERE connector_id = ${connectorId} AND reach_org_wide AND reach_people <> ${people.size}`),
+        );
         const drivesChanged = (changedIn.workspace_drives ?? 0) + (pruned.byTable.workspace_drives ?? 0) > 0;
         const { totals, stored } = await incrementalTotals();
         const final: TSnapshotCounts = {
@@ -486,3 +523,27 @@ async function pruneUnseen(
   }
   return { total, byTable };
 }
+
+/** A connector's groups, replaced whole (a few thousand rows at most, with their members). */
+async function replaceGroups(
+  tx: Db,
+  scope: { orgId: string; connectorId: string },
+  groups: readonly TSourceGroup[],
+): Promise<void> {
+  await tx.execute(sql`DELETE FROM workspace_groups WHERE connector_id = ${scope.connectorId}`);
+  for (let i = 0; i < groups.length; i += GROUP_BATCH) {
+    const rows = groups.slice(i, i + GROUP_BATCH).map((g) => ({
+      id: stableId("wsg", scope.connectorId, g.id),
+      orgId: scope.orgId,
+      connectorId: scope.connectorId,
+      externalId: g.id,
+      email: g.email.toLowerCase(),
+      name: g.name,
+      memberCount: g.memberCount,
+      memberEmails: [...new Set((g.memberEmails ?? []).map((m) => m.toLowerCase()))].sort(),
+    }));
+    await tx.insert(workspaceGroups).values(rows).onConflictDoNothing();
+  }
+}
+
+const GROUP_BATCH = 500;

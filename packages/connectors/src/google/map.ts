@@ -119,7 +119,10 @@ export function mapToken(token: TGToken, user: TSourceUser, grantedAt: string): 
     id: `${user.id}:${clientId}`,
     clientId,
     label,
-    kind: classifyApp({ clientId, label }),
+    // Directory tokens name no publisher: the catalog matches the client id; the name never counts.
+    ...classifyApp({ platform: "google_workspace", clientId, label }),
+    // A user's token acts as the user: what they can open (domain-wide delegation is read apart).
+    access: "delegated",
     // Directory tokens carry no publisher; an anonymous client ID is one Google never registered.
     publisher: anonymous ? "Unverified developer" : label,
     isKnownPublisher: !anonymous,

@@ -372,7 +372,10 @@ export function createMicrosoft365Adapter(opts: {
     try {
       for await (const item of graphItems<T>(graph, path, query)) items.push(item);
     } catch (error) {
-      const message = denial(error);
+      // A tenant without the registry (no Agent 365 licence, the feature not rolled out) may answer
+      // 400 or 404 rather than 403: the registry is an addition to the grants, never their end.
+      const absent = error instanceof SourceHttpError && (error.status === 400 || error.status === 404);
+      const message = denial(error) ?? (absent ? error.message : null);
       if (!message) throw error;
       recordGap(feature, message);
       return [];

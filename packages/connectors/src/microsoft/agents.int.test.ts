@@ -252,6 +252,25 @@ describe("Microsoft 365 agents from Graph's registries", () => {
   });
 });
 
+describe("a tenant whose Copilot catalog answers 404", () => {
+  it("keeps the other registries and the grants, and reports the catalog as a gap", async () => {
+    const server = await start();
+    server.injectFault({ status: 404, count: 1, pathPrefix: "/v1.0/copilot/admin/catalog/packages" });
+    const adapter = adapterFor(server);
+    const grants = summary(await collect(adapter.appGrants()));
+    expect(grants["approle:sp-agent-contracts:sp-graph"]).toEqual([
+      "ai_agent",
+      "application",
+      "agent_registry",
+    ]);
+    expect(grants["g-research"]).toEqual(["oauth_app", "delegated", null]);
+    expect(grants["copilot:P_sales-coach"]).toBeUndefined();
+    expect(adapter.coverageGaps().map((g) => [g.feature, g.missing])).toEqual([
+      ["Agents: Copilot admin catalog", "CopilotPackages.Read.All"],
+    ]);
+  });
+});
+
 describe("the fake Graph's registries", () => {
   it("refuses a $select Graph v1.0 does not declare with Graph's 400 body, and $top on the catalog", async () => {
     const server = await start();

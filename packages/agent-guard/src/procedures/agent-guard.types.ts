@@ -1,6 +1,6 @@
 import type { TMeta } from "@posture/platform";
 import { z } from "zod";
-import { QUADRANTS } from "../services/agents";
+import { AGENT_SOURCES, QUADRANTS } from "../services/agents";
 
 const ZKind = z.enum(["ai_agent", "oauth_app", "service_account"]);
 
@@ -11,7 +11,7 @@ export const getAgentInventoryMeta = {
     tags: ["agent-guard"],
     summary: "AI agents, OAuth apps and service accounts with access to the workspace",
     description:
-      "One card per app (OAuth client) of the latest scans, riskiest first. riskBand low/medium/high/critical from a 0–100 riskScore (scope breadth, publisher trust, write access, kind). isKnownPublisher: verified by the source or on the maintained list of known vendors. resourceCount: files and users the scopes reach.",
+      "One card per app (OAuth client) of the latest scans, riskiest first. riskBand low/medium/high/critical from a 0–100 riskScore (scope breadth, publisher trust, write access, kind). isKnownPublisher: verified by the source or on the maintained list of known vendors. resourceCount: files and users the scopes reach. access: application (app-only) or delegated; agentSource: the registry or catalog that makes an app an AI agent (a display name never does).",
   },
 } satisfies TMeta;
 export const ZAgentCard = z.object({
@@ -30,6 +30,17 @@ export const ZAgentCard = z.object({
   connectorId: z.string(),
   clientId: z.string(),
   firstGrantedAt: z.string(),
+  access: z
+    .enum(["application", "delegated"])
+    .describe(
+      "How the app reads data: application (app-only permissions or Google domain-wide delegation: every file its permission covers, no user needed) or delegated (as the users who granted it: what they can open).",
+    ),
+  agentSource: z
+    .enum(AGENT_SOURCES)
+    .nullable()
+    .describe(
+      "Why the app is an AI agent: agent_registry (Entra agent identity or agent blueprint), copilot_catalog (an agent package of the Microsoft 365 Copilot admin catalog), publisher_catalog (the maintained catalog of agent publishers, matched by identifiers the platform verifies). Null when the app is not an agent.",
+    ),
 });
 export const ZGetAgentInventoryOutput = z.object({
   agents: z.array(ZAgentCard),

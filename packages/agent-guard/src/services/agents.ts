@@ -24,7 +24,20 @@ export type TAgent = {
   connectorId: string;
   clientId: string;
   firstGrantedAt: string;
+  /** `application` when any of its grants is app-only (every file its permission covers); else `delegated`. */
+  access: "application" | "delegated";
+  /** Where the agent kind came from (a platform registry, the publisher catalog); null when not an agent. */
+  agentSource: TAgentSource | null;
 };
+
+export const AGENT_SOURCES = ["agent_registry", "copilot_catalog", "publisher_catalog"] as const;
+export type TAgentSource = (typeof AGENT_SOURCES)[number];
+
+/** The strongest source among an app's grants: its own registry, then the Copilot catalog, then ours. */
+function agentSourceOf(list: ReadonlyArray<{ agentSource: string | null }>): TAgentSource | null {
+  const sources = new Set(list.map((g) => g.agentSource));
+  return AGENT_SOURCES.find((s) => sources.has(s)) ?? null;
+}
 
 /** Stable across scans: derived from the connector and the app's OAuth client. */
 export function agentIdOf(connectorId: string, clientKey: string): string {
@@ -99,6 +112,8 @@ export async function listAgents(db: Db, orgId: string): Promise<TAgent[]> {
       connectorId: first.connectorId,
       clientId: first.clientId || first.externalId,
       firstGrantedAt: new Date(Math.min(...list.map((g) => g.grantedAt.getTime()))).toISOString(),
+      access: list.some((g) => g.access === "application") ? "application" : "delegated",
+      agentSource: agentSourceOf(list),
     });
   }
   return agents.sort(

@@ -33,6 +33,8 @@ export function appsOf(shape: TDemoShape): TDemoApp[] {
       key,
       label,
       kind: ai ? "ai_agent" : "oauth_app",
+      access: "delegated",
+      ...(ai ? { agentSource: shape.flavour.tailAgentSource } : {}),
       publisher: `${adjective}${noun.replace(/ /g, "")}.app`.toLowerCase(),
       isKnownPublisher: rng.chance(0.25),
       scopes,
@@ -99,6 +101,8 @@ export function grantAt(shape: TDemoShape, apps: readonly TDemoApp[], index: num
     clientId: app.clientId,
     label: app.label,
     kind: app.kind,
+    access: app.access ?? "delegated",
+    ...(app.agentSource ? { agentSource: app.agentSource } : {}),
     publisher: app.publisher,
     isKnownPublisher: app.isKnownPublisher,
     scopes:

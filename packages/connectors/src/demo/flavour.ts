@@ -8,7 +8,7 @@ import type { TFileKind } from "./vocabulary";
 /** An app as every tenant's grants name it; `key` ties it to a stable client ID. */
 export type TCatalogApp = { key: string } & Pick<
   TAppGrant,
-  "label" | "kind" | "publisher" | "isKnownPublisher" | "scopes"
+  "label" | "kind" | "publisher" | "isKnownPublisher" | "scopes" | "access" | "agentSource"
 >;
 
 export type TFlavour = {
@@ -20,6 +20,8 @@ export type TFlavour = {
   extension: (kind: TFileKind) => string;
   /** The well-known apps (and the tenant's own service accounts) every demo tenant has. */
   catalog: (company: string) => TCatalogApp[];
+  /** Where a long-tail AI app of this platform is known as an agent from. */
+  tailAgentSource: NonNullable<TAppGrant["agentSource"]>;
   broadScopes: readonly string[];
   narrowScopes: readonly string[];
 };
@@ -64,7 +66,10 @@ const OFFICE_EXTENSION: Record<TFileKind, string> = {
   ...PORTABLE_EXTENSION,
 };
 
-type TAppIdentity = Omit<TCatalogApp, "key" | "scopes">;
+type TAppIdentity = Omit<TCatalogApp, "key" | "scopes" | "access" | "agentSource">;
+
+/** How an app reads and why it is an agent, per platform (issue 30): the registries' facts. */
+type TAgentFacts = Pick<TCatalogApp, "access" | "agentSource">;
 
 // The same vendors publish the same apps on both platforms; only the scopes they ask for (and the
 // LLM connector's name) differ. Order matters: user grants are drawn from the head of the list.
@@ -104,12 +109,15 @@ function catalogOf(
   llmConnectorLabel: string,
   scopes: Record<TMarketplaceKey | TServiceAccountKey, string[]>,
   serviceAccountLabels: Record<TServiceAccountKey, string>,
+  agents: Record<"documind" | "notely" | "inboxgpt" | "meetingscribe" | "llm-connector", TAgentFacts>,
 ): TCatalogApp[] {
   const marketplace = (Object.keys(MARKETPLACE) as TMarketplaceKey[]).map((key) => ({
     key,
     ...MARKETPLACE[key],
     ...(key === "llm-connector" ? { label: llmConnectorLabel } : {}),
     scopes: scopes[key],
+    access: "delegated" as const,
+    ...(key in agents ? agents[key as keyof typeof agents] : {}),
   }));
   const serviceAccount = (key: TServiceAccountKey, publisher: string, isKnownPublisher: boolean) => ({
     key,
@@ -118,6 +126,8 @@ function catalogOf(
     publisher,
     isKnownPublisher,
     scopes: scopes[key],
+    // Service accounts act as themselves: app-only roles, or Google's domain-wide delegation.
+    access: "application" as const,
   });
   return [
     ...marketplace,
@@ -154,6 +164,15 @@ function googleCatalog(company: string): TCatalogApp[] {
       "sa-directory": `directory-sync@${company}-it.iam.gserviceaccount.com`,
       "sa-etl": "etl-runner@data-pipeline-4821.iam.gserviceaccount.com",
     },
+    // Google has no agent registry of its own: agents are the catalog's, by client id; the LLM
+    // connector holds domain-wide delegation (application access to every user's Drive and mail).
+    {
+      documind: { access: "delegated", agentSource: "publisher_catalog" },
+      notely: { access: "delegated", agentSource: "publisher_catalog" },
+      inboxgpt: { access: "delegated", agentSource: "publisher_catalog" },
+      meetingscribe: { access: "delegated", agentSource: "publisher_catalog" },
+      "llm-connector": { access: "application", agentSource: "publisher_catalog" },
+    },
   );
 }
 
@@ -183,6 +202,15 @@ function microsoftCatalog(company: string): TCatalogApp[] {
       "sa-directory": `${company} Directory Sync`,
       "sa-etl": "etl-runner-4821",
     },
+    // A Copilot agent of the admin catalog, an Entra agent identity with application permissions
+    // (app-only), a blueprint's agent acting for its users, and publisher-catalog agents.
+    {
+      documind: { access: "delegated", agentSource: "copilot_catalog" },
+      "llm-connector": { access: "application", agentSource: "agent_registry" },
+      meetingscribe: { access: "delegated", agentSource: "agent_registry" },
+      notely: { access: "delegated", agentSource: "publisher_catalog" },
+      inboxgpt: { access: "delegated", agentSource: "publisher_catalog" },
+    },
   );
 }
 
@@ -198,6 +226,7 @@ const GOOGLE: TFlavour = {
   mimeType: (kind) => GOOGLE_MIME[kind],
   extension: (kind) => GOOGLE_EXTENSION[kind],
   catalog: googleCatalog,
+  tailAgentSource: "publisher_catalog",
   broadScopes: [`${G}drive`, `${G}gmail.readonly`, "https://mail.google.com/"],
   narrowScopes: [`${G}drive.file`, `${G}userinfo.email`, `${G}calendar.events.readonly`],
 };
@@ -210,6 +239,7 @@ const MICROSOFT: TFlavour = {
   mimeType: (kind) => OFFICE_MIME[kind],
   extension: (kind) => OFFICE_EXTENSION[kind],
   catalog: microsoftCatalog,
+  tailAgentSource: "agent_registry",
   broadScopes: ["Files.ReadWrite.All", "Mail.Read", "Sites.Read.All"],
   narrowScopes: ["User.Read", "Files.ReadWrite.AppFolder", "Calendars.Read"],
 };

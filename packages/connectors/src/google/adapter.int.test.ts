@@ -218,7 +218,9 @@ describe("Google Workspace adapter against the fake APIs", () => {
       id: "u-alice:1234-chatgpt.apps.googleusercontent.com",
       clientId: "1234-chatgpt.apps.googleusercontent.com",
       label: "ChatGPT",
-      kind: "ai_agent",
+      // A display name no longer makes an agent (issue 30): this client id is in no catalog.
+      kind: "oauth_app",
+      access: "delegated",
       publisher: "ChatGPT",
       isKnownPublisher: true,
       scopes: ["https://www.googleapis.com/auth/drive.readonly", "openid", "email"],

@@ -20,10 +20,15 @@ import { createDriveChangeFeed } from "./changes";
 import { createDriveReader } from "./drive";
 import { createGapBook } from "./gaps";
 import { readLabelCatalogue, type TLabelCatalogue } from "./labels";
-import { mapActivity, mapToken, mapUser } from "./map";
+import { type TAgentCatalogEntry } from "../agents/catalog";
+import { mapActivity, mapDelegatedClient, mapToken, mapUser, type TDelegatedClient } from "./map";
 import { GOOGLE_SETTINGS_ACCESS, readGoogleSettings } from "./settings";
 
 const SOURCE = "Google Workspace";
+
+/** One gap for both app-grant reads of the Reports API (grant dates, domain-wide delegations). */
+const reportsRefused = (message: string) =>
+  `App grants carry the user's creation date, not the grant's, and clients with domain-wide delegation (app-wide access) are not listed: ${message}`;
 
 /** Where the APIs live; only tests (and the lead's fakes) override these, never user input. */
 export type TGoogleEndpoints = {
@@ -53,6 +58,8 @@ export function createGoogleWorkspaceAdapter(opts: {
   http?: THttpOptions;
   /** Users (and shared drives) read concurrently; DEFAULT_USER_CONCURRENCY when absent. */
   concurrency?: number;
+  /** The agent catalog apps are matched against (agents/catalog.json when absent). */
+  agentCatalog?: readonly TAgentCatalogEntry[];
 }): TSourceAdapter {
   const config = opts.config ?? {};
   const endpoints = opts.endpoints ?? {};
@@ -136,13 +143,66 @@ export function createGoogleWorkspaceAdapter(opts: {
       gaps.add(
         GOOGLE_FEATURE.appGrants,
         GOOGLE_SCOPE.reports,
-        `App grants carry the user's creation date, not the grant's: ${error.message}`,
+        reportsRefused(error.message),
       );
     }
     return dates;
   }
 
+  /**
+   * Clients holding domain-wide delegation, from the admin audit log's Security Settings events
+   * (AUTHORIZE_API_CLIENT_ACCESS / REMOVE_API_CLIENT_ACCESS with API_CLIENT_NAME, API_SCOPES):
+   * no Admin SDK call lists the delegations themselves, so those authorized before the log's
+   * retention are not seen. The latest event per client decides.
+   */
+  async function delegatedClients(): Promise<TDelegatedClient[]> {
+    const path = "/admin/reports/v1/activity/users/all/applications/admin";
+    const reports = directory(GOOGLE_SCOPE.reports);
+    const events: Array<TDelegatedClient & { removed: boolean }> = [];
+    try {
+      for (const eventName of ["AUTHORIZE_API_CLIENT_ACCESS", "REMOVE_API_CLIENT_ACCESS"]) {
+        for await (const page of pagesByToken<TGActivityList>(reports, path, {
+          eventName,
+          maxResults: 1000,
+        })) {
+          for (const activity of page.items ?? []) {
+            for (const event of activity.events ?? []) {
+              if (event.name !== eventName) continue;
+              const value = (name: string) => event.parameters?.find((p) => p.name === name);
+              const clientId = value("API_CLIENT_NAME")?.value;
+              const scopes = value("API_SCOPES");
+              if (!clientId || !activity.id?.time) continue;
+              events.push({
+                clientId,
+                scopes: scopes?.multiValue ?? (scopes?.value ?? "").split(/[\s,]+/).filter(Boolean),
+                authorizedAt: activity.id.time,
+                actorEmail: (activity.actor?.email ?? "").toLowerCase(),
+                removed: eventName === "REMOVE_API_CLIENT_ACCESS",
+              });
+            }
+          }
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof SourceAuthError)) throw error;
+      gaps.add(
+        GOOGLE_FEATURE.appGrants,
+        GOOGLE_SCOPE.reports,
+        reportsRefused(error.message),
+      );
+      return [];
+    }
+    const latest = new Map<string, (typeof events)[number]>();
+    for (const e of events.sort((a, b) => a.authorizedAt.localeCompare(b.authorizedAt)))
+      latest.set(e.clientId, e);
+    return [...latest.values()]
+      .filter((e) => !e.removed)
+      .map(({ removed: _r, ...client }) => client)
+      .sort((a, b) => a.clientId.localeCompare(b.clientId));
+  }
+
   async function* appGrants(): AsyncGenerator<TAppGrant> {
+    for (const client of await delegatedClients()) yield mapDelegatedClient(client, opts.agentCatalog);
     const dates = await grantDates();
     const tokenApi = directory(GOOGLE_SCOPE.tokens);
     for await (const user of users()) {
@@ -162,7 +222,7 @@ export function createGoogleWorkspaceAdapter(opts: {
       for (const token of list.items ?? []) {
         // Without an authorize event in the retention window, the user's creation is the earliest it can be.
         const grantedAt = dates.get(`${user.email}|${token.clientId}`) ?? user.createdAt;
-        yield mapToken(token, user, grantedAt);
+        yield mapToken(token, user, grantedAt, opts.agentCatalog);
       }
     }
   }

@@ -1,49 +1,38 @@
+import {
+  AGENT_CATALOG,
+  matchAgentCatalog,
+  type TAgentCatalogEntry,
+  type TAppIdentity,
+} from "../agents/catalog";
 import { type TAppGrant } from "../types";
 
-// Names of assistants and agents that read or act on workspace data. Matched as whole words in
-// the app's display name, so "Claude" matches "Claude for Sheets" but "Geminiware" does not.
-const AI_AGENT_NAMES = [
-  "chatgpt",
-  "openai",
-  "claude",
-  "anthropic",
-  "gemini",
-  "copilot",
-  "perplexity",
-  "otter.ai",
-  "fireflies",
-  "jasper",
-  "notion ai",
-  "mistral",
-  "cohere",
-  "writer.com",
-  "glean",
-  "zapier ai",
-  "read.ai",
-];
+// What kind of app a grant is, from facts only (issue 30): a platform's agent registry (Graph's
+// agent identities and blueprints, the Copilot admin catalog), the maintained catalog of agent
+// publishers (agents/catalog.json, matched by identifiers the platform verifies), or the client's
+// type (a service account). A display name never makes an agent: anyone can call an app "ChatGPT".
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const AI_AGENT_PATTERN = new RegExp(
-  `(^|[^a-z0-9])(${AI_AGENT_NAMES.map(escape).join("|")})([^a-z0-9]|$)`,
-  "i",
-);
+export type TAppKind = Pick<TAppGrant, "kind" | "agentSource">;
 
-export function isAiAgentName(name: string): boolean {
-  return AI_AGENT_PATTERN.test(name);
-}
-
-/** Classifies an OAuth grant by what is known of its client: service account, AI agent or plain app. */
-export function classifyApp(opts: {
-  clientId: string;
-  label: string;
-  isServiceAccount?: boolean;
-}): TAppGrant["kind"] {
+/** Classifies an app grant: registry first, then the catalog, then service accounts, else a plain app. */
+export function classifyApp(
+  opts: TAppIdentity & {
+    label: string;
+    isServiceAccount?: boolean;
+    /** The platform's own registry lists the app as an agent. */
+    registry?: "agent_registry" | "copilot_catalog";
+  },
+  catalog: readonly TAgentCatalogEntry[] = AGENT_CATALOG,
+): TAppKind {
+  if (opts.registry) return { kind: "ai_agent", agentSource: opts.registry };
+  const entry = matchAgentCatalog(opts, catalog);
+  if (entry?.kind === "ai_agent") return { kind: "ai_agent", agentSource: "publisher_catalog" };
+  if (entry) return { kind: entry.kind };
   if (
     opts.isServiceAccount ||
-    /\.gserviceaccount\.com$/i.test(opts.clientId) ||
+    /\.gserviceaccount\.com$/i.test(opts.clientId ?? "") ||
     /\.gserviceaccount\.com$/i.test(opts.label)
   ) {
-    return "service_account";
+    return { kind: "service_account" };
   }
-  return isAiAgentName(opts.label) ? "ai_agent" : "oauth_app";
+  return { kind: "oauth_app" };
 }

@@ -9,6 +9,7 @@ import {
   type TSourceFile,
   type TSourceUser,
 } from "../types";
+import { type TAgentCatalogEntry } from "../agents/catalog";
 import { classifyApp } from "./app-kind";
 import {
   type TGActivity,
@@ -120,7 +121,12 @@ export function mapSharedDrive(
   };
 }
 
-export function mapToken(token: TGToken, user: TSourceUser, grantedAt: string): TAppGrant {
+export function mapToken(
+  token: TGToken,
+  user: TSourceUser,
+  grantedAt: string,
+  catalog?: readonly TAgentCatalogEntry[],
+): TAppGrant {
   const clientId = token.clientId ?? "";
   const label = token.displayText || clientId;
   const anonymous = token.anonymous === true;
@@ -128,13 +134,57 @@ export function mapToken(token: TGToken, user: TSourceUser, grantedAt: string): 
     id: `${user.id}:${clientId}`,
     clientId,
     label,
-    kind: classifyApp({ clientId, label }),
+    // Directory tokens name no publisher: the catalog matches the client id; the name never counts.
+    ...classifyApp({ platform: "google_workspace", clientId, label }, catalog),
+    // A user's token acts as the user: what they can open (domain-wide delegation is read apart).
+    access: "delegated",
     // Directory tokens carry no publisher; an anonymous client ID is one Google never registered.
     publisher: anonymous ? "Unverified developer" : label,
     isKnownPublisher: !anonymous,
     scopes: token.scopes ?? [],
     userEmail: user.email,
     grantedAt,
+  };
+}
+
+/** A client the admin delegated domain-wide authority to, as the admin audit log last recorded it. */
+export type TDelegatedClient = {
+  clientId: string;
+  scopes: string[];
+  authorizedAt: string;
+  actorEmail: string;
+};
+
+/**
+ * Domain-wide delegation: the client acts as any user it names, without their consent, so it
+ * reads everything its scopes cover (`access: "application"`). The audit event names the client
+ * by id only; the catalog may know it, otherwise it is a service account.
+ */
+export function mapDelegatedClient(
+  client: TDelegatedClient,
+  catalog?: readonly TAgentCatalogEntry[],
+): TAppGrant {
+  const kind = classifyApp(
+    {
+      platform: "google_workspace",
+      clientId: client.clientId,
+      label: client.clientId,
+      isServiceAccount: true,
+    },
+    catalog,
+  );
+  return {
+    id: `dwd:${client.clientId}`,
+    clientId: client.clientId,
+    label: client.clientId,
+    ...kind,
+    access: "application",
+    // Authorized by a super administrator of the tenant; the client's owner is not recorded.
+    publisher: "Domain-wide delegation",
+    isKnownPublisher: false,
+    scopes: [...client.scopes].sort(),
+    userEmail: "",
+    grantedAt: client.authorizedAt,
   };
 }
 

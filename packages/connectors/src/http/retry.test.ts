@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { classifyApp, isAiAgentName } from "../google/app-kind";
 import { backoffDelay, DEFAULT_RETRY_POLICY } from "./retry";
 
 describe("backoffDelay", () => {
@@ -15,25 +14,5 @@ describe("backoffDelay", () => {
     expect(backoffDelay(20, DEFAULT_RETRY_POLICY, null, () => 1)).toBe(DEFAULT_RETRY_POLICY.maxDelayMs);
     expect(backoffDelay(1, DEFAULT_RETRY_POLICY, 3_600_000)).toBe(DEFAULT_RETRY_POLICY.maxDelayMs);
     expect(backoffDelay(1, DEFAULT_RETRY_POLICY, 1000)).toBe(1000);
-  });
-});
-
-describe("classifyApp", () => {
-  it("recognises AI agents by whole-word name", () => {
-    expect(isAiAgentName("Claude for Sheets")).toBe(true);
-    expect(isAiAgentName("ChatGPT")).toBe(true);
-    expect(isAiAgentName("Otter.ai Notetaker")).toBe(true);
-    expect(isAiAgentName("Geminiware Sync")).toBe(false);
-    expect(isAiAgentName("Calendar")).toBe(false);
-  });
-
-  it("recognises Google service accounts by suffix and otherwise calls it an OAuth app", () => {
-    expect(classifyApp({ clientId: "bot@proj.iam.gserviceaccount.com", label: "Bot" })).toBe(
-      "service_account",
-    );
-    expect(classifyApp({ clientId: "123", label: "ChatGPT", isServiceAccount: true })).toBe(
-      "service_account",
-    );
-    expect(classifyApp({ clientId: "123.apps.googleusercontent.com", label: "Zoom" })).toBe("oauth_app");
   });
 });

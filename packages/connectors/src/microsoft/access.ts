@@ -20,6 +20,9 @@ export const MS_FEATURE = {
   labels: "Sensitivity labels",
   signIns: "Sign-in activity",
   licences: "Licence check",
+  agentIdentities: "Agents: Entra agent identities",
+  agentBlueprints: "Agents: agent blueprints",
+  copilotAgents: "Agents: Copilot admin catalog",
 } as const;
 
 /** Every Microsoft Graph application permission (and licence) the connector's own reads need. */
@@ -72,6 +75,23 @@ export const MICROSOFT_GRAPH_ACCESS: readonly TAccessRequirement[] = [
     permission: "Organization.Read.All",
     impact: "The tenant's licences (Entra ID P1/P2) cannot be checked on connect.",
   },
+  {
+    feature: MS_FEATURE.agentIdentities,
+    permission: "AgentIdentity.Read.All",
+    impact: "Entra agent identities are not read: apps are agents only by the maintained publisher catalog.",
+  },
+  {
+    feature: MS_FEATURE.agentBlueprints,
+    permission: "AgentIdentityBlueprintPrincipal.Read.All",
+    impact:
+      "Agent blueprints' service principals are not read: an agent acting as its blueprint is an agent only by the publisher catalog.",
+  },
+  {
+    feature: MS_FEATURE.copilotAgents,
+    permission: "CopilotPackages.Read.All",
+    impact:
+      "The Copilot admin catalog is not read (it also needs a Microsoft Agent 365 licence): Copilot agents without an app grant are not listed.",
+  },
 ];
 
 /**
@@ -114,6 +134,9 @@ export const BROADER_PERMISSIONS: Readonly<Record<string, readonly string[]>> = 
     "Directory.ReadWrite.All",
   ],
   "SensitivityLabel.Read": ["SensitivityLabels.Read.All"],
+  "AgentIdentity.Read.All": ["AgentIdentity.ReadWrite.All"],
+  "AgentIdentityBlueprintPrincipal.Read.All": ["AgentIdentityBlueprintPrincipal.ReadWrite.All"],
+  "CopilotPackages.Read.All": ["CopilotPackages.ReadWrite.All"],
   // Remediation's writes (MICROSOFT_WRITE_ACCESS).
   "Files.ReadWrite.All": ["Sites.ReadWrite.All"],
   "DelegatedPermissionGrant.ReadWrite.All": ["Directory.ReadWrite.All"],

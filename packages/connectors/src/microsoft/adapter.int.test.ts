@@ -195,7 +195,10 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
       id: "g-chatgpt",
       clientId: "app-chatgpt",
       label: "ChatGPT Connector",
+      // An agent because OpenAI is a Microsoft-verified publisher in the catalog, not by its name.
       kind: "ai_agent",
+      agentSource: "publisher_catalog",
+      access: "delegated",
       publisher: "OpenAI",
       isKnownPublisher: true,
       scopes: ["Files.Read.All", "User.Read", "offline_access"],
@@ -218,6 +221,7 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
       clientId: "app-archiver",
       label: "Mailbox Archiver Daemon",
       kind: "service_account",
+      access: "application",
       publisher: "This organization",
       isKnownPublisher: false,
       scopes: ["Files.Read.All", "Mail.Read"],

@@ -17,7 +17,9 @@ import {
   type TWorkspace,
 } from "../types";
 import {
+  type TMsAgentIdentity,
   type TMsAppRoleAssignment,
+  type TMsCopilotPackage,
   type TMsDrive,
   type TMsDriveItem,
   type TMsExtractSensitivityLabelsResult,
@@ -49,7 +51,9 @@ import { denial } from "./denial";
 import { createManagementActivity, MANAGE_DEFAULT_SCOPE } from "./management-activity";
 import { readMicrosoftSettings } from "./settings";
 import {
+  isCopilotAgentPackage,
   isLibrary,
+  mapCopilotPackage,
   mapMsAppRoleGrant,
   mapMsFile,
   mapMsGrant,
@@ -58,6 +62,7 @@ import {
   mapMsUser,
   mapSignIn,
   type TDirectory,
+  type TMsAgentRegistry,
   userEmail,
 } from "./map";
 
@@ -77,6 +82,14 @@ const USER_SIGN_IN_SELECT = `${USER_SELECT},signInActivity`;
 const MICROSOFT_GRAPH_APP_ID = "00000003-0000-0000-c000-000000000000";
 const APP_SELECT = "id,appId,displayName,appOwnerOrganizationId,servicePrincipalType,verifiedPublisher";
 const LABELS_PATH = "/v1.0/security/dataSecurityAndGovernance/sensitivityLabels";
+// Graph v1.0's agent registries (graph-v1.0-Prod.csdl: agentIdentity and
+// agentIdentityBlueprintPrincipal derive from servicePrincipal; copilotAdminCatalog/packages).
+const AGENT_IDENTITIES_PATH = "/v1.0/servicePrincipals/microsoft.graph.agentIdentity";
+const AGENT_BLUEPRINT_PRINCIPALS_PATH =
+  "/v1.0/servicePrincipals/microsoft.graph.agentIdentityBlueprintPrincipal";
+const COPILOT_PACKAGES_PATH = "/v1.0/copilot/admin/catalog/packages";
+const COPILOT_PACKAGE_SELECT =
+  "id,appId,displayName,publisher,type,elementTypes,isBlocked,availableTo,deployedTo,createdDateTime";
 
 /**
  * Files SharePoint and OneDrive keep sensitivity labels for (Office Open XML and PDF, per
@@ -320,6 +333,7 @@ export function createMicrosoft365Adapter(opts: {
   async function* applicationPermissions(
     appOf: (id: string) => Promise<TMsServicePrincipal | undefined>,
     tenantCreatedAt: string,
+    registry: TMsAgentRegistry,
   ): AsyncGenerator<TAppGrant> {
     const resources = graphItems<TMsServicePrincipal>(graph, "/v1.0/servicePrincipals", {
       $filter: `appId eq '${MICROSOFT_GRAPH_APP_ID}'`,
@@ -346,9 +360,59 @@ export function createMicrosoft365Adapter(opts: {
           app,
           { principalId, resourceId: resource.id, roles: [...entry.roles], grantedAt: entry.grantedAt },
           opts.credentials.tenantId,
+          registry,
         );
       }
     }
+  }
+
+  /** Every item of a registry read, or none (and a coverage gap) when Graph refuses the read. */
+  async function registryRead<T>(feature: string, path: string, query: Record<string, string | number>) {
+    const items: T[] = [];
+    try {
+      for await (const item of graphItems<T>(graph, path, query)) items.push(item);
+    } catch (error) {
+      // A tenant without the registry (no Agent 365 licence, the feature not rolled out) may answer
+      // 400 or 404 rather than 403: the registry is an addition to the grants, never their end.
+      const absent = error instanceof SourceHttpError && (error.status === 400 || error.status === 404);
+      const message = denial(error) ?? (absent ? error.message : null);
+      if (!message) throw error;
+      recordGap(feature, message);
+      return [];
+    }
+    return items;
+  }
+
+  /**
+   * The tenant's own lists of agents: Entra agent identities and blueprints' service principals
+   * (by object id), the Copilot admin catalog's agent packages (by app id). Each read on its own:
+   * a refused one is a coverage gap and the others still count.
+   */
+  async function agentRegistry() {
+    const [identities, blueprints, packages] = await Promise.all([
+      registryRead<TMsAgentIdentity>(MS_FEATURE.agentIdentities, AGENT_IDENTITIES_PATH, {
+        $select: "id,appId,displayName,agentIdentityBlueprintId",
+        $top: 999,
+      }),
+      registryRead<TMsServicePrincipal>(MS_FEATURE.agentBlueprints, AGENT_BLUEPRINT_PRINCIPALS_PATH, {
+        $select: "id,appId,displayName",
+        $top: 999,
+      }),
+      registryRead<TMsCopilotPackage>(MS_FEATURE.copilotAgents, COPILOT_PACKAGES_PATH, {
+        $select: COPILOT_PACKAGE_SELECT,
+      }),
+    ]);
+    const agentObjects = new Set([...identities, ...blueprints].map((a) => a.id ?? "").filter(Boolean));
+    const agentApps = new Set([...identities, ...blueprints].map((a) => (a.appId ?? "").toLowerCase()));
+    const copilotAgents = packages.filter((p) => isCopilotAgentPackage(p) && !p.isBlocked);
+    const copilotApps = new Set(copilotAgents.map((p) => (p.appId ?? "").toLowerCase()).filter(Boolean));
+    const lookup: TMsAgentRegistry = (app) => {
+      const appId = (app.appId ?? "").toLowerCase();
+      if ((app.id && agentObjects.has(app.id)) || (appId && agentApps.has(appId))) return "agent_registry";
+      if (appId && copilotApps.has(appId)) return "copilot_catalog";
+      return undefined;
+    };
+    return { lookup, copilotAgents };
   }
 
   return {
@@ -468,8 +532,17 @@ export function createMicrosoft365Adapter(opts: {
         }
         return app;
       };
+      const tenantCreatedAt = org.createdDateTime || new Date(0).toISOString();
+      const registry = await agentRegistry();
+      // Copilot agents that hold an app grant are listed by it; the others on their own below.
+      const granted = new Set<string>();
+      const seen = (grant: TAppGrant) => {
+        granted.add(grant.clientId.toLowerCase());
+        return grant;
+      };
       try {
-        yield* applicationPermissions(appOf, org.createdDateTime || new Date(0).toISOString());
+        for await (const grant of applicationPermissions(appOf, tenantCreatedAt, registry.lookup))
+          yield seen(grant);
       } catch (error) {
         const message = denial(error);
         if (!message) throw error;
@@ -482,20 +555,24 @@ export function createMicrosoft365Adapter(opts: {
           // creation (or the tenant's) is the earliest the consent can have happened.
           const grantee =
             grant.consentType === "Principal" && grant.principalId ? index.get(grant.principalId) : undefined;
-          yield mapMsGrant(
-            grant,
-            app,
-            {
-              email: grantee?.email ?? "",
-              grantedAt: grantee?.createdAt || org.createdDateTime || new Date(0).toISOString(),
-            },
-            tenantId,
+          yield seen(
+            mapMsGrant(
+              grant,
+              app,
+              { email: grantee?.email ?? "", grantedAt: grantee?.createdAt || tenantCreatedAt },
+              tenantId,
+              registry.lookup,
+            ),
           );
         }
       } catch (error) {
         const message = denial(error);
         if (!message) throw error;
         recordGap(MS_FEATURE.delegatedGrants, message);
+      }
+      for (const pkg of registry.copilotAgents) {
+        if (granted.has((pkg.appId ?? "").toLowerCase())) continue;
+        yield mapCopilotPackage(pkg, tenantCreatedAt);
       }
     },
 

@@ -90,6 +90,30 @@ export type TMsServicePrincipal = {
   appRoles?: Array<{ id?: string; value?: string | null; allowedMemberTypes?: string[] }>;
 };
 
+/**
+ * An agent's identity in Entra (Graph v1.0 `agentIdentity`, a servicePrincipal subtype listed at
+ * /servicePrincipals/microsoft.graph.agentIdentity), made from an agent blueprint.
+ */
+export type TMsAgentIdentity = TMsServicePrincipal & { agentIdentityBlueprintId?: string };
+
+/**
+ * A package of the Microsoft 365 Copilot admin catalog (Graph v1.0 `copilotPackageDetail`,
+ * /copilot/admin/catalog/packages). `elementTypes` names what it holds: `DeclarativeAgent`,
+ * `CustomEngineCopilot`, `Bot`, ... (packageElementDetail's documentation).
+ */
+export type TMsCopilotPackage = {
+  id?: string;
+  appId?: string | null;
+  displayName?: string | null;
+  publisher?: string | null;
+  type?: "microsoft" | "external" | "shared" | "custom" | "unknownFutureValue";
+  elementTypes?: string[];
+  isBlocked?: boolean;
+  availableTo?: "none" | "some" | "all" | "unknownFutureValue";
+  deployedTo?: "none" | "some" | "all" | "unknownFutureValue";
+  createdDateTime?: string | null;
+};
+
 /** An application permission: app role `appRoleId` of API `resourceId`, granted to `principalId`. */
 export type TMsAppRoleAssignment = {
   id?: string;

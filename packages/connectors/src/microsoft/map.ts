@@ -10,6 +10,7 @@ import {
   type TSourceUser,
 } from "../types";
 import {
+  type TMsCopilotPackage,
   type TMsDrive,
   type TMsDriveItem,
   type TMsIdentitySet,
@@ -250,11 +251,38 @@ export function msPublisher(
   return { publisher, isKnownPublisher: Boolean(verified) || firstParty };
 }
 
+/** Where the tenant's own registries list an app as an agent (agent identities, the Copilot catalog). */
+export type TMsAgentRegistry = (app: TMsServicePrincipal) => TAppGrant["agentSource"] | undefined;
+
+/** An app's kind from Graph's facts: its registry entry, the catalog (by ids and verified publisher), its type. */
+export function msAppKind(
+  app: TMsServicePrincipal | undefined,
+  clientId: string,
+  label: string,
+  registry?: TMsAgentRegistry,
+  servicePrincipalId?: string,
+) {
+  // Without Application.Read.All the app is unread: its object id still finds it in the registry.
+  const listed = registry?.(app ?? { id: servicePrincipalId });
+  return classifyApp({
+    platform: "microsoft_365",
+    clientId,
+    appId: app?.appId,
+    label,
+    verifiedPublisherId: app?.verifiedPublisher?.verifiedPublisherId ?? undefined,
+    verifiedPublisherName: app?.verifiedPublisher?.displayName ?? undefined,
+    appOwnerOrganizationId: app?.appOwnerOrganizationId ?? undefined,
+    isServiceAccount: app?.servicePrincipalType === "ManagedIdentity",
+    ...(listed === "agent_registry" || listed === "copilot_catalog" ? { registry: listed } : {}),
+  });
+}
+
 export function mapMsGrant(
   grant: TMsPermissionGrant,
   app: TMsServicePrincipal | undefined,
   grantee: { email: string; grantedAt: string },
   tenantId?: string,
+  registry?: TMsAgentRegistry,
 ): TAppGrant {
   const clientId = app?.appId ?? grant.clientId ?? "";
   const label = app?.displayName || clientId;
@@ -262,7 +290,9 @@ export function mapMsGrant(
     id: grant.id ?? `${grant.clientId}:${grant.principalId ?? "all"}`,
     clientId,
     label,
-    kind: classifyApp({ clientId, label, isServiceAccount: app?.servicePrincipalType === "ManagedIdentity" }),
+    ...msAppKind(app, clientId, label, registry, grant.clientId),
+    // oauth2PermissionGrants are delegated permissions: the app acts as the signed-in user.
+    access: "delegated",
     ...msPublisher(app, tenantId),
     scopes: (grant.scope ?? "").split(" ").filter(Boolean),
     userEmail: grantee.email,
@@ -286,24 +316,59 @@ export function mapSignIn(signIn: TMsSignIn): TActivityEvent | null {
 /**
  * One app's application permissions on an API (app-only access: no signed-in user, every mailbox
  * or site the role allows). Role ids are resolved to their names (`Files.Read.All`); the app acts
- * as itself, so it is a service account unless its name says it is an AI agent.
+ * as itself (`access: "application"`), so it is a service account unless a registry or the
+ * catalog says it is an AI agent.
  */
 export function mapMsAppRoleGrant(
   app: TMsServicePrincipal | undefined,
   assignments: { principalId: string; resourceId: string; roles: string[]; grantedAt: string },
   tenantId?: string,
+  registry?: TMsAgentRegistry,
 ): TAppGrant {
   const clientId = app?.appId ?? assignments.principalId;
   const label = app?.displayName || clientId;
-  const kind = classifyApp({ clientId, label });
+  const kind = msAppKind(app, clientId, label, registry, assignments.principalId);
   return {
     id: `approle:${assignments.principalId}:${assignments.resourceId}`,
     clientId,
     label,
-    kind: kind === "ai_agent" ? kind : "service_account",
+    ...(kind.kind === "ai_agent" ? kind : { kind: "service_account" as const }),
+    access: "application",
     ...msPublisher(app, tenantId),
     scopes: [...assignments.roles].sort(),
     userEmail: "",
     grantedAt: assignments.grantedAt,
+  };
+}
+
+/** What a Copilot package's `elementTypes` name when it is an agent (packageElementDetail's documentation). */
+export const COPILOT_AGENT_ELEMENT_TYPES: readonly string[] = ["DeclarativeAgent", "CustomEngineCopilot"];
+
+export const isCopilotAgentPackage = (pkg: TMsCopilotPackage): boolean =>
+  (pkg.elementTypes ?? []).some((t) =>
+    COPILOT_AGENT_ELEMENT_TYPES.some((a) => a.toLowerCase() === t.toLowerCase()),
+  );
+
+/**
+ * A Copilot agent of the admin catalog that holds no app grant of its own: it runs in Microsoft 365
+ * Copilot as the user who asks (delegated), reaching what that user can open. Microsoft's own
+ * packages and the tenant's (`custom`, `shared`) have a known publisher; `external` ones are the
+ * store's.
+ */
+export function mapCopilotPackage(pkg: TMsCopilotPackage, tenantCreatedAt: string): TAppGrant {
+  const clientId = pkg.appId || pkg.id || "";
+  const label = pkg.displayName || clientId;
+  return {
+    id: `copilot:${pkg.id ?? clientId}`,
+    clientId,
+    label,
+    kind: "ai_agent",
+    agentSource: "copilot_catalog",
+    access: "delegated",
+    publisher: pkg.publisher || (pkg.type === "microsoft" ? "Microsoft" : UNKNOWN_PUBLISHER),
+    isKnownPublisher: pkg.type === "microsoft" || pkg.type === "custom" || pkg.type === "shared",
+    scopes: [],
+    userEmail: "",
+    grantedAt: pkg.createdDateTime || tenantCreatedAt,
   };
 }

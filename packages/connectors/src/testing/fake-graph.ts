@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { MANAGEMENT_API_PERMISSIONS, MICROSOFT_ACCESS, MICROSOFT_WRITE_ACCESS } from "../microsoft/access";
 import {
+  type TMsAgentIdentity,
+  type TMsCopilotPackage,
   type TMsDrive,
   type TMsOrganization,
   type TMsAppRoleAssignment,
@@ -55,6 +57,12 @@ export type TGraphFixture = {
   /** Application permissions: app roles of `resourceId` granted to service principals. */
   appRoleAssignments: TMsAppRoleAssignment[];
   signIns: TMsSignIn[];
+  /** Agent identities (also service principals: list them in `servicePrincipals` too, as Graph does). */
+  agentIdentities?: TMsAgentIdentity[];
+  /** Agent identity blueprints' service principals (also in `servicePrincipals`). */
+  agentBlueprintPrincipals?: TMsServicePrincipal[];
+  /** The Copilot admin catalog's packages. */
+  copilotPackages?: TMsCopilotPackage[];
   /** The directory's groups an invitation can name (by object id or mail); none by default. */
   groups?: Array<{ id: string; displayName?: string; mail?: string }>;
   /** The tenant's Purview sensitivity labels; sublabels nested under their parent. */
@@ -159,6 +167,15 @@ export const GRAPH_ROUTE_PERMISSIONS = {
   ],
   // Directory.ReadWrite.All lists service principals only delegated.
   "GET /servicePrincipals": ["Application.Read.All", "Application.ReadWrite.All", "Directory.Read.All"],
+  "GET /servicePrincipals/microsoft.graph.agentIdentity": [
+    "AgentIdentity.Read.All",
+    "AgentIdentity.ReadWrite.All",
+  ],
+  "GET /servicePrincipals/microsoft.graph.agentIdentityBlueprintPrincipal": [
+    "AgentIdentityBlueprintPrincipal.Read.All",
+    "AgentIdentityBlueprintPrincipal.ReadWrite.All",
+  ],
+  "GET /copilot/admin/catalog/packages": ["CopilotPackages.Read.All", "CopilotPackages.ReadWrite.All"],
   "GET /servicePrincipals/{id}": [
     "Application.Read.All",
     "Application.ReadWrite.All",
@@ -655,6 +672,39 @@ export async function startFakeGraph(opts: {
             : fixture.servicePrincipals;
           return collection(req, baseUrl, rows, { maxTop: 999 });
         },
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/servicePrincipals\/microsoft\.graph\.agentIdentity$/,
+      {
+        key: "GET /servicePrincipals/microsoft.graph.agentIdentity",
+        entity: "agentIdentity",
+        options: COLLECTION_OPTIONS,
+        serve: (req, baseUrl) => collection(req, baseUrl, fixture.agentIdentities ?? [], { maxTop: 999 }),
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/servicePrincipals\/microsoft\.graph\.agentIdentityBlueprintPrincipal$/,
+      {
+        key: "GET /servicePrincipals/microsoft.graph.agentIdentityBlueprintPrincipal",
+        entity: "agentIdentityBlueprintPrincipal",
+        options: COLLECTION_OPTIONS,
+        serve: (req, baseUrl) =>
+          collection(req, baseUrl, fixture.agentBlueprintPrincipals ?? [], { maxTop: 999 }),
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/copilot\/admin\/catalog\/packages$/,
+      {
+        key: "GET /copilot/admin/catalog/packages",
+        entity: "copilotPackageDetail",
+        // The metadata declares skip tokens (SkipTokenSupported) and a few filters; the fake serves
+        // no $filter, and pages at Graph's default size.
+        options: ["$select", "$skiptoken"],
+        serve: (req, baseUrl) => collection(req, baseUrl, fixture.copilotPackages ?? [], { maxTop: 100 }),
       },
     ],
     [

@@ -86,6 +86,11 @@ describe("the fake's route permissions", () => {
         "GET /security/dataSecurityAndGovernance/sensitivityLabels",
         "GET /security/dataSecurityAndGovernance/sensitivityLabels/{id}",
       ],
+      "AgentIdentity.Read.All": ["GET /servicePrincipals/microsoft.graph.agentIdentity"],
+      "AgentIdentityBlueprintPrincipal.Read.All": [
+        "GET /servicePrincipals/microsoft.graph.agentIdentityBlueprintPrincipal",
+      ],
+      "CopilotPackages.Read.All": ["GET /copilot/admin/catalog/packages"],
       "AuditLog.Read.All": [
         "GET /reports/authenticationMethods/userRegistrationDetails",
         "GET /auditLogs/signIns",

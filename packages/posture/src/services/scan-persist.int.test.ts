@@ -225,4 +225,50 @@ describe("the connector's grants as of the scan", () => {
     await scanWith([], new Date(), []);
     expect((await storedGrants()).size).toBe(0);
   });
+
+  it("stores each grant's access kind and agent source, and rewrites a grant the registry reclassifies", async () => {
+    const stored = async () =>
+      Object.fromEntries(
+        (
+          await db.db
+            .select({
+              externalId: oauthGrants.externalId,
+              kind: oauthGrants.kind,
+              access: oauthGrants.access,
+              agentSource: oauthGrants.agentSource,
+              xmin: sql<string>`xmin::text`,
+            })
+            .from(oauthGrants)
+            .where(eq(oauthGrants.connectorId, connectorId))
+        ).map((r) => [r.externalId, r]),
+      );
+    await scanWith([], new Date(), [
+      grant("app-only", { kind: "service_account", access: "application" }),
+      grant("agent", { kind: "ai_agent", access: "delegated", agentSource: "copilot_catalog" }),
+      grant("plain"),
+    ]);
+    const first = await stored();
+    expect(Object.values(first).map((r) => [r.externalId, r.kind, r.access, r.agentSource])).toEqual(
+      expect.arrayContaining([
+        ["app-only", "service_account", "application", null],
+        ["agent", "ai_agent", "delegated", "copilot_catalog"],
+        ["plain", "oauth_app", "delegated", null],
+      ]),
+    );
+    // The next scan's agent registry lists the app-only one: kind and source change, the rest stays.
+    await scanWith([], new Date(), [
+      grant("app-only", { kind: "ai_agent", access: "application", agentSource: "agent_registry" }),
+      grant("agent", { kind: "ai_agent", access: "delegated", agentSource: "copilot_catalog" }),
+      grant("plain"),
+    ]);
+    const second = await stored();
+    expect(second["app-only"]).toMatchObject({
+      kind: "ai_agent",
+      access: "application",
+      agentSource: "agent_registry",
+    });
+    expect(second["agent"]?.xmin).toBe(first["agent"]?.xmin);
+    expect(second["plain"]?.xmin).toBe(first["plain"]?.xmin);
+    await scanWith([], new Date(), []);
+  });
 });

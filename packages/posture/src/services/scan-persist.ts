@@ -261,6 +261,8 @@ const GRANT_COLUMNS: readonly TArrayColumn[] = [
   ["_scopes", "text"],
   ["user_email", "text"],
   ["granted_at", "timestamptz"],
+  ["access", "text"],
+  ["agent_source", "text"],
 ];
 
 /**
@@ -282,9 +284,14 @@ async function replaceGrants(db: Db, input: TPersistInput): Promise<void> {
     client_id: string;
     scopes: string[];
     is_known_publisher: boolean;
+    kind: string;
+    publisher: string;
+    access: string;
+    agent_source: string | null;
   }>(
     db,
-    sql`SELECT external_id, label, client_id, scopes, is_known_publisher FROM oauth_grants WHERE connector_id = ${connectorId}`,
+    sql`SELECT external_id, label, client_id, scopes, is_known_publisher, kind, publisher, access, agent_source
+      FROM oauth_grants WHERE connector_id = ${connectorId}`,
   );
   const before = new Map(stored.map((r) => [r.external_id, r]));
   const gone = stored.filter((r) => !read.has(r.external_id)).map((r) => r.external_id);
@@ -295,6 +302,11 @@ async function replaceGrants(db: Db, input: TPersistInput): Promise<void> {
       s.label !== g.label ||
       s.client_id !== g.clientId ||
       s.is_known_publisher !== g.isKnownPublisher ||
+      // What the source says the app is, and how it reads (issue 30: registries, catalog, access).
+      s.kind !== g.kind ||
+      s.publisher !== g.publisher ||
+      s.access !== (g.access ?? "delegated") ||
+      s.agent_source !== (g.agentSource ?? null) ||
       s.scopes.length !== g.scopes.length ||
       s.scopes.some((scope, i) => scope !== g.scopes[i])
     );
@@ -316,21 +328,26 @@ async function replaceGrants(db: Db, input: TPersistInput): Promise<void> {
       JSON.stringify(g.scopes),
       g.userEmail,
       new Date(g.grantedAt),
+      g.access ?? "delegated",
+      g.agentSource ?? null,
     ]);
     const upserted = await db.execute(sql`
       WITH v AS (
         SELECT u.id, u.external_id, u.client_id, u.label, u.kind, u.publisher, u.is_known_publisher,
-          ARRAY(SELECT jsonb_array_elements_text(u._scopes::jsonb)) AS scopes, u.user_email, u.granted_at
+          ARRAY(SELECT jsonb_array_elements_text(u._scopes::jsonb)) AS scopes, u.user_email, u.granted_at,
+          u.access, u.agent_source
         FROM ${unnestRows(GRANT_COLUMNS, rows)})
       INSERT INTO oauth_grants AS t (id, org_id, connector_id, external_id, client_id, label, kind, publisher,
-        is_known_publisher, scopes, user_email, granted_at)
+        is_known_publisher, scopes, user_email, granted_at, access, agent_source)
       SELECT v.id, ${input.orgId}, ${connectorId}, v.external_id, v.client_id, v.label, v.kind, v.publisher,
-        v.is_known_publisher, v.scopes, v.user_email, v.granted_at
+        v.is_known_publisher, v.scopes, v.user_email, v.granted_at, v.access, v.agent_source
       FROM v
       WHERE NOT EXISTS (SELECT 1 FROM oauth_grants x WHERE x.connector_id = ${connectorId} AND x.external_id = v.external_id
-        AND (x.label, x.client_id, x.scopes, x.is_known_publisher) IS NOT DISTINCT FROM (v.label, v.client_id, v.scopes, v.is_known_publisher))
+        AND (x.label, x.client_id, x.scopes, x.is_known_publisher, x.kind, x.publisher, x.access, x.agent_source)
+          IS NOT DISTINCT FROM (v.label, v.client_id, v.scopes, v.is_known_publisher, v.kind, v.publisher, v.access, v.agent_source))
       ON CONFLICT (connector_id, external_id) DO UPDATE SET label = excluded.label, client_id = excluded.client_id,
-        scopes = excluded.scopes, is_known_publisher = excluded.is_known_publisher`);
+        scopes = excluded.scopes, is_known_publisher = excluded.is_known_publisher, kind = excluded.kind,
+        publisher = excluded.publisher, access = excluded.access, agent_source = excluded.agent_source`);
     written += rowCount(upserted);
   }
   await analyzeAfterWrite(db, "oauth_grants", { connectorId, written, rows: read.size });

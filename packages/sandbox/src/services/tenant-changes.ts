@@ -226,6 +226,9 @@ async function agentGrant(tenant: TTenant, runId: string): Promise<TTenantChange
     clientId,
     label: "Autopilot Inbox Agent",
     kind: "ai_agent",
+    // As the demo's agents are (issue 30): an Entra agent identity, on Google the publisher catalog's.
+    agentSource: google ? "publisher_catalog" : "agent_registry",
+    access: "delegated",
     publisher: "autopilot-agent.example",
     isKnownPublisher: false,
     scopes: google ? GOOGLE_AGENT_SCOPES : MICROSOFT_AGENT_SCOPES,

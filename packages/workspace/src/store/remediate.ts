@@ -196,6 +196,9 @@ export type TStoredGrant = {
   scopes: string[];
   userEmail: string;
   grantedAt: string;
+  /** How the app read data and where its agent kind came from (issue 30); absent in older undo states. */
+  access?: "application" | "delegated";
+  agentSource?: string | null;
 };
 
 /** Removes a revoked grant from the store; returns it as it was (null: not stored). */
@@ -213,10 +216,13 @@ export async function removeStoredGrant(
     scopes: string[];
     user_email: string;
     granted_at: Date | string;
+    access: "application" | "delegated";
+    agent_source: string | null;
   }>(
     await tx.execute(sql`
       DELETE FROM oauth_grants WHERE connector_id = ${scope.connectorId} AND external_id = ${scope.grantExternalId}
-      RETURNING external_id, client_id, label, kind, publisher, is_known_publisher, scopes, user_email, granted_at`),
+      RETURNING external_id, client_id, label, kind, publisher, is_known_publisher, scopes, user_email, granted_at,
+        access, agent_source`),
   );
   if (!row) return null;
   await tx.execute(
@@ -232,6 +238,8 @@ export async function removeStoredGrant(
     scopes: row.scopes,
     userEmail: row.user_email,
     grantedAt: new Date(row.granted_at).toISOString(),
+    access: row.access,
+    agentSource: row.agent_source,
   };
 }
 
@@ -244,10 +252,11 @@ export async function restoreStoredGrant(
   const inserted = rowsOf<{ id: string }>(
     await tx.execute(sql`
       INSERT INTO oauth_grants (id, org_id, connector_id, external_id, client_id, label, kind, publisher,
-        is_known_publisher, scopes, user_email, granted_at)
+        is_known_publisher, scopes, user_email, granted_at, access, agent_source)
       VALUES (${newId("grt")}, ${scope.orgId}, ${scope.connectorId},
         ${grant.externalId}, ${grant.clientId}, ${grant.label}, ${grant.kind}, ${grant.publisher},
-        ${grant.isKnownPublisher}, ${arrayLiteral(grant.scopes)}::text[], ${grant.userEmail}, ${grant.grantedAt}::timestamptz)
+        ${grant.isKnownPublisher}, ${arrayLiteral(grant.scopes)}::text[], ${grant.userEmail}, ${grant.grantedAt}::timestamptz,
+        ${grant.access ?? "delegated"}, ${grant.agentSource ?? null})
       ON CONFLICT (connector_id, external_id) DO NOTHING RETURNING id`),
   );
   if (inserted.length > 0)

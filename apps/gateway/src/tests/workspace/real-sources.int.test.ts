@@ -88,8 +88,12 @@ describe("real adapters fill the resource store", () => {
     expect(items.rows.some((i) => String(i.target).endsWith("acme-labs.test"))).toBe(false);
     const graphPage = body<{ nodes: Array<{ type: string }> }>(await c.get("/api/flow-guard/graph"));
     expect(graphPage.nodes.some((n) => n.type === "public_link")).toBe(true);
-    const agents = body<{ agents: Array<{ kind: string }> }>(await c.get("/api/agent-guard/inventory"));
-    expect(agents.agents.map((x) => x.kind)).toEqual(expect.arrayContaining(["ai_agent", "service_account"]));
+    const agents = body<{ agents: Array<{ kind: string; label: string }> }>(
+      await c.get("/api/agent-guard/inventory"),
+    );
+    expect(agents.agents.map((x) => x.kind)).toEqual(expect.arrayContaining(["oauth_app", "service_account"]));
+    // A display name no longer makes an agent (issue 30): "ChatGPT"'s client id is in no catalog.
+    expect(agents.agents.find((x) => x.label === "ChatGPT")?.kind).toBe("oauth_app");
   });
 
   it("Microsoft 365", async () => {

@@ -8,7 +8,7 @@ import {
 } from "@posture/account";
 import { PLAN_IDS, ROLES, type Db } from "@posture/db";
 import { seedDemo } from "@posture/demo";
-import { AppError } from "@posture/platform";
+import { API_KEY_SCOPES, AppError } from "@posture/platform";
 // The sub-path alone: the CLI starts without the scan pipeline the sandbox package orchestrates.
 import { createSandboxOrganization } from "@posture/sandbox/organizations";
 import { z } from "zod";
@@ -85,12 +85,18 @@ export const COMMANDS = {
     run: (db, o) => createUser(db, { orgId: o.org, email: o.email, password: o.password, role: o.role }),
   }),
   "key:create": command({
-    usage: "key:create --org ID --user USER_ID --name N [--expires-in-days D]",
+    usage: "key:create --org ID --user USER_ID --name N [--expires-in-days D] [--scopes read[,write]]",
     options: z.strictObject({
       org: id,
       user: id,
       name: z.string().trim().min(1).max(80),
       "expires-in-days": z.coerce.number().int().min(1).max(3650).optional(),
+      // `--scopes read`: a read-only key; omitted, the key has its owner's full role.
+      scopes: z
+        .string()
+        .transform((s) => s.split(",").map((x) => x.trim()))
+        .pipe(z.array(z.enum(API_KEY_SCOPES)).min(1))
+        .optional(),
     }),
     run: async (db, o) => {
       const k = await createApiKeyFor(db, {
@@ -98,8 +104,16 @@ export const COMMANDS = {
         userId: o.user,
         name: o.name,
         expiresInDays: o["expires-in-days"],
+        scopes: o.scopes,
       });
-      return { key: k.key, id: k.id, keyPrefix: k.keyPrefix, name: k.name, expiresAt: k.expiresAt };
+      return {
+        key: k.key,
+        id: k.id,
+        keyPrefix: k.keyPrefix,
+        name: k.name,
+        expiresAt: k.expiresAt,
+        scopes: k.scopes,
+      };
     },
   }),
   "demo:seed": command({

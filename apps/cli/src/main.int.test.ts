@@ -152,7 +152,25 @@ describe("pnpm cli against DATABASE_URL", { timeout: 120_000 }, () => {
       userId: user.id,
       role: "OWNER",
       org: { id: client.id },
+      scopes: null,
     });
+    const readKey = await ok(
+      [
+        "key:create",
+        "--org",
+        String(client.id),
+        "--user",
+        String(user.id),
+        "--name",
+        "siem",
+        "--scopes",
+        "read",
+      ],
+      env,
+    );
+    expect(readKey.scopes).toEqual(["read"]);
+    const readResolved = await resolveApiKey(db.db, String(readKey.key));
+    expect(readResolved.ok && readResolved.principal.scopes).toEqual(["read"]);
 
     const downgraded = await ok(["org:set-plan", "--org", String(client.id), "--plan", "team"], env);
     expect(downgraded).toMatchObject({ id: client.id, plan: "team", inGrace: true });

@@ -50,6 +50,7 @@ function parse(argv: string[]) {
         role: { type: "string" },
         user: { type: "string" },
         "expires-in-days": { type: "string" },
+        scopes: { type: "string" },
       },
     });
     const { json, help, ...options } = values;

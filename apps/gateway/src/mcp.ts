@@ -15,8 +15,10 @@ import {
   authenticate,
   compileQueryParser,
   isDownload,
+  principalAllows,
   toWireError,
   withClient,
+  type TPrincipal,
   type TQueryParser,
 } from "@posture/platform";
 import type { TGatewayDeps } from "./deps";
@@ -113,13 +115,18 @@ export function mcpHandler(deps: TGatewayDeps, document: () => { doc: unknown })
       sendError(res, new AppError("unauthenticated", "Authorization: Bearer <API key> required"));
       return;
     }
+    let principal: TPrincipal;
     try {
-      authenticate(makeContext({ req, res }), "apiKey");
+      principal = authenticate(makeContext({ req, res }), "apiKey");
     } catch (err) {
       sendError(res, err);
       return;
     }
     catalog ??= gatewayCatalog(document().doc as TOpenApiDocument);
-    await handleStreamableHttp(req, res, req.body, catalog, inProcessDispatch(deps, req, res));
+    // tools/list shows what the key's scopes allow; a call still runs the procedure, whose gate
+    // refuses a write with a read key (403 insufficient_scope) whatever the client was shown.
+    await handleStreamableHttp(req, res, req.body, catalog, inProcessDispatch(deps, req, res), {
+      listed: (tool) => principalAllows(principal, tool.kind),
+    });
   };
 }

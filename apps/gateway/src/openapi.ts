@@ -1,6 +1,13 @@
 import { Router, type Request, type Response } from "express";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
-import { ERROR_STATUS, inputFieldNames, type TAccess, type TErrorCode, type TMeta } from "@posture/platform";
+import {
+  ERROR_STATUS,
+  inputFieldNames,
+  scopeFor,
+  type TAccess,
+  type TErrorCode,
+  type TMeta,
+} from "@posture/platform";
 import { webhookDocuments } from "@posture/webhooks";
 import type { TGatewayDeps } from "./deps";
 import { DOCS_ASSET_ROUTES } from "./docs-page";
@@ -8,12 +15,16 @@ import { GUIDES_MARKDOWN } from "./guides";
 import type { TRouteTable } from "./middleware/method-not-allowed";
 import { appRouter } from "./router";
 
-const SECURITY_BY_AUTH: Record<TAccess["auth"], Array<Record<string, string[]>>> = {
-  public: [],
-  apiKey: [{ apiKey: [] }, { session: [] }],
-  session: [{ session: [] }],
-  partner: [{ apiKey: [] }, { session: [] }],
-};
+/**
+ * Each operation's security requirement. An API key's requirement names the scope the call needs
+ * (platform scopes.ts): `read` for a GET, `write` for anything else; an unscoped key holds both.
+ * OpenAPI 3.1 lets a non-OAuth scheme list such role names.
+ */
+function securityOf(auth: TAccess["auth"], method: string): Array<Record<string, string[]>> {
+  if (auth === "public") return [];
+  if (auth === "session") return [{ session: [] }];
+  return [{ apiKey: [scopeFor(method === "get" ? "query" : "mutation")] }, { session: [] }];
+}
 
 type TResponseObject = { description: string; content?: unknown; headers?: unknown };
 type TOperation = {
@@ -115,6 +126,8 @@ export function operationErrorCodes(
   if (access.auth === "partner") codes.add("partner_required");
   if (access.role) codes.add("forbidden");
   if (write) codes.add("csrf_rejected");
+  // A `read`-scoped API key on anything but a GET (platform scopes.ts), public writes included.
+  if (write) codes.add("insufficient_scope");
   if (path.includes("{")) codes.add("not_found");
   // An Idempotency-Key reused for another request, or still in flight.
   if (authed && method === "post") codes.add("conflict");
@@ -266,7 +279,7 @@ function annotateAccess(doc: OpenAPIObject): OpenAPIObject {
     const op = (doc.paths?.[openapi.path] as Record<string, TOperation> | undefined)?.[method];
     if (!op) continue;
     const access = meta.access;
-    op.security = SECURITY_BY_AUTH[access.auth];
+    op.security = securityOf(access.auth, method);
     op["x-access"] = access;
     const parts = [
       access.auth === "public"
@@ -418,7 +431,12 @@ export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
     ].join("\n\n"),
     baseUrl: `${publicUrl.replace(/\/$/, "")}/api`,
     securitySchemes: {
-      apiKey: { type: "http", scheme: "bearer", description: "`Authorization: Bearer svc_ak_…`" },
+      apiKey: {
+        type: "http",
+        scheme: "bearer",
+        description:
+          '`Authorization: Bearer svc_ak_…`. Each operation names the key scope it needs: `read` (GET operations) or `write` (all others). A key created with `scopes: ["read"]` is refused anything else with 403 `insufficient_scope`; a key created without scopes holds both.',
+      },
       session: {
         type: "apiKey",
         in: "cookie",

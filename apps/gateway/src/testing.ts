@@ -138,7 +138,11 @@ export async function startTestGateway(opts: TTestGatewayOptions = {}) {
     return { ...user, password, role };
   }
 
-  async function createApiKey(orgId: string, userId: string, o: { expiresAt?: Date; revokedAt?: Date } = {}) {
+  async function createApiKey(
+    orgId: string,
+    userId: string,
+    o: { expiresAt?: Date; revokedAt?: Date; scopes?: string[] } = {},
+  ) {
     const k = generateApiKey();
     const [row] = await db.db
       .insert(apiKeys)

@@ -60,6 +60,8 @@ export type TTool = {
     idempotentHint: boolean;
     openWorldHint: boolean;
   };
+  /** What its procedure is: a query reads; a mutation (even one that writes nothing) needs a key's `write` scope. */
+  kind: TProcedureKind;
   op: TOperation;
 };
 
@@ -271,6 +273,7 @@ export function buildCatalog(
           additionalProperties: false,
         },
         annotations: annotationsOf(kind, effect),
+        kind,
         op: operation,
       });
     }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type { TCatalog } from "./catalog";
+import type { TCatalog, TTool } from "./catalog";
 import { createMcpServer, type TDispatch } from "./server";
 import { clientOfSession, sessionIdFor } from "./session";
 
@@ -32,6 +32,7 @@ export async function handleStreamableHttp(
   body: unknown,
   catalog: TCatalog,
   dispatch: TDispatch,
+  opts: { listed?: (tool: TTool) => boolean } = {},
 ): Promise<void> {
   if (Array.isArray(body)) {
     res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify(BATCH_REFUSED));
@@ -54,7 +55,11 @@ export async function handleStreamableHttp(
   // Only these need the resource handlers; the capability itself is declared either way.
   const method = typeof message?.method === "string" ? message.method : "";
   const resources = method === "initialize" || method.startsWith("resources/");
-  const server = createMcpServer(catalog, dispatch, { client: () => declared, resources });
+  const server = createMcpServer(catalog, dispatch, {
+    client: () => declared,
+    resources,
+    ...(opts.listed ? { listed: opts.listed } : {}),
+  });
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

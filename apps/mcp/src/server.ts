@@ -9,7 +9,7 @@ import {
   type ReadResourceResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type { TCatalog, TOperation } from "./catalog";
+import type { TCatalog, TOperation, TTool } from "./catalog";
 import { UNTRUSTED_TAG, untrustedBlock } from "./untrusted";
 
 export const SERVER_NAME = "posture";
@@ -72,6 +72,11 @@ export function createMcpServer(
     client?: () => Implementation | undefined;
     /** false: skip registering the resource templates (a stateless request that only calls a tool). */
     resources?: boolean;
+    /**
+     * Which tools tools/list shows (an API key's scopes: a `read` key sees only reads). A call to
+     * a tool left out still reaches the service, which refuses it (403 insufficient_scope).
+     */
+    listed?: (tool: TTool) => boolean;
   } = {},
 ): McpServer {
   const mcp = new McpServer(
@@ -86,7 +91,7 @@ export function createMcpServer(
   const byName = new Map(catalog.tools.map((t) => [t.name, t]));
 
   mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: catalog.tools.map((t) => ({
+    tools: catalog.tools.filter(opts.listed ?? (() => true)).map((t) => ({
       name: t.name,
       title: t.title,
       description: t.description,

@@ -2,6 +2,7 @@ import { router } from "@posture/platform";
 import { createIncident } from "./procedures/create-incident";
 import { exportIncidentReport } from "./procedures/export-incident-report";
 import { getIncident } from "./procedures/get-incident";
+import { getSettings, updateSettings } from "./procedures/incident-settings";
 import { listIncidents } from "./procedures/list-incidents";
 import { listSuggestions } from "./procedures/list-suggestions";
 import { updateIncident } from "./procedures/update-incident";
@@ -16,4 +17,5 @@ export const incidentsRouter = router({
     update: updateIncident,
     export: exportIncidentReport,
   }),
+  incidentSettings: router({ get: getSettings, update: updateSettings }),
 });

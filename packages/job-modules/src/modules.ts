@@ -2,6 +2,7 @@ import type { Db } from "@posture/db";
 import type { TJobModule } from "@posture/jobs";
 import type { TJobQueue, TLogger, TRuntime } from "@posture/platform";
 import { complianceJobModule } from "@posture/compliance";
+import { incidentJobs } from "@posture/incidents";
 import { partnerJobModule } from "@posture/partner";
 import { remediationJobs } from "@posture/remediation";
 import { sandboxJobs } from "@posture/sandbox";
@@ -34,4 +35,5 @@ export const JOB_MODULES: readonly TJobModule<TJobDeps>[] = [
   behaviourJobs,
   remediationJobs,
   sandboxJobs,
+  incidentJobs,
 ];

@@ -1,5 +1,6 @@
 import { getAgentInventory, ZGetAgentInventoryOutput } from "@posture/agent-guard";
 import { getDashboard, ZGetDashboardInput, ZGetDashboardOutput } from "@posture/compliance";
+import { listIncidents, ZListIncidentsInput, ZListIncidentsOutput } from "@posture/incidents";
 import { clientRead, type TClientReads } from "@posture/partner";
 import { hasRole } from "@posture/platform";
 import {
@@ -62,5 +63,18 @@ export const clientReads = {
         significant: q.significant,
         includeAudit: hasRole(viewer.role, "ADMIN"),
       }),
+  }),
+  // GET /incidents: business+, any role; each row carries its regulatory clocks.
+  incidents: clientRead({
+    input: ZListIncidentsInput,
+    output: ZListIncidentsOutput,
+    gate: { plan: "business" },
+    read: async (db, q) => ({
+      incidents: await listIncidents(db, {
+        orgId: q.orgId,
+        ...(q.status ? { status: q.status } : {}),
+        ...(q.priority ? { priority: q.priority } : {}),
+      }),
+    }),
   }),
 } satisfies TClientReads;

@@ -30,6 +30,8 @@ export type TClientReads = {
   sharingOverview: TClientRead;
   complianceDashboard: TClientRead;
   timeline: TClientRead;
+  /** GET /incidents, with each incident's regulatory clocks (`deadlines`). */
+  incidents: TClientRead;
 };
 
 export type TClientReadName = keyof TClientReads;

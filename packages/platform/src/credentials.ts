@@ -69,6 +69,7 @@ function liveCredential(
   row: TPrincipalRow & { epoch: number | null; expiresAt: Date | null },
   now: Date,
   lastUsedAt: Date | null,
+  scopes: readonly string[] | null = null,
 ): TCredentialLookup {
   if (!row.userId || !row.userEmail || !row.role || !row.orgId || !row.orgName || !row.plan) {
     return { ok: false, reason: "no_membership" };
@@ -84,6 +85,7 @@ function liveCredential(
     userEmail: row.userEmail,
     role: row.role,
     org: { id: row.orgId, name: row.orgName, plan, isPartner: row.isPartner ?? false },
+    ...(kind === "api_key" ? { scopes } : {}),
   };
   return {
     ok: true,
@@ -101,7 +103,8 @@ const publicResult = (r: TCredentialLookup): TCredentialResult =>
   r.ok ? { ok: true, principal: r.principal } : r;
 
 /**
- * Reads the key by its hash. The role is the creator's role now, not at creation. The gateway
+ * Reads the key by its hash. The role is the creator's role now, not at creation; the key's scopes
+ * (fixed at creation) travel in the principal and so in the gateway's cache. The gateway
  * caches the result (see access-gate.ts); this is the lookup behind that cache.
  */
 export async function lookupApiKey(db: Db, key: string, now = new Date()): Promise<TCredentialLookup> {
@@ -113,6 +116,7 @@ export async function lookupApiKey(db: Db, key: string, now = new Date()): Promi
         revokedAt: apiKeys.revokedAt,
         expiresAt: apiKeys.expiresAt,
         lastUsedAt: apiKeys.lastUsedAt,
+        scopes: apiKeys.scopes,
         epoch: organizations.credentialEpoch,
         ...principalColumns,
       })
@@ -130,7 +134,7 @@ export async function lookupApiKey(db: Db, key: string, now = new Date()): Promi
   if (!row) return { ok: false, reason: "unknown" };
   if (row.revokedAt) return { ok: false, reason: "revoked" };
   if (row.expiresAt && row.expiresAt <= now) return { ok: false, reason: "expired" };
-  return liveCredential("api_key", row.keyId, row, now, row.lastUsedAt);
+  return liveCredential("api_key", row.keyId, row, now, row.lastUsedAt, row.scopes);
 }
 
 /** Looks an API key up in the database (no cache): for the CLI and tests. */

@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   /** Four eyes: only an OWNER may weaken a control (turn four eyes off, raise a cap…) while it is on. */
   owner_required: 403,
   partner_required: 403,
+  /** An API key whose scopes do not cover the call (a `read` key on anything but a GET). */
+  insufficient_scope: 403,
   csrf_rejected: 403,
   /** A sandbox operation (scenarios, reset) in an organization that is not a sandbox. */
   sandbox_required: 403,

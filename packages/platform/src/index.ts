@@ -6,6 +6,7 @@ export * from "./retry-after";
 export * from "./wire-error";
 export * from "./plans";
 export * from "./principal";
+export * from "./scopes";
 export * from "./context";
 export * from "./jobs";
 export * from "./credentials";

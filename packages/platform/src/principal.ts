@@ -21,6 +21,11 @@ export type TPrincipal = {
    * `mcp:claude-ai/0.1.0`): per request, never cached with the credential; audit rows record it.
    */
   client?: string;
+  /**
+   * An API key's scopes (scopes.ts), read with the key and cached with it: absent or null for a
+   * session and for an unscoped key (the owner's full role).
+   */
+  scopes?: readonly string[] | null;
 };
 
 /** A declared client name: printable ASCII, at most 120 characters; anything else is dropped. */

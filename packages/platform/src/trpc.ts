@@ -5,6 +5,7 @@ import type { TAuthedContext, TContext } from "./context";
 import type { TDownloadMeta } from "./download";
 import { AppError, type TErrorCode } from "./errors";
 import { hasRole, type TPrincipal } from "./principal";
+import { principalAllows, scopeFor, type TCallKind } from "./scopes";
 import { atLeast, minimumPlanFor, PLANS, type TFeature, type TPlanId } from "./plans";
 import { toWireError } from "./wire-error";
 
@@ -65,9 +66,27 @@ const CREDENTIAL_MESSAGES = {
   no_membership: "No access to the organization",
 } as const;
 
-// The contract's check order: authenticate (401) → credential kind (403) → plan (402) → role (403);
-// input (400) and resources (404/409) come after, in the procedure.
-export function authenticate(ctx: TContext, mode: Exclude<TAuthMode, "public">): TPrincipal {
+/**
+ * An API key's scopes against the call's kind (scopes.ts): the one check for REST, /trpc and MCP
+ * tool calls alike, since all three run the procedure. A `read` key may make no other call, so it
+ * is refused before anything else about the route (whichever credential kind the route takes).
+ */
+function checkScope(principal: TPrincipal | null | undefined, kind: TCallKind): void {
+  if (!principal || principalAllows(principal, kind)) return;
+  throw new AppError(
+    "insufficient_scope",
+    `This API key's scopes (${(principal.scopes ?? []).join(", ")}) do not allow this call: it needs the ${scopeFor(kind)} scope`,
+    { requiredScope: scopeFor(kind) },
+  );
+}
+
+// The contract's check order: authenticate (401) → scope (403) → credential kind (403) → plan
+// (402) → role (403); input (400) and resources (404/409) come after, in the procedure.
+export function authenticate(
+  ctx: TContext,
+  mode: Exclude<TAuthMode, "public">,
+  kind: TCallKind = "query",
+): TPrincipal {
   const principal = ctx.principal;
   if (!principal) {
     const message = ctx.credentialFailure
@@ -75,6 +94,7 @@ export function authenticate(ctx: TContext, mode: Exclude<TAuthMode, "public">):
       : "Authentication required";
     throw new AppError("unauthenticated", message);
   }
+  checkScope(principal, kind);
   if (mode === "session" && principal.kind !== "session") {
     throw new AppError("session_required", "This endpoint is available to a signed-in browser session only");
   }
@@ -122,6 +142,8 @@ async function publishAfterMutation(ctx: TContext, type: string, ok: boolean): P
 // Public procedures: the REST layer's finding about the request's fields (context.ts) in the
 // input's place in the order, and credential changes published after a mutation (sign-in).
 const publicAccess = t.middleware(async ({ ctx, type, next }) => {
+  // A read-only key presented to a public mutation (sign-in, sign-out) is refused like any write.
+  checkScope(ctx.principal, type);
   if (ctx.requestProblem) throw ctx.requestProblem;
   const result = await next();
   await publishAfterMutation(ctx, type, result.ok);
@@ -137,7 +159,7 @@ export const publicProcedure = t.procedure.meta({ access: { auth: "public" } }).
  */
 export function procedure(access: TAccess & { auth: Exclude<TAuthMode, "public"> }) {
   return t.procedure.meta({ access }).use(async ({ ctx, meta, type, next }) => {
-    const principal = authenticate(ctx, access.auth);
+    const principal = authenticate(ctx, access.auth, type);
     checkPlan(principal.org, access.plan, access.feature);
     checkRole(principal, access.role);
     if (ctx.requestProblem) throw ctx.requestProblem;

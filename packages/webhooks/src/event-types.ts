@@ -116,6 +116,17 @@ export const ZIncidentUpdatedData = z.strictObject({
   link: ZLink,
 });
 
+export const ZIncidentDeadlineApproachingData = z.strictObject({
+  incidentId: z.string().min(1),
+  title: z.string(),
+  status: ZIncidentStatus,
+  priority: ZIncidentPriority,
+  /** gdpr | hipaa: the clock (GET /api/incidents/{id} `deadlines`). */
+  regulation: z.string().min(1),
+  dueAt: z.iso.datetime(),
+  link: ZLink,
+});
+
 // Remediation at the source (issue 19): a plan, and what applying or undoing it did.
 const ZRemediationStatus = z.enum(REMEDIATION_STATUSES);
 
@@ -309,6 +320,7 @@ export const EVENT_DATA_SCHEMAS = {
   "anomaly.detected": ZAnomalyDetectedData,
   "incident.created": ZIncidentCreatedData,
   "incident.updated": ZIncidentUpdatedData,
+  "incident.deadline.approaching": ZIncidentDeadlineApproachingData,
   "remediation.planned": ZRemediationPlannedData,
   "remediation.applied": ZRemediationAppliedData,
   "remediation.failed": ZRemediationFailedData,

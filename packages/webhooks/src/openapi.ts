@@ -16,6 +16,8 @@ const EVENT_SUMMARIES: Record<TEventType, string> = {
   "anomaly.detected": "Behaviour analytics detected an anomaly",
   "incident.created": "An incident was opened",
   "incident.updated": "An incident changed (status, priority, assignee, note or post-mortem)",
+  "incident.deadline.approaching":
+    "A running regulatory clock of an incident is close to its deadline (GDPR: 24 h before, HIPAA: 7 days before); once per incident and regulation",
   "remediation.planned":
     "A remediation was planned: its steps, the findings it fixes, the score now and as predicted once applied",
   "remediation.applied":

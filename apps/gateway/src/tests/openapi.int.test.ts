@@ -184,6 +184,12 @@ describe("GET /api/openapi.json", () => {
         partner: ["apiKey", "session"],
       };
       expect(schemes).toEqual(expected[access.auth]);
+      // An API key's requirement names the scope the call needs: read for a GET, write otherwise.
+      const keyScopes = (op.security ?? []).find((r) => "apiKey" in r)?.apiKey;
+      if (access.auth === "apiKey" || access.auth === "partner")
+        expect(keyScopes, `${meta.openapi.method} ${meta.openapi.path}`).toEqual([
+          meta.openapi.method === "GET" ? "read" : "write",
+        ]);
       const statuses = Object.keys(op.responses ?? {});
       if (access.auth !== "public") expect(statuses).toContain("401");
       if (access.plan || access.feature) expect(statuses).toContain("402");
@@ -232,7 +238,12 @@ describe("error codes per operation", () => {
     ]);
     expect(codesOf("/findings/{id}/ticket", "post", "502")).toEqual(["upstream_unavailable"]);
     expect(codesOf("/auth/sign-in", "post", "401")).toEqual(["invalid_credentials"]);
-    expect(codesOf("/keys", "post", "403")).toEqual(["session_required", "forbidden", "csrf_rejected"]);
+    expect(codesOf("/keys", "post", "403")).toEqual([
+      "session_required",
+      "forbidden",
+      "csrf_rejected",
+      "insufficient_scope",
+    ]);
     expect(codesOf("/keys", "post", "413")).toEqual(["payload_too_large"]);
     expect(codesOf("/usage", "get", "503")).toEqual(["service_unavailable"]);
     expect(doc.paths["/usage"]?.get?.responses?.["404"]).toBeUndefined();

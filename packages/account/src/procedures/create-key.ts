@@ -7,5 +7,10 @@ export const createKey = procedure({ auth: "session", feature: "apiAccess", role
   .input(ZCreateKeyInput)
   .output(ZCreateKeyOutput)
   .mutation(({ ctx, input }) =>
-    createApiKey(ctx.db, { ...scopeOf(ctx.principal), name: input.name, expiresInDays: input.expiresInDays }),
+    createApiKey(ctx.db, {
+      ...scopeOf(ctx.principal),
+      name: input.name,
+      expiresInDays: input.expiresInDays,
+      scopes: input.scopes,
+    }),
   );

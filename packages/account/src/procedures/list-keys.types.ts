@@ -1,5 +1,6 @@
 import { type TMeta, ZTimestamp } from "@posture/platform";
 import { z } from "zod";
+import { ZKeyScopes } from "./create-key.types";
 
 export const listKeysMeta = {
   openapi: {
@@ -24,6 +25,7 @@ export const ZKeyMetadata = z.object({
   expiresAt: ZTimestamp.nullable(),
   revokedAt: ZTimestamp.nullable(),
   status: z.enum(["active", "revoked", "expired"]),
+  scopes: ZKeyScopes,
 });
 
 export const ZListKeysOutput = z.object({ keys: z.array(ZKeyMetadata) });

@@ -4,9 +4,12 @@ import {
   audit,
   firstOr404,
   generateApiKey,
+  isApiKeyScope,
   iso,
+  normalizeScopes,
   SYSTEM_ACTOR,
   type TActor,
+  type TApiKeyScope,
 } from "@posture/platform";
 import { and, desc, eq, isNull } from "drizzle-orm";
 
@@ -30,7 +33,18 @@ export type TCreateApiKey = {
   expiresInDays?: number | undefined;
   /** The user the key acts for; the actor themself when absent (operators issue keys for others). */
   ownerUserId?: string;
+  /** Limits within the owner's role (platform scopes.ts); absent: unscoped, the full role. */
+  scopes?: readonly TApiKeyScope[] | undefined;
 };
+
+/** Stored and shown as given, normalised; null (unscoped) when none were asked for. */
+function scopesOf(scopes: readonly TApiKeyScope[] | undefined): TApiKeyScope[] | null {
+  return scopes === undefined ? null : normalizeScopes(scopes);
+}
+
+function shownScopes(stored: string[] | null): TApiKeyScope[] | null {
+  return stored === null ? null : normalizeScopes(stored.filter(isApiKeyScope));
+}
 
 /**
  * Issues a key acting for its owner in `orgId`. The full key exists only in the return value:
@@ -55,6 +69,12 @@ export async function createApiKey(db: Db, input: TCreateApiKey, now = new Date(
   );
   const generated = generateApiKey();
   const expiresAt = input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * DAY_MS) : null;
+  const scopes = scopesOf(input.scopes);
+  if (scopes !== null && scopes.length === 0) {
+    throw new AppError("invalid_input", "An API key's scopes name at least one scope", {
+      details: [{ path: "scopes", message: "at least one of read, write" }],
+    });
+  }
   const row = await db.transaction(async (tx) => {
     const [inserted] = await tx
       .insert(apiKeys)
@@ -66,13 +86,19 @@ export async function createApiKey(db: Db, input: TCreateApiKey, now = new Date(
         keyPrefix: generated.keyPrefix,
         expiresAt,
         createdAt: now,
+        scopes,
       })
       .returning();
     if (!inserted) throw new Error("api key insert returned no row");
     await audit(tx, input, {
       action: "API_KEY_CREATED",
       target: `${inserted.id} (${inserted.keyPrefix})`,
-      metadata: { keyId: inserted.id, name, ...(input.ownerUserId ? { ownerUserId } : {}) },
+      metadata: {
+        keyId: inserted.id,
+        name,
+        ...(scopes ? { scopes } : {}),
+        ...(input.ownerUserId ? { ownerUserId } : {}),
+      },
     });
     return inserted;
   });
@@ -83,6 +109,7 @@ export async function createApiKey(db: Db, input: TCreateApiKey, now = new Date(
     keyPrefix: row.keyPrefix,
     expiresAt: iso(row.expiresAt),
     createdAt: iso(row.createdAt),
+    scopes: shownScopes(row.scopes),
   };
 }
 
@@ -92,7 +119,13 @@ export async function createApiKey(db: Db, input: TCreateApiKey, now = new Date(
  */
 export function createApiKeyFor(
   db: Db,
-  input: { orgId: string; userId: string; name: string; expiresInDays?: number | undefined },
+  input: {
+    orgId: string;
+    userId: string;
+    name: string;
+    expiresInDays?: number | undefined;
+    scopes?: readonly TApiKeyScope[] | undefined;
+  },
   now = new Date(),
 ) {
   return createApiKey(
@@ -103,6 +136,7 @@ export function createApiKeyFor(
       ownerUserId: input.userId,
       name: input.name,
       expiresInDays: input.expiresInDays,
+      scopes: input.scopes,
     },
     now,
   );
@@ -118,6 +152,7 @@ export async function listKeys(db: Db, input: { orgId: string }, now = new Date(
       lastUsedAt: apiKeys.lastUsedAt,
       expiresAt: apiKeys.expiresAt,
       revokedAt: apiKeys.revokedAt,
+      scopes: apiKeys.scopes,
     })
     .from(apiKeys)
     .where(eq(apiKeys.orgId, input.orgId))
@@ -131,6 +166,7 @@ export async function listKeys(db: Db, input: { orgId: string }, now = new Date(
     expiresAt: iso(k.expiresAt),
     revokedAt: iso(k.revokedAt),
     status: keyStatus(k, now),
+    scopes: shownScopes(k.scopes),
   }));
 }
 

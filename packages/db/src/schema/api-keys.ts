@@ -20,6 +20,11 @@ export const apiKeys = pgTable(
     lastUsedAt: tsColumn("last_used_at"),
     expiresAt: tsColumn("expires_at"),
     revokedAt: tsColumn("revoked_at"),
+    /**
+     * What the key may do within its owner's role (`read`: GET only). NULL: no restriction, the
+     * owner's full role — every key created before scopes existed, and any created without them.
+     */
+    scopes: text("scopes").array(),
   },
   (t) => [uniqueIndex("api_keys_key_hash_key").on(t.keyHash), index("api_keys_org_idx").on(t.orgId)],
 );

@@ -34,6 +34,10 @@ export const incidents = pgTable(
     openedAt: createdAt(),
     updatedAt: tsColumn("updated_at").notNull().defaultNow(),
     closedAt: tsColumn("closed_at"),
+    /** When it last moved to RESOLVED or CLOSED (cleared when reopened): the regulatory clocks stop here. */
+    resolvedAt: tsColumn("resolved_at"),
+    /** Regulations whose `incident.deadline.approaching` was announced: each once per incident. */
+    deadlineNotices: text("deadline_notices").array().notNull().default([]),
   },
   (t) => [
     index("incidents_org_opened_idx").on(t.orgId, t.openedAt, t.id),

@@ -29,6 +29,8 @@ export const organizations = pgTable(
     remediationFourEyes: boolean("remediation_four_eyes").notNull().default(false),
     preventionChangeCap: integer("prevention_change_cap").notNull().default(25),
     partnerMayApprove: boolean("partner_may_approve").notNull().default(false),
+    /** Regulatory clocks (REGULATIONS of @posture/incidents) this organization turned off. */
+    incidentRegulationsOff: text("incident_regulations_off").array().notNull().default([]),
     // A sandbox (issue 16): its sources are demo sources, and scenario triggers change its
     // synthetic tenants (docs/sandbox.md).
     isSandbox: boolean("is_sandbox").notNull().default(false),

@@ -1,5 +1,5 @@
 import { procedure, scopeOf } from "@posture/platform";
-import { createIncident as create, toDetail } from "../services/incidents";
+import { createIncident as create, showContext, toDetail } from "../services/incidents";
 import { createIncidentMeta, ZCreateIncidentInput } from "./create-incident.types";
 import { ZIncidentDetail } from "./incidents.types";
 
@@ -20,5 +20,5 @@ export const createIncident = procedure({ auth: "apiKey", plan: "business", role
       },
       { jobs: ctx.jobs, publicUrl: ctx.runtime.publicUrl },
     );
-    return toDetail(row);
+    return toDetail(row, await showContext(ctx.db, row.orgId));
   });

@@ -1,10 +1,31 @@
 import { INCIDENT_PRIORITIES, INCIDENT_STATUSES, SEVERITIES } from "@posture/db";
 import { z } from "zod";
+import { DEADLINE_STATUSES, REGULATIONS } from "../services/deadlines";
 
 // Schemas shared by the incident procedures.
 export const ZStatus = z.enum(INCIDENT_STATUSES);
 export const ZPriority = z.enum(INCIDENT_PRIORITIES);
 export const ZIncidentId = z.strictObject({ id: z.string().min(1).max(100) });
+
+export const ZRegulation = z.enum(REGULATIONS);
+
+export const ZDeadline = z.object({
+  regulation: ZRegulation.describe("gdpr: GDPR Art. 33, 72 hours; hipaa: HIPAA 45 CFR 164.404(b), 60 days"),
+  dueAt: z.string().describe("The opening plus the regulation's window"),
+  status: z
+    .enum(DEADLINE_STATUSES)
+    .describe(
+      "running / overdue (not resolved, before / after dueAt); met / missed (resolved by / after dueAt: the clock stopped)",
+    ),
+  stoppedAt: z
+    .string()
+    .nullable()
+    .describe("When the clock stopped (the incident's resolvedAt); null while it runs"),
+});
+
+export const ZDeadlines = z
+  .array(ZDeadline)
+  .describe("The regulatory clocks, one per regulation the organization has not turned off");
 
 export const ZIncidentSummary = z.object({
   id: z.string(),
@@ -15,6 +36,8 @@ export const ZIncidentSummary = z.object({
   openedAt: z.string(),
   updatedAt: z.string(),
   linkedFindingCount: z.number().int().nonnegative(),
+  resolvedAt: z.string().nullable(),
+  deadlines: ZDeadlines,
 });
 
 /** A post-mortem as PATCH /api/incidents/{id} takes it: no field beyond these. */
@@ -59,6 +82,11 @@ export const ZIncidentDetail = z.object({
   openedAt: z.string(),
   updatedAt: z.string(),
   closedAt: z.string().nullable(),
+  resolvedAt: z
+    .string()
+    .nullable()
+    .describe("When it last moved to RESOLVED or CLOSED; null while open (cleared when reopened)"),
+  deadlines: ZDeadlines,
   linkedFindings: z.array(z.string()),
   log: z.array(z.object({ at: z.string(), note: z.string(), actor: z.string() })),
   postMortem: ZPostMortem.nullable(),

@@ -1,5 +1,5 @@
 import { procedure, scopeOf } from "@posture/platform";
-import { toDetail, updateIncident as update, type TIncidentChange } from "../services/incidents";
+import { showContext, toDetail, updateIncident as update, type TIncidentChange } from "../services/incidents";
 import { ZIncidentDetail } from "./incidents.types";
 import { updateIncidentMeta, ZUpdateIncidentInput } from "./update-incident.types";
 
@@ -18,5 +18,5 @@ export const updateIncident = procedure({ auth: "apiKey", plan: "business", role
       { id, ...change },
       { jobs: ctx.jobs, publicUrl: ctx.runtime.publicUrl },
     );
-    return toDetail(result.row);
+    return toDetail(result.row, await showContext(ctx.db, result.row.orgId));
   });

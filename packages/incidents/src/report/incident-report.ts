@@ -1,5 +1,6 @@
 import type { TIncidentLogEntry, TPostMortem, TSeverity } from "@posture/db";
 import { createReport, SEVERITY_COLORS, type TCell } from "@posture/pdf";
+import { CLOCKS, deadlinesOf, type TClockIncident, type TDeadline } from "../services/deadlines";
 
 export type TReportFinding = {
   id: string;
@@ -25,10 +26,14 @@ export type TIncidentReportInput = {
     openedAt: Date;
     updatedAt: Date;
     closedAt: Date | null;
+    /** When it last moved to RESOLVED or CLOSED: the clocks stop there. */
+    resolvedAt: Date | null;
     log: TIncidentLogEntry[];
     postMortem: TPostMortem | null;
   };
   findings: TReportFinding[];
+  /** The regulations the organization turned off (incident settings): their clocks are not shown. */
+  regulationsOff: readonly string[];
 };
 
 const HOUR_MS = 3_600_000;
@@ -48,26 +53,26 @@ function duration(ms: number): string {
   return `${Math.floor(h / 24)} days ${h % 24} h`;
 }
 
-/** The regulatory clocks that may apply, counted from the incident's opening (the moment of awareness). */
-export function regulatoryClocks(openedAt: Date, now: Date) {
-  const clocks = [
-    {
-      regime: "GDPR Art. 33",
-      obligation: "Notify the supervisory authority of a personal-data breach",
-      window: "72 hours",
-      deadline: new Date(openedAt.getTime() + 72 * HOUR_MS),
-    },
-    {
-      regime: "HIPAA 45 CFR 164.404(b)",
-      obligation: "Notify affected individuals of a breach of unsecured PHI",
-      window: "60 calendar days",
-      deadline: new Date(openedAt.getTime() + 60 * 24 * HOUR_MS),
-    },
-  ];
-  return clocks.map((c) => {
-    const left = c.deadline.getTime() - now.getTime();
-    return { ...c, remaining: left >= 0 ? `${duration(left)} left` : `passed ${duration(-left)} ago` };
-  });
+/** A clock as the report states it "as of this report": stopped ones say how they ended. */
+function clockState(d: TDeadline, now: Date): string {
+  const due = d.dueAt.getTime();
+  if (d.stoppedAt) {
+    const at = d.stoppedAt.getTime();
+    return d.status === "met"
+      ? `Met: resolved ${duration(due - at)} before the deadline`
+      : `Missed: resolved ${duration(at - due)} after the deadline`;
+  }
+  const left = due - now.getTime();
+  return left >= 0 ? `Running: ${duration(left)} left` : `Overdue: passed ${duration(-left)} ago`;
+}
+
+/** The regulatory clocks the report shows: the API's (deadlines.ts), with their wording. */
+export function regulatoryClocks(inc: TClockIncident, off: readonly string[], now: Date) {
+  return deadlinesOf(inc, off, now).map((d) => ({
+    ...d,
+    ...CLOCKS[d.regulation],
+    state: clockState(d, now),
+  }));
 }
 
 const severityCell = (s: string | null): TCell =>
@@ -104,7 +109,12 @@ export async function renderIncidentReport(input: TIncidentReportInput): Promise
   r.paragraph(inc.summary || `Incident "${inc.title}", opened ${stamp(inc.openedAt)}.`);
   r.keyValues([
     ["Current status", inc.status],
-    ["Open for", duration((inc.closedAt ?? input.generatedAt).getTime() - inc.openedAt.getTime())],
+    inc.resolvedAt
+      ? [
+          "Was open for",
+          `${duration(inc.resolvedAt.getTime() - inc.openedAt.getTime())} (resolved ${stamp(inc.resolvedAt)})`,
+        ]
+      : ["Open for", duration(input.generatedAt.getTime() - inc.openedAt.getTime())],
     [
       "Linked findings",
       findings.length === 0 ? "None" : `${findings.length} (${bySeverity || "no longer present"})`,
@@ -114,7 +124,7 @@ export async function renderIncidentReport(input: TIncidentReportInput): Promise
 
   r.heading("Regulatory clocks");
   r.paragraph(
-    "Deadlines run from the moment the organization became aware of the incident, taken here as its opening. They apply only if personal data (GDPR) or unsecured protected health information (HIPAA) was involved; the responder confirms which.",
+    "Deadlines run from the moment the organization became aware of the incident, taken here as its opening, and stop when it is resolved. They apply only if personal data (GDPR) or unsecured protected health information (HIPAA) was involved; the responder confirms which.",
     { muted: true },
   );
   r.table({
@@ -125,13 +135,14 @@ export async function renderIncidentReport(input: TIncidentReportInput): Promise
       { header: "Deadline", width: 2.2 },
       { header: "As of this report", width: 2.2 },
     ],
-    rows: regulatoryClocks(inc.openedAt, input.generatedAt).map((c) => [
+    rows: regulatoryClocks(inc, input.regulationsOff, input.generatedAt).map((c) => [
       c.regime,
       c.obligation,
       c.window,
-      stamp(c.deadline),
-      inc.status === "CLOSED" ? "Incident closed" : c.remaining,
+      stamp(c.dueAt),
+      c.state,
     ]),
+    empty: "The organization has turned every regulatory clock off.",
   });
 
   r.heading("Timeline");

@@ -11,6 +11,7 @@ import {
 } from "@posture/db";
 import { AppError, audit, firstOr404, iso, type TActor, type TJobQueue } from "@posture/platform";
 import { withEvents } from "@posture/webhooks";
+import { deadlinesOf, deadlinesWire, regulationsOff } from "./deadlines";
 import { canMove } from "./transitions";
 
 type TScope = { orgId: string; actor: TActor };
@@ -28,7 +29,18 @@ const eventFields = (r: TIncidentRow, publicUrl: string) => ({
   link: linkOf(publicUrl, r.id),
 });
 
-export function toSummary(r: TIncidentRow) {
+/** What a row is shown with: the regulations its organization turned off, and the time now. */
+export type TShowContext = { off: readonly string[]; now: Date };
+
+const clocksOf = (r: TIncidentRow, show: TShowContext) =>
+  deadlinesWire(deadlinesOf({ openedAt: r.openedAt, resolvedAt: r.resolvedAt }, show.off, show.now));
+
+/** The context to show an organization's incidents in, read once per request. */
+export async function showContext(db: Db, orgId: string, now = new Date()): Promise<TShowContext> {
+  return { off: await regulationsOff(db, orgId), now };
+}
+
+export function toSummary(r: TIncidentRow, show: TShowContext) {
   return {
     id: r.id,
     title: r.title,
@@ -38,10 +50,12 @@ export function toSummary(r: TIncidentRow) {
     openedAt: iso(r.openedAt),
     updatedAt: iso(r.updatedAt),
     linkedFindingCount: r.linkedFindingIds.length,
+    resolvedAt: iso(r.resolvedAt),
+    deadlines: clocksOf(r, show),
   };
 }
 
-export function toDetail(r: TIncidentRow) {
+export function toDetail(r: TIncidentRow, show: TShowContext) {
   return {
     id: r.id,
     title: r.title,
@@ -52,6 +66,8 @@ export function toDetail(r: TIncidentRow) {
     openedAt: iso(r.openedAt),
     updatedAt: iso(r.updatedAt),
     closedAt: iso(r.closedAt),
+    resolvedAt: iso(r.resolvedAt),
+    deadlines: clocksOf(r, show),
     linkedFindings: r.linkedFindingIds,
     log: r.log,
     postMortem: r.postMortem ?? null,
@@ -71,7 +87,8 @@ export async function listIncidents(
     .from(incidents)
     .where(and(...where))
     .orderBy(desc(incidents.openedAt), desc(incidents.id));
-  return rows.map(toSummary);
+  const show = await showContext(db, q.orgId);
+  return rows.map((r) => toSummary(r, show));
 }
 
 export async function getIncidentRow(db: Db, q: { orgId: string; id: string }): Promise<TIncidentRow> {
@@ -207,6 +224,9 @@ export async function updateIncident(
       }
       set.status = input.status;
       set.closedAt = input.status === "CLOSED" ? now : null;
+      // The clocks stop at the first move to RESOLVED or CLOSED and run again when reopened.
+      const resolved = input.status === "RESOLVED" || input.status === "CLOSED";
+      set.resolvedAt = resolved ? (current.resolvedAt ?? now) : null;
       notes.push(
         current.status === "RESOLVED" && input.status === "INVESTIGATING"
           ? "Reopened: status RESOLVED → INVESTIGATING"

@@ -1,6 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { findings, type Db } from "@posture/db";
 import { renderIncidentReport, type TReportFinding } from "../report/incident-report";
+import { regulationsOff } from "./deadlines";
 import { getIncidentRow, organizationName } from "./incidents";
 
 /** The incident response report as PDF bytes, with a file name for the attachment. */
@@ -44,6 +45,7 @@ export async function incidentReport(db: Db, q: { orgId: string; id: string; now
     generatedAt: q.now ?? new Date(),
     incident: { ...row, postMortem: row.postMortem ?? null },
     findings: linked,
+    regulationsOff: await regulationsOff(db, q.orgId),
   });
   const slug =
     row.title

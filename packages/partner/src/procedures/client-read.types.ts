@@ -41,4 +41,9 @@ export const CLIENT_READ_META = {
     "A managed client's timeline",
     "GET /timeline (cursor-paged; audit entries for a partner user ADMIN+)",
   ),
+  incidents: meta(
+    "incidents",
+    "A managed client's incidents and their regulatory clocks",
+    "GET /incidents (the client needs business+), each row with its `deadlines`: the GDPR / HIPAA clocks the client has not turned off, running or stopped",
+  ),
 } satisfies Record<TClientReadName, TMeta>;

@@ -32,4 +32,7 @@ export const clientsRouter = <R extends TClientReads>({ clientReads: r }: TPartn
       }),
     }),
     timeline: router({ list: clientReadProcedure<R["timeline"]>("timeline", r.timeline, META.timeline) }),
+    incidents: router({
+      list: clientReadProcedure<R["incidents"]>("incidents", r.incidents, META.incidents),
+    }),
   });

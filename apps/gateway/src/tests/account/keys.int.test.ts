@@ -125,7 +125,17 @@ describe("GET /api/keys", () => {
     expect(byId.get(expired.id)).toMatchObject({ status: "expired", expiresAt: past.toISOString() });
     for (const k of keys) {
       expect(Object.keys(k).sort()).toEqual(
-        ["createdAt", "expiresAt", "id", "keyPrefix", "lastUsedAt", "name", "revokedAt", "status"].sort(),
+        [
+          "createdAt",
+          "expiresAt",
+          "id",
+          "keyPrefix",
+          "lastUsedAt",
+          "name",
+          "revokedAt",
+          "scopes",
+          "status",
+        ].sort(),
       );
     }
     expect(res.text).not.toContain(second.key);

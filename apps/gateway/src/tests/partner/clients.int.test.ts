@@ -16,6 +16,7 @@ let acme: TActor; // msp's client (business), scanned, OWNER
 let small: TActor; // msp's client on the starter plan
 let rivalClient = "";
 let unmanaged = "";
+let acmeIncident: { id: string; deadlines: Array<{ regulation: string; dueAt: string; status: string }> };
 
 const get = (path: string, who: { key?: string; cookie?: string }) =>
   gw.request("GET", path, { ...who, ip: freshIp() });
@@ -47,6 +48,13 @@ beforeAll(async () => {
   unmanaged = (await gw.createOrg({ plan: "enterprise", name: "Loner" })).id;
   await scan(acme);
   await scan(await gw.createActor({ orgId: rc.id }));
+  const incident = await gw.request("POST", "/api/incidents", {
+    key: acme.key,
+    ip: freshIp(),
+    body: { title: "Client breach", priority: "P1" },
+  });
+  expect(incident.status, incident.text).toBe(201);
+  acmeIncident = incident.body as typeof acmeIncident;
 }, 120_000);
 
 const partnerPath = (orgId: string, read: string, query = "") =>
@@ -61,6 +69,7 @@ const READS = [
   { read: "compliance/dashboard", own: "/api/compliance/dashboard", query: "", session: false },
   { read: "timeline", own: "/api/timeline", query: "?limit=40", session: false },
   { read: "timeline", own: "/api/timeline", query: "?limit=10&significant=true", session: false },
+  { read: "incidents", own: "/api/incidents", query: "", session: false },
 ] as const;
 
 describe("GET /api/partner/clients/{orgId}/…", () => {
@@ -94,6 +103,22 @@ describe("GET /api/partner/clients/{orgId}/…", () => {
     expect(timeline.items.some((i) => i.kind === "audit" && i.title.includes("PARTNER_CLIENT_READ"))).toBe(
       true,
     );
+  });
+
+  it("shows each client's incidents with their running regulatory clocks", async () => {
+    const res = await get(partnerPath(acme.orgId, "incidents"), asKey(msp));
+    expect(res.status, res.text).toBe(200);
+    const rows = (res.body as { incidents: Array<{ id: string; deadlines: unknown }> }).incidents;
+    expect(rows.map((r) => r.id)).toEqual([acmeIncident.id]);
+    expect(rows[0]?.deadlines).toEqual(acmeIncident.deadlines);
+    expect(acmeIncident.deadlines.map((d) => [d.regulation, d.status])).toEqual([
+      ["gdpr", "running"],
+      ["hipaa", "running"],
+    ]);
+    // The client's own plan gates it, as GET /api/incidents does (business+).
+    const starter = await get(partnerPath(small.orgId, "incidents"), asKey(msp));
+    expect(starter.status).toBe(402);
+    expect(starter.body).toMatchObject({ clientPlan: "starter", upgrade: { requiredPlan: "business" } });
   });
 
   it("404 for another partner's client, an unmanaged organization, its own and an unknown id", async () => {

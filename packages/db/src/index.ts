@@ -31,3 +31,12 @@ export {
 } from "./partitions";
 export { demoOverlayStore } from "./demo-overlay";
 export { errorReason, queryErrorFields, type TQueryErrorFields } from "./query-error";
+export {
+  reachCounts,
+  reachCte,
+  reachPage,
+  type TReachCounts,
+  type TReachPageInput,
+  type TReachRow,
+  type TReachWho,
+} from "./reach";

@@ -1,4 +1,4 @@
-import type { TAppGrant, TConnectorType } from "../types";
+import type { TAppGrant, TAssistantKind, TConnectorType } from "../types";
 import { fnv1a, guid, randomString, type TRng } from "./prng";
 import type { TFileKind } from "./vocabulary";
 
@@ -21,6 +21,8 @@ export type TFlavour = {
   /** The well-known apps (and the tenant's own service accounts) every demo tenant has. */
   catalog: (company: string) => TCatalogApp[];
   broadScopes: readonly string[];
+  /** The suite's AI assistant, whose licence some users hold (Microsoft 365 Copilot, Gemini). */
+  assistant: TAssistantKind;
   narrowScopes: readonly string[];
 };
 
@@ -198,6 +200,7 @@ const GOOGLE: TFlavour = {
   mimeType: (kind) => GOOGLE_MIME[kind],
   extension: (kind) => GOOGLE_EXTENSION[kind],
   catalog: googleCatalog,
+  assistant: "gemini",
   broadScopes: [`${G}drive`, `${G}gmail.readonly`, "https://mail.google.com/"],
   narrowScopes: [`${G}drive.file`, `${G}userinfo.email`, `${G}calendar.events.readonly`],
 };
@@ -210,6 +213,7 @@ const MICROSOFT: TFlavour = {
   mimeType: (kind) => OFFICE_MIME[kind],
   extension: (kind) => OFFICE_EXTENSION[kind],
   catalog: microsoftCatalog,
+  assistant: "copilot",
   broadScopes: ["Files.ReadWrite.All", "Mail.Read", "Sites.Read.All"],
   narrowScopes: ["User.Read", "Files.ReadWrite.AppFolder", "Calendars.Read"],
 };

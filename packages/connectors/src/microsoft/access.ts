@@ -20,6 +20,7 @@ export const MS_FEATURE = {
   labels: "Sensitivity labels",
   signIns: "Sign-in activity",
   licences: "Licence check",
+  assistants: "AI assistant licences",
 } as const;
 
 /** Every Microsoft Graph application permission (and licence) the connector's own reads need. */
@@ -71,6 +72,11 @@ export const MICROSOFT_GRAPH_ACCESS: readonly TAccessRequirement[] = [
     feature: MS_FEATURE.licences,
     permission: "Organization.Read.All",
     impact: "The tenant's licences (Entra ID P1/P2) cannot be checked on connect.",
+  },
+  {
+    feature: MS_FEATURE.assistants,
+    permission: "Organization.Read.All",
+    impact: "Who holds Microsoft 365 Copilot (subscribedSkus) is unknown: no user counts as a Copilot user.",
   },
 ];
 

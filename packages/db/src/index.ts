@@ -32,6 +32,10 @@ export {
 export { demoOverlayStore } from "./demo-overlay";
 export { errorReason, queryErrorFields, type TQueryErrorFields } from "./query-error";
 export {
+  agentIdOf,
+  agentWho,
+  listAgentPrincipals,
+  type TAgentPrincipal,
   reachCounts,
   reachCte,
   reachPage,

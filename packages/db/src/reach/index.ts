@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { sql, type SQL } from "drizzle-orm";
 import { queryRows, type Db } from "../client";
 import { arrayLiteral } from "../upsert";
@@ -18,8 +19,8 @@ import { EXPOSURES, SENSITIVITIES, type TExposure, type TSensitivity } from "../
 export type TReachWho =
   /** Everyone of the organization (or of the listed connectors): every stored file. */
   | { kind: "all"; connectorIds?: readonly string[] }
-  /** The active users licensed for an assistant (`workspace_users.assistants`). */
-  | { kind: "assistant"; assistant: string; connectorIds?: readonly string[] }
+  /** The active users licensed for any of the assistants (`workspace_users.assistants`). */
+  | { kind: "assistant"; assistants: readonly string[]; connectorIds?: readonly string[] }
   /** Named people of connectors (e-mails compared lower-case). */
   | { kind: "users"; users: ReadonlyArray<{ connectorId: string; email: string }> }
   /** The users who granted an app (`oauth_grants` of the connector whose client id or external id is the key). */
@@ -55,7 +56,7 @@ const connectorFilter = (column: SQL, ids: readonly string[] | undefined): SQL =
 function peopleSql(orgId: string, who: Exclude<TReachWho, { kind: "all" }>): SQL {
   if (who.kind === "assistant")
     return sql`SELECT DISTINCT u.connector_id, u.email FROM workspace_users u
-      WHERE u.org_id = ${orgId} AND u.status = 'active' AND ${who.assistant}::text = ANY(u.assistants)
+      WHERE u.org_id = ${orgId} AND u.status = 'active' AND u.assistants && ${arrayLiteral(who.assistants)}::text[]
         AND ${connectorFilter(sql`u.connector_id`, who.connectorIds)}`;
   if (who.kind === "grantees")
     return sql`SELECT DISTINCT g.connector_id, lower(g.user_email) AS email FROM oauth_grants g
@@ -156,8 +157,10 @@ export type TReachPageInput = {
   offset: number;
   /** Only files of these sensitivities. */
   sensitivities?: readonly TSensitivity[];
-  /** Only these files (e.g. those a finding of some severity concerns). */
+  /** Only these files (workspace_files ids). */
   fileIds?: readonly string[];
+  /** A further condition on the file, as SQL over the alias `f` (workspace_files). */
+  where?: SQL;
 };
 
 /**
@@ -173,6 +176,7 @@ export async function reachPage(
   const filters: SQL[] = [sql`f.org_id = ${orgId}`];
   if (page.sensitivities) filters.push(sql`f.sensitivity = ANY(${arrayLiteral(page.sensitivities)}::text[])`);
   if (page.fileIds) filters.push(sql`f.id = ANY(${arrayLiteral(page.fileIds)}::text[])`);
+  if (page.where) filters.push(page.where);
   const rows = await queryRows<{
     id: string;
     connector_id: string;
@@ -220,4 +224,61 @@ export async function reachPage(
       reach: { people: Number(r.reach_people), orgWide: r.org_wide },
     })),
   };
+}
+
+/** An app's id, stable across scans: derived from the connector and its OAuth client (agent-guard's ids). */
+export function agentIdOf(connectorId: string, clientKey: string): string {
+  return `agt_${createHash("sha256").update(`${connectorId}\0${clientKey}`).digest("hex").slice(0, 24)}`;
+}
+
+export type TAgentPrincipal = {
+  agentId: string;
+  connectorId: string;
+  /** The OAuth client id, or the grant's external id when the source names no client. */
+  clientKey: string;
+  label: string;
+  kind: string;
+  /** `application` when any of its grants is app-only (every file of its connector). */
+  access: "application" | "delegated";
+  /** Distinct granting users. */
+  users: number;
+};
+
+/**
+ * The organization's apps (optionally of one kind, e.g. `ai_agent`) from `oauth_grants`, one per
+ * connector and OAuth client, by label.
+ */
+export async function listAgentPrincipals(db: Db, orgId: string, kind?: string): Promise<TAgentPrincipal[]> {
+  const rows = await queryRows<{
+    connector_id: string;
+    client_key: string;
+    label: string;
+    kind: string;
+    application: boolean;
+    users: number;
+  }>(
+    db,
+    sql`SELECT connector_id, coalesce(nullif(client_id, ''), external_id) AS client_key, min(label) AS label,
+          min(kind) AS kind, bool_or(access = 'application') AS application, count(DISTINCT lower(user_email))::int AS users
+        FROM oauth_grants WHERE org_id = ${orgId} AND ${kind === undefined ? sql`TRUE` : sql`kind = ${kind}`}
+        GROUP BY 1, 2`,
+  );
+  return rows
+    .map((r) => ({
+      agentId: agentIdOf(r.connector_id, r.client_key),
+      connectorId: r.connector_id,
+      clientKey: r.client_key,
+      label: r.label,
+      kind: r.kind,
+      access: r.application ? ("application" as const) : ("delegated" as const),
+      users: Number(r.users),
+    }))
+    .sort((a, b) => a.label.localeCompare(b.label) || a.agentId.localeCompare(b.agentId));
+}
+
+/** Who an app reads as: application access → every file of its connector; delegated → its granting users. */
+export function agentWho(agent: Pick<TAgentPrincipal, "access" | "connectorId" | "clientKey">): TReachWho {
+  return agent.access === "application"
+    ? { kind: "all", connectorIds: [agent.connectorId] }
+    : { kind: "grantees", connectorId: agent.connectorId, clientKey: agent.clientKey };
 }

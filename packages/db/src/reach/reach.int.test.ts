@@ -181,14 +181,14 @@ afterAll(async () => {
 
 describe("who can open a file", () => {
   it("counts what an assistant's active licensed users can open, in their own connector only", async () => {
-    expect(await reachCounts(db.db, ORG, { kind: "assistant", assistant: "copilot" })).toEqual({
+    expect(await reachCounts(db.db, ORG, { kind: "assistant", assistants: ["copilot"] })).toEqual({
       total: 7,
       sensitive: 3,
       orgWide: 3,
       bySensitivity: { high: 3, medium: 2, low: 2 },
       byExposure: { public: 1, external: 0, internal: 4, private: 2 },
     });
-    expect(await reachCounts(db.db, ORG, { kind: "assistant", assistant: "gemini" })).toMatchObject({
+    expect(await reachCounts(db.db, ORG, { kind: "assistant", assistants: ["gemini"] })).toMatchObject({
       total: 1,
       sensitive: 1,
       orgWide: 1,
@@ -216,7 +216,7 @@ describe("who can open a file", () => {
   });
 
   it("pages the files most sensitive and widest first, with exact rows and totals", async () => {
-    const who = { kind: "assistant", assistant: "copilot" } as const;
+    const who = { kind: "assistant", assistants: ["copilot"] } as const;
     const first = await reachPage(db.db, ORG, who, { limit: 2, offset: 0 });
     expect(first).toEqual({
       total: 7,

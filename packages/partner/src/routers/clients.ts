@@ -32,4 +32,7 @@ export const clientsRouter = <R extends TClientReads>({ clientReads: r }: TPartn
       }),
     }),
     timeline: router({ list: clientReadProcedure<R["timeline"]>("timeline", r.timeline, META.timeline) }),
+    exposure: router({
+      ai: router({ get: clientReadProcedure<R["exposureAi"]>("exposureAi", r.exposureAi, META.exposureAi) }),
+    }),
   });

@@ -2,13 +2,14 @@ import { accountRouter } from "@posture/account";
 import { agentGuardRouter } from "@posture/agent-guard";
 import { awarenessRouter } from "@posture/awareness";
 import { complianceRouter } from "@posture/compliance";
+import { buildExposureRouter } from "@posture/exposure";
 import { flowGuardRouter } from "@posture/flow-guard";
 import { incidentsRouter } from "@posture/incidents";
 import { buildPartnerRouter } from "@posture/partner";
 import { partnerDeps } from "@posture/partner-clients";
 import { AppError, mergeRouters, type TContext } from "@posture/platform";
 import { buildPostureRouter } from "@posture/posture";
-import { remediationRouter, simulatePosture } from "@posture/remediation";
+import { remediationRouter, simulatePosture, simulatePostureWhatIf } from "@posture/remediation";
 import { sandboxRouter } from "@posture/sandbox";
 import { behaviourRouter } from "@posture/ueba";
 import { webhooksRouter } from "@posture/webhooks";
@@ -31,6 +32,12 @@ export const appRouter = mergeRouters(
   incidentsRouter,
   awarenessRouter,
   sandboxRouter,
+  buildExposureRouter({
+    predictPosture: async (db, q) => {
+      const r = await simulatePostureWhatIf(db, q);
+      return { before: r.before.score, after: r.score };
+    },
+  }),
 );
 
 export type AppRouter = typeof appRouter;

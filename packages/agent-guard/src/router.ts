@@ -1,5 +1,6 @@
 import { router } from "@posture/platform";
 import { getAgentInventory } from "./procedures/get-agent-inventory";
+import { getAgentReach } from "./procedures/get-agent-reach";
 import { getAgentTimeline } from "./procedures/get-agent-timeline";
 import { getRiskMatrix } from "./procedures/get-risk-matrix";
 
@@ -8,5 +9,6 @@ export const agentGuardRouter = router({
     inventory: router({ list: getAgentInventory }),
     riskMatrix: router({ get: getRiskMatrix }),
     timeline: router({ get: getAgentTimeline }),
+    agents: router({ reach: router({ get: getAgentReach }) }),
   }),
 });

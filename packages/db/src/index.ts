@@ -32,3 +32,16 @@ export {
 } from "./partitions";
 export { demoOverlayStore } from "./demo-overlay";
 export { errorReason, queryErrorFields, type TQueryErrorFields } from "./query-error";
+export {
+  agentIdOf,
+  agentWho,
+  listAgentPrincipals,
+  type TAgentPrincipal,
+  reachCounts,
+  reachCte,
+  reachPage,
+  type TReachCounts,
+  type TReachPageInput,
+  type TReachRow,
+  type TReachWho,
+} from "./reach";

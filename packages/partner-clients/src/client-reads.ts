@@ -1,6 +1,7 @@
 import { getAgentInventory, ZGetAgentInventoryOutput } from "@posture/agent-guard";
 import { getDashboard, ZGetDashboardInput, ZGetDashboardOutput } from "@posture/compliance";
 import { listIncidents, ZListIncidentsInput, ZListIncidentsOutput } from "@posture/incidents";
+import { getAiExposure, ZGetAiExposureOutput } from "@posture/exposure";
 import { clientRead, type TClientReads } from "@posture/partner";
 import { hasRole } from "@posture/platform";
 import {
@@ -11,6 +12,7 @@ import {
   ZListTimelineInput,
   ZListTimelineOutput,
 } from "@posture/posture";
+import { simulatePostureWhatIf } from "@posture/remediation";
 import { getSharingOverview, ZGetSharingOverviewOutput } from "@posture/workspace";
 import { z } from "zod";
 
@@ -50,6 +52,24 @@ export const clientReads = {
     output: ZGetDashboardOutput,
     gate: { plan: "business" },
     read: (db, q) => getDashboard(db, { orgId: q.orgId }),
+  }),
+  // GET /exposure/ai: business+, ADMIN+.
+  exposureAi: clientRead({
+    input: ZNoInput,
+    output: ZGetAiExposureOutput,
+    gate: { plan: "business" },
+    role: "ADMIN",
+    read: (db, q) =>
+      getAiExposure(
+        db,
+        { orgId: q.orgId },
+        {
+          predictPosture: async (d, p) => {
+            const r = await simulatePostureWhatIf(d, p);
+            return { before: r.before.score, after: r.score };
+          },
+        },
+      ),
   }),
   // GET /timeline: any role; its audit entries for ADMIN+ only, as the client's own.
   timeline: clientRead({

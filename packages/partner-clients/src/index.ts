@@ -3,7 +3,16 @@
 // import domain packages; none imports it. The gateway and the demo seed hand `partnerDeps` to
 // buildPartnerRouter.
 import type { TPartnerDeps } from "@posture/partner";
+import { getAiReadiness } from "@posture/exposure";
 import { clientReads } from "./client-reads";
 import { planRemediation } from "./plan";
 
-export const partnerDeps = { clientReads, planRemediation } satisfies TPartnerDeps<typeof clientReads>;
+export const partnerDeps = {
+  clientReads,
+  planRemediation,
+  aiReadiness: async (db, orgId) => {
+    const r = await getAiReadiness(db, { orgId });
+    const openFindings = r.findings.CRITICAL + r.findings.HIGH + r.findings.MEDIUM + r.findings.LOW;
+    return { score: r.score, grade: r.grade, openFindings };
+  },
+} satisfies TPartnerDeps<typeof clientReads>;

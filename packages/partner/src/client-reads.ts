@@ -23,8 +23,10 @@ export type TClientRead<TIn extends z.ZodObject = z.ZodObject, TOut extends z.Zo
   read(db: Db, q: z.output<TIn> & { orgId: string }, viewer: TClientViewer): Promise<z.input<TOut>>;
 };
 
-/** The five reads under /partner/clients/{orgId}/… (issue 17, item 1). */
+/** The reads under /partner/clients/{orgId}/… (issue 17, item 1; the AI exposure of issue 30). */
 export type TClientReads = {
+  /** GET /exposure/ai (issue 30). */
+  exposureAi: TClientRead;
   findings: TClientRead;
   agents: TClientRead;
   sharingOverview: TClientRead;

@@ -1,3 +1,4 @@
+import type { Db } from "@posture/db";
 import type { TClientReads } from "./client-reads";
 import type { TPlanRemediation } from "./act-once";
 
@@ -10,4 +11,6 @@ export type TPartnerDeps<R extends TClientReads = TClientReads> = {
   clientReads: R;
   /** The remediation engine's planner, acting for the partner in one client. */
   planRemediation: TPlanRemediation;
+  /** A client's AI readiness score and grade (@posture/exposure), for the portfolio's "who is not ready". */
+  aiReadiness: (db: Db, orgId: string) => Promise<{ score: number; grade: string; openFindings: number }>;
 };

@@ -3,6 +3,7 @@ import type { TClientReads } from "./client-reads";
 import type { TPartnerDeps } from "./deps";
 import { listDrift } from "./procedures/drift-list";
 import { getClientReport } from "./procedures/get-client-report";
+import { getAiPortfolio } from "./procedures/get-ai-portfolio";
 import { getPortfolio } from "./procedures/get-portfolio";
 import { getPortfolioPdf } from "./procedures/get-portfolio-pdf";
 import { getReport } from "./procedures/get-report";
@@ -32,6 +33,7 @@ export const buildPartnerRouter = <R extends TClientReads>(deps: TPartnerDeps<R>
       drift: router({ list: listDrift }),
       campaigns: campaignsRouter(deps),
       actions: actionsRouter(deps),
+      exposure: router({ ai: router({ get: getAiPortfolio(deps.aiReadiness) }) }),
     }),
     partnerAccess: router({ get: getPartnerAccess, set: grantPartnerAccess, delete: withdrawPartnerAccess }),
   });

@@ -3,6 +3,12 @@ import { z } from "zod";
 import { AGENT_SOURCES, QUADRANTS } from "../services/agents";
 
 const ZKind = z.enum(["ai_agent", "oauth_app", "service_account"]);
+const ZReachBasis = z
+  .enum(["application", "delegated", "no_file_access"])
+  .describe(
+    "How the app reads files: application (app-only: every file of its connector), delegated (as its granting users: what they can open), no_file_access (no scope reads files).",
+  );
+const ZCount = z.number().int().nonnegative();
 
 export const getAgentInventoryMeta = {
   openapi: {
@@ -62,7 +68,7 @@ export const getRiskMatrixMeta = {
     tags: ["agent-guard"],
     summary: "Agents by scope breadth and publisher trust",
     description:
-      "Quadrants trusted_limited, trusted_broad, unknown_limited, unknown_broad; quadrantCounts sum to the points.",
+      "Quadrants trusted_limited, trusted_broad, unknown_limited, unknown_broad; quadrantCounts sum to the points. Breadth comes from reach where the app reads files: broad when it can open at least 10% of its connector's files (application access: every file; delegated: what its granting users can open, GET /agent-guard/agents/{agentId}/reach); an app whose scopes read no files keeps its scopes' breadth.",
   },
 } satisfies TMeta;
 export const ZGetRiskMatrixOutput = z.object({
@@ -73,6 +79,13 @@ export const ZGetRiskMatrixOutput = z.object({
       kind: ZKind,
       quadrant: z.enum(QUADRANTS),
       riskScore: z.number().int().min(0).max(100),
+      basis: ZReachBasis,
+      reachableFiles: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe("Files the app can read (0 when no scope reads files)."),
+      sensitiveReachableFiles: z.number().int().nonnegative().describe("Of those, highly sensitive files."),
     }),
   ),
   quadrantCounts: z.object({
@@ -106,4 +119,43 @@ export const ZGetAgentTimelineOutput = z.object({
       scopes: z.array(z.string()),
     }),
   ),
+});
+
+export const getAgentReachMeta = {
+  openapi: {
+    method: "GET",
+    path: "/agent-guard/agents/{agentId}/reach",
+    tags: ["agent-guard"],
+    summary: "The files an agent can read",
+    description:
+      "basis application: every file of its connector; delegated: the files its granting users can open (owned, granted directly or through a group, in a shared drive they belong to, or org-wide); no_file_access: none of its scopes reads files (total 0). total and sensitive (highly sensitive) count them; bySensitivity / byExposure break them down; rows page them (limit default 50, max 200, offset), most sensitive and widest reach first. 404 for an unknown agent.",
+  },
+  errors: ["not_found"],
+} satisfies TMeta;
+export const ZGetAgentReachInput = z.strictObject({
+  agentId: z.string().min(1).max(100),
+  limit: z.number().int().min(1).max(200).default(50),
+  offset: z.number().int().min(0).max(10_000_000).default(0),
+});
+export const ZGetAgentReachOutput = z.object({
+  agentId: z.string(),
+  basis: ZReachBasis,
+  total: ZCount,
+  sensitive: ZCount,
+  orgWide: ZCount.describe("Reachable files that reach everyone in the organization."),
+  bySensitivity: z.object({ high: ZCount, medium: ZCount, low: ZCount }),
+  byExposure: z.object({ public: ZCount, external: ZCount, internal: ZCount, private: ZCount }),
+  rows: z.array(
+    z.object({
+      fileId: z.string(),
+      name: z.string(),
+      label: z.string().nullable().describe("The source's sensitivity label, null when none."),
+      sensitivity: z.enum(["high", "medium", "low"]),
+      exposure: z.enum(["public", "external", "internal", "private"]),
+      ownerEmail: z.string(),
+      reach: z.object({ people: ZCount, orgWide: z.boolean() }),
+    }),
+  ),
+  limit: ZCount,
+  offset: ZCount,
 });

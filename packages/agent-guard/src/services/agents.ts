@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { oauthGrants, workspaceSnapshots, type Db } from "@posture/db";
+import { agentIdOf, oauthGrants, workspaceSnapshots, type Db } from "@posture/db";
 import { isKnownVendor } from "./known-vendors";
+import { reachByAgent } from "./reach";
 import { isBroad, reachOf } from "./scope-reach";
 
 export const QUADRANTS = ["trusted_limited", "trusted_broad", "unknown_limited", "unknown_broad"] as const;
@@ -39,10 +39,8 @@ function agentSourceOf(list: ReadonlyArray<{ agentSource: string | null }>): TAg
   return AGENT_SOURCES.find((s) => sources.has(s)) ?? null;
 }
 
-/** Stable across scans: derived from the connector and the app's OAuth client. */
-export function agentIdOf(connectorId: string, clientKey: string): string {
-  return `agt_${createHash("sha256").update(`${connectorId}\0${clientKey}`).digest("hex").slice(0, 24)}`;
-}
+/** Stable across scans: derived from the connector and the app's OAuth client (`@posture/db`, shared with reach). */
+export { agentIdOf };
 
 export function riskBandOf(score: number): TRiskBand {
   return score >= 80 ? "critical" : score >= 60 ? "high" : score >= 35 ? "medium" : "low";
@@ -138,18 +136,45 @@ export async function getAgentInventory(db: Db, { orgId }: { orgId: string }) {
   };
 }
 
+/** An app that can read at least this share of its connector's files is broad, whatever its scopes are called. */
+export const BROAD_REACH_SHARE = 0.1;
+
+/**
+ * Agents by breadth and publisher trust. Breadth comes from reach where the app reads files: the
+ * files it can open (application access: every file of its connector; delegated: its granting
+ * users' files), broad at BROAD_REACH_SHARE of the connector's files; apps that read no files keep
+ * their scopes' breadth.
+ */
 export async function getRiskMatrix(db: Db, { orgId }: { orgId: string }) {
-  const agents = await listAgents(db, orgId);
+  const [agents, snapshots] = await Promise.all([
+    listAgents(db, orgId),
+    db
+      .select({ connectorId: workspaceSnapshots.connectorId, files: workspaceSnapshots.files })
+      .from(workspaceSnapshots)
+      .where(eq(workspaceSnapshots.orgId, orgId)),
+  ]);
+  const filesOf = new Map(snapshots.map((s) => [s.connectorId, s.files]));
+  const reach = await reachByAgent(db, orgId, new Map(agents.map((a) => [a.id, a.scopes])));
   const quadrantCounts = Object.fromEntries(QUADRANTS.map((q) => [q, 0])) as Record<TQuadrant, number>;
-  for (const a of agents) quadrantCounts[a.quadrant]++;
-  return {
-    points: agents.map((a) => ({
+  const points = agents.map((a) => {
+    const r = reach.get(a.id) ?? { basis: "no_file_access" as const, counts: null };
+    const files = filesOf.get(a.connectorId) ?? 0;
+    const broad =
+      r.basis === "no_file_access" || r.counts === null
+        ? a.broad
+        : r.counts.total >= Math.max(1, Math.ceil(files * BROAD_REACH_SHARE));
+    const quadrant: TQuadrant = `${a.isKnownPublisher ? "trusted" : "unknown"}_${broad ? "broad" : "limited"}`;
+    quadrantCounts[quadrant]++;
+    return {
       id: a.id,
       label: a.label,
       kind: a.kind,
-      quadrant: a.quadrant,
+      quadrant,
       riskScore: a.riskScore,
-    })),
-    quadrantCounts,
-  };
+      basis: r.basis,
+      reachableFiles: r.counts?.total ?? 0,
+      sensitiveReachableFiles: r.counts?.sensitive ?? 0,
+    };
+  });
+  return { points, quadrantCounts };
 }

@@ -40,6 +40,16 @@ describe.each<[TConnectorType, string]>([
     ).toBe(true);
   });
 
+  it("licenses about a third of the users for the suite's assistant, every administrator among them", async () => {
+    const users = await collect(adapter.users());
+    const assistant = type === "microsoft_365" ? "copilot" : "gemini";
+    const licensed = users.filter((u) => u.assistants?.includes(assistant));
+    expect(users.every((u) => (u.assistants ?? []).every((a) => a === assistant))).toBe(true);
+    expect(users.filter((u) => u.isAdmin).every((u) => u.assistants?.includes(assistant))).toBe(true);
+    expect(licensed.length / users.length).toBeGreaterThanOrEqual(0.33);
+    expect(licensed.length / users.length).toBeLessThanOrEqual(0.45);
+  });
+
   it("labels most sensitively named files and some others in the source's taxonomy, some labelled files exposed", async () => {
     const files = await collect(adapter.files());
     const names =

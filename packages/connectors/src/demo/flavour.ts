@@ -1,4 +1,4 @@
-import type { TAppGrant, TConnectorType } from "../types";
+import type { TAppGrant, TAssistantKind, TConnectorType } from "../types";
 import { fnv1a, guid, randomString, type TRng } from "./prng";
 import type { TFileKind } from "./vocabulary";
 
@@ -23,6 +23,8 @@ export type TFlavour = {
   /** Where a long-tail AI app of this platform is known as an agent from. */
   tailAgentSource: NonNullable<TAppGrant["agentSource"]>;
   broadScopes: readonly string[];
+  /** The suite's AI assistant, whose licence some users hold (Microsoft 365 Copilot, Gemini). */
+  assistant: TAssistantKind;
   narrowScopes: readonly string[];
 };
 
@@ -227,6 +229,7 @@ const GOOGLE: TFlavour = {
   extension: (kind) => GOOGLE_EXTENSION[kind],
   catalog: googleCatalog,
   tailAgentSource: "publisher_catalog",
+  assistant: "gemini",
   broadScopes: [`${G}drive`, `${G}gmail.readonly`, "https://mail.google.com/"],
   narrowScopes: [`${G}drive.file`, `${G}userinfo.email`, `${G}calendar.events.readonly`],
 };
@@ -240,6 +243,7 @@ const MICROSOFT: TFlavour = {
   extension: (kind) => OFFICE_EXTENSION[kind],
   catalog: microsoftCatalog,
   tailAgentSource: "agent_registry",
+  assistant: "copilot",
   broadScopes: ["Files.ReadWrite.All", "Mail.Read", "Sites.Read.All"],
   narrowScopes: ["User.Read", "Files.ReadWrite.AppFolder", "Calendars.Read"],
 };

@@ -8,6 +8,12 @@ const NAME_SPACE = FIRST_NAMES.length * LAST_NAMES.length;
 const GOLDEN_FRACTION = 0.6180339887498949;
 const SQRT2_FRACTION = 0.41421356237309515;
 export const NO_MFA_RATE = 0.16;
+/**
+ * The share of users licensed for the suite's AI assistant (Microsoft 365 Copilot, Gemini): a
+ * pilot rollout, administrators first. Joiners have none yet.
+ */
+export const ASSISTANT_RATE = 0.35;
+const SQRT3_FRACTION = 0.7320508075688772;
 
 /** frac(index·α + seed offset): evenly spread over [0, 1) for any run of consecutive indices. */
 function weyl(shape: TDemoShape, index: number, alpha: number): number {
@@ -108,6 +114,8 @@ export function userAt(shape: TDemoShape, index: number): TSourceUser {
     suspended,
     lastLoginAt: lastLoginMs === null ? null : isoAt(lastLoginMs),
     createdAt: isoAt(createdMs),
+    assistants:
+      isAdmin || weyl(shape, index, SQRT3_FRACTION) < ASSISTANT_RATE ? [shape.flavour.assistant] : [],
   };
   // Admins and the scripted users keep their stories; everyone else may be touched.
   if (isAdmin || scripted) return user;
@@ -148,6 +156,7 @@ function joinerAt(shape: TDemoShape, index: number): TSourceUser {
     suspended: false,
     lastLoginAt: signsIn ? isoAt(shape.nowMs - 1 - rng.int(DAY_MS / 2)) : null,
     createdAt: isoAt(createdMs),
+    assistants: [],
   };
 }
 

@@ -11,6 +11,7 @@ export const GOOGLE_SCOPE = {
   labels: `${AUTH}drive.admin.labels.readonly`,
   tokens: `${AUTH}admin.directory.user.security`,
   reports: `${AUTH}admin.reports.audit.readonly`,
+  licensing: `${AUTH}apps.licensing`,
 } as const;
 
 export const GOOGLE_FEATURE = {
@@ -21,6 +22,7 @@ export const GOOGLE_FEATURE = {
   labels: "Sensitivity labels (Drive labels)",
   appGrants: "Third-party app grants",
   activity: "Activity (sharing, downloads, sign-ins, app grants)",
+  assistants: "AI assistant licences (Gemini)",
 } as const;
 
 /**
@@ -75,6 +77,13 @@ export const GOOGLE_ACCESS: readonly TAccessRequirement[] = [
     impact:
       "No activity is read (behaviour anomalies cannot be detected) and app grants carry the user's " +
       "creation date instead of the day they were granted.",
+  },
+  {
+    feature: GOOGLE_FEATURE.assistants,
+    permission: GOOGLE_SCOPE.licensing,
+    impact:
+      "Who holds a Gemini licence (Enterprise License Manager, product 101047) is unknown: no user " +
+      "counts as a Gemini user. The API has no read-only scope; the connector only lists.",
   },
   ...GOOGLE_SETTINGS_ACCESS,
 ];

@@ -71,8 +71,14 @@ describe("Google Workspace adapter against the fake APIs", () => {
       suspended: false,
       lastLoginAt: "2025-05-01T09:00:00.000Z",
       createdAt: "2020-01-01T00:00:00.000Z",
+      assistants: [],
     });
-    expect(users[1]).toMatchObject({ name: "Alice Able", isAdmin: false, mfaEnabled: false });
+    expect(users[1]).toMatchObject({
+      name: "Alice Able",
+      isAdmin: false,
+      mfaEnabled: false,
+      assistants: ["gemini"],
+    });
     expect(users[2]).toMatchObject({ suspended: true, mfaEnabled: true });
     expect(users[3]).toMatchObject({ email: "dave@acme.test", lastLoginAt: null });
     const userCall = fake.requests.find((r) => r.path === "/admin/directory/v1/users");
@@ -341,12 +347,14 @@ describe("Google service account (JWT bearer grant)", () => {
     const adapter = adapterFor(fake, {}, account.credentials);
     expect(await collect(adapter.users())).toHaveLength(4);
     expect(await collect(adapter.users())).toHaveLength(4);
-    expect(fake.requests.filter((r) => r.path === "/token")).toHaveLength(1);
+    // One token per scope (the Directory's, then the licences'), each cached for the second read.
+    expect(fake.requests.filter((r) => r.path === "/token")).toHaveLength(2);
     expect(fake.grants).toEqual([
       {
         subject: "admin@acme.test",
         scopes: ["https://www.googleapis.com/auth/admin.directory.user.readonly"],
       },
+      { subject: "admin@acme.test", scopes: ["https://www.googleapis.com/auth/apps.licensing"] },
     ]);
     const grant = new URLSearchParams(fake.requests.find((r) => r.path === "/token")?.body);
     expect(grant.get("grant_type")).toBe("urn:ietf:params:oauth:grant-type:jwt-bearer");

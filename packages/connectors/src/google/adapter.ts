@@ -14,7 +14,13 @@ import {
   type TWorkspace,
 } from "../types";
 import { GOOGLE_ACCESS, GOOGLE_FEATURE, GOOGLE_SCOPE } from "./access";
-import { type TGActivityList, type TGDomainList, type TGTokenList, type TGUserList } from "./api-types";
+import {
+  type TGActivityList,
+  type TGDomainList,
+  type TGLicenseAssignmentList,
+  type TGTokenList,
+  type TGUserList,
+} from "./api-types";
 import { GOOGLE_TOKEN_URL, googleTokens, type TGoogleCredentials, type TGoogleTokens } from "./auth";
 import { createDriveChangeFeed } from "./changes";
 import { createDriveReader } from "./drive";
@@ -37,10 +43,18 @@ export type TGoogleEndpoints = {
   cloudIdentityBaseUrl?: string;
   /** Drive Labels API v2: https://drivelabels.googleapis.com */
   drivelabelsBaseUrl?: string;
+  /** Enterprise License Manager: https://licensing.googleapis.com */
+  licensingBaseUrl?: string;
   tokenUrl?: string;
   /** Where a bare access token's scopes are looked up: https://oauth2.googleapis.com/tokeninfo */
   tokenInfoUrl?: string;
 };
+
+/**
+ * Gemini's product id in the Enterprise License Manager (Google's "Products and SKUs": the Gemini
+ * add-ons, e.g. Gemini Business 1010470003, Gemini Enterprise 1010470001, share it).
+ */
+export const GEMINI_PRODUCT_ID = "101047";
 
 export type TGoogleConfig = {
   /** Primary domain; when absent it is read from the Directory domains API. */
@@ -73,6 +87,7 @@ export function createGoogleWorkspaceAdapter(opts: {
     admin: endpoints.adminBaseUrl ?? "https://admin.googleapis.com",
     cloudIdentity: endpoints.cloudIdentityBaseUrl ?? "https://cloudidentity.googleapis.com",
     labels: endpoints.drivelabelsBaseUrl ?? "https://drivelabels.googleapis.com",
+    licensing: endpoints.licensingBaseUrl ?? "https://licensing.googleapis.com",
   };
   // Every API call acts as a subject with exactly the scopes it needs (see auth.ts).
   const client = (baseUrl: string, subject: string, scopes: readonly string[]) =>
@@ -98,11 +113,48 @@ export function createGoogleWorkspaceAdapter(opts: {
     }
   });
 
+  /**
+   * Who holds Gemini (issue 30): Enterprise License Manager's assignments of the Gemini product,
+   * for the customer the users belong to. A refusal is a coverage gap: the users come back
+   * without `assistants` (not known). Null: not read.
+   */
+  async function geminiUsers(customerId: string | undefined): Promise<Set<string> | null> {
+    if (!customerId) return null;
+    const licensing = client(baseUrls.licensing, adminSubject, [GOOGLE_SCOPE.licensing]);
+    const path = `/apps/licensing/v1/product/${GEMINI_PRODUCT_ID}/users`;
+    const holders = new Set<string>();
+    try {
+      for await (const page of pagesByToken<TGLicenseAssignmentList>(licensing, path, {
+        customerId,
+        maxResults: 1000,
+      })) {
+        for (const l of page.items ?? []) if (l.userId) holders.add(l.userId.toLowerCase());
+      }
+    } catch (error) {
+      if (!(error instanceof SourceAuthError)) throw error;
+      gaps.add(
+        GOOGLE_FEATURE.assistants,
+        GOOGLE_SCOPE.licensing,
+        `Gemini licences were not read, so no user counts as a Gemini user: ${error.message}`,
+      );
+      return null;
+    }
+    return holders;
+  }
+
   async function* users(): AsyncGenerator<TSourceUser> {
     const query = { customer: "my_customer", maxResults: 500, projection: "basic", orderBy: "email" };
     const path = "/admin/directory/v1/users";
+    let gemini: Set<string> | null | undefined;
     for await (const page of pagesByToken<TGUserList>(directory(GOOGLE_SCOPE.users), path, query)) {
-      for (const user of page.users ?? []) yield mapUser(user);
+      // The licences once, for the customer of the first page's users.
+      if (gemini === undefined) gemini = await geminiUsers(page.users?.find((u) => u.customerId)?.customerId);
+      for (const user of page.users ?? []) {
+        const mapped = mapUser(user);
+        yield gemini === null
+          ? mapped
+          : { ...mapped, assistants: gemini.has(mapped.email.toLowerCase()) ? ["gemini"] : [] };
+      }
     }
   }
 

@@ -72,8 +72,20 @@ export type TGUser = {
   suspended?: boolean;
   lastLoginTime?: string;
   creationTime?: string;
+  /** The customer the user belongs to (what the licensing API's customerId takes). */
+  customerId?: string;
 };
 export type TGUserList = { users?: TGUser[]; nextPageToken?: string };
+
+/** Enterprise License Manager's LicenseAssignment (licensing v1). */
+export type TGLicenseAssignment = {
+  productId?: string;
+  productName?: string;
+  skuId?: string;
+  skuName?: string;
+  userId?: string;
+};
+export type TGLicenseAssignmentList = { items?: TGLicenseAssignment[]; nextPageToken?: string };
 
 export type TGToken = {
   clientId?: string;

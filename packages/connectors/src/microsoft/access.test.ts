@@ -29,6 +29,7 @@ describe("MICROSOFT_ACCESS", () => {
       "Application.Read.All",
       "Directory.Read.All",
       "Organization.Read.All",
+      "Organization.Read.All",
     ]);
   });
 });

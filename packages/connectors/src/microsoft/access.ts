@@ -23,6 +23,7 @@ export const MS_FEATURE = {
   agentIdentities: "Agents: Entra agent identities",
   agentBlueprints: "Agents: agent blueprints",
   copilotAgents: "Agents: Copilot admin catalog",
+  assistants: "AI assistant licences",
 } as const;
 
 /** Every Microsoft Graph application permission (and licence) the connector's own reads need. */
@@ -91,6 +92,11 @@ export const MICROSOFT_GRAPH_ACCESS: readonly TAccessRequirement[] = [
     permission: "CopilotPackages.Read.All",
     impact:
       "The Copilot admin catalog is not read (it also needs a Microsoft Agent 365 licence): Copilot agents without an app grant are not listed.",
+  },
+  {
+    feature: MS_FEATURE.assistants,
+    permission: "Organization.Read.All",
+    impact: "Who holds Microsoft 365 Copilot (subscribedSkus) is unknown: no user counts as a Copilot user.",
   },
 ];
 

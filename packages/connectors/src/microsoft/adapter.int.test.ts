@@ -67,6 +67,7 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
         suspended: false,
         lastLoginAt: "2025-05-01T09:00:00.000Z",
         createdAt: "2019-02-01T00:00:00Z",
+        assistants: [],
       },
       {
         id: "m-alice",
@@ -77,8 +78,9 @@ describe("Microsoft 365 adapter against the fake Graph", () => {
         suspended: false,
         lastLoginAt: "2025-05-02T10:00:00.000Z",
         createdAt: "2020-02-01T00:00:00Z",
+        assistants: ["copilot"],
       },
-      expect.objectContaining({ id: "m-bob", suspended: true, mfaEnabled: true }),
+      expect.objectContaining({ id: "m-bob", suspended: true, mfaEnabled: true, assistants: [] }),
       expect.objectContaining({ id: "m-dave", email: "dave@contoso.test", lastLoginAt: null }),
     ]);
     // One token for the whole read: the client-credentials token is cached.
@@ -432,6 +434,7 @@ describe("Microsoft 365 adapter degrades per feature", () => {
       lastLoginAt: null,
       createdAt: "2019-02-01T00:00:00Z",
       unknown: ["mfa", "lastLogin"],
+      assistants: [],
     });
     expect(users[2]).toMatchObject({ id: "m-bob", suspended: true });
     expect(adapter.coverageGaps()).toEqual([

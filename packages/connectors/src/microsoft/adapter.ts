@@ -66,6 +66,8 @@ import {
   userEmail,
 } from "./map";
 
+import { assistantsOf, copilotSkusOf, type TCopilotSkus } from "./licences";
+
 const SOURCE = "Microsoft 365";
 
 /** Where Graph and the identity platform live; only tests override these, never user input. */
@@ -76,7 +78,7 @@ export type TMicrosoftConfig = { domain?: string; internalDomains?: string[] };
 // Every property below is declared on v1.0's `user` / `servicePrincipal` (graph-v1.0-Prod.csdl).
 // The base user read needs only User.Read.All; signInActivity also needs AuditLog.Read.All and
 // Entra ID P1/P2, so it is asked for separately and may be refused without losing the users.
-const USER_SELECT = "id,displayName,mail,userPrincipalName,accountEnabled,createdDateTime";
+const USER_SELECT = "id,displayName,mail,userPrincipalName,accountEnabled,createdDateTime,assignedLicenses";
 const USER_SIGN_IN_SELECT = `${USER_SELECT},signInActivity`;
 /** Microsoft Graph's application id, the same in every tenant. */
 const MICROSOFT_GRAPH_APP_ID = "00000003-0000-0000-c000-000000000000";
@@ -440,8 +442,28 @@ export function createMicrosoft365Adapter(opts: {
         coverage.mfa = false;
         registrations.clear();
       }
-      const map = (user: TMsUser) =>
-        mapMsUser(user, user.id ? registrations.get(user.id) : undefined, coverage);
+      // Copilot licences (issue 30): the tenant's Copilot SKUs, then each user's assignedLicenses.
+      // A refusal is a coverage gap: the users come back without `assistants` (not known).
+      let copilot: TCopilotSkus | null = null;
+      try {
+        const skus: TMsSubscribedSku[] = [];
+        for await (const sku of graphItems<TMsSubscribedSku>(graph, "/v1.0/subscribedSkus", {
+          $select: "skuId,skuPartNumber,servicePlans",
+        })) {
+          skus.push(sku);
+        }
+        copilot = copilotSkusOf(skus);
+      } catch (error) {
+        const message = denial(error);
+        if (!message) throw error;
+        recordGap(MS_FEATURE.assistants, message);
+      }
+      const map = (user: TMsUser) => {
+        const mapped = mapMsUser(user, user.id ? registrations.get(user.id) : undefined, coverage);
+        return copilot === null
+          ? mapped
+          : { ...mapped, assistants: assistantsOf(user.assignedLicenses, copilot) };
+      };
       let yielded = 0;
       try {
         for await (const user of graphItems<TMsUser>(graph, "/v1.0/users", {

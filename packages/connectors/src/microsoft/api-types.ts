@@ -8,7 +8,11 @@ export type TMsUser = {
   accountEnabled?: boolean;
   createdDateTime?: string;
   signInActivity?: { lastSignInDateTime?: string | null; lastSuccessfulSignInDateTime?: string | null };
+  /** v1.0 `assignedLicense`: the SKU and the service plans disabled for this user. */
+  assignedLicenses?: TMsAssignedLicense[];
 };
+
+export type TMsAssignedLicense = { skuId?: string | null; disabledPlans?: string[] };
 
 export type TMsRegistrationDetails = {
   id?: string;

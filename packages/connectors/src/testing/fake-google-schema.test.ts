@@ -95,3 +95,18 @@ describe("fields masks", () => {
     expect(applyFieldMask({ a: { x: 1 } }, parseFieldMask("*") ?? new Map())).toEqual({ a: { x: 1 } });
   });
 });
+
+describe("the licensing method against its Discovery extract (kept in the repository)", () => {
+  it("takes exactly listForProduct's parameters, scopes and the global parameters", async () => {
+    const extract = (await import("./vendor/google-licensing-v1-extract.json", { with: { type: "json" } }))
+      .default as {
+      parameters: string[];
+      methods: Record<string, { parameters: Record<string, unknown>; scopes: string[] }>;
+    };
+    const method = extract.methods["licensing.licenseAssignments.listForProduct"];
+    const spec = METHODS["licensing.licenseAssignments.listForProduct"];
+    expect(sorted(spec.parameters)).toEqual(sorted(Object.keys(method?.parameters ?? {})));
+    expect(sorted(spec.scopes)).toEqual(sorted(method?.scopes ?? []));
+    expect(sorted(GLOBAL_PARAMETERS)).toEqual(sorted(extract.parameters));
+  });
+});

@@ -120,6 +120,11 @@ export const METHODS = {
     scopes: [`${AUTH}admin.directory.user`, `${AUTH}admin.directory.user.readonly`, `${AUTH}cloud-platform`],
   },
   "directory.tokens.list": { parameters: ["userKey"], scopes: [`${AUTH}admin.directory.user.security`] },
+  // Enterprise License Manager (vendor/google-licensing-v1-extract.json): who holds Gemini.
+  "licensing.licenseAssignments.listForProduct": {
+    parameters: ["customerId", "maxResults", "pageToken", "productId"],
+    scopes: [`${AUTH}apps.licensing`],
+  },
   "directory.domains.list": {
     parameters: ["customer"],
     scopes: [`${AUTH}admin.directory.domain`, `${AUTH}admin.directory.domain.readonly`],

@@ -6,6 +6,7 @@ import {
   type TGDriveFile,
   type TGDrivePermission,
   type TGLabel,
+  type TGLicenseAssignment,
   type TGSharedDrive,
   type TGToken,
   type TGUser,
@@ -50,6 +51,10 @@ export type TGoogleFixture = {
   driveDisabled?: string[];
   /** Tenant settings (Cloud Identity policies); absent: those resources are not served. */
   settings?: TGoogleSettingsFixture;
+  /** Enterprise License Manager's assignments (licensing v1), every product. */
+  licenseAssignments?: TGLicenseAssignment[];
+  /** The customer id the licensing API accepts (the users' `customerId`). */
+  customerId?: string;
 };
 
 export type TFakeGoogle = TFakeServer & {
@@ -74,6 +79,7 @@ export type TFakeGoogle = TFakeServer & {
     adminBaseUrl: string;
     cloudIdentityBaseUrl: string;
     drivelabelsBaseUrl: string;
+    licensingBaseUrl: string;
     tokenUrl: string;
     tokenInfoUrl: string;
   };
@@ -191,6 +197,30 @@ export async function startFakeGoogle(opts: {
     return { page: at.page, more: at.nextToken === undefined ? {} : { nextPageToken: at.nextToken } };
   }
 
+  /** licenseAssignments.listForProduct: customerId required (a suspended or unknown customer: 400/404). */
+  function listLicences(productId: string, q: URLSearchParams): TFakeResponse {
+    const customer = q.get("customerId");
+    if (!customer) return googleError(400, "Required parameter: customerId", "required", "customerId");
+    if (customer !== (fixture.customerId ?? "C0abc"))
+      return googleError(404, "Resource Not Found: customerId", "notFound");
+    const items = (fixture.licenseAssignments ?? []).filter((l) => l.productId === productId);
+    const listed = listPage(
+      items,
+      q,
+      { param: "maxResults", apiDefault: 100, apiMax: 1000 },
+      "Invalid Page Token",
+    );
+    if ("refused" in listed) return listed.refused;
+    return {
+      status: 200,
+      body: {
+        kind: "licensing#licenseAssignmentList",
+        items: listed.page.map((l) => ({ kind: "licensing#licenseAssignment", ...l })),
+        ...listed.more,
+      },
+    };
+  }
+
   const drive = createFakeDrive(fixture, listPage, googleError);
   const directory = createFakeDirectory(fixture, listPage, googleError);
   const changes = createFakeChanges(fixture, drive, googleError, { ...opts.changes, fakeMax });
@@ -304,6 +334,12 @@ export async function startFakeGoogle(opts: {
       return precheck("drivelabels.labels.list", q, held.scopes) ?? labels(q, held.scopes, caller);
     if (req.path === "/admin/directory/v1/users")
       return adminApi("directory.users.list", [], () => directory.listUsers(q));
+    if ((match = /^\/apps\/licensing\/v1\/product\/([^/]+)\/users$/.exec(req.path))) {
+      const productId = decodeURIComponent(match[1] ?? "");
+      return adminApi("licensing.licenseAssignments.listForProduct", ["productId"], () =>
+        listLicences(productId, q),
+      );
+    }
     if ((match = /^\/admin\/directory\/v1\/users\/([^/]+)\/tokens$/.exec(req.path))) {
       const userKey = decodeURIComponent(match[1] ?? "");
       return adminApi("directory.tokens.list", ["userKey"], () => directory.listTokens(userKey, q));
@@ -436,6 +472,7 @@ export async function startFakeGoogle(opts: {
       adminBaseUrl: server.url,
       cloudIdentityBaseUrl: server.url,
       drivelabelsBaseUrl: server.url,
+      licensingBaseUrl: server.url,
       tokenUrl,
       tokenInfoUrl: `${server.url}/tokeninfo`,
     },

@@ -778,7 +778,11 @@ export async function startFakeGraph(opts: {
         key: "GET /subscribedSkus",
         entity: "subscribedSku",
         options: ["$select"],
-        serve: (req, baseUrl) => collection(req, baseUrl, fixture.subscribedSkus ?? [], { maxTop: 999 }),
+        // Graph answers the tenant's subscriptions in one response: no $top, no paging.
+        serve: (req) => ({
+          status: 200,
+          body: { value: (fixture.subscribedSkus ?? []).map((sku) => select(sku, req.query)) },
+        }),
       },
     ],
   ];

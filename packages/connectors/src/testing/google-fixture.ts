@@ -35,6 +35,7 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
       suspended: false,
       lastLoginTime: "2025-05-01T09:00:00.000Z",
       creationTime: "2020-01-01T00:00:00.000Z",
+      customerId: "C0abc",
     },
     {
       id: "u-alice",
@@ -45,6 +46,7 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
       suspended: false,
       lastLoginTime: "2025-05-02T10:00:00.000Z",
       creationTime: "2021-02-01T00:00:00.000Z",
+      customerId: "C0abc",
     },
     {
       id: "u-bob",
@@ -55,6 +57,7 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
       suspended: true,
       lastLoginTime: "2024-01-15T08:00:00.000Z",
       creationTime: "2021-03-01T00:00:00.000Z",
+      customerId: "C0abc",
     },
     {
       id: "u-dave",
@@ -65,6 +68,7 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
       suspended: false,
       lastLoginTime: "1970-01-01T00:00:00.000Z",
       creationTime: "2022-04-01T00:00:00.000Z",
+      customerId: "C0abc",
     },
   ];
   for (let i = 0; i < (opts.extraUsers ?? 0); i++) {
@@ -77,6 +81,7 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
       suspended: false,
       lastLoginTime: "2025-05-03T00:00:00.000Z",
       creationTime: "2023-01-01T00:00:00.000Z",
+      customerId: "C0abc",
     });
   }
 
@@ -207,6 +212,19 @@ export function buildGoogleFixture(opts: { extraUsers?: number; extraFiles?: num
   }
 
   return {
+    // Gemini (product 101047): alice on Gemini Business, bob (suspended) on Gemini Enterprise;
+    // another product's licence names dave.
+    customerId: "C0abc",
+    licenseAssignments: [
+      { productId: "101047", skuId: "1010470003", skuName: "Gemini Business", userId: "Alice@acme.test" },
+      { productId: "101047", skuId: "1010470001", skuName: "Gemini Enterprise", userId: "bob@acme.test" },
+      {
+        productId: "Google-Apps",
+        skuId: "1010020020",
+        skuName: "Google Workspace Enterprise Plus",
+        userId: "dave@acme.test",
+      },
+    ],
     domains: [
       { domainName: "acme.test", isPrimary: true, verified: true },
       { domainName: "acme-labs.test", isPrimary: false, verified: true },

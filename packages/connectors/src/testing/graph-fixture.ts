@@ -72,6 +72,11 @@ function signIn(
  * an unverified app (tenant-wide consent) and a managed identity, Purview sensitivity labels on
  * three Office files, an Entra ID P1 subscription. `extraUsers` / `extraFiles` force paging.
  */
+/** Microsoft 365 Copilot's SKU (skuPartNumber `Microsoft_365_Copilot`) and two of its plans. */
+export const COPILOT_SKU_ID = "639dec6b-bb19-468b-871c-c5c441c4b0cb";
+const COPILOT_APPS_PLAN = "a62f8878-de10-42f3-b68f-6149a25ceb97";
+const COPILOT_CHAT_PLAN = "3f30311c-6b1e-48a4-ab79-725b469da960";
+
 export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: number } = {}): TGraphFixture {
   const users: TGraphFixture["users"] = [
     {
@@ -90,6 +95,11 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
       userPrincipalName: "alice@contoso.test",
       accountEnabled: true,
       createdDateTime: "2020-02-01T00:00:00Z",
+      // Microsoft 365 Copilot assigned with every plan enabled (issue 30).
+      assignedLicenses: [
+        { skuId: "05e9a617-0261-4cee-bb44-138d3ef5d965", disabledPlans: [] },
+        { skuId: COPILOT_SKU_ID, disabledPlans: [] },
+      ],
       signInActivity: {
         lastSignInDateTime: "2025-05-02T10:00:00Z",
         lastSuccessfulSignInDateTime: "2025-05-02T09:00:00Z",
@@ -102,6 +112,8 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
       userPrincipalName: "bob@contoso.test",
       accountEnabled: false,
       createdDateTime: "2020-03-01T00:00:00Z",
+      // Copilot assigned with both of its Copilot plans disabled: no Copilot.
+      assignedLicenses: [{ skuId: COPILOT_SKU_ID, disabledPlans: [COPILOT_APPS_PLAN, COPILOT_CHAT_PLAN] }],
       signInActivity: { lastSignInDateTime: "2024-01-15T08:00:00Z" },
     },
     {
@@ -385,6 +397,24 @@ export function buildGraphFixture(opts: { extraUsers?: number; extraFiles?: numb
       },
     ],
     subscribedSkus: [
+      {
+        id: `${GRAPH_TENANT_ID}_${COPILOT_SKU_ID}`,
+        skuId: COPILOT_SKU_ID,
+        skuPartNumber: "Microsoft_365_Copilot",
+        capabilityStatus: "Enabled",
+        servicePlans: [
+          {
+            servicePlanId: COPILOT_APPS_PLAN,
+            servicePlanName: "M365_COPILOT_APPS",
+            provisioningStatus: "Success",
+          },
+          {
+            servicePlanId: COPILOT_CHAT_PLAN,
+            servicePlanName: "M365_COPILOT_BUSINESS_CHAT",
+            provisioningStatus: "Success",
+          },
+        ],
+      },
       {
         id: `${GRAPH_TENANT_ID}_05e9a617-0261-4cee-bb44-138d3ef5d965`,
         skuId: "05e9a617-0261-4cee-bb44-138d3ef5d965",

@@ -45,3 +45,4 @@ export * from "./tenant-check-results";
 export * from "./change-cursors";
 export * from "./remediations";
 export * from "./partner-depth";
+export * from "./workspace-groups";

@@ -49,6 +49,8 @@ export const workspaceFiles = pgTable(
     primaryKey({ columns: [t.id, t.connectorId] }),
     index("workspace_files_connector_idx").on(t.connectorId),
     index("workspace_files_org_order_idx").on(t.orgId, t.modifiedAt, t.id),
+    // Who can open a file (packages/db/src/reach): the files a set of people own.
+    index("workspace_files_connector_owner_idx").on(t.connectorId, t.ownerEmail),
     // The inventory search (migration 0008; pg_trgm).
     index("workspace_files_search_trgm").using(
       "gin",

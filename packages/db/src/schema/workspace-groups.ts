@@ -23,10 +23,15 @@ export const workspaceGroups = pgTable(
     name: text("name").notNull(),
     memberCount: integer("member_count").notNull(),
     /** Lower-cased; empty when only the count was read. */
-    memberEmails: text("member_emails").array().notNull().default(sql`'{}'::text[]`),
+    memberEmails: text("member_emails")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
   },
   (t) => [
     uniqueIndex("workspace_groups_connector_external_uq").on(t.connectorId, t.externalId),
     index("workspace_groups_org_email_idx").on(t.orgId, t.email),
+    // Reach joins a connector's grants to its groups by address (packages/db/src/reach).
+    index("workspace_groups_connector_email_idx").on(t.connectorId, t.email),
   ],
 );

@@ -40,5 +40,7 @@ export const workspacePermissions = pgTable(
     index("workspace_permissions_org_type_idx").on(t.orgId, t.sharingType),
     index("workspace_permissions_file_idx").on(t.fileId),
     index("workspace_permissions_connector_idx").on(t.connectorId),
+    // Who can open a file (packages/db/src/reach): the grants of a set of people or groups.
+    index("workspace_permissions_connector_target_idx").on(t.connectorId, t.target),
   ],
 );

@@ -36,6 +36,11 @@ export const CLIENT_READ_META = {
     "A managed client's compliance dashboard",
     "GET /compliance/dashboard (the client needs business+)",
   ),
+  exposureAi: meta(
+    "exposure/ai",
+    "A managed client's AI readiness and what its assistants can reach",
+    "GET /exposure/ai (the client needs business+; the partner user ADMIN+)",
+  ),
   timeline: meta(
     "timeline",
     "A managed client's timeline",

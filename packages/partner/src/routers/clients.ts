@@ -35,4 +35,7 @@ export const clientsRouter = <R extends TClientReads>({ clientReads: r }: TPartn
     incidents: router({
       list: clientReadProcedure<R["incidents"]>("incidents", r.incidents, META.incidents),
     }),
+    exposure: router({
+      ai: router({ get: clientReadProcedure<R["exposureAi"]>("exposureAi", r.exposureAi, META.exposureAi) }),
+    }),
   });

@@ -18,6 +18,7 @@ export const USER_COLUMNS: readonly TColumn[] = [
   ["source_created_at", "timestamptz"],
   ["dormant", "bool"],
   ["dormant_days", "int"],
+  ["_assistants", "text"],
 ];
 
 /** `_label` (the source's label, or NULL) becomes the `labels` array. */
@@ -86,6 +87,14 @@ export const DRIVE_COLUMNS: readonly TColumn[] = [
   ["drive_members_only", "bool"],
   ["copy_requires_writer_permission", "bool"],
   ["file_count", "int"],
+];
+
+/** `_assistants` (comma-separated assistant kinds, empty for none) becomes the `assistants` array. */
+export const USER_COMPUTED: TComputed = [
+  [
+    "assistants",
+    `CASE WHEN u."_assistants" = '' THEN '{}'::text[] ELSE string_to_array(u."_assistants", ',') END`,
+  ],
 ];
 
 /** The stored columns computed from the `_…` inputs above, per table (bulkInsert's `computed`). */

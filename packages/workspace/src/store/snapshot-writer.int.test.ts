@@ -303,3 +303,21 @@ async function collectFiles(adapter: TSourceAdapter) {
   for await (const f of adapter.files()) out.push(f);
   return out;
 }
+
+describe("assistant licences", () => {
+  it("stores each user's assistants as the source reports them", async () => {
+    const adapter = demo();
+    const licensed = new Set<string>();
+    for await (const u of adapter.users())
+      if (u.assistants?.includes("gemini")) licensed.add(u.email.toLowerCase());
+    await snapshot(adapter, "scan-assistants");
+    const rows = await db.db
+      .select({ email: workspaceUsers.email, assistants: workspaceUsers.assistants })
+      .from(workspaceUsers)
+      .where(eq(workspaceUsers.connectorId, connectorId));
+    const stored = rows.filter((r) => r.assistants.includes("gemini")).map((r) => r.email);
+    expect(stored.sort()).toEqual([...licensed].sort());
+    expect(rows.every((r) => r.assistants.length === 0 || r.assistants.join() === "gemini")).toBe(true);
+    expect(stored.length).toBe(licensed.size);
+  });
+});

@@ -29,6 +29,7 @@ import {
   SHARE_COLUMNS,
   SHARE_COMPUTED,
   USER_COLUMNS,
+  USER_COMPUTED,
 } from "./columns";
 import { fileRows, type TFileContext, type TFileRows } from "./file-rows";
 import { finishSnapshot, type TSnapshotCounts } from "./finish-snapshot";
@@ -181,6 +182,7 @@ export async function openWorkspaceSnapshot(
       table: "workspace_users",
       columns: USER_COLUMNS,
       rows: [],
+      computed: USER_COMPUTED,
     },
     files: { table: "workspace_files", columns: FILE_COLUMNS, rows: [], computed: FILE_COMPUTED },
     permissions: { table: "workspace_permissions", columns: PERMISSION_COLUMNS, rows: [] },
@@ -307,6 +309,7 @@ export async function openWorkspaceSnapshot(
         u.createdAt,
         dormant,
         idleDays,
+        [...new Set(u.assistants ?? [])].sort().join(","),
       ]);
     },
     file: async (f) => {

@@ -67,6 +67,7 @@ const READS = [
   { read: "agents", own: "/api/agent-guard/inventory", query: "", session: true },
   { read: "sharing/overview", own: "/api/sharing/overview", query: "", session: true },
   { read: "compliance/dashboard", own: "/api/compliance/dashboard", query: "", session: false },
+  { read: "exposure/ai", own: "/api/exposure/ai", query: "", session: false },
   { read: "timeline", own: "/api/timeline", query: "?limit=40", session: false },
   { read: "timeline", own: "/api/timeline", query: "?limit=10&significant=true", session: false },
   { read: "incidents", own: "/api/incidents", query: "", session: false },

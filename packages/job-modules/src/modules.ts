@@ -3,6 +3,7 @@ import type { TJobModule } from "@posture/jobs";
 import type { TJobQueue, TLogger, TRuntime } from "@posture/platform";
 import { complianceJobModule } from "@posture/compliance";
 import { partnerJobModule } from "@posture/partner";
+import { postureJobs } from "@posture/posture";
 import { remediationJobs } from "@posture/remediation";
 import { sandboxJobs } from "@posture/sandbox";
 import { scansJobs } from "@posture/scans";
@@ -34,4 +35,5 @@ export const JOB_MODULES: readonly TJobModule<TJobDeps>[] = [
   behaviourJobs,
   remediationJobs,
   sandboxJobs,
+  postureJobs,
 ];

@@ -10,6 +10,8 @@ import {
   startFakeLinear,
   type TSignedDelivery,
 } from "@posture/ticketing/testing";
+import { closeResolvedTickets } from "@posture/posture";
+import { createLogger } from "@posture/platform";
 import { useTestGateway } from "../../testing";
 import { seedFinding } from "./seed-finding";
 
@@ -26,8 +28,10 @@ async function setUp(provider: "jira" | "github" | "linear") {
   const a = await gw.createActor({ plan: "enterprise" });
   const finding = await seedFinding(gw.db.db, a.orgId);
   let body: Record<string, string>;
+  let github: Awaited<ReturnType<typeof startFakeGithub>> | undefined;
   if (provider === "github") {
     const fake = await startFakeGithub();
+    github = fake;
     fakes.push(fake);
     body = { provider, baseUrl: fake.url, project: fake.repo, token: fake.token };
   } else if (provider === "jira") {
@@ -49,7 +53,7 @@ async function setUp(provider: "jira" | "github" | "linear") {
   const ticket = await gw.request("POST", `/api/findings/${finding.id}/ticket`, { key: a.key });
   expect(ticket.status).toBe(201);
   const { externalId } = (ticket.body as { ticket: { externalId: string } }).ticket;
-  return { a, finding, hook, externalId };
+  return { a, finding, hook, externalId, github };
 }
 
 const send = (hookId: string, d: TSignedDelivery) =>
@@ -175,5 +179,55 @@ describe("POST /api/integrations/ticketing/events/{hookId}", () => {
       trackerState: null,
       findingStatus: null,
     });
+  });
+});
+
+describe("a resolved ticketed finding", () => {
+  it("is commented on and closed in the tracker, once, audited; a failed call is retried", async () => {
+    const { a, finding, externalId, github } = await setUp("github");
+    if (!github) throw new Error("no fake");
+    const deps = { runtime: gw.gateway.deps.runtime, log: createLogger("silent") };
+    // A remediation's step resolved it (what record.ts writes: status, resolved_at, resolved_by).
+    await gw.db.db
+      .update(findings)
+      .set({ status: "RESOLVED", resolvedAt: new Date("2026-12-01T10:00:00Z"), resolvedBy: "rem_fix1" })
+      .where(eq(findings.id, finding.id));
+    github.failNext({ status: 502, body: { message: "Server Error" } });
+    expect(await closeResolvedTickets(gw.db.db, deps, { orgId: a.orgId })).toEqual({
+      closed: 0,
+      failed: 1,
+      skipped: 0,
+    });
+    expect(await closeResolvedTickets(gw.db.db, deps, { orgId: a.orgId })).toEqual({
+      closed: 1,
+      failed: 0,
+      skipped: 0,
+    });
+    const n = Number(externalId.split("#")[1]);
+    const issue = github.issues.get(n);
+    expect(issue?.state).toBe("closed");
+    expect(issue?.stateReason).toBe("completed");
+    expect(issue?.comments).toHaveLength(1);
+    expect(issue?.comments[0]).toContain(
+      "Resolved in Posture at 2026-12-01T10:00:00.000Z by remediation rem_fix1",
+    );
+    expect(issue?.comments[0]).toContain(`/api/findings/${finding.id}`);
+    const [t] = await gw.db.db.select().from(tickets).where(eq(tickets.findingId, finding.id));
+    expect(t?.status).toBe("closed:resolved");
+    const [row] = await gw.db.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.orgId, a.orgId), eq(auditLog.action, "TICKET_CLOSED_IN_TRACKER")));
+    expect(row).toMatchObject({
+      target: finding.id,
+      metadata: { provider: "github", externalId, resolvedBy: "rem_fix1" },
+    });
+    // Nothing left to close: the sweep is idempotent.
+    expect(await closeResolvedTickets(gw.db.db, deps, { orgId: a.orgId })).toEqual({
+      closed: 0,
+      failed: 0,
+      skipped: 0,
+    });
+    expect(github.issues.get(n)?.comments).toHaveLength(1);
   });
 });

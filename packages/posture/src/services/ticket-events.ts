@@ -164,6 +164,7 @@ export async function receiveTicketEvent(
     const [row] = await tx
       .select({
         ticketId: tickets.id,
+        ticketStatus: tickets.status,
         findingId: findings.id,
         title: findings.title,
         status: findings.status,
@@ -181,10 +182,17 @@ export async function receiveTicketEvent(
       .limit(1);
     if (!row) return { ...none, deliveryIds: [] as string[] };
     const status = nextStatus(row.status, change.state);
-    await tx
-      .update(tickets)
-      .set({ status: change.state === "reopened" ? "reopened" : `closed:${change.state}` })
-      .where(eq(tickets.id, row.ticketId));
+    const ticketStatus = change.state === "reopened" ? "reopened" : `closed:${change.state}`;
+    // Jira sends issue_updated for every edit: an open issue edited again, or a closed one
+    // re-sent, changes nothing and records nothing.
+    const wasOpen = !row.ticketStatus.startsWith("closed:");
+    if (
+      status === row.status &&
+      (ticketStatus === row.ticketStatus || (change.state === "reopened" && wasOpen))
+    ) {
+      return { ...none, deliveryIds: [] as string[] };
+    }
+    await tx.update(tickets).set({ status: ticketStatus }).where(eq(tickets.id, row.ticketId));
     if (status !== row.status) {
       await tx
         .update(findings)

@@ -111,6 +111,14 @@ describe("POST /api/integrations/ticketing/events/{hookId}", () => {
     const reopened = await send(hook.hookId, jiraIssueUpdated(hook.webhookSecret, externalId, "reopened"));
     expect(reopened.body).toMatchObject({ applied: true, trackerState: "reopened", findingStatus: "OPEN" });
     expect(await statusOf(finding.id)).toBe("OPEN");
+    // Another edit of the open issue: nothing to apply, nothing recorded.
+    const edited = await send(hook.hookId, jiraIssueUpdated(hook.webhookSecret, externalId, "reopened"));
+    expect(edited.body).toMatchObject({ applied: false });
+    const audits = await gw.db.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.orgId, a.orgId), eq(auditLog.action, "TICKET_UPDATED_BY_TRACKER")));
+    expect(audits).toHaveLength(2);
   });
 
   it("GitHub: closed as completed leaves the finding OPEN until a scan confirms, the ticket flagged", async () => {

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { loadAuditKey } from "./audit-key";
 import { COMMANDS, isCommandName } from "./commands";
 import { readCliEnv } from "./env";
+import { evidenceVerify } from "./evidence-verify";
 
 // Usage errors exit 2, failures of a well-formed command 1, a check that found a fault 3.
 class UsageError extends Error {}
@@ -26,6 +27,7 @@ function usage(): string {
     "",
     "Commands:",
     ...Object.values(COMMANDS).map((c) => `  ${c.usage}`),
+    "  evidence:verify FILE [--jwks FILE|URL]   (offline: no database, no service)",
   ].join("\n");
 }
 
@@ -51,6 +53,7 @@ function parse(argv: string[]) {
         user: { type: "string" },
         "expires-in-days": { type: "string" },
         scopes: { type: "string" },
+        jwks: { type: "string" },
       },
     });
     const { json, help, ...options } = values;
@@ -74,6 +77,29 @@ function describe(err: unknown): { code: string; message: string; exitCode: numb
   return { code: "internal_error", message: err instanceof Error ? err.message : String(err), exitCode: 1 };
 }
 
+/** evidence:verify runs offline: it opens no database and needs no key but the JWKS it is given. */
+async function verifyCommand(
+  args: ReturnType<typeof parse>,
+  extra: string[],
+  wantsJson: boolean,
+): Promise<number> {
+  const [file, more] = extra;
+  if (!file)
+    throw new UsageError("evidence:verify needs the package: evidence:verify FILE [--jwks FILE|URL]");
+  if (more !== undefined) throw new UsageError(`Unexpected argument "${more}"`);
+  const { jwks, ...rest } = args.options;
+  const other = Object.keys(rest).find((k) => rest[k as keyof typeof rest] !== undefined);
+  if (other) throw new UsageError(`evidence:verify does not take --${other}`);
+  const result = await evidenceVerify(file, jwks);
+  console.log(args.json ? JSON.stringify(result) : JSON.stringify(result, null, 2));
+  if (result.ok) return 0;
+  const message = `the package does not verify: ${result.problems.join("; ")}`;
+  console.error(
+    wantsJson ? JSON.stringify({ error: "evidence_not_verified", message }) : `error: ${message}`,
+  );
+  return 3;
+}
+
 async function main(argv: string[]): Promise<number> {
   const wantsJson = argv.includes("--json");
   try {
@@ -83,6 +109,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(usage());
       return args.help ? 0 : 2;
     }
+    if (name === "evidence:verify") return await verifyCommand(args, extra, wantsJson);
     if (!isCommandName(name)) throw new UsageError(`Unknown command "${name}"\n\n${usage()}`);
     if (extra.length > 0) throw new UsageError(`Unexpected argument "${extra[0]}"`);
     const run = COMMANDS[name].prepare(args.options);

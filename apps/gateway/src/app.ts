@@ -20,6 +20,7 @@ import { compileRoutes } from "./routes";
 import { downloadRoutes } from "./downloads";
 import { appRouter } from "./router";
 import { restHandler, trpcHandler } from "./trpc-handlers";
+import { ticketEventRoutes } from "./ticket-events";
 
 /** Whether a response may be compressed (see createApp): buffering would hold a stream back. */
 function compressible(req: Request, res: Response): boolean {
@@ -56,6 +57,8 @@ export function createApp(deps: TGatewayDeps): Express {
   app.use(["/api", "/trpc"], wrap(access(deps.access)));
   // Every JSON GET: an ETag over the identity body; If-None-Match → 304, not charged (conditional.ts).
   app.use(["/api", "/trpc"], conditionalGet(deps.limits));
+  // Trackers' signed webhooks: the raw body is what their HMAC covers (ticket-events.ts).
+  app.use(ticketEventRoutes(deps));
   // Hostile input (depth, size, NUL, lone surrogates) stops here, before anything does work with it.
   app.use(["/api", "/trpc"], jsonBody, emptyBodyAsJson, sanitizeInput);
   app.use(["/api", "/trpc"], csrfGuard(deps.allowedOrigins));

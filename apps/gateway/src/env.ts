@@ -36,6 +36,13 @@ const ZEnv = z.object({
   PUBLIC_URL: z.string().url().optional(),
   ALLOWED_ORIGINS: z.string().optional(),
   ENCRYPTION_KEY: z.string().optional(),
+  /**
+   * The Ed25519 service key that signs evidence manifests: PKCS#8 PEM or a private JWK. Unset:
+   * derived from ENCRYPTION_KEY (server) or generated once in DATA_DIR/evidence-signing.key (embedded).
+   */
+  EVIDENCE_SIGNING_KEY: z.string().optional(),
+  /** Retired signing keys still published in the JWKS: a JWKS or a JSON array of public JWKs. */
+  EVIDENCE_SIGNING_KEYS_PREVIOUS: z.string().optional(),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false"),
   /** Redis key prefix of the job queue; the scheduler must use the same one. */
   JOBS_PREFIX: z.string().min(1).default("jobs"),

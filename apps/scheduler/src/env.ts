@@ -15,6 +15,9 @@ const ZEnv = z.object({
     .optional(),
   // Decrypts what the gateway encrypted (source credentials, webhook secrets): the same key.
   ENCRYPTION_KEY: z.string().min(1),
+  /** Signs evidence manifests (PKCS#8 PEM or private JWK, Ed25519); unset: derived from ENCRYPTION_KEY, as the gateway does. */
+  EVIDENCE_SIGNING_KEY: z.string().optional(),
+  EVIDENCE_SIGNING_KEYS_PREVIOUS: z.string().optional(),
   PUBLIC_URL: z.string().url().default("http://localhost:3000"),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false"),
   /** Redis key prefix of the job queue; the gateway must use the same one. */

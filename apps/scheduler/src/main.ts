@@ -9,6 +9,11 @@ import {
   ownMetrics,
   parseEncryptionKey,
   setAuditKey,
+  deriveEvidenceSigningKey,
+  evidenceSignerOf,
+  parseEvidenceSigningKey,
+  parsePreviousKeys,
+  setEvidenceSigner,
   startMetricsServer,
 } from "@posture/platform";
 import { queueLimits, readEnv, shutdownGraceMs } from "./env";
@@ -38,6 +43,15 @@ const db = createDb({
 });
 await db.migrate();
 setAuditKey(deriveAuditKey(parseEncryptionKey(env.ENCRYPTION_KEY), env.AUDIT_HMAC_KEY));
+// The key evidence packages are signed with: the gateway's (it publishes the JWKS).
+setEvidenceSigner(
+  evidenceSignerOf(
+    env.EVIDENCE_SIGNING_KEY
+      ? parseEvidenceSigningKey(env.EVIDENCE_SIGNING_KEY)
+      : deriveEvidenceSigningKey(parseEncryptionKey(env.ENCRYPTION_KEY)),
+    parsePreviousKeys(env.EVIDENCE_SIGNING_KEYS_PREVIOUS),
+  ),
+);
 
 // Handlers enqueue follow-up jobs through this queue, so the registry is read lazily, after it exists.
 const jobs = createBullQueue({

@@ -3,6 +3,7 @@ import { createReport } from "./procedures/create-report";
 import { generateEvidence } from "./procedures/generate-evidence";
 import { getDashboard } from "./procedures/get-dashboard";
 import { getEvidence } from "./procedures/get-evidence";
+import { getEvidenceKeys } from "./procedures/get-evidence-keys";
 import { getGapReport } from "./procedures/get-gap-report";
 import { getPostureReport } from "./procedures/get-posture-report";
 import { getReport } from "./procedures/get-report";
@@ -12,7 +13,12 @@ export const complianceRouter = router({
     reports: router({ create: createReport, get: getReport }),
     dashboard: router({ get: getDashboard }),
     gapReport: router({ get: getGapReport }),
-    evidence: router({ generate: generateEvidence, get: getEvidence }),
+    // `keys` before `get`: GET /compliance/evidence/keys is not the evidence job "keys".
+    evidence: router({
+      keys: router({ list: getEvidenceKeys }),
+      generate: generateEvidence,
+      get: getEvidence,
+    }),
   }),
   reports: router({ compliance: router({ get: getPostureReport }) }),
 });

@@ -4,6 +4,7 @@ import type { TJobQueue, TLogger, TRuntime } from "@posture/platform";
 import { complianceJobModule } from "@posture/compliance";
 import { incidentJobs } from "@posture/incidents";
 import { partnerJobModule } from "@posture/partner";
+import { postureJobs } from "@posture/posture";
 import { remediationJobs } from "@posture/remediation";
 import { sandboxJobs } from "@posture/sandbox";
 import { scansJobs } from "@posture/scans";
@@ -36,4 +37,5 @@ export const JOB_MODULES: readonly TJobModule<TJobDeps>[] = [
   remediationJobs,
   sandboxJobs,
   incidentJobs,
+  postureJobs,
 ];

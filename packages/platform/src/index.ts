@@ -31,3 +31,4 @@ export * from "./download";
 export * from "./domains";
 export * from "./rest-input";
 export * from "./managed-clients";
+export * from "./evidence-signing";

@@ -49,3 +49,11 @@ export { TENANT_CONFIGURATION } from "./engine/tenant-findings";
 export { listTimeline } from "./services/timeline";
 export { ZListFindingsInput, ZListFindingsOutput } from "./procedures/findings.types";
 export { ZListTimelineInput, ZListTimelineOutput } from "./procedures/posture.types";
+export {
+  receiveTicketEvent,
+  signatureValid,
+  trackerChange,
+  LINEAR_MAX_AGE_MS,
+} from "./services/ticket-events";
+export { closeResolvedTickets, TICKET_CLOSE_SWEEP_JOB, CLOSED_BY_PRODUCT } from "./services/ticket-close";
+export { postureJobs } from "./jobs";

@@ -1,5 +1,5 @@
 import { DEFAULT_TIMEOUT_MS, type TTrackerClient } from "./http";
-import { createGithubIssue } from "./providers/github";
+import { closeGithubIssue, createGithubIssue } from "./providers/github";
 import { createJiraIssue, jiraAuthorization } from "./providers/jira";
 import { createLinearIssue } from "./providers/linear";
 import type { TCreateTicketOptions, TTicket, TTicketFinding, TTicketingConfig } from "./types";
@@ -30,4 +30,25 @@ export async function createTicket(
     case "linear":
       return createLinearIssue({ ...base, secrets: [config.token] }, config, finding);
   }
+}
+
+/**
+ * Comments on a ticket with what resolved its finding and closes it in the tracker. GitHub only
+ * for now (Jira needs its workflow's transition to a done status, Linear its team's completed
+ * state: not built yet); other providers answer false and the ticket is left as it is.
+ */
+export async function closeTicket(
+  config: TTicketingConfig,
+  externalId: string,
+  comment: string,
+  opts: TCreateTicketOptions = {},
+): Promise<boolean> {
+  const base = {
+    provider: config.provider,
+    fetch: opts.fetch ?? globalThis.fetch,
+    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  };
+  if (config.provider !== "github") return false;
+  await closeGithubIssue({ ...base, secrets: [config.token] }, config, externalId, comment);
+  return true;
 }

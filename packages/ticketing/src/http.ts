@@ -18,7 +18,7 @@ export type TTrackerClient = {
 };
 
 export type TTrackerRequest = {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PATCH";
   url: string;
   headers: Record<string, string>;
   body?: unknown;

@@ -1,4 +1,4 @@
-export { createTicket } from "./create-ticket";
+export { closeTicket, createTicket } from "./create-ticket";
 export { ZTicketingConfigInput, DEFAULT_BASE_URLS, type TTicketingConfigInput } from "./config";
 export { ticketTitle, markdownDescription, adfDescription } from "./content";
 export { JIRA_FALLBACK_STATUS } from "./providers/jira";

@@ -32,6 +32,21 @@ export const ZFindingResolvedData = z.strictObject({
   remediationId: z.string().min(1).nullable(),
 });
 
+/**
+ * A tracker's signed webhook moved a ticketed finding (issue 32): the ticket was closed as done
+ * (`done`: the finding stays OPEN until a scan confirms, flagged), closed as won't do
+ * (`declined`: ACCEPTED, risk accepted in the tracker) or reopened (`reopened`: OPEN again).
+ */
+export const ZFindingTicketUpdatedData = z.strictObject({
+  findingId: z.string().min(1),
+  title: z.string(),
+  link: ZLink,
+  provider: z.enum(["jira", "github", "linear"]),
+  externalId: z.string().min(1),
+  trackerState: z.enum(["done", "declined", "reopened"]),
+  findingStatus: z.enum(["OPEN", "RESOLVED", "ACCEPTED"]),
+});
+
 export const ZPolicyViolationData = z.strictObject({
   ruleId: z.string().min(1),
   severity: ZSeverity,
@@ -312,6 +327,7 @@ export const EVENT_DATA_SCHEMAS = {
   "scan.completed": ZScanCompletedData,
   "finding.new": ZFindingNewData,
   "finding.resolved": ZFindingResolvedData,
+  "finding.ticket.updated": ZFindingTicketUpdatedData,
   "policy.violation": ZPolicyViolationData,
   "prevention.triggered": ZPreventionTriggeredData,
   "alert.grouped": ZAlertGroupedData,

@@ -7,6 +7,8 @@ const EVENT_SUMMARIES: Record<TEventType, string> = {
   "scan.completed": "A scan of a source completed",
   "finding.new": "A scan found a new finding",
   "finding.resolved": "A finding is no longer detected",
+  "finding.ticket.updated":
+    "A ticket was closed (done or declined) or reopened in the tracker, and its finding followed (declined: ACCEPTED; reopened: OPEN; done: stays OPEN until a scan confirms)",
   "policy.violation": "A policy matched findings of a scan",
   "prevention.triggered": "A prevention rule fired on a scan",
   "alert.grouped": "Several new findings of one category, grouped into one alert",

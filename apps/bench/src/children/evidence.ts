@@ -1,10 +1,13 @@
 // Builds one evidence package in a process of its own, so its peak RSS is the builder's alone.
 import { buildEvidencePackage } from "@posture/compliance";
 import { createDb, evidenceJobs } from "@posture/db";
-import { deriveAuditKey, setAuditKey } from "@posture/platform";
+import { generateKeyPairSync } from "node:crypto";
+import { deriveAuditKey, evidenceSignerOf, setAuditKey, setEvidenceSigner } from "@posture/platform";
 
 // The runner's audit key: the package verifies the audit chain the runner's seed wrote.
 setAuditKey(deriveAuditKey(Buffer.alloc(0), process.env.BENCH_AUDIT_HMAC_KEY));
+// The manifest is signed as in production (a key of the run's own).
+setEvidenceSigner(evidenceSignerOf(generateKeyPairSync("ed25519").privateKey));
 const url = process.env.BENCH_DATABASE_URL ?? "";
 const orgId = process.env.BENCH_ORG_ID ?? "";
 const handle = createDb({ databaseUrl: url, poolSize: 4 });

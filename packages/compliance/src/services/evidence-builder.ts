@@ -16,11 +16,12 @@ import {
   usersCsv,
   verifyAuditChain,
 } from "./evidence-files";
-import { csvLine } from "@posture/platform";
+import { csvLine, evidenceSigner, signCompactJws } from "@posture/platform";
 import { renderIndexHtml, type TManifestFile } from "./evidence-index-html";
 import { ChunkSink } from "./evidence-store";
 import { renderGapReport } from "./gap-report-pdf";
 import { reportTheme } from "./theme";
+import { MANIFEST_FILE, MANIFEST_JWS_FILE, PACKAGE_JWKS_FILE } from "../verify/evidence-verify";
 
 const F = {
   findings: "evidence/findings.csv",
@@ -112,13 +113,17 @@ export type TBuiltPackage = { fileCount: number; controlCount: number; sizeBytes
 /**
  * Builds one organization's evidence package as a ZIP streamed straight into evidence_chunks:
  * large files (findings, shares) are read in batches and hashed as they are compressed, and the
- * manifest, written last, lists every file with its size and SHA-256 and maps controls to files.
+ * manifest, written last, lists every file with its size and SHA-256, maps controls to files,
+ * carries the audit chain's head, and is signed with the service key (manifest.jws).
  */
 export async function buildEvidencePackage(
   db: Db,
   o: { jobId: string; orgId: string; framework: TComplianceFramework; days: number; now?: Date },
 ): Promise<TBuiltPackage> {
   const now = o.now ?? new Date();
+  const signer = evidenceSigner();
+  if (!signer)
+    throw new Error("evidence signing key not set: every process sets it at start (setEvidenceSigner)");
   const e = await evaluateOrg(db, { orgId: o.orgId, days: o.days, frameworks: [o.framework], now });
   const result = e.results[0];
   if (!result) throw new Error("framework evaluation missing");
@@ -227,6 +232,9 @@ export async function buildEvidencePackage(
       files,
     }),
   );
+  // The public keys at signing time, so the package checks itself; an auditor also checks the
+  // signature against the service's published JWKS (`evidence:verify --jwks`), see docs/compliance.md.
+  await add(PACKAGE_JWKS_FILE, json(signer.jwks));
   const manifest = {
     framework: { id: result.framework, name: result.name, version: result.version },
     organization: e.org,
@@ -238,14 +246,31 @@ export async function buildEvidencePackage(
       partial: result.partial,
       gap: result.gap,
     },
+    // The audit chain's head as verified above: signed with the manifest, so a later chain that
+    // does not extend this head (rows dropped or rewritten) shows against the package.
+    auditChain: {
+      verified: auditCheck.verified,
+      entries: auditCheck.entries,
+      lastSeq: auditCheck.lastSeq,
+      lastHash: auditCheck.lastHash,
+    },
+    signature: {
+      alg: "EdDSA",
+      kid: signer.kid,
+      file: MANIFEST_JWS_FILE,
+      keys: "/api/compliance/evidence/keys",
+    },
     files,
     controls: result.controls.map((c) => ({ id: c.id, status: c.status, files: map.byControl[c.id] ?? [] })),
   };
-  archive.append(json(manifest), { name: "manifest.json", date: now });
+  // manifest.jws is a compact JWS whose payload is exactly manifest.json's bytes.
+  const manifestBytes = Buffer.from(json(manifest));
+  archive.append(manifestBytes, { name: MANIFEST_FILE, date: now });
+  archive.append(signCompactJws(signer, manifestBytes), { name: MANIFEST_JWS_FILE, date: now });
   await Promise.race([archive.finalize(), failed]);
   await Promise.race([finished(sink), failed]);
   return {
-    fileCount: files.length + 1,
+    fileCount: files.length + 2,
     controlCount: result.controls.length,
     sizeBytes: sink.size,
     sha256: sink.sha256,

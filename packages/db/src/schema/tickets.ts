@@ -32,5 +32,8 @@ export const ticketingIntegrations = pgTable("ticketing_integrations", {
   baseUrl: text("base_url").notNull(),
   project: text("project").notNull(),
   tokenEnc: text("token_enc").notNull(),
+  // The tracker's webhooks come to /api/integrations/ticketing/events/{hookId}, signed with this secret.
+  hookId: text("hook_id").unique(),
+  webhookSecretEnc: text("webhook_secret_enc"),
   updatedAt: tsColumn("updated_at").notNull().defaultNow(),
 });

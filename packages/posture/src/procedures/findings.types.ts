@@ -84,7 +84,8 @@ export const configureTicketingMeta = {
     path: "/integrations/ticketing",
     tags: ["integrations"],
     summary: "Configure the issue tracker used for tickets (Jira, GitHub Issues or Linear)",
-    description: "The token is encrypted at rest and never returned.",
+    description:
+      "The token is encrypted at rest and never returned. The answer carries the tracker's webhook: `webhookUrl` (POST /api/integrations/ticketing/events/{hookId}) and `webhookSecret`, the secret to give the tracker (Jira admin webhook secret, GitHub webhook secret, Linear signing secret), kept across reconfigurations. A ticket closed or reopened in the tracker then moves its finding (docs/integrators.md).",
   },
 } satisfies TMeta;
 export const ZTicketingConfigOutput = z.object({
@@ -93,4 +94,7 @@ export const ZTicketingConfigOutput = z.object({
   project: z.string(),
   configured: z.literal(true),
   updatedAt: ZTimestamp,
+  hookId: z.string().describe("Names this integration's webhook address"),
+  webhookUrl: z.string().url().describe("Where the tracker sends its webhooks"),
+  webhookSecret: z.string().describe("The shared secret the tracker signs its webhooks with (HMAC-SHA256)"),
 });

@@ -1,5 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { isUniqueViolation, ticketingIntegrations, tickets, type Db } from "@posture/db";
+import { newId, isUniqueViolation, ticketingIntegrations, tickets, type Db } from "@posture/db";
 import {
   AppError,
   audit,
@@ -146,12 +147,25 @@ export async function configureTicketing(
   runtime: TRuntime,
 ) {
   await assertReachable(runtime, input.baseUrl);
+  // The webhook address and secret are made once and kept across reconfigurations, so the
+  // tracker's webhook keeps working; the secret is encrypted at rest like the token.
+  const [existing] = await db
+    .select({ hookId: ticketingIntegrations.hookId, secretEnc: ticketingIntegrations.webhookSecretEnc })
+    .from(ticketingIntegrations)
+    .where(eq(ticketingIntegrations.orgId, input.orgId))
+    .limit(1);
+  const hookId = existing?.hookId ?? newId("thk");
+  const webhookSecret = existing?.secretEnc
+    ? decryptSecret(runtime.encryptionKey, existing.secretEnc)
+    : randomBytes(32).toString("hex");
   const values = {
     orgId: input.orgId,
     provider: input.provider,
     baseUrl: input.baseUrl,
     project: input.project,
     tokenEnc: encryptSecret(runtime.encryptionKey, input.token),
+    hookId,
+    webhookSecretEnc: encryptSecret(runtime.encryptionKey, webhookSecret),
     updatedAt: new Date(),
   };
   await db.transaction(async (tx) => {
@@ -171,5 +185,8 @@ export async function configureTicketing(
     project: input.project,
     configured: true as const,
     updatedAt: iso(values.updatedAt),
+    hookId,
+    webhookUrl: `${runtime.publicUrl.replace(/\/$/, "")}/api/integrations/ticketing/events/${hookId}`,
+    webhookSecret,
   };
 }

@@ -44,3 +44,35 @@ export async function createGithubIssue(
     status: created.data.state,
   };
 }
+
+/**
+ * Comments on the issue, then closes it as completed: POST /repos/{owner}/{repo}/issues/{n}/comments
+ * and PATCH /repos/{owner}/{repo}/issues/{n} {state: "closed", state_reason: "completed"}
+ * (https://docs.github.com/en/rest/issues/comments#create-an-issue-comment,
+ * https://docs.github.com/en/rest/issues/issues#update-an-issue). Both are safe to repeat.
+ */
+export async function closeGithubIssue(
+  client: TTrackerClient,
+  config: TTicketingConfig,
+  externalId: string,
+  comment: string,
+): Promise<void> {
+  const m = /^([^/]+)\/([^#]+)#(\d+)$/.exec(externalId);
+  if (!m) throw new Error(`not a GitHub issue id: ${externalId}`);
+  const issue = `${trimBaseUrl(config.baseUrl)}/repos/${encodeURIComponent(m[1] ?? "")}/${encodeURIComponent(m[2] ?? "")}/issues/${m[3]}`;
+  const headers = {
+    authorization: `Bearer ${config.token}`,
+    accept: "application/vnd.github+json",
+    "x-github-api-version": GITHUB_API_VERSION,
+  };
+  for (const req of [
+    { method: "POST" as const, url: `${issue}/comments`, headers, body: { body: comment } },
+    { method: "PATCH" as const, url: issue, headers, body: { state: "closed", state_reason: "completed" } },
+  ]) {
+    const res = await send(client, req);
+    if (!isSuccess(res)) {
+      const error = ZGithubError.safeParse(res.json);
+      throw statusError(client, res, error.success ? error.data.message : undefined);
+    }
+  }
+}

@@ -13,7 +13,12 @@ export type TFakeGithubOptions = {
   token?: string;
 };
 
-export type TFakeGithub = TFakeTracker & { repo: string; token: string };
+export type TFakeGithubIssue = { state: "open" | "closed"; stateReason: string | null; comments: string[] };
+export type TFakeGithub = TFakeTracker & {
+  repo: string;
+  token: string;
+  issues: Map<number, TFakeGithubIssue>;
+};
 
 const DOCS = "https://docs.github.com/rest/issues/issues#create-an-issue";
 
@@ -26,6 +31,7 @@ export async function startFakeGithub(options: TFakeGithubOptions = {}): Promise
   const repo = options.repo ?? "acme/security";
   const token = options.token ?? "github_pat_fake_0123456789";
   let nextNumber = 0;
+  const issues = new Map<number, TFakeGithubIssue>();
 
   const handle = (req: TRecordedRequest, baseUrl: string): TFakeResponse => {
     if (!header(req, "user-agent")) {
@@ -42,6 +48,33 @@ export async function startFakeGithub(options: TFakeGithubOptions = {}): Promise
     if (header(req, "accept") !== "application/vnd.github+json") {
       return githubError(415, "Accept must be application/vnd.github+json");
     }
+    // Issue comments and updates (https://docs.github.com/en/rest/issues/comments#create-an-issue-comment,
+    // https://docs.github.com/en/rest/issues/issues#update-an-issue): on issues this fake created.
+    const one = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)(\/comments)?$/.exec(req.path);
+    if (one) {
+      if (`${decodeURIComponent(one[1] ?? "")}/${decodeURIComponent(one[2] ?? "")}` !== repo) {
+        return githubError(404, "Not Found");
+      }
+      const n = Number(one[3]);
+      const issue = issues.get(n);
+      if (!issue) return githubError(404, "Not Found");
+      const body = isRecord(req.json) ? req.json : {};
+      if (one[4] && req.method === "POST") {
+        if (typeof body.body !== "string" || body.body === "") {
+          return githubError(422, "Validation Failed", {
+            errors: [{ resource: "IssueComment", code: "missing_field", field: "body" }],
+          });
+        }
+        issue.comments.push(body.body);
+        return { status: 201, body: { id: 5_000_000 + issue.comments.length, body: body.body } };
+      }
+      if (!one[4] && req.method === "PATCH") {
+        if (body.state === "closed" || body.state === "open") issue.state = body.state;
+        if (typeof body.state_reason === "string") issue.stateReason = body.state_reason;
+        return { status: 200, body: { number: n, state: issue.state, state_reason: issue.stateReason } };
+      }
+      return githubError(404, "Not Found");
+    }
     const match = /^\/repos\/([^/]+)\/([^/]+)\/issues$/.exec(req.path);
     if (req.method !== "POST" || !match) return githubError(404, "Not Found");
     if (`${decodeURIComponent(match[1] ?? "")}/${decodeURIComponent(match[2] ?? "")}` !== repo) {
@@ -54,6 +87,7 @@ export async function startFakeGithub(options: TFakeGithubOptions = {}): Promise
       });
     }
     nextNumber += 1;
+    issues.set(nextNumber, { state: "open", stateReason: null, comments: [] });
     return {
       status: 201,
       body: {
@@ -74,5 +108,5 @@ export async function startFakeGithub(options: TFakeGithubOptions = {}): Promise
       ? { message: "Bad credentials", documentation_url: DOCS }
       : { message: `Injected HTTP ${status}` },
   );
-  return { ...server, repo, token };
+  return { ...server, repo, token, issues };
 }

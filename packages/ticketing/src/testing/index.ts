@@ -8,3 +8,10 @@ export {
 } from "./fake-linear";
 export type { TFakeTracker, TFault, TRecordedRequest } from "./fake-server";
 export { sampleFinding } from "./fixtures";
+export {
+  jiraIssueUpdated,
+  githubIssueEvent,
+  linearIssueUpdate,
+  type TSignedDelivery,
+  type TTrackerAction,
+} from "./webhook-senders";

@@ -142,7 +142,7 @@ describe("evidence packages", () => {
       organization: { id: acme.orgId },
       period: { days: 90 },
     });
-    expect(manifest.files.length).toBe(entries.length - 1);
+    expect(manifest.files.length).toBe(entries.length - 2);
     for (const f of manifest.files) {
       const bytes = unzipRead(zipFile, f.path);
       expect(bytes.length, f.path).toBe(f.size);

@@ -146,7 +146,11 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
       await sweepClientHealth({ ...deps, jobs });
       if (
         w > DEMO_WEEKS - REPORT_WEEKS &&
-        (await buildScheduledReport({ ...deps, jobs }, { partnerOrgId, schedule: "WEEKLY", now: at(w, 5) }))
+        (await buildScheduledReport(
+          { ...deps, jobs },
+          // Built after the week's scans, and never later than the seed's now (the last week's is now).
+          { partnerOrgId, schedule: "WEEKLY", now: new Date(Math.min(at(w, 5).getTime(), now.getTime())) },
+        ))
       )
         count.partnerReports++;
     });
@@ -242,7 +246,8 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
           isKnownPublisher: false,
           scopes: ["https://www.googleapis.com/auth/drive", "https://mail.google.com/"],
           userEmail: user.email,
-          grantedAt: at(w, 3 - i).toISOString(),
+          // Granted two and three days before the week's scans find it: never after the seed's now.
+          grantedAt: at(w, -24 * (2 + i)).toISOString(),
         },
       });
     }

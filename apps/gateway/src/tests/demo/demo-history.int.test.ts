@@ -158,6 +158,23 @@ const teamMay = (op: TOperation) => {
   return access?.auth !== "partner";
 };
 
+/** Fields that name a time to come by design: an expiry, a next run, a deadline. */
+const FUTURE_BY_DESIGN = /expir|next|until|due|deadline|retry|valid|renew/i;
+
+/** Every ISO timestamp in an answer dated after `now`, by its path in the answer. */
+function futureTimes(body: unknown, now: number, at = ""): string[] {
+  if (typeof body === "string")
+    return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(body) && Date.parse(body) > now
+      ? [`${at} = ${body}`]
+      : [];
+  if (Array.isArray(body)) return body.flatMap((v, i) => futureTimes(v, now, `${at}[${i}]`));
+  if (body && typeof body === "object")
+    return Object.entries(body).flatMap(([k, v]) =>
+      FUTURE_BY_DESIGN.test(k) ? [] : futureTimes(v, now, `${at}.${k}`),
+    );
+  return [];
+}
+
 describe("a fresh first start: every GET endpoint answers with demo data", () => {
   it("seeds fast enough for a first start, and only once", async () => {
     console.log(`demo seed: ${Math.round(seedMs)} ms`);
@@ -169,6 +186,23 @@ describe("a fresh first start: every GET endpoint answers with demo data", () =>
     expect(await gw.db.db.select({ id: organizations.id }).from(organizations)).toHaveLength(before.length);
     const [owner] = await gw.db.db.select().from(users).where(eq(users.email, "owner@acme.example"));
     expect(owner).toBeDefined();
+  });
+
+  it("never shows the future: the newest timeline items are dated before now", async () => {
+    for (const a of [actors.acme, actors.globex]) {
+      const now = Date.now();
+      const page = (await get(a, "/timeline?limit=100")).body as {
+        items: Array<{ kind: string; title: string; at: string }>;
+      };
+      // Newest first: the first page holds whatever is dated latest.
+      const times = page.items.map((i) => Date.parse(i.at));
+      expect(times, a.name).toEqual([...times].sort((x, y) => y - x));
+      expect(
+        page.items.filter((i) => Date.parse(i.at) > now).map((i) => `${i.kind} ${i.at} ${i.title}`),
+        a.name,
+      ).toEqual([]);
+      expect(page.items, a.name).toHaveLength(100);
+    }
   });
 
   it("walks every GET operation of the OpenAPI document as each demo organization", async () => {
@@ -199,6 +233,9 @@ describe("a fresh first start: every GET endpoint answers with demo data", () =>
         }
         const res = await get(a, `${filled}${query(op)}`);
         walked.push(`${a.name} GET ${path} ${res.status}`);
+        // Nothing shown is dated after now (issue 33: demo activity was generated ahead of the clock).
+        for (const t of futureTimes(res.body, Date.now()))
+          failures.push(`${a.name} GET ${filled}: future ${t}`);
         if (res.status >= 300)
           failures.push(`${a.name} GET ${filled}: ${res.status} ${res.text.slice(0, 200)}`);
         else if (!(path in EMPTY_BY_DESIGN) && !nonEmpty(res))

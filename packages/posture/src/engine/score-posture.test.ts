@@ -63,7 +63,8 @@ describe("scorePosture arithmetic", () => {
 
     // Fixing one: public 7 → 0; admin: identity S = 9.92 → 6.39 → 6 (3); 2SV: tenant S = 2 → 1.76 → 2
     // (3); an external HIGH: 6 → 4 (2); the apps setting: S = 5 → 3.75 → 4 (1); app: 1 → 0 (1); a user
-    // HIGH: S = 17 → 8.74 → 9 (0); dormant: S = 17.92 → 8.98 → 9 (0). Ties: more severe first, then id.
+    // HIGH: S = 17 → 8.74 → 9 (0); dormant: S = 17.92 → 8.98 → 9 (0), and a fix worth 0 is not
+    // listed. Ties: more severe first, then id.
     expect(result.topImprovements).toEqual([
       { findingId: "pub", scoreDelta: 7 },
       { findingId: "adm", scoreDelta: 3 },
@@ -72,9 +73,6 @@ describe("scorePosture arithmetic", () => {
       { findingId: "ext-b", scoreDelta: 2 },
       { findingId: "tc-apps", scoreDelta: 1 },
       { findingId: "app", scoreDelta: 1 },
-      { findingId: "usr-1", scoreDelta: 0 },
-      { findingId: "usr-2", scoreDelta: 0 },
-      { findingId: "dormant", scoreDelta: 0 },
     ]);
     // One action over each group (all public links, all outside shares, unverified apps) and one
     // per tenant setting (titled by its fix), ranked by points per step: the link 7/1; the shares
@@ -116,13 +114,28 @@ describe("scorePosture arithmetic", () => {
     expect(result.score).toBe(100 - 4); // one HIGH public link: 20·5/25
   });
 
-  it("keeps at most ten top improvements and ten quick wins, quick wins only with a positive delta", () => {
+  it("keeps at most ten top improvements and ten quick wins, each with a positive delta", () => {
     const many = Array.from({ length: 30 }, (_, i) =>
       f("public_exposure", "HIGH", "public_link", `p${String(i).padStart(2, "0")}`),
     );
     const result = scorePosture(many);
-    expect(result.topImprovements).toHaveLength(10);
-    expect(result.topImprovements[0]?.findingId).toBe("p00");
+    // 30 HIGH links: S = 5·log2(31) = 24.77 → 11, and 29: 24.56 → 11; no single one is worth a point.
+    expect(result.topImprovements).toEqual([]);
+    // Few enough that each counts: the first ten of twelve (one category each severity apart).
+    const few = scorePosture(
+      [
+        "public_exposure",
+        "external_sharing",
+        "identity",
+        "third_party_apps",
+        "shared_drive_exposure",
+      ].flatMap((category, c) => [
+        f(category, "CRITICAL", "r", `c${c}a`),
+        f(category, "CRITICAL", "r", `c${c}b`),
+      ]),
+    );
+    expect(few.topImprovements).toHaveLength(10);
+    expect(few.topImprovements.every((t) => t.scoreDelta > 0)).toBe(true);
     expect(result.quickWins.every((w) => w.scoreDelta > 0)).toBe(true);
     expect(result.quickWins.length).toBeLessThanOrEqual(10);
   });

@@ -12,6 +12,7 @@ import { webhookDocuments } from "@posture/webhooks";
 import type { TGatewayDeps } from "./deps";
 import { DOCS_ASSET_ROUTES } from "./docs-page";
 import { GUIDES_MARKDOWN } from "./guides";
+import { addExamples } from "./openapi-examples";
 import type { TRouteTable } from "./middleware/method-not-allowed";
 import { appRouter } from "./router";
 
@@ -457,6 +458,7 @@ export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
     for (const op of Object.values(item ?? {}) as TOperation[]) openSchemas(op.responses);
   openSchemas(full.webhooks);
   dropSafeIntegerBounds(full);
+  addExamples(full);
   full.tags = [
     ...new Set(
       [...Object.values(full.paths ?? {}), ...Object.values(full.webhooks ?? {})].flatMap((item) =>

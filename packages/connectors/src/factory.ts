@@ -21,6 +21,11 @@ const ZDemoConfig = z.object({
   fileCount: z.number().int().min(DEMO_LIMITS.files.min).max(DEMO_LIMITS.files.max).optional(),
   userCount: z.number().int().min(DEMO_LIMITS.users.min).max(DEMO_LIMITS.users.max).optional(),
   revision: z.number().int().min(0).optional(),
+  /**
+   * What the synthetic tenant is generated from (default: the connector's id). Set only by the demo
+   * seed, so that a fresh start's history has the same numbers every time (issue 33).
+   */
+  seed: z.string().min(1).max(200).optional(),
 });
 
 const ZRealConfig = z.object({
@@ -77,7 +82,7 @@ function build<T>(input: TCreateSourceAdapterInput, make: TMakers<T>): T {
   if (input.mode === "demo") {
     const config = parseConfig(ZDemoConfig, input.config);
     return make.demo({
-      seed: input.connectorId,
+      seed: config.seed ?? input.connectorId,
       type: input.type,
       fileCount: config.fileCount,
       userCount: config.userCount,

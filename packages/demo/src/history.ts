@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { connectors, demoOverlayStore, organizations, workspaceUsers, type Db } from "@posture/db";
 import { buildScheduledReport, runRadar, sweepClientHealth } from "@posture/partner";
 import type { TLogger, TRuntime } from "@posture/platform";
@@ -13,8 +13,6 @@ const DAY_MS = 86_400_000;
 export const DEMO_WEEKS = 8;
 /** Small demo tenants: enough for every view to look real, small enough for a first start. */
 export const DEMO_FILES = 2000;
-/** Public links Acme's remediation removes in week 3. */
-const REMEDIATED_LINKS = 25;
 /**
  * The week Acme connects its Microsoft 365 (a small one): behaviour analytics flags what happened
  * in a tenant's last weeks before it was connected (the demo's stories), and anomalies are only
@@ -115,8 +113,8 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
 
   const count = { scans: 0, incidents: 0, remediations: 0, partnerReports: 0 };
   const { acmeSource, globexSource } = await step(at(0, -1), async () => {
-    const acmeSource = await connect(acme, "google_workspace", "Acme Google Workspace (demo)");
-    const globexSource = await connect(globex, "microsoft_365", "Globex Microsoft 365 (demo)");
+    const acmeSource = await connect(db, acme, "google_workspace", "Acme Google Workspace (demo)");
+    const globexSource = await connect(db, globex, "microsoft_365", "Globex Microsoft 365 (demo)");
     await northwind("PATCH", "/partner/settings", { reportSchedule: "WEEKLY", notifyUnhealthy: true });
     return { acmeSource, globexSource };
   });
@@ -146,7 +144,11 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
       await sweepClientHealth({ ...deps, jobs });
       if (
         w > DEMO_WEEKS - REPORT_WEEKS &&
-        (await buildScheduledReport({ ...deps, jobs }, { partnerOrgId, schedule: "WEEKLY", now: at(w, 5) }))
+        (await buildScheduledReport(
+          { ...deps, jobs },
+          // Built after the week's scans, and never later than the seed's now (the last week's is now).
+          { partnerOrgId, schedule: "WEEKLY", now: new Date(Math.min(at(w, 5).getTime(), now.getTime())) },
+        ))
       )
         count.partnerReports++;
     });
@@ -169,16 +171,26 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
   });
 
   /**
-   * The worst public links removed at once: planned by the owner, approved by an admin, applied
-   * to the (demo) sources by the remediation job (paced at the source's write rate, hence a few
-   * dozen rather than the whole quick win).
+   * A quick win carried out whole: planned by the owner over every open finding of its group,
+   * approved by an admin, applied to the (demo) sources by the remediation job. Acme removes its
+   * public links in week 3 and the new ones every week after, and revokes its unverified broad
+   * apps in week 5: that, against a tenant that drifts a little each week, is its rising score.
    */
-  const remediateWorstLinks = async () => {
-    const exposed = await openFindings({ category: "public_exposure", limit: REMEDIATED_LINKS });
-    if (exposed.length === 0) return;
-    const plan = await acme<{ id: string }>("POST", "/remediations", {
-      findingIds: exposed.map((f) => f.id),
-    });
+  const remediateQuickWin = async (
+    quickWin: "public_links" | "unverified_broad_apps" | "untrusted_shares",
+  ) => {
+    const { quickWins } = await acme<{ quickWins: Array<{ action: string; title: string }> }>(
+      "GET",
+      "/posture/breakdown",
+    );
+    // Only a group the breakdown offers (one with open findings worth points) is planned.
+    const offered = {
+      public_links: (q: { action: string }) => q.action === "remove_public_link",
+      unverified_broad_apps: (q: { title: string }) => q.title.includes("with broad access"),
+      untrusted_shares: (q: { title: string }) => q.title.includes("untrusted domains"),
+    }[quickWin];
+    if (!quickWins.some(offered)) return;
+    const plan = await acme<{ id: string }>("POST", "/remediations", { quickWin });
     await acmeAdmin("POST", "/remediations/{id}/approve", { id: plan.id });
     await acmeAdmin("POST", "/remediations/{id}/apply", { id: plan.id });
     count.remediations++;
@@ -191,6 +203,8 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
    * Northwind plans its revocation in both at once, and Acme's admin approves Acme's part.
    */
   const partnerWeek = async (w: number, sources: { acme: string; globex: string }) => {
+    // The week's remediation has been applied before the partner looks (same numbers every start).
+    await jobs.drain();
     const clients = [await orgIdOf(db, "Acme Corp"), await orgIdOf(db, "Globex")];
     const group = await northwind<{ id: string }>("POST", "/partner/groups", {
       name: "Priority clients",
@@ -227,6 +241,7 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
         .select({ email: workspaceUsers.email })
         .from(workspaceUsers)
         .where(eq(workspaceUsers.connectorId, connectorId))
+        .orderBy(workspaceUsers.email)
         .limit(1);
       if (!user) throw new Error("demo seed: a source without users");
       const id = `demo-quicksync-${i}`;
@@ -242,7 +257,8 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
           isKnownPublisher: false,
           scopes: ["https://www.googleapis.com/auth/drive", "https://mail.google.com/"],
           userEmail: user.email,
-          grantedAt: at(w, 3 - i).toISOString(),
+          // Granted two and three days before the week's scans find it: never after the seed's now.
+          grantedAt: at(w, -24 * (2 + i)).toISOString(),
         },
       });
     }
@@ -274,13 +290,13 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
   async function week(w: number): Promise<void> {
     if (w === GLOBEX_SECOND_SOURCE_WEEK) {
       globexSecond = await step(at(w, 1), () =>
-        connect(globex, "google_workspace", "Globex Google Workspace (demo)", DEMO_FILES / 2),
+        connect(db, globex, "google_workspace", "Globex Google Workspace (demo)", DEMO_FILES / 2),
       );
       await startTenantClock(db, [globexSecond], at(w, 1));
     }
     if (w === SECOND_SOURCE_WEEK) {
       acmeSecond = await step(at(w, 1), () =>
-        connect(acme, "microsoft_365", "Acme Microsoft 365 (demo)", SECOND_SOURCE_FILES),
+        connect(db, acme, "microsoft_365", "Acme Microsoft 365 (demo)", SECOND_SOURCE_FILES),
       );
       await startTenantClock(db, [acmeSecond], at(w, 1));
     }
@@ -337,7 +353,7 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
           status: "INVESTIGATING",
           note: "App publisher asked for its verification status",
         });
-        await remediateWorstLinks();
+        await remediateQuickWin("public_links");
       });
     }
     if (w === 4 && incidents) {
@@ -364,9 +380,20 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
         });
       });
     }
-    if (w === SECOND_SOURCE_WEEK)
-      // Acme's new Microsoft 365 source brought its own public links: the worst go the same week.
-      await step(at(w, 5), remediateWorstLinks);
+    // From week 4 on, Acme removes the week's new public links after each weekly scan (in week 7,
+    // those its new Microsoft 365 source brought too); in week 5 it revokes its unverified apps.
+    if (w >= 4) await step(at(w, 5), () => remediateQuickWin("public_links"));
+    if (w === SECOND_SOURCE_WEEK && acmeSecond) {
+      // The new source's links gone, Acme rescans it the same day to confirm (and to see its score).
+      const id = acmeSecond;
+      await step(at(w, 6), async () => {
+        // Within the week's step: the remediation's job has to have run first.
+        await jobs.drain();
+        await acme("POST", "/connectors/{id}/sync", { id });
+      });
+      count.scans++;
+    }
+    if (w === 5) await step(at(w, 5), () => remediateQuickWin("unverified_broad_apps"));
     if (w === 6)
       await step(at(6, 4), async () => {
         const items = await acme<{ rows: TSharingItem[] }>("GET", "/sharing/items", {
@@ -403,6 +430,7 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
 }
 
 async function connect(
+  db: Db,
   call: TCaller,
   type: "google_workspace" | "microsoft_365",
   displayName: string,
@@ -414,6 +442,12 @@ async function connect(
     mode: "demo",
     demo: { files },
   });
+  // The tenant is generated from its name rather than the connector's fresh id: every fresh start
+  // tells the same story with the same numbers (the demo test asserts them).
+  await db
+    .update(connectors)
+    .set({ config: sql`config || ${JSON.stringify({ seed: `demo-history:${displayName}` })}::jsonb` })
+    .where(eq(connectors.id, c.id));
   return c.id;
 }
 

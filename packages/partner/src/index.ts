@@ -5,6 +5,7 @@ export type { TPlanRemediation } from "./act-once";
 export { partnerJobModule, PARTNER_HEALTH_JOB, PARTNER_REPORTS_JOB } from "./jobs/module";
 export { fetchLogo, guardedFetcher, sniffImage, LOGO_MAX_BYTES, type TLogoFetcher } from "./services/logo";
 export { getPortfolio, getClientReport } from "./services/portfolio";
+export { portfolioForPeriod } from "./services/portfolio-pdf";
 export {
   lastCompletePeriod,
   sweepScheduledReports,

@@ -91,6 +91,17 @@ describe("retries", () => {
     expect(waited).toBeLessThan(3000);
   });
 
+  it("says that it waits, and how long, before each retry (onRetry)", async () => {
+    state.script = [rateLimited({ "retry-after": "1" }), rateLimited({ "retry-after": "0" })];
+    state.fallback = (_req, res) => json(res, 200, { connectors: [] });
+    const waits: unknown[] = [];
+    await client({ onRetry: (w) => waits.push({ ...w, url: new URL(w.url).pathname }) }).get("/connectors");
+    expect(waits).toEqual([
+      { method: "GET", url: "/api/connectors", status: 429, delayMs: 1000, attempt: 1 },
+      { method: "GET", url: "/api/connectors", status: 429, delayMs: 0, attempt: 2 },
+    ]);
+  });
+
   it("honours the RateLimit header (r=0;t=…) when there is no Retry-After, and retries a 503", async () => {
     state.script = [
       rateLimited({ ratelimit: '"authenticated";r=0;t=1', "ratelimit-policy": '"authenticated";q=60;w=60' }),

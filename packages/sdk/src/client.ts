@@ -7,7 +7,7 @@ import createFetchClient, {
 import { conditionalFetch, type ConditionalCacheOptions } from "./conditional.js";
 import { ApiError } from "./errors.js";
 import { paginate, type PaginatedPath, type PageItem } from "./paginate.js";
-import { retryingFetch, type RetryOptions } from "./retry.js";
+import { retryingFetch, type RetryOptions, type RetryWait } from "./retry.js";
 import type { paths } from "./schema.js";
 import type { HttpMethod, InitParam, MediaType, PathsWithMethod } from "./types.js";
 
@@ -26,6 +26,8 @@ export type ClientOptions = {
   maxRetryDelayMs?: number;
   /** First back-off when the server gives no hint (default 500 ms). */
   retryBaseDelayMs?: number;
+  /** Called before each retry's wait, e.g. to log `waiting 57 s (429)`; default: nothing. */
+  onRetry?: (wait: RetryWait) => void;
   /** Generates the Idempotency-Key of each write (default: a random UUID); return null to send none. */
   idempotencyKey?: (request: Request) => string | null;
   /** Extra headers on every request. */
@@ -103,6 +105,7 @@ export function createClient(options: ClientOptions): PostureClient {
     retries: Math.max(0, Math.floor(options.retries ?? 2)),
     maxDelayMs: options.maxRetryDelayMs ?? 60_000,
     baseDelayMs: options.retryBaseDelayMs ?? 500,
+    onRetry: options.onRetry,
   };
   const keyFor = options.idempotencyKey ?? (() => crypto.randomUUID());
   const raw = createFetchClient<paths>({

@@ -7,7 +7,12 @@ export type RetryOptions = {
   maxDelayMs: number;
   /** First back-off without a server hint, doubled per attempt with jitter (default 500 ms). */
   baseDelayMs: number;
+  /** Told before each wait (a 429's wait can be most of a minute: say so rather than hang silently). */
+  onRetry?: ((wait: RetryWait) => void) | undefined;
 };
+
+/** One wait before a retry: what answered, how long, which retry it precedes. */
+export type RetryWait = { method: string; url: string; status: number; delayMs: number; attempt: number };
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 const RETRYABLE_STATUS = new Set([429, 503]);
@@ -75,6 +80,13 @@ export function retryingFetch(
       const delay = serverDelayMs(response.headers, Date.now()) ?? backoffMs(attempt, options.baseDelayMs);
       if (delay > options.maxDelayMs) return response;
       await response.body?.cancel();
+      options.onRetry?.({
+        method: request.method,
+        url: request.url,
+        status: response.status,
+        delayMs: Math.round(delay),
+        attempt: attempt + 1,
+      });
       await sleep(delay, request.signal);
       current = spare;
     }

@@ -7,6 +7,17 @@ const BATCH = 5_000;
 type TRow = Record<string, unknown> & { k: string };
 
 /**
+ * A timestamp column as ISO 8601 UTC (`2026-03-02T09:30:00.000Z`), as every other export writes
+ * it; empty when null. Raw rows carry PostgreSQL's text form (`2026-03-02 09:30:00+00`), which a
+ * spreadsheet or a SIEM does not read as a time.
+ */
+export function isoCell(v: unknown): string | null {
+  if (v === null || v === undefined || v === "") return null;
+  const d = v instanceof Date ? v : new Date(String(v));
+  return Number.isNaN(d.getTime()) ? String(v) : d.toISOString();
+}
+
+/**
  * Rows of one organization, read in keyset batches of 5,000 (never the whole table in memory),
  * as CSV text. `query(after)` must select a unique, ordered key `k` and filter `k > after`.
  */
@@ -56,8 +67,8 @@ export function findingsCsv(db: Db, orgId: string, from: Date): AsyncGenerator<s
       r.resource_name,
       r.resource_type,
       r.connector_type,
-      r.detected_at,
-      r.resolved_at,
+      isoCell(r.detected_at),
+      isoCell(r.resolved_at),
     ],
   );
 }
@@ -69,7 +80,7 @@ export function usersCsv(db: Db, orgId: string, adminsOnly: boolean): AsyncGener
     (after) => sql`SELECT id AS k, * FROM workspace_users
       WHERE org_id = ${orgId} AND id > ${after} ${adminsOnly ? sql`AND is_admin` : sql``}
       ORDER BY id LIMIT ${BATCH}`,
-    (r) => [r.email, r.name, r.status, r.is_admin, r.mfa_enabled, r.dormant, r.last_login_at],
+    (r) => [r.email, r.name, r.status, r.is_admin, r.mfa_enabled, r.dormant, isoCell(r.last_login_at)],
   );
 }
 
@@ -98,7 +109,7 @@ export function oauthAppsCsv(db: Db, orgId: string): AsyncGenerator<string> {
       r.is_known_publisher,
       (r.scopes as string[] | null)?.join(" "),
       r.user_email,
-      r.granted_at,
+      isoCell(r.granted_at),
     ],
   );
 }
@@ -110,7 +121,7 @@ export function auditCsv(db: Db, orgId: string, from: Date): AsyncGenerator<stri
     (after) => sql`SELECT lpad(seq::text, 20, '0') AS k, * FROM audit_log
       WHERE org_id = ${orgId} AND created_at >= ${from} AND lpad(seq::text, 20, '0') > ${after}
       ORDER BY seq LIMIT ${BATCH}`,
-    (r) => [r.seq, r.created_at, r.action, r.target, r.user_email, r.prev_hash, r.hash],
+    (r) => [r.seq, isoCell(r.created_at), r.action, r.target, r.user_email, r.prev_hash, r.hash],
   );
 }
 

@@ -118,13 +118,28 @@ describe("scorePosture arithmetic", () => {
     expect(result.score).toBe(100 - 4); // one HIGH public link: 17·5/22 = 3.86
   });
 
-  it("keeps at most ten top improvements and ten quick wins, quick wins only with a positive delta", () => {
+  it("keeps at most ten top improvements and ten quick wins, each with a positive delta", () => {
     const many = Array.from({ length: 30 }, (_, i) =>
       f("public_exposure", "HIGH", "public_link", `p${String(i).padStart(2, "0")}`),
     );
     const result = scorePosture(many);
-    expect(result.topImprovements).toHaveLength(10);
-    expect(result.topImprovements[0]?.findingId).toBe("p00");
+    // 30 HIGH links: S = 5·log2(31) = 24.77 → 11, and 29: 24.56 → 11; no single one is worth a point.
+    expect(result.topImprovements).toEqual([]);
+    // Few enough that each counts: the first ten of twelve (one category each severity apart).
+    const few = scorePosture(
+      [
+        "public_exposure",
+        "external_sharing",
+        "identity",
+        "third_party_apps",
+        "shared_drive_exposure",
+      ].flatMap((category, c) => [
+        f(category, "CRITICAL", "r", `c${c}a`),
+        f(category, "CRITICAL", "r", `c${c}b`),
+      ]),
+    );
+    expect(few.topImprovements).toHaveLength(10);
+    expect(few.topImprovements.every((t) => t.scoreDelta > 0)).toBe(true);
     expect(result.quickWins.every((w) => w.scoreDelta > 0)).toBe(true);
     expect(result.quickWins.length).toBeLessThanOrEqual(10);
   });

@@ -216,7 +216,9 @@ export function rankFindings(
     .map((finding) => ({ finding, delta: counted.deltaOf(finding.category, finding.severity) }))
     .sort(byImpact);
   return {
+    // A fix worth no point is no improvement: listed, it read as ten ways to gain nothing.
     topImprovements: ranked
+      .filter(({ delta }) => delta > 0)
       .slice(0, TOP_LIMIT)
       .map(({ finding, delta }) => ({ findingId: finding.id, scoreDelta: delta })),
   };

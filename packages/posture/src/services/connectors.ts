@@ -76,7 +76,8 @@ type TRow = Omit<typeof connectors.$inferSelect, "orgId" | "credentialsEnc" | "h
 function toView({ config, ...r }: TRow): TConnectorView {
   // A demo source grants everything, including one connected before access was checked.
   const access = r.access ?? (r.mode === "demo" ? demoAccess(r.type) : null);
-  const demo = r.mode === "demo" ? demoSizeOf(r.id, r.type, config) : null;
+  const seed = typeof config.seed === "string" ? config.seed : r.id;
+  const demo = r.mode === "demo" ? demoSizeOf(seed, r.type, config) : null;
   return { ...r, access, demo, lastScanAt: iso(r.lastScanAt), createdAt: iso(r.createdAt) };
 }
 

@@ -1,5 +1,5 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { findings, queryRows, scans, type Db } from "@posture/db";
+import { connectors, findings, queryRows, scans, type Db } from "@posture/db";
 import { audit, iso, type TActor } from "@posture/platform";
 import {
   activeFilters,
@@ -50,9 +50,25 @@ type TRawRow = {
 /**
  * One exported finding from its text row: the view by the list's own builder (the export's rows
  * already carry ISO text, so no Date is made), plus the export's resource and last-seen fields.
+ *
+ * Last seen: every completed scan of a connector sees each of its open findings (a
+ * full scan resolves what it did not detect; an incremental one confirms that the files it did not
+ * re-read are unchanged, and diffs everything not on a file in full), so theirs is the end of the
+ * connector's latest scan, and no scan rewrites a million rows to say so. A tenant check's finding
+ * is seen only by the scans that could evaluate the check, an accepted one only while detected (no
+ * scan resolves it), and a resolved one last before it resolved: theirs is the scan their row names
+ * (persistScan, the remediation's resolution and a sharing approval keep it).
  */
-export function exportFinding(r: TRawRow, seen: ReadonlyMap<string, string | undefined>): TExportFinding {
-  const scanAt = r.last_seen_scan_id ? seen.get(r.last_seen_scan_id) : undefined;
+export function exportFinding(
+  r: TRawRow,
+  seen: ReadonlyMap<string, string | undefined>,
+  connectorSeen: ReadonlyMap<string, string | undefined> = new Map(),
+): TExportFinding {
+  const byConnector =
+    r.status === "OPEN" && r.category !== "tenant_configuration"
+      ? connectorSeen.get(r.connector_id)
+      : undefined;
+  const scanAt = byConnector ?? (r.last_seen_scan_id ? seen.get(r.last_seen_scan_id) : undefined);
   return {
     view: findingView({
       id: r.id,
@@ -111,7 +127,8 @@ export async function* exportBatches(db: Db, q: TFindingsExportQuery): AsyncGene
     const last = rows.at(-1);
     if (!last) return;
     const seen = await lastSeen.of(rows.map((r) => r.last_seen_scan_id));
-    yield rows.map((r) => exportFinding(r, seen));
+    const connectorSeen = await lastSeen.ofConnectors(rows.map((r) => r.connector_id));
+    yield rows.map((r) => exportFinding(r, seen, connectorSeen));
     if (rows.length < EXPORT_BATCH) return;
     after = { at: last.cursor_at, id: last.id };
   }
@@ -146,6 +163,22 @@ class LastSeen {
       for (const r of rows) this.known.set(r.id, r.at === null ? undefined : iso(new Date(r.at)));
     }
     return this.known;
+  }
+
+  private readonly connectors = new Map<string, string | undefined>();
+
+  /** When each connector's latest scan ended (connectors.last_scan_at): an organization has a handful. */
+  async ofConnectors(ids: readonly string[]): Promise<Map<string, string | undefined>> {
+    const missing = [...new Set(ids)].filter((id) => !this.connectors.has(id));
+    if (missing.length > 0) {
+      const rows = await this.db
+        .select({ id: connectors.id, at: connectors.lastScanAt })
+        .from(connectors)
+        .where(and(eq(connectors.orgId, this.orgId), inArray(connectors.id, missing)));
+      for (const id of missing) this.connectors.set(id, undefined);
+      for (const r of rows) this.connectors.set(r.id, r.at === null ? undefined : iso(r.at));
+    }
+    return this.connectors;
   }
 }
 

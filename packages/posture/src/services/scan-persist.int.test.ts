@@ -17,6 +17,7 @@ import { RULE_IDS } from "../engine/rule-ids";
 import type { TDetectedFinding } from "../engine/types";
 import { stageDetections } from "./scan-detections";
 import { persistScan } from "./scan-persist";
+import { exportBatches } from "./findings-export";
 
 // The findings diff is set-based over the staged detections: these cases pin down what the
 // in-memory diff it replaced did, plus what staging adds (duplicates, clean-up, idempotency).
@@ -270,5 +271,86 @@ describe("the connector's grants as of the scan", () => {
     expect(second["agent"]?.xmin).toBe(first["agent"]?.xmin);
     expect(second["plain"]?.xmin).toBe(first["plain"]?.xmin);
     await scanWith([], new Date(), []);
+  });
+});
+
+describe("when each finding was last seen", () => {
+  it("moves with every scan that saw it, full or incremental, and stops where it was last seen", async () => {
+    const [c] = await db.db
+      .insert(connectors)
+      .values({ orgId, type: "google_workspace", displayName: "Seen", mode: "demo" })
+      .returning();
+    const seenConnector = { id: c?.id ?? "", type: "google_workspace", displayName: "Seen" };
+    const scanAt = async (at: string, detected: TDetectedFinding[], fileScope?: string[]) => {
+      const [scan] = await db.db
+        .insert(scans)
+        .values({
+          orgId,
+          connectorId: seenConnector.id,
+          connectorName: "Seen",
+          trigger: "manual",
+          status: "RUNNING",
+        })
+        .returning();
+      const runId = newId("run");
+      const stage = stageDetections((statement) => statement(db.db), { scanId: scan?.id ?? "", runId });
+      await stage.add(detected);
+      await stage.flush();
+      await persistScan(db.db, {
+        scanId: scan?.id ?? "",
+        orgId,
+        connector: seenConnector,
+        runId,
+        grants: [],
+        resourceCount: detected.length,
+        fileScope,
+        now: new Date(at),
+      });
+    };
+    const lastSeen = async () => {
+      const out = new Map<string, [string, string]>();
+      for await (const batch of exportBatches(db.db, {
+        orgId,
+        filters: { status: "all" },
+        cutoff: "2100-01-01T00:00:00.000Z",
+      }))
+        for (const f of batch)
+          if (f.view.connectorId === seenConnector.id) out.set(f.resourceId, [f.view.status, f.lastSeenAt]);
+      return Object.fromEntries(out);
+    };
+
+    await scanAt("2026-01-05T10:00:00.000Z", [
+      detection("p", "HIGH"),
+      detection("q", "LOW"),
+      detection("r", "LOW"),
+    ]);
+    await db.db
+      .update(findings)
+      .set({ status: "ACCEPTED" })
+      .where(and(eq(findings.connectorId, seenConnector.id), eq(findings.resourceId, "r")));
+    // A week on, a full scan sees p and r again; q is gone.
+    await scanAt("2026-01-12T10:00:00.000Z", [detection("p", "HIGH"), detection("r", "LOW")]);
+    expect(await lastSeen()).toEqual({
+      p: ["OPEN", "2026-01-12T10:00:00.000Z"],
+      q: ["RESOLVED", "2026-01-05T10:00:00.000Z"],
+      r: ["ACCEPTED", "2026-01-12T10:00:00.000Z"],
+    });
+    // An incremental scan of file s only: p and r are on files it confirmed unchanged.
+    await scanAt("2026-01-19T10:00:00.000Z", [detection("s", "LOW")], ["s"]);
+    expect(await lastSeen()).toEqual({
+      p: ["OPEN", "2026-01-19T10:00:00.000Z"],
+      q: ["RESOLVED", "2026-01-05T10:00:00.000Z"],
+      r: ["ACCEPTED", "2026-01-19T10:00:00.000Z"],
+      s: ["OPEN", "2026-01-19T10:00:00.000Z"],
+    });
+    // A full scan that no longer detects p nor r: p resolves, last seen the week before; the
+    // accepted r stays accepted, last seen the week before too.
+    await scanAt("2026-01-26T10:00:00.000Z", [detection("s", "LOW")]);
+    expect(await lastSeen()).toEqual({
+      p: ["RESOLVED", "2026-01-19T10:00:00.000Z"],
+      q: ["RESOLVED", "2026-01-05T10:00:00.000Z"],
+      r: ["ACCEPTED", "2026-01-19T10:00:00.000Z"],
+      s: ["OPEN", "2026-01-26T10:00:00.000Z"],
+    });
   });
 });

@@ -136,15 +136,39 @@ export async function persistScan(db: Db, input: TPersistInput): Promise<TPersis
       WHERE f.connector_id = ${connectorId} AND f.fingerprint = d.fingerprint
         AND (f.severity <> d.severity OR f.title <> d.title OR f.details IS DISTINCT FROM d.details)`);
     const scope = await inScope(tx as unknown as Db, input.fileScope);
+    // An open finding was seen by every completed scan of its connector (see lastSeenAt in
+    // findings-export.ts): one that resolves now was last seen by the connector's previous scan,
+    // which its row records. A tenant check's finding keeps its own row's scan, moved below.
+    const [previous] = await queryRows<{ id: string }>(
+      tx,
+      sql`SELECT id FROM scans WHERE org_id = ${orgId} AND connector_id = ${connectorId} AND status = 'COMPLETE'
+            AND id <> ${scanId} ORDER BY completed_at DESC, id DESC LIMIT 1`,
+    );
     const resolvedCount = await count(sql`
       WITH upd AS (
-        UPDATE findings f SET status = 'RESOLVED', resolved_at = ${now.toISOString()}::timestamptz
+        UPDATE findings f SET status = 'RESOLVED', resolved_at = ${now.toISOString()}::timestamptz,
+          last_seen_scan_id = CASE WHEN f.category = 'tenant_configuration' THEN f.last_seen_scan_id
+            ELSE coalesce(${previous?.id ?? null}::text, f.last_seen_scan_id) END
         WHERE f.connector_id = ${connectorId} AND f.status = 'OPEN'
           AND NOT EXISTS (SELECT 1 FROM scan_detected d WHERE d.fingerprint = f.fingerprint)
           AND f.rule_id <> ALL(${unevaluated}::text[])
           AND ${scope}
         RETURNING 1)
       SELECT count(*)::int AS n FROM upd`);
+    // A tenant check this scan could not evaluate was not seen: its finding's row keeps the last
+    // scan that evaluated it, so those rows (a few per connector) carry their own last sight.
+    await tx.execute(sql`
+      UPDATE findings f SET last_seen_scan_id = ${scanId}
+      FROM scan_detected d
+      WHERE d.category = 'tenant_configuration' AND f.connector_id = ${connectorId} AND f.fingerprint = d.fingerprint
+        AND f.last_seen_scan_id IS DISTINCT FROM ${scanId}`);
+    // An accepted finding is not resolved when no longer detected, so it too carries its own last
+    // sight: detected now, or on a file an incremental scan confirmed unchanged.
+    await tx.execute(sql`
+      UPDATE findings f SET last_seen_scan_id = ${scanId}
+      WHERE f.org_id = ${orgId} AND f.status = 'ACCEPTED' AND f.connector_id = ${connectorId}
+        AND f.last_seen_scan_id IS DISTINCT FROM ${scanId}
+        AND (EXISTS (SELECT 1 FROM scan_detected d WHERE d.fingerprint = f.fingerprint) OR NOT ${scope})`);
     // An incremental scan detected only its files' findings: the total is what is open now.
     const findingsTotal = await count(
       input.fileScope

@@ -168,7 +168,11 @@ export async function resolveFindings(
   const resolved = await queryRows<{ id: string; title: string }>(
     tx,
     sql`UPDATE findings f SET status = 'RESOLVED', resolved_at = ${input.now.toISOString()}::timestamptz,
-          resolved_by = ${input.remediationId}
+          resolved_by = ${input.remediationId},
+          -- Open, it was seen by its connector's latest scan (lastSeenAt in docs/export.md): resolved, its row says so.
+          last_seen_scan_id = CASE WHEN f.category = 'tenant_configuration' THEN f.last_seen_scan_id ELSE coalesce(
+            (SELECT s.id FROM scans s WHERE s.org_id = f.org_id AND s.connector_id = f.connector_id AND s.status = 'COMPLETE'
+              ORDER BY s.completed_at DESC, s.id DESC LIMIT 1), f.last_seen_scan_id) END
         WHERE f.org_id = ${input.orgId} AND f.id = ANY(${arrayLiteral(step.findingIds)}::text[]) AND f.status = 'OPEN'
           AND NOT EXISTS (SELECT 1 FROM remediation_steps s WHERE s.remediation_id = ${input.remediationId}
             AND f.id = ANY(s.finding_ids) AND s.status NOT IN ('APPLIED', 'ALREADY_GONE'))

@@ -180,7 +180,12 @@ async function syncFindings(tx: Db, orgId: string, fileId: string): Promise<void
     SET status = CASE
       WHEN f.rule_id = 'public_link' AND s.has_public AND s.public_ok THEN 'ACCEPTED'
       WHEN f.rule_id = 'external_share' AND s.has_external AND s.external_ok THEN 'ACCEPTED'
-      ELSE 'OPEN' END
+      ELSE 'OPEN' END,
+    -- Accepted, a finding carries its own last sight (lastSeenAt in docs/export.md): open until now,
+    -- it was seen by its connector's latest scan.
+    last_seen_scan_id = CASE WHEN f.status = 'OPEN' THEN coalesce(
+      (SELECT sc.id FROM scans sc WHERE sc.org_id = f.org_id AND sc.connector_id = f.connector_id AND sc.status = 'COMPLETE'
+        ORDER BY sc.completed_at DESC, sc.id DESC LIMIT 1), f.last_seen_scan_id) ELSE f.last_seen_scan_id END
     FROM s
     WHERE f.org_id = ${orgId} AND f.connector_id = s.connector_id AND f.resource_id = s.file_external_id
       AND f.rule_id IN ('public_link', 'external_share') AND f.status IN ('OPEN', 'ACCEPTED')`);

@@ -157,6 +157,17 @@ describe("evidence packages", () => {
       ]),
     );
     for (const c of manifest.controls) for (const f of c.files) expect(entries).toContain(f);
+    // Times are ISO 8601 UTC, as the findings export writes them, not PostgreSQL's text (issue 33).
+    const findingsCsv = unzipRead(zipFile, "evidence/findings.csv").toString().trim().split("\n");
+    const header = (findingsCsv[0] ?? "").split(",");
+    const detected = header.indexOf("detected_at");
+    for (const line of findingsCsv.slice(1))
+      expect(line.split(",").at(detected - header.length)).toMatch(
+        /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/,
+      );
+    const audit = unzipRead(zipFile, "evidence/audit-log.csv").toString().trim().split("\n");
+    for (const line of audit.slice(1))
+      expect(line.split(",")[1]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
   it("verifies the audit chain and carries only this organization's data", () => {

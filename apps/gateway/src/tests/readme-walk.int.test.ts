@@ -45,6 +45,10 @@ type TCall = { status: number; method: string; path: string; search: URLSearchPa
  * What each comment in the README promises, by the call it stands next to. A call that matches
  * none of these fails the walk, so a command added to the README needs its promise here.
  */
+// What the promises below carry from one call to the next: the AI readiness reads, the plans made.
+const readiness: Array<{ score: number; delta: number }> = [];
+const plans: string[] = [];
+
 const PROMISES: Array<{ call: RegExp; check: (c: TCall) => void }> = [
   {
     call: /^POST \/api\/auth\/sign-in$/,
@@ -219,14 +223,36 @@ const PROMISES: Array<{ call: RegExp; check: (c: TCall) => void }> = [
     },
   },
   {
-    // the public links' quick win planned: each step's change, the prediction, the controls
+    // the AI readiness: both assistants and agents, and quick wins with their readiness; the
+    // last read, after the quick win was applied, is higher than the first by its delta at most
+    call: /^GET \/api\/exposure\/ai$/,
+    check: ({ body }) => {
+      expect(body).toMatchObject({ score: expect.any(Number), grade: expect.stringMatching(/^[A-F]$/) });
+      expect(new Set(body.assistants.map((a: { kind: string }) => a.kind))).toEqual(
+        new Set(["copilot", "gemini", "agent"]),
+      );
+      readiness.push({ score: body.score, delta: body.quickWins[0]?.readinessDelta ?? 0 });
+      const [first] = readiness;
+      if (readiness.length === 3 && first) expect(body.score).toBeGreaterThan(first.score);
+    },
+  },
+  {
+    // a quick win planned (the AI readiness one, then the public links'): each step's change,
+    // the prediction, the controls
     call: /^POST \/api\/remediations$/,
     check: ({ status, body }) => {
       expect(status).toBe(201);
       expect(body).toMatchObject({ status: "PLANNED", predicted: { scoreDelta: expect.any(Number) } });
-      expect(body.predicted.scoreDelta).toBeGreaterThan(0);
       expect(body.steps.length).toBeGreaterThan(0);
-      expect(body.steps.every((s: { action: string }) => s.action === "remove_public_link")).toBe(true);
+      const actions = new Set(body.steps.map((s: { action: string }) => s.action));
+      expect(actions.size).toBe(1);
+      plans.push([...actions][0] as string);
+      if (plans.length === 1)
+        expect(["remove_org_wide_link", "remove_everyone_grant", "remove_group_grant"]).toContain(plans[0]);
+      else {
+        expect(plans[1]).toBe("remove_public_link");
+        expect(body.predicted.scoreDelta).toBeGreaterThan(0);
+      }
     },
   },
   {
@@ -440,5 +466,5 @@ describe("README's first session", () => {
     expect(lines.at(-1)).toMatch(/^POST \/repos\/acme\/security\/issues \{"title":/);
 
     proc.kill("SIGTERM");
-  }, 300_000);
+  }, 420_000);
 });

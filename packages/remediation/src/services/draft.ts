@@ -107,18 +107,6 @@ type TInternalDetails = {
   groups?: Array<{ permissionId?: string; email?: string; role?: string; memberCount?: number }>;
 };
 
-type TInternalPermRow = {
-  connector_id: string;
-  file_row: string;
-  file_ext: string;
-  name: string;
-  owner_email: string;
-  drive_id: string | null;
-  perm_id: string;
-  target: string;
-  role: string;
-};
-
 type TPermRow = {
   connector_id: string;
   file_row: string;
@@ -131,6 +119,9 @@ type TPermRow = {
   target: string;
   role: string;
 };
+
+/** An internal grant's row: a permission row whose sharing type is `internal` (not an outside one). */
+type TInternalPermRow = Omit<TPermRow, "sharing_type">;
 
 type TGrantRow = {
   id: string;

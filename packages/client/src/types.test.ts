@@ -66,7 +66,14 @@ describe("AppRouter through @posture/client", () => {
       grade: string;
       categories: Array<{ category: string; deductionPoints: number; findingCount: number }>;
       quickWins: Array<{
-        action: "remove_public_link" | "remove_external_access" | "revoke_oauth_grant" | "change_setting";
+        action:
+          | "remove_public_link"
+          | "remove_external_access"
+          | "revoke_oauth_grant"
+          | "change_setting"
+          | "remove_org_wide_link"
+          | "remove_everyone_grant"
+          | "remove_group_grant";
         title: string;
         findingIds: string[];
         scoreDelta: number;
@@ -104,11 +111,16 @@ describe("AppRouter through @posture/client", () => {
     expectTypeOf<RouterInputs["remediations"]["applyPlan"]>().toEqualTypeOf<{ id: string }>();
   });
 
-  it("auth: sign-in takes e-mail and password; the session names user, role and plan", () => {
-    expectTypeOf<RouterInputs["auth"]["signIn"]>().toEqualTypeOf<{ email: string; password: string }>();
+  it("auth: sign-in takes e-mail, password and optionally the organization; the session names them", () => {
+    expectTypeOf<RouterInputs["auth"]["signIn"]>().toEqualTypeOf<{
+      email: string;
+      password: string;
+      organizationId?: string | undefined;
+    }>();
     expectTypeOf<RouterOutputs["auth"]["session"]["get"]>().toExtend<{
       user: { id: string; email: string; role: TRole };
       organization: { id: string; name: string; plan: TPlan };
+      memberships: Array<{ organizationId: string; name: string; role: TRole; isSandbox: boolean }>;
     }>();
     expectTypeOf<RouterOutputs["auth"]["signIn"]>().toEqualTypeOf<RouterOutputs["auth"]["session"]["get"]>();
   });

@@ -1,6 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { AppError, parseEncryptionKey, type TLogger, type TRuntime } from "@posture/platform";
+import {
+  AppError,
+  loadEvidenceSigner,
+  parseEncryptionKey,
+  setEvidenceSigner,
+  type TLogger,
+  type TRuntime,
+} from "@posture/platform";
 import type { TCliEnv } from "./env";
 
 /**
@@ -17,9 +24,20 @@ export function demoRuntime(env: TCliEnv): TRuntime {
       "invalid_input",
       "ENCRYPTION_KEY is required with DATABASE_URL to seed the demo history",
     );
+  const encryptionKey = parseEncryptionKey(raw);
+  // The seed builds evidence packages: signed with the key the server will publish.
+  setEvidenceSigner(
+    loadEvidenceSigner({
+      signingKey: env.evidenceSigningKey,
+      previousKeys: env.evidenceSigningKeysPrevious,
+      databaseUrl: env.databaseUrl,
+      dataDir: env.dataDir,
+      encryptionKey,
+    }),
+  );
   // Links in the seeded events point at the server's default address.
   return {
-    encryptionKey: parseEncryptionKey(raw),
+    encryptionKey,
     publicUrl: "http://localhost:3000",
     webhookAllowPrivateTargets: false,
   };

@@ -9,6 +9,9 @@ export type TCliEnv = {
   /** The server's key: the CLI writes audit rows with the same keyed chain (see audit-key.ts). */
   encryptionKey: string | undefined;
   auditHmacKey: string | undefined;
+  /** The evidence signing key and the previous public keys, as the server has them (the demo seed signs). */
+  evidenceSigningKey: string | undefined;
+  evidenceSigningKeysPrevious: string | undefined;
 };
 
 export function readCliEnv(source: NodeJS.ProcessEnv = process.env): TCliEnv {
@@ -18,5 +21,7 @@ export function readCliEnv(source: NodeJS.ProcessEnv = process.env): TCliEnv {
     dataDir: resolveDataDir(source.DATA_DIR || ".data", source),
     encryptionKey: source.ENCRYPTION_KEY || undefined,
     auditHmacKey: source.AUDIT_HMAC_KEY || undefined,
+    evidenceSigningKey: source.EVIDENCE_SIGNING_KEY || undefined,
+    evidenceSigningKeysPrevious: source.EVIDENCE_SIGNING_KEYS_PREVIOUS || undefined,
   };
 }

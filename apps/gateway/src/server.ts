@@ -15,11 +15,7 @@ import {
   parseEncryptionKey,
   sealUnkeyedAuditChains,
   setAuditKey,
-  deriveEvidenceSigningKey,
-  evidenceSignerOf,
-  generateEvidenceSigningKeyPem,
-  parseEvidenceSigningKey,
-  parsePreviousKeys,
+  loadEvidenceSigner,
   setEvidenceSigner,
   waitForRedis,
   RateLimits,
@@ -95,23 +91,6 @@ function loadEncryptionKey(env: TEnv): Buffer {
   return parseEncryptionKey(readFileSync(file, "utf8").trim());
 }
 
-/**
- * The evidence signing key: EVIDENCE_SIGNING_KEY when given; a server otherwise derives it from
- * ENCRYPTION_KEY (the scheduler derives the same); embedded mode keeps a generated one in
- * DATA_DIR/evidence-signing.key, beside encryption.key.
- */
-function loadEvidenceSigner(env: TEnv, encryptionKey: Buffer) {
-  const previous = parsePreviousKeys(env.EVIDENCE_SIGNING_KEYS_PREVIOUS);
-  if (env.EVIDENCE_SIGNING_KEY)
-    return evidenceSignerOf(parseEvidenceSigningKey(env.EVIDENCE_SIGNING_KEY), previous);
-  if (env.DATABASE_URL) return evidenceSignerOf(deriveEvidenceSigningKey(encryptionKey), previous);
-  const dir = resolveDataDir(env.DATA_DIR);
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, "evidence-signing.key");
-  if (!existsSync(file)) writeFileSync(file, generateEvidenceSigningKeyPem(), { mode: 0o600 });
-  return evidenceSignerOf(parseEvidenceSigningKey(readFileSync(file, "utf8")), previous);
-}
-
 export type TStartOptions = {
   env: TEnv;
   log?: Logger;
@@ -168,7 +147,15 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
   // before the keyed chain are closed with a keyed row, see packages/platform/src/audit-chain.ts.
   const auditKey = deriveAuditKey(runtime.encryptionKey, env.AUDIT_HMAC_KEY);
   setAuditKey(auditKey);
-  setEvidenceSigner(loadEvidenceSigner(env, runtime.encryptionKey));
+  setEvidenceSigner(
+    loadEvidenceSigner({
+      signingKey: env.EVIDENCE_SIGNING_KEY,
+      previousKeys: env.EVIDENCE_SIGNING_KEYS_PREVIOUS,
+      databaseUrl: env.DATABASE_URL,
+      dataDir: resolveDataDir(env.DATA_DIR),
+      encryptionKey: runtime.encryptionKey,
+    }),
+  );
   await sealUnkeyedAuditChains(db.db, auditKey);
   // Failed sign-ins a stopped process recorded but did not yet append to the audit chain.
   await drainSignInFailures(db.db).catch((err: unknown) =>

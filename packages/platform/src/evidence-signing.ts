@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   createHash,
   createPrivateKey,
@@ -127,6 +129,28 @@ export function evidenceSignerOf(privateKey: KeyObject, previous: TPublishedJwk[
 
 // The signer of this process; set once at start (gateway, scheduler), like the audit key.
 let processSigner: TEvidenceSigner | null = null;
+/**
+ * The evidence signing key a process signs with: EVIDENCE_SIGNING_KEY when given; on PostgreSQL
+ * (DATABASE_URL) derived from ENCRYPTION_KEY, as every process of a deployment derives the same;
+ * embedded, a generated one kept in DATA_DIR/evidence-signing.key beside encryption.key. The
+ * gateway, the scheduler and the CLI (whose demo seed builds evidence) all load it this way.
+ */
+export function loadEvidenceSigner(opts: {
+  signingKey: string | undefined;
+  previousKeys: string | undefined;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  encryptionKey: Buffer;
+}): TEvidenceSigner {
+  const previous = parsePreviousKeys(opts.previousKeys);
+  if (opts.signingKey) return evidenceSignerOf(parseEvidenceSigningKey(opts.signingKey), previous);
+  if (opts.databaseUrl) return evidenceSignerOf(deriveEvidenceSigningKey(opts.encryptionKey), previous);
+  mkdirSync(opts.dataDir, { recursive: true });
+  const file = join(opts.dataDir, "evidence-signing.key");
+  if (!existsSync(file)) writeFileSync(file, generateEvidenceSigningKeyPem(), { mode: 0o600 });
+  return evidenceSignerOf(parseEvidenceSigningKey(readFileSync(file, "utf8")), previous);
+}
+
 export function setEvidenceSigner(signer: TEvidenceSigner | null): void {
   processSigner = signer;
 }

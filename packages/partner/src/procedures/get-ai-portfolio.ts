@@ -33,7 +33,7 @@ export const ZGetAiPortfolioOutput = z.object({
 export const getAiPortfolio = (readiness: TPartnerDeps["aiReadiness"]) =>
   procedure({ auth: "partner", plan: "enterprise" })
     .meta(getAiPortfolioMeta)
-    .input(z.void())
+    .input(z.strictObject({}).optional())
     .output(ZGetAiPortfolioOutput)
     .query(async ({ ctx }) => {
       const clients = await managedClients(ctx.db, ctx.principal.org.id);

@@ -32,7 +32,8 @@ export const ZGetInventoryInput = offsetInput(50, 200).extend({
     .describe(
       "Files only: `true` keeps the files everyone in the organization can open (an organization-wide link or grant), `false` the others.",
     ),
-  minReach: z.coerce
+  // A plain number: the REST layer turns a decimal query value into one (rest-input.ts); " 1" stays text.
+  minReach: z
     .number()
     .int()
     .min(0)

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { demoOverlays, findings, queryRows, SEVERITY_RANK, type Db } from "@posture/db";
+import { demoOverlays, findings, queryRows, SEVERITY_RANK, workspaceGroups, type Db } from "@posture/db";
 import { EVERYONE_CLAIM_REASON, NEW_LINK_REASON, NO_RESTRICT_REASON } from "@posture/connectors";
 import { fingerprintOf } from "@posture/posture";
 import { waitFor } from "@posture/webhooks/testing";
@@ -8,9 +8,9 @@ import { useTestGateway } from "../../testing";
 import { call, makeSandbox, settled, startScenario } from "../sandbox/harness";
 
 // Issue 30, item 5 and the sandbox half of item 6, from outside over HTTP on a sandbox's demo
-// tenant: the scenario shares a sensitive file org-wide, a group of 1,200 gets another file; their
+// tenant: the scenario shares a sensitive file org-wide, the demo's All Staff group gets another file; their
 // internal-exposure findings (the rule's, or — until exposure-core's rules are merged — inserted
-// with the agreed details shape) are planned (the quick win `org_wide_links` and a finding id),
+// with the agreed details shape) are planned by their ids,
 // approved by a second admin (four eyes), applied: the permissions are gone at the (demo) source
 // and in the store, the findings resolved; undo puts both back. Then the link is restricted
 // (made link-only) instead, and undone.
@@ -71,7 +71,7 @@ describe("internal exposure remediated at a sandbox's demo source", () => {
     expect(change).toMatchObject({ discoverable: true, sensitive: true });
     expect(change.permissionId).toMatch(/^[0-9a-z]+-sbx[0-9a-f]{8}$/);
 
-    // A group of 1,200 people is given another file, as its owner would share it.
+    // All Staff (the demo directory's largest group) is given another file, as its owner would share it.
     const storedPermission = async (fileId: string, permissionId: string) =>
       (
         await queryRows<{ sharing_type: string; target: string; role: string }>(
@@ -94,6 +94,8 @@ describe("internal exposure remediated at a sandbox's demo source", () => {
         JOIN workspace_permissions p ON p.connector_id = f.connector_id AND p.file_id = f.id
         WHERE f.connector_id = ${connector.id} AND f.external_id <> ${change.fileId}
           AND f.drive_external_id IS NULL AND p.external_id ~ '^[0-9a-z]{1,8}-[0-9]+$'
+          AND NOT EXISTS (SELECT 1 FROM findings x WHERE x.connector_id = f.connector_id
+            AND x.resource_id = f.external_id AND x.category = 'internal_exposure')
         ORDER BY f.external_id LIMIT 1`,
     );
     if (!other) throw new Error("no second file");
@@ -112,7 +114,16 @@ describe("internal exposure remediated at a sandbox's demo source", () => {
       role: "writer",
     });
 
-    // Their findings: the rules' once merged; until then inserted with the agreed details shape.
+    // The demo directory's All Staff, as the scan stored it (a broad group in this tenant).
+    const [allStaff] = await db
+      .select({ members: workspaceGroups.memberCount })
+      .from(workspaceGroups)
+      .where(
+        and(eq(workspaceGroups.connectorId, connector.id), eq(workspaceGroups.email, group.emailAddress)),
+      );
+    if (!allStaff) throw new Error("the demo directory has no All Staff group");
+    const members = allStaff.members;
+    // Their findings: the rules' (inserted with the agreed details shape only where no rule made one).
     const findingOf = async (
       ruleId: string,
       fileId: string,
@@ -157,8 +168,8 @@ describe("internal exposure remediated at a sandbox's demo source", () => {
     const groupFinding = await findingOf("broad_group_grant", other.file_id, other.name, {
       ...base,
       permissionIds: [groupId],
-      reach: { people: 1_201, orgWide: false },
-      groups: [{ permissionId: groupId, email: group.emailAddress, role: "writer", memberCount: 1_200 }],
+      reach: { people: members + 1, orgWide: false },
+      groups: [{ permissionId: groupId, email: group.emailAddress, role: "writer", memberCount: members }],
     });
     const statusOf = async (id: string) =>
       ((await ok("GET", `/api/findings/${id}`, cookie)) as { status: string }).status;
@@ -175,12 +186,13 @@ describe("internal exposure remediated at a sandbox's demo source", () => {
           )
       )[0]?.change as { op: string; permission?: { link?: unknown } } | undefined;
 
-    // Plan: the quick win (every org-wide link) and the group's finding.
+    // Plan the two findings (the quick win `org_wide_links` would take every org-wide link of the
+    // demo tenant's own oversharing too).
     const plan = (await ok(
       "POST",
       "/api/remediations",
       cookie,
-      { quickWin: "org_wide_links", findingIds: [groupFinding] },
+      { findingIds: [orgFinding, groupFinding] },
       201,
     )) as TRemediation;
     expect(plan.status).toBe("PLANNED");
@@ -196,10 +208,10 @@ describe("internal exposure remediated at a sandbox's demo source", () => {
     });
     expect(byAction.remove_group_grant).toMatchObject({
       resource: { fileId: other.file_id, permissionId: groupId },
-      before: { type: "group", role: "writer", target: group.emailAddress, memberCount: 1_200 },
+      before: { type: "group", role: "writer", target: group.emailAddress, memberCount: members },
       reversible: true,
       findingIds: [groupFinding],
-      people: [`${group.emailAddress} (1,200 members)`],
+      people: [`${group.emailAddress} (${members.toLocaleString("en-US")} members)`],
     });
     const simulated = (await ok("POST", "/api/posture/simulate", cookie, {
       findingIds: [orgFinding, groupFinding],
@@ -317,6 +329,8 @@ describe("internal exposure remediated at a sandbox's demo source", () => {
         SELECT f.external_id AS file_id, f.name, p.external_id AS perm_id, f.owner_email AS owner FROM workspace_files f
         JOIN workspace_permissions p ON p.connector_id = f.connector_id AND p.file_id = f.id
         WHERE f.connector_id = ${connector.id} AND p.external_id ~ '^[0-9a-z]{1,8}-[0-9]+$'
+          AND NOT EXISTS (SELECT 1 FROM findings x WHERE x.connector_id = f.connector_id
+            AND x.resource_id = f.external_id AND x.category = 'internal_exposure')
         ORDER BY f.external_id LIMIT 1`,
     );
     if (!file) throw new Error("no file");

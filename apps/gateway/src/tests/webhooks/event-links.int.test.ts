@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedWorkspace } from "@posture/compliance/testing";
-import { connectors, events, oauthGrants } from "@posture/db";
+import { connectors, events, incidents, oauthGrants } from "@posture/db";
+import { announceApproachingDeadlines } from "@posture/incidents";
 import { buildScheduledReport, PARTNER_RADAR_JOB, sweepClientHealth } from "@posture/partner";
 import { runBehaviourRefresh } from "@posture/ueba";
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES } from "@posture/webhooks";
@@ -147,6 +148,30 @@ describe("event links resolve to what they name", { timeout: 180_000 }, () => {
       expect(r.body).toMatchObject({ id, title: "Linked" });
       covered(type);
     }
+  });
+
+  it("incident.deadline.approaching", async () => {
+    const a = await gw.createActor({ plan: "business" });
+    const inc = await gw.request("POST", "/api/incidents", {
+      key: a.key,
+      body: { title: "Clock running", priority: "P1", findingIds: [] },
+    });
+    expect(inc.status, inc.text).toBe(201);
+    const id = (inc.body as { id: string }).id;
+    // Opened 50 hours ago: GDPR's 72 hours are due within the day's notice window.
+    await gw.db.db
+      .update(incidents)
+      .set({ openedAt: new Date(Date.now() - 50 * 3_600_000) })
+      .where(eq(incidents.id, id));
+    await announceApproachingDeadlines(gw.db.db, {
+      jobs: gw.gateway.deps.jobs,
+      publicUrl: gw.gateway.deps.runtime.publicUrl,
+    });
+    const [e] = await recorded(a.orgId, "incident.deadline.approaching");
+    const r = await follow(a, e ?? {});
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({ id, title: "Clock running" });
+    covered("incident.deadline.approaching");
   });
 
   it("anomaly.detected", async () => {
@@ -444,7 +469,10 @@ describe("event links resolve to what they name", { timeout: 180_000 }, () => {
   });
 
   it("covers every event type whose data has a link", () => {
-    const withLink = EVENT_TYPES.filter((t) => "link" in EVENT_DATA_SCHEMAS[t].shape);
+    // finding.ticket.updated follows a tracker's signed webhook (tests/posture/ticket-webhooks);
+    // its link is the finding's, the same as finding.new's followed above.
+    const elsewhere = new Set(["finding.ticket.updated"]);
+    const withLink = EVENT_TYPES.filter((t) => "link" in EVENT_DATA_SCHEMAS[t].shape && !elsewhere.has(t));
     expect([...linked].sort()).toEqual([...withLink].sort());
   });
 });

@@ -192,11 +192,7 @@ export function createGoogleWorkspaceAdapter(opts: {
       }
     } catch (error) {
       if (!(error instanceof SourceAuthError)) throw error;
-      gaps.add(
-        GOOGLE_FEATURE.appGrants,
-        GOOGLE_SCOPE.reports,
-        reportsRefused(error.message),
-      );
+      gaps.add(GOOGLE_FEATURE.appGrants, GOOGLE_SCOPE.reports, reportsRefused(error.message));
     }
     return dates;
   }
@@ -237,11 +233,7 @@ export function createGoogleWorkspaceAdapter(opts: {
       }
     } catch (error) {
       if (!(error instanceof SourceAuthError)) throw error;
-      gaps.add(
-        GOOGLE_FEATURE.appGrants,
-        GOOGLE_SCOPE.reports,
-        reportsRefused(error.message),
-      );
+      gaps.add(GOOGLE_FEATURE.appGrants, GOOGLE_SCOPE.reports, reportsRefused(error.message));
       return [];
     }
     const latest = new Map<string, (typeof events)[number]>();

@@ -91,7 +91,9 @@ describe("real adapters fill the resource store", () => {
     const agents = body<{ agents: Array<{ kind: string; label: string }> }>(
       await c.get("/api/agent-guard/inventory"),
     );
-    expect(agents.agents.map((x) => x.kind)).toEqual(expect.arrayContaining(["oauth_app", "service_account"]));
+    expect(agents.agents.map((x) => x.kind)).toEqual(
+      expect.arrayContaining(["oauth_app", "service_account"]),
+    );
     // A display name no longer makes an agent (issue 30): "ChatGPT"'s client id is in no catalog.
     expect(agents.agents.find((x) => x.label === "ChatGPT")?.kind).toBe("oauth_app");
   });

@@ -77,6 +77,8 @@ export function createDb(opts: {
   queryTimeoutMs?: number;
   /** Sees the text of every statement sent (begin and commit included): for tests that count them. */
   onStatement?: (text: string) => void;
+  /** How long a checkout waits for a connection (default CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
 }): DbHandle {
   const statementTimeoutMs = opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const queryTimeoutMs =
@@ -89,7 +91,7 @@ export function createDb(opts: {
     ) as unknown as new () => pg.ClientBase,
     connectionString: opts.databaseUrl,
     max: opts.poolSize ?? 10,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
     // Sent as a startup parameter: it bounds every query, including ones a runaway plan would
     // keep running long after its client gave up.

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { demoOverlays, findings, queryRows, SEVERITY_RANK, workspaceGroups, type Db } from "@posture/db";
+import { demoOverlays, findings, queryRows, workspaceGroups, type Db } from "@posture/db";
 import { EVERYONE_CLAIM_REASON, NEW_LINK_REASON, NO_RESTRICT_REASON } from "@posture/connectors";
 import { fingerprintOf } from "@posture/posture";
 import { waitFor } from "@posture/webhooks/testing";
@@ -8,10 +8,9 @@ import { useTestGateway } from "../../testing";
 import { call, makeSandbox, settled, startScenario } from "../sandbox/harness";
 
 // Issue 30, item 5 and the sandbox half of item 6, from outside over HTTP on a sandbox's demo
-// tenant: the scenario shares a sensitive file org-wide, the demo's All Staff group gets another file; their
-// internal-exposure findings (the rule's, or — until exposure-core's rules are merged — inserted
-// with the agreed details shape) are planned by their ids,
-// approved by a second admin (four eyes), applied: the permissions are gone at the (demo) source
+// tenant: the scenario shares a sensitive file org-wide, the demo's All Staff group gets another
+// file; the rules' internal-exposure findings on them are planned by their ids, approved by a
+// second admin (four eyes), applied: the permissions are gone at the (demo) source
 // and in the store, the findings resolved; undo puts both back. Then the link is restricted
 // (made link-only) instead, and undone.
 
@@ -34,6 +33,18 @@ type TRemediation = {
 };
 
 const gw = useTestGateway();
+
+/** The open finding the rules made for this rule and file on the connector's scan. */
+async function ruleFinding(db: Db, connectorId: string, ruleId: string, fileId: string): Promise<string> {
+  const [found] = await db
+    .select({ id: findings.id })
+    .from(findings)
+    .where(
+      and(eq(findings.connectorId, connectorId), eq(findings.fingerprint, fingerprintOf(ruleId, fileId))),
+    );
+  if (!found) throw new Error(`no ${ruleId} finding for ${fileId}`);
+  return found.id;
+}
 
 describe("internal exposure remediated at a sandbox's demo source", () => {
   it("plans, applies and undoes an org-wide link's and a broad group's removal, then restricts the link", async () => {
@@ -123,54 +134,9 @@ describe("internal exposure remediated at a sandbox's demo source", () => {
       );
     if (!allStaff) throw new Error("the demo directory has no All Staff group");
     const members = allStaff.members;
-    // Their findings: the rules' (inserted with the agreed details shape only where no rule made one).
-    const findingOf = async (
-      ruleId: string,
-      fileId: string,
-      name: string,
-      details: Record<string, unknown>,
-    ) => {
-      const fingerprint = fingerprintOf(ruleId, fileId);
-      const [found] = await db
-        .select({ id: findings.id })
-        .from(findings)
-        .where(and(eq(findings.connectorId, connector.id), eq(findings.fingerprint, fingerprint)));
-      if (found) return found.id;
-      const [row] = await db
-        .insert(findings)
-        .values({
-          orgId: sandbox.id,
-          connectorId: connector.id,
-          connectorType: "google_workspace",
-          fingerprint,
-          ruleId,
-          category: "internal_exposure",
-          severity: "HIGH",
-          severityRank: SEVERITY_RANK.HIGH,
-          title: `${name} is open to everyone in the organization`,
-          resourceId: fileId,
-          resourceName: name,
-          resourceType: "file",
-          details,
-        })
-        .returning({ id: findings.id });
-      if (!row) throw new Error("no finding");
-      return row.id;
-    };
-    const base = { mimeType: "application/pdf", driveId: null, label: null, sensitivity: "high" };
-    const orgFinding = await findingOf("org_wide_link", change.fileId, change.fileName, {
-      ...base,
-      ownerEmail: change.owner,
-      permissionIds: [change.permissionId],
-      reach: { people: 40, orgWide: true },
-      links: [{ permissionId: change.permissionId, role: "reader", discoverable: true, expiresAt: null }],
-    });
-    const groupFinding = await findingOf("broad_group_grant", other.file_id, other.name, {
-      ...base,
-      permissionIds: [groupId],
-      reach: { people: members + 1, orgWide: false },
-      groups: [{ permissionId: groupId, email: group.emailAddress, role: "writer", memberCount: members }],
-    });
+    // Their findings, as the rules made them on the scan.
+    const orgFinding = await ruleFinding(db, connector.id, "org_wide_link", change.fileId);
+    const groupFinding = await ruleFinding(db, connector.id, "broad_group_grant", other.file_id);
     const statusOf = async (id: string) =>
       ((await ok("GET", `/api/findings/${id}`, cookie)) as { status: string }).status;
     const overlayOf = async (fileId: string, permissionId: string) =>
@@ -349,42 +315,8 @@ describe("internal exposure remediated at a sandbox's demo source", () => {
         change: { op: "added", permission, i: index, v: Date.now() + 1_000 + k },
       });
     await ok("POST", `/api/connectors/${connector.id}/sync`);
-    const finding = async (ruleId: string, details: Record<string, unknown>) => {
-      const fingerprint = fingerprintOf(ruleId, file.file_id);
-      const [found] = await db
-        .select({ id: findings.id })
-        .from(findings)
-        .where(and(eq(findings.connectorId, connector.id), eq(findings.fingerprint, fingerprint)));
-      if (found) return found.id;
-      const [row] = await db
-        .insert(findings)
-        .values({
-          orgId: owner.orgId,
-          connectorId: connector.id,
-          connectorType: "microsoft_365",
-          fingerprint,
-          ruleId,
-          category: "internal_exposure",
-          severity: "MEDIUM",
-          severityRank: SEVERITY_RANK.MEDIUM,
-          title: `${file.name} is open to everyone in the organization`,
-          resourceId: file.file_id,
-          resourceName: file.name,
-          resourceType: "file",
-          details: { ownerEmail: file.owner, reach: { people: 40, orgWide: true }, ...details },
-        })
-        .returning({ id: findings.id });
-      if (!row) throw new Error("no finding");
-      return row.id;
-    };
-    const grantFinding = await finding("org_wide_grant", {
-      permissionIds: [everyoneId],
-      grants: [{ permissionId: everyoneId, role: "reader", everyone: "all" }],
-    });
-    const linkFinding = await finding("org_wide_link", {
-      permissionIds: [linkId],
-      links: [{ permissionId: linkId, role: "reader", discoverable: false, expiresAt: null }],
-    });
+    const grantFinding = await ruleFinding(db, connector.id, "org_wide_grant", file.file_id);
+    const linkFinding = await ruleFinding(db, connector.id, "org_wide_link", file.file_id);
 
     // Restricting a Microsoft link is no change Graph offers: nothing to plan, and why.
     const refused = await call(

@@ -198,6 +198,8 @@ export async function startTestGateway(opts: TTestGatewayOptions = {}) {
     publishCredentialChanges: (orgId: string) => gateway.deps.access.afterMutation(orgId, null),
     /** Writes the batched lastUsedAt / lastSeenAt times now instead of at the next flush. */
     flushCredentialUse: () => gateway.deps.access.touches.flush(),
+    /** Waits for the jobs this gateway queued (a scan's partner refresh, deliveries) to finish. */
+    settleJobs: (withinMs = 60_000) => gateway.deps.jobs.settled?.(withinMs) ?? Promise.resolve(),
     close: async () => {
       await gateway.close();
       redis?.disconnect();

@@ -138,6 +138,34 @@ describe("in-process queue", () => {
     await expect(done.promise).resolves.toEqual({ from: "a" });
     await queue.close();
   });
+
+  it("settles once a job and the delayed job it queued have both run, or at its bound", async () => {
+    const ran: string[] = [];
+    const gate = deferred();
+    const queue = createInProcessQueue(() => registry);
+    const registry: TJobRegistry = {
+      first: {
+        attempts: 1,
+        backoffMs: 1,
+        handler: async () => {
+          ran.push("first");
+          await queue.enqueue("second", null, { delayMs: 30 });
+        },
+      },
+      second: { attempts: 1, backoffMs: 1, handler: async () => void ran.push("second") },
+      held: { attempts: 1, backoffMs: 1, handler: () => gate.promise },
+    };
+    await queue.enqueue("first", null);
+    await queue.settled?.(5_000);
+    expect(ran).toEqual(["first", "second"]);
+    // A job that does not finish: settled gives up at its bound instead of hanging.
+    await queue.enqueue("held", null);
+    const started = Date.now();
+    await queue.settled?.(50);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+    gate.resolve();
+    await queue.close();
+  });
 });
 
 describe("in-process queue: kinds of work and organizations", () => {

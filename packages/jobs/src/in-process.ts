@@ -153,6 +153,14 @@ export function createInProcessQueue(registry: TJobRegistrySource, opts: TInProc
     stopWaiting() {
       for (const stop of waiters) stop();
     },
+    async settled(withinMs) {
+      const deadline = Date.now() + withinMs;
+      // A finishing job may queue the next (a scan its partner's refresh): wait until none is left.
+      while (inFlight.size > 0 && Date.now() < deadline) {
+        const left = deadline - Date.now();
+        await withTimeout(Promise.allSettled([...inFlight.values()]), left, () => new Error("unsettled")).catch(() => {});
+      }
+    },
     async ping() {},
     async close() {
       closed = true;

@@ -16,6 +16,11 @@ export type TJobQueue = {
    * (POST /sync: 202 with the scan id) before the process exits.
    */
   stopWaiting?: () => void;
+  /**
+   * The embedded queue: resolves once no job of this process is queued, delayed or running (or
+   * `withinMs` has passed). Tests wait on it before they arrange rows a background job rewrites.
+   */
+  settled?: (withinMs: number) => Promise<void>;
   ping: () => Promise<void>;
   /** Jobs per state (waiting, active, delayed, failed…), for the metrics endpoint. */
   depth?: () => Promise<Record<string, number>>;

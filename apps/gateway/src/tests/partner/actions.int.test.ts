@@ -217,6 +217,9 @@ describe("POST /api/partner/actions from a campaign", () => {
 
 describe("POST /api/partner/actions from a standard's drift", () => {
   it("removes the shares to a domain the standard does not trust; a policy drift says why not", async () => {
+    // The drift below is arranged by hand: a client refresh still queued by the scans above would
+    // recompute it from the (unassigned) standard and resolve it mid-test.
+    await gw.settleJobs();
     const [std] = await gw.db.db
       .insert(partnerStandards)
       .values({ partnerOrgId: msp.orgId, name: "Baseline", trustedDomains: ["trusted.example"] })

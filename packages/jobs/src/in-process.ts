@@ -158,7 +158,11 @@ export function createInProcessQueue(registry: TJobRegistrySource, opts: TInProc
       // A finishing job may queue the next (a scan its partner's refresh): wait until none is left.
       while (inFlight.size > 0 && Date.now() < deadline) {
         const left = deadline - Date.now();
-        await withTimeout(Promise.allSettled([...inFlight.values()]), left, () => new Error("unsettled")).catch(() => {});
+        await withTimeout(
+          Promise.allSettled([...inFlight.values()]),
+          left,
+          () => new Error("unsettled"),
+        ).catch(() => {});
       }
     },
     async ping() {},

@@ -23,6 +23,7 @@ import { googleSettingsRoute, type TGoogleSettingsFixture } from "./fake-google-
 import { createFakeChanges, type TFakeChangesOptions, type TFakeGoogleTenant } from "./fake-google-changes";
 
 export type { TFakeChangesOptions, TFakeGoogleTenant } from "./fake-google-changes";
+export type { TFakeGroup } from "./fake-google-directory";
 import { createFakeDirectory, type TFakeGroup } from "./fake-google-directory";
 import { createFakeDrive, grpcError, type TCaller } from "./fake-google-drive";
 import { createFakeDriveWrites, WRITE_METHODS, type TWriteMethodId } from "./fake-google-drive-write";

@@ -175,6 +175,35 @@ describe("Google Workspace groups against the fake Directory", () => {
     expect(server.grants.filter((g) => g.scopes.includes(GOOGLE_SCOPE.groups))).toHaveLength(2);
   });
 
+  it("sizes a group whose members are refused by its direct users, and says so", async () => {
+    const server = await start();
+    server.injectFault({
+      status: 403,
+      count: 1,
+      pathPrefix: "/admin/directory/v1/groups/g-sales/members",
+      body: { error: { code: 403, message: "Not Authorized to access this resource/api" } },
+    });
+    const adapter = adapterFor(server);
+    const groups = byEmail(await collect(groupsOf(adapter)));
+    // Sales' five direct users (the suspended one too: groups.list does not tell), no addresses.
+    expect(groups.find((g) => g.id === "g-sales")).toEqual({
+      id: "g-sales",
+      email: "sales@acme.test",
+      name: "Sales",
+      memberCount: 5,
+    });
+    expect(groups.filter((g) => g.id !== "g-sales")).toEqual(EXPECTED.filter((g) => g.id !== "g-sales"));
+    expect(adapter.coverageGaps().filter((g) => g.feature === GOOGLE_FEATURE.groups)).toEqual([
+      {
+        feature: GOOGLE_FEATURE.groups,
+        missing: GOOGLE_SCOPE.groups,
+        detail:
+          "Some groups' members were not listed, so they count their direct users only: Google Workspace: " +
+          "Not Authorized to access this resource/api (HTTP 403) (1: sales@acme.test)",
+      },
+    ]);
+  });
+
   it("is a coverage gap, and no group, when the delegation lacks the groups scope", async () => {
     const server = await start({
       authorizedScopes: ALL_CONNECTOR_SCOPES.filter((s) => s !== GOOGLE_SCOPE.groups),

@@ -12,6 +12,7 @@ export const GOOGLE_SCOPE = {
   tokens: `${AUTH}admin.directory.user.security`,
   reports: `${AUTH}admin.reports.audit.readonly`,
   licensing: `${AUTH}apps.licensing`,
+  groups: `${AUTH}admin.directory.group.readonly`,
 } as const;
 
 export const GOOGLE_FEATURE = {
@@ -23,6 +24,7 @@ export const GOOGLE_FEATURE = {
   appGrants: "Third-party app grants",
   activity: "Activity (sharing, downloads, sign-ins, app grants)",
   assistants: "AI assistant licences (Gemini)",
+  groups: "Directory groups and their members",
 } as const;
 
 /**
@@ -84,6 +86,13 @@ export const GOOGLE_ACCESS: readonly TAccessRequirement[] = [
     impact:
       "Who holds a Gemini licence (Enterprise License Manager, product 101047) is unknown: no user " +
       "counts as a Gemini user. The API has no read-only scope; the connector only lists.",
+  },
+  {
+    feature: GOOGLE_FEATURE.groups,
+    permission: GOOGLE_SCOPE.groups,
+    impact:
+      "Groups and their members are not read: a file granted to a group counts one person in its " +
+      "reach, and no grant to a very large group becomes a broad-group finding.",
   },
   ...GOOGLE_SETTINGS_ACCESS,
 ];

@@ -25,6 +25,7 @@ import { GOOGLE_TOKEN_URL, googleTokens, type TGoogleCredentials, type TGoogleTo
 import { createDriveChangeFeed } from "./changes";
 import { createDriveReader } from "./drive";
 import { createGapBook } from "./gaps";
+import { readGoogleGroups } from "./groups";
 import { readLabelCatalogue, type TLabelCatalogue } from "./labels";
 import { type TAgentCatalogEntry } from "../agents/catalog";
 import { mapActivity, mapDelegatedClient, mapToken, mapUser, type TDelegatedClient } from "./map";
@@ -271,11 +272,31 @@ export function createGoogleWorkspaceAdapter(opts: {
     }
   }
 
+  /** Active users, counted once: what a group holding the whole account reaches. */
+  const peopleCount = once(async () => {
+    let count = 0;
+    for await (const page of pagesByToken<TGUserList>(
+      directory(GOOGLE_SCOPE.users),
+      "/admin/directory/v1/users",
+      { customer: "my_customer", maxResults: 500, fields: "nextPageToken,users(suspended)" },
+    )) {
+      count += (page.users ?? []).filter((u) => u.suspended !== true).length;
+    }
+    return count;
+  });
+
   return {
     workspace,
     users,
     files: drive.files,
     sharedDrives: drive.sharedDrives,
+    groups: () =>
+      readGoogleGroups({
+        directory: directory(GOOGLE_SCOPE.groups),
+        gaps,
+        concurrency: opts.concurrency ?? DEFAULT_USER_CONCURRENCY,
+        peopleCount,
+      }),
     appGrants,
 
     async *activity(since: Date): AsyncGenerator<TActivityEvent> {

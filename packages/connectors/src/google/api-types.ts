@@ -77,6 +77,14 @@ export type TGUser = {
 };
 export type TGUserList = { users?: TGUser[]; nextPageToken?: string };
 
+/** Directory's Group: `directMembersCount` is an int64, sent as a string, and counts direct users only. */
+export type TGGroup = { id?: string; email?: string; name?: string; directMembersCount?: string };
+export type TGGroupList = { groups?: TGGroup[]; nextPageToken?: string };
+
+/** Directory's Member: `type` is USER, GROUP, CUSTOMER (everyone in the account) or EXTERNAL. */
+export type TGMember = { id?: string; email?: string; type?: string; status?: string; role?: string };
+export type TGMemberList = { members?: TGMember[]; nextPageToken?: string };
+
 /** Enterprise License Manager's LicenseAssignment (licensing v1). */
 export type TGLicenseAssignment = {
   productId?: string;

@@ -35,6 +35,27 @@ describe("createJsonClient", () => {
     expect(server.requests[0]?.query.has("skipped")).toBe(false);
   });
 
+  it("sends a request's own headers on every attempt, never in place of the client's", async () => {
+    server = await startFakeServer({
+      faultBody: () => ({}),
+      handle: (req) => ({
+        status: 200,
+        body: { consistency: req.headers.consistencylevel, auth: req.headers.authorization },
+      }),
+    });
+    server.injectFault({ status: 429, count: 1, retryAfter: 1 });
+    const client = testClient(server.url, noSleep);
+    const headers = { ConsistencyLevel: "eventual", Authorization: "Bearer stolen" };
+    expect(await client.get("/count", undefined, { headers })).toEqual({
+      consistency: "eventual",
+      auth: "Bearer abc",
+    });
+    expect(server.requests.map((r) => r.headers.consistencylevel)).toEqual(["eventual", "eventual"]);
+    // Requests without the option carry no such header.
+    await client.get("/plain");
+    expect(server.requests[2]?.headers.consistencylevel).toBeUndefined();
+  });
+
   it("retries network errors and then reports the source unavailable", async () => {
     // Reserve a port, then free it, so connections to it are refused.
     const probe = createServer();

@@ -27,16 +27,29 @@ export type THttpOptions = {
 
 export type TQuery = Record<string, string | number | boolean | undefined>;
 
+/**
+ * Per-request options. `headers`: extra request headers an API asks for on some calls (Graph's
+ * `ConsistencyLevel: eventual` for advanced queries such as `$count`); they never replace the
+ * client's own `authorization`, `accept` or `content-type`.
+ */
+export type TRequestOptions = { headers?: Readonly<Record<string, string>> };
+
 export type TJsonClient = {
   /** GET a path relative to the base URL, or an absolute URL on the same origin (a next-page link). */
-  get: <T>(pathOrUrl: string, query?: TQuery) => Promise<T>;
+  get: <T>(pathOrUrl: string, query?: TQuery, options?: TRequestOptions) => Promise<T>;
   /** POST (an action) with an optional JSON body, read like `get`. */
-  post: <T>(pathOrUrl: string, query?: TQuery, body?: unknown) => Promise<T>;
+  post: <T>(pathOrUrl: string, query?: TQuery, body?: unknown, options?: TRequestOptions) => Promise<T>;
   /**
    * The authorized request itself, retried and with one fresh token after a 401, its final
    * response unread: for APIs whose answers need more than `readJson` (headers, error codes).
    */
-  send: (method: "GET" | "POST", pathOrUrl: string, query?: TQuery, body?: unknown) => Promise<Response>;
+  send: (
+    method: "GET" | "POST",
+    pathOrUrl: string,
+    query?: TQuery,
+    body?: unknown,
+    options?: TRequestOptions,
+  ) => Promise<Response>;
 };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -117,6 +130,15 @@ function buildUrl(baseUrl: string, pathOrUrl: string, query: TQuery | undefined)
   return url.toString();
 }
 
+/** The headers the client sets itself: an option naming one (in any case) is left out. */
+const OWN_HEADERS = new Set(["authorization", "accept", "content-type"]);
+
+function extraHeaders(options: TRequestOptions | undefined): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(options?.headers ?? {}).filter(([name]) => !OWN_HEADERS.has(name.toLowerCase())),
+  );
+}
+
 export function createJsonClient(opts: {
   source: string;
   baseUrl: string;
@@ -124,13 +146,14 @@ export function createJsonClient(opts: {
   http?: THttpOptions;
 }): TJsonClient {
   const { source, baseUrl, tokens, http } = opts;
-  const send: TJsonClient["send"] = async (method, pathOrUrl, query, body) => {
+  const send: TJsonClient["send"] = async (method, pathOrUrl, query, body, options) => {
     const url = buildUrl(baseUrl, pathOrUrl, query);
     const build = async (): Promise<TRequest> => ({
       url,
       init: {
         method,
         headers: {
+          ...extraHeaders(options),
           authorization: `Bearer ${await tokens.getToken()}`,
           accept: "application/json",
           ...(body === undefined ? {} : { "content-type": "application/json" }),
@@ -149,9 +172,9 @@ export function createJsonClient(opts: {
   };
   return {
     send,
-    get: async <T>(pathOrUrl: string, query?: TQuery) =>
-      readJson<T>(source, await send("GET", pathOrUrl, query)),
-    post: async <T>(pathOrUrl: string, query?: TQuery, body?: unknown) =>
-      readJson<T>(source, await send("POST", pathOrUrl, query, body)),
+    get: async <T>(pathOrUrl: string, query?: TQuery, options?: TRequestOptions) =>
+      readJson<T>(source, await send("GET", pathOrUrl, query, undefined, options)),
+    post: async <T>(pathOrUrl: string, query?: TQuery, body?: unknown, options?: TRequestOptions) =>
+      readJson<T>(source, await send("POST", pathOrUrl, query, body, options)),
   };
 }

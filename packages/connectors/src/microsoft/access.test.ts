@@ -30,6 +30,8 @@ describe("MICROSOFT_ACCESS", () => {
       "Directory.Read.All",
       "Organization.Read.All",
       "Organization.Read.All",
+      // Directory.Read.All serves groups and their transitive members too.
+      "GroupMember.Read.All",
     ]);
   });
 });

@@ -24,6 +24,7 @@ export const MS_FEATURE = {
   agentBlueprints: "Agents: agent blueprints",
   copilotAgents: "Agents: Copilot admin catalog",
   assistants: "AI assistant licences",
+  groups: "Directory groups and their sizes",
 } as const;
 
 /** Every Microsoft Graph application permission (and licence) the connector's own reads need. */
@@ -98,6 +99,12 @@ export const MICROSOFT_GRAPH_ACCESS: readonly TAccessRequirement[] = [
     permission: "Organization.Read.All",
     impact: "Who holds Microsoft 365 Copilot (subscribedSkus) is unknown: no user counts as a Copilot user.",
   },
+  {
+    feature: MS_FEATURE.groups,
+    permission: "GroupMember.Read.All",
+    impact:
+      "Groups and their sizes (transitiveMembers/$count) are not read: a grant to a group names no address, counts one person in a file's reach, and no grant to a very large group becomes a broad-group finding.",
+  },
 ];
 
 /**
@@ -143,6 +150,8 @@ export const BROADER_PERMISSIONS: Readonly<Record<string, readonly string[]>> = 
   "AgentIdentity.Read.All": ["AgentIdentity.ReadWrite.All"],
   "AgentIdentityBlueprintPrincipal.Read.All": ["AgentIdentityBlueprintPrincipal.ReadWrite.All"],
   "CopilotPackages.Read.All": ["CopilotPackages.ReadWrite.All"],
+  // Listed by graph-permissions.json on both GET /groups and GET /groups/{id}/transitiveMembers.
+  "GroupMember.Read.All": ["Group.Read.All", "Group.ReadWrite.All", "Directory.Read.All"],
   // Remediation's writes (MICROSOFT_WRITE_ACCESS).
   "Files.ReadWrite.All": ["Sites.ReadWrite.All"],
   "DelegatedPermissionGrant.ReadWrite.All": ["Directory.ReadWrite.All"],

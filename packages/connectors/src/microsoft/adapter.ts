@@ -48,6 +48,7 @@ import {
 } from "./access";
 import { createDriveChangeFeed, FILE_READS_AT_ONCE, preferDelta } from "./change-feed";
 import { denial } from "./denial";
+import { createGroupDirectory } from "./groups";
 import { createManagementActivity, MANAGE_DEFAULT_SCOPE } from "./management-activity";
 import { readMicrosoftSettings } from "./settings";
 import {
@@ -190,9 +191,15 @@ export function createMicrosoft365Adapter(opts: {
     const { index } = await directory();
     return (id: string | undefined) => (id ? index.get(id)?.email : undefined);
   };
+  const groupDirectory = createGroupDirectory(graph, recordGap);
   const principals = async (): Promise<TDirectory> => {
     const { byLogin } = await directory();
-    return { byId: await emailLookup(), byLogin: (upn) => byLogin.get(upn.toLowerCase()) };
+    const groupMail = await groupDirectory.mailById();
+    return {
+      byId: await emailLookup(),
+      byLogin: (upn) => byLogin.get(upn.toLowerCase()),
+      groupById: (id) => groupMail.get(id),
+    };
   };
 
   // Sensitivity labels: the tenant's catalogue (id → name) once, then each labelable file's ids.
@@ -419,6 +426,7 @@ export function createMicrosoft365Adapter(opts: {
 
   return {
     workspace,
+    groups: groupDirectory.groups,
 
     /**
      * Users degrade per feature: the directory read needs only User.Read.All; MFA registration and

@@ -1,5 +1,8 @@
 // The slices of Microsoft Graph v1.0 resources the adapter reads.
 
+/** v1.0 `group`: `mail` is null for security groups that are not mail-enabled. */
+export type TMsGroup = { id?: string; displayName?: string; mail?: string | null };
+
 export type TMsUser = {
   id?: string;
   displayName?: string;

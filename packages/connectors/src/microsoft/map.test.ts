@@ -52,6 +52,55 @@ describe("SharePoint identities", () => {
   });
 });
 
+describe("group grants", () => {
+  const M365 = "0a11c0de-0000-4000-8000-000000000001";
+  const SECURITY = "5ec0000d-0000-4000-8000-000000000002";
+  const withGroups: TDirectory = {
+    ...directory,
+    groupById: (id) => ({ [M365]: "allcompany@contoso.test" })[id],
+  };
+
+  it("carry the group's mail, by object id or by SharePoint's group claim; none without one", () => {
+    const permissions = mapMsPermission(
+      {
+        id: "g",
+        roles: ["write"],
+        grantedToIdentitiesV2: [
+          { group: { id: M365, displayName: "All Company" } },
+          {
+            siteUser: {
+              id: "21",
+              displayName: "All Company Members",
+              loginName: `c:0o.c|federateddirectoryclaimprovider|${M365.toUpperCase()}`,
+            },
+          },
+          // The owners of a Microsoft 365 group are not the group.
+          { siteUser: { id: "22", loginName: `c:0o.c|federateddirectoryclaimprovider|${M365}_o` } },
+          // A security group without mail: a group grant, no address.
+          { siteGroup: { id: "23", loginName: `c:0t.c|tenant|${SECURITY}` } },
+        ],
+      },
+      "contoso.test",
+      withGroups,
+    );
+    expect(permissions).toEqual([
+      { id: "g:0", type: "group", role: "writer", emailAddress: "allcompany@contoso.test" },
+      { id: "g:1", type: "group", role: "writer", emailAddress: "allcompany@contoso.test" },
+      { id: "g:3", type: "group", role: "writer" },
+    ]);
+  });
+
+  it("name no address when the directory's groups were not read", () => {
+    expect(
+      mapMsPermission(
+        { id: "g", roles: ["read"], grantedToV2: { group: { id: M365 } } },
+        "contoso.test",
+        directory,
+      ),
+    ).toEqual([{ id: "g", type: "group", role: "reader" }]);
+  });
+});
+
 describe("internal reach", () => {
   it("keeps an organization link on the tenant domain with its expiry, never discoverable", () => {
     expect(

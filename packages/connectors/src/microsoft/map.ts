@@ -85,7 +85,27 @@ function roleOf(permission: TMsPermission): TPermissionRole {
  * The directory as sharing needs it: an Entra object id or a user principal name → the user's
  * email. SharePoint's own numeric ids are never looked up here.
  */
-export type TDirectory = { byId: TEmailLookup; byLogin: (upn: string) => string | undefined };
+export type TDirectory = {
+  byId: TEmailLookup;
+  byLogin: (upn: string) => string | undefined;
+  /** A mail-enabled group's address by its Entra object id (GET /groups); absent: groups not read. */
+  groupById?: (id: string) => string | undefined;
+};
+
+// SharePoint's claims for an Entra group: a Microsoft 365 group's members
+// (`c:0o.c|federateddirectoryclaimprovider|<id>`; `<id>_o` is its owners only, not the group) and a
+// security group (`c:0t.c|tenant|<id>`).
+const GROUP_CLAIM = /^c:0(?:o\.c\|federateddirectoryclaimprovider|t\.c\|tenant)\|([0-9a-f-]{36})$/i;
+
+/** The Entra group a grant names: `group.id`, or a group claim SharePoint put on a site principal. */
+function groupIdOf(identity: TMsIdentitySet): string | undefined {
+  if (identity.group?.id) return identity.group.id;
+  for (const carrier of [identity.siteGroup, identity.siteUser, identity.user]) {
+    const id = GROUP_CLAIM.exec(carrier?.loginName ?? "")?.[1];
+    if (id) return id.toLowerCase();
+  }
+  return undefined;
+}
 
 // SharePoint claims: a member or B2B guest (`i:0#.f|membership|<upn>`), an external user who never
 // joined the directory (`…|urn:spo:guest#<email>`), and the "everyone" claims.
@@ -136,6 +156,13 @@ function identityPermission(
   for (const carrier of [identity.siteUser, identity.siteGroup, identity.user]) {
     const everyone = everyoneClaim(carrier?.loginName);
     if (everyone) return { id, type: "domain", role, domain, everyone };
+  }
+  // A grant to an Entra group carries no address (`identity` declares only id and displayName):
+  // the group's mail, from the directory's groups, is what reach and the broad-group rule key on.
+  const groupId = groupIdOf(identity);
+  if (groupId) {
+    const email = directory.groupById?.(groupId);
+    return { id, type: "group", role, ...(email ? { emailAddress: email } : {}) };
   }
   // `user` is an Entra identity: its id is the object id. `siteUser` is SharePoint's: resolve its
   // login name, never its id (a number local to the site collection).

@@ -1,5 +1,6 @@
 import { afterEach } from "vitest";
 import { type THttpOptions } from "../http/client";
+import { type TSourceAdapter, type TSourceGroup } from "../types";
 import { startFakeGoogle, type TFakeGoogle } from "./fake-google";
 import { buildGoogleFixture, type generateServiceAccount } from "./google-fixture";
 
@@ -10,6 +11,12 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const item of items) out.push(item);
   return out;
+}
+
+/** The adapter's directory groups listing; an adapter without one fails the test. */
+export function groupsOf(adapter: TSourceAdapter): AsyncIterable<TSourceGroup> {
+  if (!adapter.groups) throw new Error("the adapter reads no groups");
+  return adapter.groups();
 }
 
 /** Transport options whose sleep records each back-off delay (in ms) and returns at once. */

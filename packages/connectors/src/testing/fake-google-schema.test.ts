@@ -45,6 +45,8 @@ describe.skipIf(!haveDiscovery)("fake Google lists against the Discovery documen
       "drive.changes.list": driveDoc.resources.changes?.methods.list,
       "directory.users.list": directory.resources.users?.methods.list,
       "directory.tokens.list": directory.resources.tokens?.methods.list,
+      "directory.groups.list": directory.resources.groups?.methods.list,
+      "directory.members.list": directory.resources.members?.methods.list,
       "directory.domains.list": directory.resources.domains?.methods.list,
       "reports.activities.list": reports.resources.activities?.methods.list,
     };

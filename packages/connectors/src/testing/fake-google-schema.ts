@@ -120,6 +120,19 @@ export const METHODS = {
     scopes: [`${AUTH}admin.directory.user`, `${AUTH}admin.directory.user.readonly`, `${AUTH}cloud-platform`],
   },
   "directory.tokens.list": { parameters: ["userKey"], scopes: [`${AUTH}admin.directory.user.security`] },
+  "directory.groups.list": {
+    parameters: ["customer", "domain", "maxResults", "orderBy", "pageToken", "query", "sortOrder", "userKey"],
+    scopes: [`${AUTH}admin.directory.group`, `${AUTH}admin.directory.group.readonly`],
+  },
+  "directory.members.list": {
+    parameters: ["groupKey", "includeDerivedMembership", "maxResults", "pageToken", "roles"],
+    scopes: [
+      `${AUTH}admin.directory.group`,
+      `${AUTH}admin.directory.group.member`,
+      `${AUTH}admin.directory.group.member.readonly`,
+      `${AUTH}admin.directory.group.readonly`,
+    ],
+  },
   // Enterprise License Manager (vendor/google-licensing-v1-extract.json): who holds Gemini.
   "licensing.licenseAssignments.listForProduct": {
     parameters: ["customerId", "maxResults", "pageToken", "productId"],

@@ -23,7 +23,8 @@ import { googleSettingsRoute, type TGoogleSettingsFixture } from "./fake-google-
 import { createFakeChanges, type TFakeChangesOptions, type TFakeGoogleTenant } from "./fake-google-changes";
 
 export type { TFakeChangesOptions, TFakeGoogleTenant } from "./fake-google-changes";
-import { createFakeDirectory } from "./fake-google-directory";
+export type { TFakeGroup } from "./fake-google-directory";
+import { createFakeDirectory, type TFakeGroup } from "./fake-google-directory";
 import { createFakeDrive, grpcError, type TCaller } from "./fake-google-drive";
 import { createFakeDriveWrites, WRITE_METHODS, type TWriteMethodId } from "./fake-google-drive-write";
 import { GLOBAL_PARAMETERS, METHODS, type TMethodId, type TMethodSpec } from "./fake-google-schema";
@@ -55,6 +56,8 @@ export type TGoogleFixture = {
   licenseAssignments?: TGLicenseAssignment[];
   /** The customer id the licensing API accepts (the users' `customerId`). */
   customerId?: string;
+  /** The Directory's groups and their direct members (groups.list, members.list). */
+  groups?: TFakeGroup[];
 };
 
 export type TFakeGoogle = TFakeServer & {
@@ -163,6 +166,8 @@ export async function startFakeGoogle(opts: {
   /** Upper bound on items per page, below the APIs' own maxima, to force paging. */
   pageSize?: number;
   tokenTtlSec?: number;
+  /** The fake's clock (ms): an issued token expires `tokenTtlSec` after it; the real clock when absent. */
+  now?: () => number;
   /** Drive's change log: how an expired page token is answered, and how many changes are kept. */
   changes?: TFakeChangesOptions;
 }): Promise<TFakeGoogle> {
@@ -171,7 +176,9 @@ export async function startFakeGoogle(opts: {
   const authorizedScopes = opts.authorizedScopes ?? ALL_CONNECTOR_SCOPES;
   const userOf = (email: string) => fixture.users.find((u) => (u.primaryEmail ?? "").toLowerCase() === email);
   const firstAdmin = fixture.users.find((u) => u.isAdmin)?.primaryEmail ?? "";
-  const tokens = new Map<string, { subject: string; scopes: string[] }>();
+  const now = opts.now ?? Date.now;
+  /** `expiresAt`: absent for the pre-shared token, whose lifetime is not the fake's to know. */
+  const tokens = new Map<string, { subject: string; scopes: string[]; expiresAt?: number }>();
   if (opts.accessToken) {
     tokens.set(opts.accessToken, {
       subject: (opts.accessTokenSubject ?? firstAdmin).toLowerCase(),
@@ -243,7 +250,7 @@ export async function startFakeGoogle(opts: {
     });
     if ("refused" in grant) return grant.refused;
     const token = `ya29.${randomBytes(16).toString("hex")}`;
-    tokens.set(token, grant);
+    tokens.set(token, { ...grant, expiresAt: now() + (opts.tokenTtlSec ?? 3599) * 1000 });
     issuedTokens.push(token);
     grants.push(grant);
     return {
@@ -334,6 +341,12 @@ export async function startFakeGoogle(opts: {
       return precheck("drivelabels.labels.list", q, held.scopes) ?? labels(q, held.scopes, caller);
     if (req.path === "/admin/directory/v1/users")
       return adminApi("directory.users.list", [], () => directory.listUsers(q));
+    if (req.path === "/admin/directory/v1/groups")
+      return adminApi("directory.groups.list", [], () => directory.listGroups(q));
+    if ((match = /^\/admin\/directory\/v1\/groups\/([^/]+)\/members$/.exec(req.path))) {
+      const groupKey = decodeURIComponent(match[1] ?? "");
+      return adminApi("directory.members.list", ["groupKey"], () => directory.listMembers(groupKey, q));
+    }
     if ((match = /^\/apps\/licensing\/v1\/product\/([^/]+)\/users$/.exec(req.path))) {
       const productId = decodeURIComponent(match[1] ?? "");
       return adminApi("licensing.licenseAssignments.listForProduct", ["productId"], () =>
@@ -448,7 +461,8 @@ export async function startFakeGoogle(opts: {
       if (req.method === "GET" && req.path === "/tokeninfo") return tokenInfo(req.query);
       const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ""))?.[1];
       const held = bearer ? tokens.get(bearer) : undefined;
-      if (!held) {
+      // An expired access token gets the same 401 as an unknown one (Google says no more).
+      if (!held || (held.expiresAt !== undefined && now() >= held.expiresAt)) {
         return googleError(
           401,
           "Request had invalid authentication credentials. Expected OAuth 2 access token.",

@@ -26,6 +26,7 @@ import {
 import { createDriveDeltaLog, type TFakeDriveItem } from "./fake-graph-delta";
 import { tenantOf, type TGraphTenant } from "./fake-graph-tenant";
 import { graphDenied, graphError, graphNotPremium, oauthError } from "./graph-errors";
+import { countTransitiveMembers } from "./fake-graph-groups";
 import { graphSettingsRoute, type TGraphSettingsFixture } from "./fake-graph-settings";
 import { GRAPH_WRITE_ROUTE_PERMISSIONS, graphWriteRoutes } from "./fake-graph-write";
 import { GRAPH_V1_PROPERTIES, type TGraphEntityType } from "./graph-v1-properties";
@@ -63,8 +64,11 @@ export type TGraphFixture = {
   agentBlueprintPrincipals?: TMsServicePrincipal[];
   /** The Copilot admin catalog's packages. */
   copilotPackages?: TMsCopilotPackage[];
-  /** The directory's groups an invitation can name (by object id or mail); none by default. */
-  groups?: Array<{ id: string; displayName?: string; mail?: string }>;
+  /**
+   * The directory's groups (GET /groups), which an invitation can also name (by object id or mail);
+   * none by default. `members`: direct members by object id and type; nested groups' are theirs.
+   */
+  groups?: TFakeGraphGroup[];
   /** The tenant's Purview sensitivity labels; sublabels nested under their parent. */
   sensitivityLabels?: TMsSensitivityLabel[];
   /** The tenant's subscriptions (GET /subscribedSkus). */
@@ -83,6 +87,13 @@ export type TGraphFixture = {
 };
 
 export { type TGraphTenant } from "./fake-graph-tenant";
+
+export type TFakeGraphGroup = {
+  id: string;
+  displayName?: string;
+  mail?: string | null;
+  members?: Array<{ id: string; type: "user" | "group" | "device" }>;
+};
 
 export type TFakeGraph = TFakeServer & { issuedTokens: string[]; tenant: TGraphTenant };
 
@@ -192,6 +203,14 @@ export const GRAPH_ROUTE_PERMISSIONS = {
     "Directory.Read.All",
     "Directory.ReadWrite.All",
     "DelegatedPermissionGrant.ReadWrite.All",
+  ],
+  "GET /groups": ["GroupMember.Read.All", "Group.Read.All", "Group.ReadWrite.All", "Directory.Read.All"],
+  // Its `$count` segment, the only part the fake serves (graph-permissions.json lists the collection).
+  "GET /groups/{id}/transitiveMembers": [
+    "GroupMember.Read.All",
+    "Group.Read.All",
+    "Group.ReadWrite.All",
+    "Directory.Read.All",
   ],
   "GET /subscribedSkus": [
     "LicenseAssignment.Read.All",
@@ -769,6 +788,32 @@ export async function startFakeGraph(opts: {
         options: [...COLLECTION_OPTIONS, "$filter"],
         premium: () => true,
         serve: signIns,
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/groups$/,
+      {
+        key: "GET /groups",
+        entity: "group",
+        options: COLLECTION_OPTIONS,
+        serve: (req, baseUrl) =>
+          collection(
+            req,
+            baseUrl,
+            (fixture.groups ?? []).map(({ members: _m, ...group }) => group),
+            { maxTop: 999 },
+          ),
+      },
+    ],
+    [
+      "GET",
+      /^\/v1\.0\/groups\/([^/]+)\/transitiveMembers(\/microsoft\.graph\.user)?\/\$count$/,
+      {
+        key: "GET /groups/{id}/transitiveMembers",
+        options: [],
+        serve: (req, _baseUrl, m) =>
+          countTransitiveMembers(fixture.groups ?? [], req, decodeURIComponent(m[1] ?? ""), Boolean(m[2])),
       },
     ],
     [

@@ -2,7 +2,7 @@ import extract from "./vendor/google-discovery-extract.json" with { type: "json"
 import { type TShape } from "./fake-google-schema";
 
 // The part of Google's Discovery documents the fake validates against: the schemas of the Admin
-// SDK's users, domains and tokens lists, Reports' activities and Drive's Permission, structure
+// SDK's users, domains, tokens, groups and members lists, Reports' activities and Drive's Permission, structure
 // only (`vendor/google-discovery-extract.json`, made by `extractSchemas` from the documents in the
 // shared vendor reference and checked against them by `google-discovery.test.ts`). The fake reads
 // the resources' selectable properties from here rather than from lists written by hand.
@@ -85,7 +85,7 @@ export function shapeFromSchemas(schemas: TDiscoverySchemas, root: string): TSha
 }
 
 export const DISCOVERY_ROOTS = {
-  directory: ["Users", "Domains2", "Tokens"],
+  directory: ["Users", "Domains2", "Tokens", "Groups", "Members"],
   reports: ["Activities"],
   drive: ["Permission"],
 } as const;
@@ -95,6 +95,8 @@ const schemasOf = (api: keyof typeof DISCOVERY_ROOTS) => extract[api].schemas as
 export const DIRECTORY_USERS = shapeFromSchemas(schemasOf("directory"), "Users");
 export const DIRECTORY_DOMAINS = shapeFromSchemas(schemasOf("directory"), "Domains2");
 export const DIRECTORY_TOKENS = shapeFromSchemas(schemasOf("directory"), "Tokens");
+export const DIRECTORY_GROUPS = shapeFromSchemas(schemasOf("directory"), "Groups");
+export const DIRECTORY_MEMBERS = shapeFromSchemas(schemasOf("directory"), "Members");
 export const REPORTS_ACTIVITIES = shapeFromSchemas(schemasOf("reports"), "Activities");
 /** permissions.create's request body: a Permission. */
 export const DRIVE_PERMISSION_BODY = shapeFromSchemas(schemasOf("drive"), "Permission");

@@ -91,6 +91,7 @@ describe("the fake's route permissions", () => {
         "GET /servicePrincipals/microsoft.graph.agentIdentityBlueprintPrincipal",
       ],
       "CopilotPackages.Read.All": ["GET /copilot/admin/catalog/packages"],
+      "GroupMember.Read.All": ["GET /groups", "GET /groups/{id}/transitiveMembers"],
       "AuditLog.Read.All": [
         "GET /reports/authenticationMethods/userRegistrationDetails",
         "GET /auditLogs/signIns",

@@ -154,6 +154,28 @@ function members(ctx: TRouteContext): TRouteAnswer {
   return { status: 200, list };
 }
 
+const TYPE_FILTER: Record<string, (r: TGithubFixtureRepo) => boolean> = {
+  all: () => true,
+  public: (r) => r.visibility === "public",
+  private: (r) => r.visibility !== "public",
+  forks: (r) => r.fork,
+  sources: (r) => !r.fork,
+  member: () => true,
+};
+
+/** The organization's repositories as `type`, `sort` and `direction` ask (GitHub: created, newest first). */
+function orgRepositories({ fixture, query }: TRouteContext): TGithubFixtureRepo[] {
+  const sort = query.get("sort") ?? "created";
+  const direction = query.get("direction") ?? (sort === "full_name" ? "asc" : "desc");
+  const keyOf = (r: TGithubFixtureRepo) =>
+    sort === "full_name" ? r.name : sort === "created" ? r.createdAt : r.pushedAt;
+  const filter = TYPE_FILTER[query.get("type") ?? "all"] ?? TYPE_FILTER.all;
+  const sorted = fixture.repositories
+    .filter((r) => filter?.(r) ?? true)
+    .sort((a, b) => keyOf(a).localeCompare(keyOf(b)) || a.id - b.id);
+  return direction === "asc" ? sorted : sorted.reverse();
+}
+
 export function route(operationId: string, ctx: TRouteContext): TRouteAnswer {
   const { fixture, base, params } = ctx;
   const org = params.org ?? params.owner;
@@ -164,25 +186,8 @@ export function route(operationId: string, ctx: TRouteContext): TRouteAnswer {
   switch (operationId) {
     case "orgs/get":
       return { status: 200, body: organization(ctx) };
-    case "repos/list-for-org": {
-      const type = ctx.query.get("type") ?? "all";
-      const list = fixture.repositories
-        .filter(
-          (r) =>
-            type === "all" ||
-            (type === "public"
-              ? r.visibility === "public"
-              : type === "private"
-                ? r.visibility !== "public"
-                : type === "forks"
-                  ? r.fork
-                  : type === "sources"
-                    ? !r.fork
-                    : true),
-        )
-        .map((r) => repository(fixture, r, base));
-      return { status: 200, list };
-    }
+    case "repos/list-for-org":
+      return { status: 200, list: orgRepositories(ctx).map((r) => repository(fixture, r, base)) };
     case "orgs/list-members":
       return members(ctx);
     case "orgs/list-outside-collaborators": {

@@ -3,6 +3,7 @@ import { collect } from "../testing/adapter-harness";
 import { buildGithubFixture, generateGithubApp } from "../testing/fake-github-fixture";
 import { createTestClock, useFakeGithub, type TTestClock } from "../testing/fake-github-harness";
 import { type TFakeGithub } from "../testing/fake-github";
+import { GITHUB_OPERATIONS, matchOperation } from "../testing/fake-github-schema";
 import { SourceUnavailableError } from "../types";
 import { createGithubAdapter } from "./adapter";
 
@@ -186,6 +187,20 @@ describe("the GitHub adapter", () => {
     expect(github.coverageGaps()).toEqual([]);
     // One installation token served the whole read.
     expect(fake.tokens).toHaveLength(1);
+    // It made every operation of the extract, and (the harness checks) none the description refuses.
+    const used = new Set(fake.requests.map((r) => matchOperation(r.method, r.path)?.op.operationId));
+    expect([...used].sort()).toEqual(GITHUB_OPERATIONS.map((op) => op.operationId).sort());
+  });
+
+  it("retries a 5xx with back-off and gives up after five attempts", async () => {
+    const fake = await start();
+    fake.injectFault({ status: 502, count: 2, pathPrefix: "/orgs/acme/teams" });
+    expect((await collect(adapterFor(fake).teams())).map((t) => t.slug)).toEqual(["engineering", "payments"]);
+    expect(clock.delays).toEqual([250, 500]);
+    fake.injectFault({ status: 503, count: 5, pathPrefix: "/orgs/acme/teams" });
+    await expect(collect(adapterFor(fake).teams())).rejects.toThrow(
+      new SourceUnavailableError("GitHub unavailable after 5 attempts (HTTP 503)"),
+    );
   });
 
   it("follows Link rel=next across pages of 100", async () => {

@@ -27,6 +27,8 @@ export function createTestClock(start = Date.UTC(2025, 5, 1, 12, 0, 0)): TTestCl
     },
     http: {
       now,
+      // Back-off without jitter: each 5xx retry waits half its ceiling (250 ms, 500 ms…).
+      random: () => 0,
       sleep: async (ms) => {
         delays.push(ms);
         t += ms;

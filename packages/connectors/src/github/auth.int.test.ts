@@ -59,6 +59,17 @@ describe("githubAppTokens", () => {
     expect(fake.jwts).toHaveLength(2);
   });
 
+  it("keeps a short-lived token for half its life rather than minting one a call", async () => {
+    const fake = await start({ tokenTtlSec: 120 });
+    const tokens = githubAppTokens({ ...APP, installationId: 88 }, { baseUrl: fake.url, http: clock.http });
+    const first = await tokens.getToken();
+    clock.advance(59_000);
+    expect(await tokens.getToken()).toBe(first);
+    clock.advance(2000);
+    expect(await tokens.getToken()).not.toBe(first);
+    expect(fake.tokens).toHaveLength(2);
+  });
+
   it("refuses a wrong key, an unknown app and a missing installation with SourceAuthError", async () => {
     const fake = await start();
     const other = generateGithubApp(APP.appId);

@@ -45,6 +45,8 @@ export function signAppJwt(
 export type TGithubInstallationToken = {
   token: string;
   expiresAt: number;
+  /** When to stop using it: the margin before `expiresAt`, or half its life if that is shorter. */
+  refreshAt: number;
   permissions: TGithubTokenPermissions;
 };
 
@@ -88,11 +90,13 @@ export function githubAppTokens(
       typeof body.permissions === "object" && body.permissions !== null
         ? (body.permissions as TGithubTokenPermissions)
         : {};
-    return { token: body.token, expiresAt, permissions };
+    const mintedAt = now();
+    const margin = Math.min(TOKEN_REFRESH_MARGIN_MS, Math.max(0, expiresAt - mintedAt) / 2);
+    return { token: body.token, expiresAt, refreshAt: expiresAt - margin, permissions };
   };
 
   const current = async (): Promise<TGithubInstallationToken> => {
-    if (cached && cached.expiresAt - TOKEN_REFRESH_MARGIN_MS > now()) return cached;
+    if (cached && cached.refreshAt > now()) return cached;
     inflight ??= exchange()
       .then((minted) => {
         cached = minted;

@@ -55,6 +55,11 @@ describe("the fake GitHub", () => {
     });
     const badEnum = await call(fake.url, "/orgs/acme/members?role=billing_manager", ghs);
     expect(badEnum.body).toMatchObject({ errors: [{ field: "role", code: "invalid" }] });
+    const oldVersion = await fetch(`${fake.url}/orgs/acme`, {
+      headers: { ...HEADERS, authorization: `Bearer ${ghs}`, "x-github-api-version": "2021-01-01" },
+    });
+    expect(oldVersion.status).toBe(400);
+    expect(await oldVersion.json()).toMatchObject({ message: "API version 2021-01-01 is not supported." });
     const badBody = await token(fake.url, { permissions: { members: "read" }, scope: "everything" });
     expect(badBody).toMatchObject({
       status: 422,
@@ -65,6 +70,7 @@ describe("the fake GitHub", () => {
       "404 DELETE /orgs/acme/repos",
       "422 GET /orgs/acme/repos?visibility=public",
       "422 GET /orgs/acme/members?role=billing_manager",
+      "400 GET /orgs/acme",
       "422 POST /app/installations/88/access_tokens",
     ]);
   });

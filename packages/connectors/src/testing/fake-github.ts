@@ -59,6 +59,8 @@ export type TFakeGithub = TFakeServer & {
   throttled: Array<{ url: string; kind: "primary" | "secondary" }>;
 };
 
+/** The REST API versions GitHub serves (`X-GitHub-Api-Version`); another is a 400. */
+const API_VERSIONS = ["2022-11-28", "2026-03-10"];
 const MAX_PER_PAGE = 100;
 const DEFAULT_PER_PAGE = 30;
 const RATE_LIMIT_DOCS = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api";
@@ -169,6 +171,9 @@ export async function startFakeGithub(opts: TFakeGithubOptions): Promise<TFakeGi
           null,
         ),
       );
+    const version = header(req, "x-github-api-version");
+    if (version !== undefined && !API_VERSIONS.includes(version))
+      return refuse(req, error(400, `API version ${version} is not supported.`, null));
     const match = matchOperation(req.method, req.path);
     if (!match) return refuse(req, error(404, "Not Found", null));
     const { op, params } = match;

@@ -65,6 +65,12 @@ describe("the fake GitHub", () => {
       status: 422,
       body: { message: 'Invalid request.\n\n"scope" is not a permitted key.' },
     });
+    const notJson = await fetch(`${fake.url}/app/installations/88/access_tokens`, {
+      method: "POST",
+      headers: { ...HEADERS, authorization: `Bearer ${signAppJwt(APP, clock.now())}` },
+      body: "permissions=members",
+    });
+    expect(await notJson.json()).toMatchObject({ message: "Problems parsing JSON", status: "400" });
     expect(fake.refused.map((r) => `${r.status} ${r.method} ${r.url}`)).toEqual([
       "404 GET /orgs/acme/secrets-everywhere",
       "404 DELETE /orgs/acme/repos",
@@ -72,6 +78,7 @@ describe("the fake GitHub", () => {
       "422 GET /orgs/acme/members?role=billing_manager",
       "400 GET /orgs/acme",
       "422 POST /app/installations/88/access_tokens",
+      "400 POST /app/installations/88/access_tokens",
     ]);
   });
 

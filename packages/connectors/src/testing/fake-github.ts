@@ -179,6 +179,8 @@ export async function startFakeGithub(opts: TFakeGithubOptions): Promise<TFakeGi
     const { op, params } = match;
     const query = queryProblems(op, req.query);
     if (query.length > 0) return refuse(req, validationFailed(op, query));
+    if (req.body !== "" && req.json === undefined)
+      return refuse(req, error(400, "Problems parsing JSON", op.documentationUrl));
     const bodyErrors = bodyProblems(op, req.body === "" ? undefined : req.json);
     if (bodyErrors.length > 0) {
       const first = bodyErrors[0];

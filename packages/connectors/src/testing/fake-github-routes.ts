@@ -11,7 +11,14 @@ import {
 
 /** A listing (paged by the server) or one object. `wrap` puts a page in its envelope (installations, seats). */
 export type TRouteAnswer =
-  { status: number; body: unknown } | { status: 200; list: unknown[]; wrap?: (page: unknown[]) => unknown };
+  | { status: number; body: unknown }
+  | {
+      status: 200;
+      list: unknown[];
+      /** Builds an item's answer; applied to the page only, so a 20,000-item list is cheap to page. */
+      render?: (item: never) => unknown;
+      wrap?: (page: unknown[]) => unknown;
+    };
 
 export type TRouteContext = {
   fixture: TGithubFixture;
@@ -176,18 +183,32 @@ function orgRepositories({ fixture, query }: TRouteContext): TGithubFixtureRepo[
   return direction === "asc" ? sorted : sorted.reverse();
 }
 
+// Per-repository calls look their repository up by name: a map per fixture, not a scan per call.
+const byName = new WeakMap<TGithubFixtureRepo[], Map<string, TGithubFixtureRepo>>();
+function repositoryNamed(fixture: TGithubFixture, name: string): TGithubFixtureRepo | undefined {
+  let index = byName.get(fixture.repositories);
+  if (!index) {
+    index = new Map(fixture.repositories.map((r) => [r.name, r]));
+    byName.set(fixture.repositories, index);
+  }
+  return index.get(name);
+}
+
 export function route(operationId: string, ctx: TRouteContext): TRouteAnswer {
   const { fixture, base, params } = ctx;
   const org = params.org ?? params.owner;
   if (org !== undefined && org.toLowerCase() !== fixture.org.login) return notFound;
-  const repo =
-    params.repo === undefined ? undefined : fixture.repositories.find((r) => r.name === params.repo);
+  const repo = params.repo === undefined ? undefined : repositoryNamed(fixture, params.repo);
   if (params.repo !== undefined && !repo) return notFound;
   switch (operationId) {
     case "orgs/get":
       return { status: 200, body: organization(ctx) };
     case "repos/list-for-org":
-      return { status: 200, list: orgRepositories(ctx).map((r) => repository(fixture, r, base)) };
+      return {
+        status: 200,
+        list: orgRepositories(ctx),
+        render: (r: TGithubFixtureRepo) => repository(fixture, r, base),
+      };
     case "orgs/list-members":
       return members(ctx);
     case "orgs/list-outside-collaborators": {

@@ -258,7 +258,9 @@ export async function startFakeGithub(opts: TFakeGithubOptions): Promise<TFakeGi
       MAX_PER_PAGE,
     );
     const page = Math.max(1, Number(req.query.get("page") ?? 1) || 1);
-    const slice = answer.list.slice((page - 1) * perPage, page * perPage);
+    const items = answer.list.slice((page - 1) * perPage, page * perPage);
+    const render = answer.render as ((item: unknown) => unknown) | undefined;
+    const slice = render ? items.map(render) : items;
     const link = linkHeader(base, req, page, perPage, answer.list.length);
     return {
       status: 200,

@@ -1,0 +1,322 @@
+import { complete, GITHUB_DOCS } from "./fake-github-schema";
+import {
+  type TGithubFixture,
+  type TGithubFixtureRepo,
+  type TGithubFixtureUser,
+  type TGithubRepoPermission,
+} from "./fake-github-fixture";
+
+// The answers of the operations the fake serves, built from the fixture and completed against
+// the description's response schemas (`complete`): whole lists, which the server pages.
+
+/** A listing (paged by the server) or one object. `wrap` puts a page in its envelope (installations, seats). */
+export type TRouteAnswer =
+  | { status: number; body: unknown }
+  | {
+      status: 200;
+      list: unknown[];
+      /** Builds an item's answer; applied to the page only, so a 20,000-item list is cheap to page. */
+      render?: (item: never) => unknown;
+      wrap?: (page: unknown[]) => unknown;
+    };
+
+export type TRouteContext = {
+  fixture: TGithubFixture;
+  base: string;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** The permissions of the calling token. */
+  held: Record<string, string>;
+};
+
+const notFound = {
+  status: 404,
+  body: { message: "Not Found", documentation_url: GITHUB_DOCS, status: "404" },
+};
+
+export function simpleUser(u: Pick<TGithubFixtureUser, "id" | "login">, base: string) {
+  return complete(
+    "simple-user",
+    {
+      login: u.login,
+      id: u.id,
+      node_id: `U_${u.id}`,
+      html_url: `https://github.com/${u.login}`,
+      url: `${base}/users/${u.login}`,
+      type: "User",
+      site_admin: false,
+    },
+    base,
+  );
+}
+
+const PERMISSION_HASH: Record<TGithubRepoPermission, Record<string, boolean>> = {
+  admin: { admin: true, maintain: true, push: true, triage: true, pull: true },
+  maintain: { admin: false, maintain: true, push: true, triage: true, pull: true },
+  push: { admin: false, maintain: false, push: true, triage: true, pull: true },
+  triage: { admin: false, maintain: false, push: false, triage: true, pull: true },
+  pull: { admin: false, maintain: false, push: false, triage: false, pull: true },
+};
+const ROLE_NAME: Record<TGithubRepoPermission, string> = {
+  admin: "admin",
+  maintain: "maintain",
+  push: "write",
+  triage: "triage",
+  pull: "read",
+};
+
+function repository(fixture: TGithubFixture, repo: TGithubFixtureRepo, base: string) {
+  const fullName = `${fixture.org.login}/${repo.name}`;
+  return complete(
+    "minimal-repository",
+    {
+      id: repo.id,
+      node_id: `R_${repo.id}`,
+      name: repo.name,
+      full_name: fullName,
+      owner: complete("simple-user", { ...simpleUser(fixture.org, base), type: "Organization" }, base),
+      private: repo.visibility !== "public",
+      visibility: repo.visibility,
+      html_url: `https://github.com/${fullName}`,
+      description: null,
+      fork: repo.fork,
+      archived: repo.archived,
+      url: `${base}/repos/${fullName}`,
+      default_branch: "main",
+      created_at: repo.createdAt,
+      updated_at: repo.pushedAt,
+      pushed_at: repo.pushedAt,
+    },
+    base,
+  );
+}
+
+function organization(ctx: TRouteContext) {
+  const { fixture, base } = ctx;
+  const publicPart = complete(
+    "organization-full",
+    {
+      login: fixture.org.login,
+      id: fixture.org.id,
+      node_id: `O_${fixture.org.id}`,
+      url: `${base}/orgs/${fixture.org.login}`,
+      html_url: `https://github.com/${fixture.org.login}`,
+      name: fixture.org.name,
+      description: null,
+      type: "Organization",
+      public_repos: fixture.repositories.filter((r) => r.visibility === "public").length,
+      created_at: "2020-01-01T00:00:00Z",
+      updated_at: "2025-01-01T00:00:00Z",
+      archived_at: null,
+    },
+    base,
+  );
+  // GitHub shows the settings only to owners; an app sees them with Administration: read.
+  return ctx.held.organization_administration ? { ...publicPart, ...fixture.settings } : publicPart;
+}
+
+function collaborators(ctx: TRouteContext, repo: TGithubFixtureRepo): TRouteAnswer {
+  const { fixture, base, query } = ctx;
+  const affiliation = query.get("affiliation") ?? "all";
+  const outside = new Set(fixture.outsideCollaborators.map((u) => u.login));
+  const users = new Map(
+    [...fixture.members.map((m) => m.user), ...fixture.outsideCollaborators].map((u) => [u.login, u]),
+  );
+  const direct = repo.collaborators.filter((c) => affiliation !== "outside" || outside.has(c.login));
+  // Owners reach every repository: `all` lists them too.
+  const owners =
+    affiliation === "all"
+      ? fixture.members
+          .filter((m) => m.role === "admin" && !repo.collaborators.some((c) => c.login === m.user.login))
+          .map((m) => ({ login: m.user.login, permission: "admin" as const }))
+      : [];
+  const wanted = query.get("permission");
+  const list = [...direct, ...owners]
+    .filter((c) => !wanted || PERMISSION_HASH[c.permission][wanted])
+    .flatMap((c) => {
+      const u = users.get(c.login);
+      if (!u) return [];
+      return [
+        complete(
+          "collaborator",
+          {
+            ...simpleUser(u, base),
+            permissions: PERMISSION_HASH[c.permission],
+            role_name: ROLE_NAME[c.permission],
+          },
+          base,
+        ),
+      ];
+    });
+  return { status: 200, list };
+}
+
+function members(ctx: TRouteContext): TRouteAnswer {
+  const role = ctx.query.get("role") ?? "all";
+  const filter = ctx.query.get("filter") ?? "all";
+  const list = ctx.fixture.members
+    .filter((m) => role === "all" || m.role === role)
+    .filter((m) => filter === "all" || !m.user.twoFactor)
+    .map((m) => simpleUser(m.user, ctx.base));
+  return { status: 200, list };
+}
+
+const TYPE_FILTER: Record<string, (r: TGithubFixtureRepo) => boolean> = {
+  all: () => true,
+  public: (r) => r.visibility === "public",
+  private: (r) => r.visibility !== "public",
+  forks: (r) => r.fork,
+  sources: (r) => !r.fork,
+  member: () => true,
+};
+
+/** The organization's repositories as `type`, `sort` and `direction` ask (GitHub: created, newest first). */
+function orgRepositories({ fixture, query }: TRouteContext): TGithubFixtureRepo[] {
+  const sort = query.get("sort") ?? "created";
+  const direction = query.get("direction") ?? (sort === "full_name" ? "asc" : "desc");
+  const keyOf = (r: TGithubFixtureRepo) =>
+    sort === "full_name" ? r.name : sort === "created" ? r.createdAt : r.pushedAt;
+  const filter = TYPE_FILTER[query.get("type") ?? "all"] ?? TYPE_FILTER.all;
+  const sorted = fixture.repositories
+    .filter((r) => filter?.(r) ?? true)
+    .sort((a, b) => keyOf(a).localeCompare(keyOf(b)) || a.id - b.id);
+  return direction === "asc" ? sorted : sorted.reverse();
+}
+
+// Per-repository calls look their repository up by name: a map per fixture, not a scan per call.
+const byName = new WeakMap<TGithubFixtureRepo[], Map<string, TGithubFixtureRepo>>();
+function repositoryNamed(fixture: TGithubFixture, name: string): TGithubFixtureRepo | undefined {
+  let index = byName.get(fixture.repositories);
+  if (!index) {
+    index = new Map(fixture.repositories.map((r) => [r.name, r]));
+    byName.set(fixture.repositories, index);
+  }
+  return index.get(name);
+}
+
+export function route(operationId: string, ctx: TRouteContext): TRouteAnswer {
+  const { fixture, base, params } = ctx;
+  const org = params.org ?? params.owner;
+  if (org !== undefined && org.toLowerCase() !== fixture.org.login) return notFound;
+  const repo = params.repo === undefined ? undefined : repositoryNamed(fixture, params.repo);
+  if (params.repo !== undefined && !repo) return notFound;
+  switch (operationId) {
+    case "orgs/get":
+      return { status: 200, body: organization(ctx) };
+    case "repos/list-for-org":
+      return {
+        status: 200,
+        list: orgRepositories(ctx),
+        render: (r: TGithubFixtureRepo) => repository(fixture, r, base),
+      };
+    case "orgs/list-members":
+      return members(ctx);
+    case "orgs/list-outside-collaborators": {
+      const filter = ctx.query.get("filter") ?? "all";
+      const list = fixture.outsideCollaborators
+        .filter((u) => filter === "all" || !u.twoFactor)
+        .map((u) => simpleUser(u, base));
+      return { status: 200, list };
+    }
+    case "teams/list": {
+      const list = fixture.teams.map((t) => {
+        const parent = fixture.teams.find((p) => p.slug === t.parentSlug);
+        const teamSimple = (x: typeof t) => ({
+          id: x.id,
+          node_id: `T_${x.id}`,
+          name: x.name,
+          slug: x.slug,
+          description: null,
+          privacy: x.privacy,
+          permission: x.permission,
+          type: "organization",
+          url: `${base}/organizations/${fixture.org.id}/team/${x.id}`,
+          html_url: `https://github.com/orgs/${fixture.org.login}/teams/${x.slug}`,
+        });
+        return complete(
+          "team",
+          {
+            ...teamSimple(t),
+            parent: parent ? complete("nullable-team-simple", teamSimple(parent), base) : null,
+          },
+          base,
+        );
+      });
+      return { status: 200, list };
+    }
+    case "repos/list-collaborators":
+      return repo ? collaborators(ctx, repo) : notFound;
+    case "repos/list-deploy-keys": {
+      const list = (repo?.deployKeys ?? []).map((k) =>
+        complete(
+          "deploy-key",
+          {
+            id: k.id,
+            key: `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA${k.id}`,
+            url: `${base}/repos/${fixture.org.login}/${repo?.name ?? ""}/keys/${k.id}`,
+            title: k.title,
+            verified: true,
+            created_at: k.createdAt,
+            read_only: k.readOnly,
+            last_used: k.lastUsed,
+            enabled: true,
+          },
+          base,
+        ),
+      );
+      return { status: 200, list };
+    }
+    case "orgs/list-app-installations": {
+      const list = fixture.installations.map((i) =>
+        complete(
+          "installation",
+          {
+            id: i.id,
+            app_id: i.appId,
+            app_slug: i.appSlug,
+            client_id: i.clientId,
+            account: { ...simpleUser(fixture.org, base), type: "Organization" },
+            target_id: fixture.org.id,
+            target_type: "Organization",
+            repository_selection: i.repositorySelection,
+            permissions: i.permissions,
+            events: i.events,
+            created_at: i.createdAt,
+            updated_at: i.createdAt,
+            single_file_name: null,
+            suspended_by: null,
+            suspended_at: i.suspendedAt,
+            html_url: `https://github.com/organizations/${fixture.org.login}/settings/installations/${i.id}`,
+          },
+          base,
+        ),
+      );
+      return { status: 200, list, wrap: (page) => ({ total_count: list.length, installations: page }) };
+    }
+    case "actions/get-github-actions-permissions-organization":
+      return { status: 200, body: { ...fixture.actions } };
+    case "copilot/list-copilot-seats": {
+      if (!fixture.copilot) return notFound;
+      const users = new Map(fixture.members.map((m) => [m.user.login, m.user]));
+      const list = fixture.copilot.flatMap((seat) => {
+        const u = users.get(seat.login);
+        if (!u) return [];
+        return [
+          {
+            created_at: seat.createdAt,
+            updated_at: seat.createdAt,
+            pending_cancellation_date: seat.pendingCancellationDate,
+            last_activity_at: seat.lastActivityAt,
+            last_activity_editor: seat.lastActivityAt ? "vscode/1.95.0/copilot/1.250.0" : null,
+            plan_type: seat.planType,
+            assignee: simpleUser(u, base),
+            assigning_team: null,
+          },
+        ];
+      });
+      return { status: 200, list, wrap: (page) => ({ total_seats: list.length, seats: page }) };
+    }
+    default:
+      return notFound;
+  }
+}

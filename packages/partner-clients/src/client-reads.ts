@@ -81,6 +81,7 @@ export const clientReads = {
         limit: q.limit,
         before: q.before,
         significant: q.significant,
+        category: q.category,
         includeAudit: hasRole(viewer.role, "ADMIN"),
       }),
   }),

@@ -21,7 +21,7 @@ export const GDPR: TFramework = {
     {
       id: "Art. 25",
       title: "Data protection by design and by default",
-      kinds: ["public_link", "ext_share", "trusted_domain"],
+      kinds: ["public_link", "ext_share", "trusted_domain", "internal_exposure"],
     },
     { id: "Art. 28", title: "Processor", kinds: ["oauth_app"] },
     {
@@ -33,7 +33,7 @@ export const GDPR: TFramework = {
     {
       id: "Art. 32",
       title: "Security of processing",
-      kinds: ["mfa", "admin", "audit_log", "dormant", "public_link"],
+      kinds: ["mfa", "admin", "audit_log", "dormant", "public_link", "internal_exposure"],
     },
     {
       id: "Art. 33",

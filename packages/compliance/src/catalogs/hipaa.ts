@@ -15,7 +15,11 @@ export const HIPAA: TFramework = {
       kinds: ["audit_log", "anomaly"],
     },
     { id: "164.308(a)(3)(ii)(C)", title: "Termination procedures", kinds: ["dormant"] },
-    { id: "164.308(a)(4)(i)", title: "Information access management", kinds: ["oauth_app"] },
+    {
+      id: "164.308(a)(4)(i)",
+      title: "Information access management",
+      kinds: ["oauth_app", "internal_exposure"],
+    },
     { id: "164.308(a)(4)(ii)(B)", title: "Access authorization", kinds: ["admin", "ext_share", "oauth_app"] },
     {
       id: "164.308(a)(4)(ii)(C)",
@@ -33,7 +37,11 @@ export const HIPAA: TFramework = {
       title: "Business associate contracts and other arrangements",
       kinds: ["oauth_app"],
     },
-    { id: "164.312(a)(1)", title: "Access control", kinds: ["public_link", "ext_share", "mfa"] },
+    {
+      id: "164.312(a)(1)",
+      title: "Access control",
+      kinds: ["public_link", "ext_share", "mfa", "internal_exposure"],
+    },
     { id: "164.312(a)(2)(i)", title: "Unique user identification", kinds: ["inventory"] },
     { id: "164.312(a)(2)(iii)", title: "Automatic logoff", kinds: [] },
     { id: "164.312(b)", title: "Audit controls", kinds: ["audit_log"] },

@@ -14,10 +14,14 @@ export const ISO27001: TFramework = {
     { id: "A.5.12", title: "Classification of information", kinds: ["data_class"] },
     { id: "A.5.13", title: "Labelling of information", kinds: ["data_class"] },
     { id: "A.5.14", title: "Information transfer", kinds: ["ext_share", "public_link", "trusted_domain"] },
-    { id: "A.5.15", title: "Access control", kinds: ["mfa", "ext_share"] },
+    { id: "A.5.15", title: "Access control", kinds: ["mfa", "ext_share", "internal_exposure"] },
     { id: "A.5.16", title: "Identity management", kinds: ["dormant"] },
     { id: "A.5.17", title: "Authentication information", kinds: ["mfa"] },
-    { id: "A.5.18", title: "Access rights", kinds: ["ext_share", "oauth_app", "dormant"] },
+    {
+      id: "A.5.18",
+      title: "Access rights",
+      kinds: ["ext_share", "oauth_app", "dormant", "internal_exposure"],
+    },
     {
       id: "A.5.19",
       title: "Information security in supplier relationships",

@@ -41,7 +41,7 @@ export const NIST_CSF: TFramework = {
     {
       id: "PR.AA-05",
       title: "Access permissions defined, managed and reviewed; least privilege",
-      kinds: ["admin", "ext_share", "public_link", "oauth_app"],
+      kinds: ["admin", "ext_share", "public_link", "oauth_app", "internal_exposure"],
     },
     { id: "PR.AT-01", title: "Personnel provided with awareness and training", kinds: ["awareness"] },
     {

@@ -21,7 +21,7 @@ export const SOC2: TFramework = {
     {
       id: "CC6.1",
       title: "Logical access security software, infrastructure and architectures",
-      kinds: ["mfa", "admin", "public_link", "dormant"],
+      kinds: ["mfa", "admin", "public_link", "dormant", "internal_exposure"],
     },
     {
       id: "CC6.2",
@@ -31,7 +31,7 @@ export const SOC2: TFramework = {
     {
       id: "CC6.3",
       title: "Access authorized, modified and removed; least privilege and segregation of duties",
-      kinds: ["admin", "dormant", "oauth_app"],
+      kinds: ["admin", "dormant", "oauth_app", "internal_exposure"],
     },
     {
       id: "CC6.6",

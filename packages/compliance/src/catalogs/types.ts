@@ -9,6 +9,10 @@ export const EVIDENCE_KINDS = [
   "admin",
   "public_link",
   "ext_share",
+  // What everyone inside, and so every AI assistant, can open (issue 30): organization-wide links,
+  // everyone grants, grants to very large groups. Evidence of the access-control and
+  // least-privilege controls (docs/decisions.md).
+  "internal_exposure",
   "trusted_domain",
   "oauth_app",
   "dormant",
@@ -45,6 +49,7 @@ export const KIND_RULES: Partial<Record<TEvidenceKind, readonly string[]>> = {
   admin: ["excess_admins", "admin_without_mfa"],
   public_link: ["public_link"],
   ext_share: ["external_share", "shared_drive_external_members"],
+  internal_exposure: ["org_wide_link", "org_wide_grant", "broad_group_grant"],
   trusted_domain: ["external_share"],
   oauth_app: ["app_broad_scopes_unverified", "app_broad_scopes", "app_unverified_publisher"],
   dormant: ["dormant_account"],
@@ -56,6 +61,7 @@ export const KIND_THEMES: Record<TEvidenceKind, string> = {
   admin: "Privileged access",
   public_link: "Public links",
   ext_share: "External sharing",
+  internal_exposure: "Internal oversharing",
   trusted_domain: "Sharing allowlist",
   oauth_app: "Third-party apps",
   dormant: "Dormant accounts",

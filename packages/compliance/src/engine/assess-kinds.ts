@@ -73,6 +73,14 @@ const ASSESSORS: Record<TEvidenceKind, TAssessor> = {
         ? `${s.files.external} of ${s.files.total} files shared outside the organization`
         : "",
     ),
+  internal_exposure: (s) =>
+    byFindings(
+      s,
+      "internal_exposure",
+      s.files.total > 0
+        ? `${s.files.orgWide} of ${s.files.total} files open to everyone in the organization (${s.files.orgWideSensitive} highly sensitive)`
+        : "",
+    ),
   oauth_app: (s) =>
     byFindings(
       s,

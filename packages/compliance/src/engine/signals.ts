@@ -32,7 +32,16 @@ export type TSignals = {
     dormant: number;
     riskySharers: number;
   };
-  files: { total: number; public: number; external: number; sensitive: number; sensitiveLabelled: number };
+  files: {
+    total: number;
+    public: number;
+    external: number;
+    sensitive: number;
+    sensitiveLabelled: number;
+    /** Files everyone in the organization can open (`reach.orgWide`), and the highly sensitive ones. */
+    orgWide: number;
+    orgWideSensitive: number;
+  };
   apps: { total: number; unverified: number; aiAgents: number };
   trustedDomains: number;
   audit: { entriesInPeriod: number; total: number; chainIntact: boolean; brokenAtSeq: number | null };

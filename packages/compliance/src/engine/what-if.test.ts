@@ -10,7 +10,7 @@ describe("what-if evaluation", () => {
         { id: "f1", ruleId: "public_link", severity: "CRITICAL", title: "t", resourceName: "a" },
         { id: "f2", ruleId: "public_link", severity: "CRITICAL", title: "t", resourceName: "b" },
       ],
-      files: { total: 1000, public: 2, external: 2, sensitive: 10, sensitiveLabelled: 10 },
+      files: { ...signals().files, public: 2, external: 2 },
     });
     const after = applyWhatIf(before, {
       resolved: [

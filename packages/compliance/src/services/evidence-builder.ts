@@ -43,6 +43,7 @@ const KIND_FILES: Record<TEvidenceKind, readonly string[]> = {
   admin: [F.admins],
   public_link: [F.shares],
   ext_share: [F.shares],
+  internal_exposure: [F.summary],
   trusted_domain: [F.shares, F.summary],
   oauth_app: [F.apps],
   dormant: [F.users],

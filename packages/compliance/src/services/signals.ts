@@ -85,6 +85,8 @@ export async function gatherSignals(
       count(*) FILTER (WHERE exposure = 'public') AS public,
       count(*) FILTER (WHERE exposure IN ('public', 'external')) AS external,
       count(*) FILTER (WHERE sensitivity = 'high') AS sensitive,
+      count(*) FILTER (WHERE reach_org_wide) AS org_wide,
+      count(*) FILTER (WHERE reach_org_wide AND sensitivity = 'high') AS org_wide_sensitive,
       count(*) FILTER (WHERE sensitivity = 'high' AND cardinality(labels) > 0
         AND EXISTS (SELECT 1 FROM unnest(labels) l WHERE ${labelSensitiveSql(sql.raw("l"))})) AS labelled
       FROM workspace_files WHERE org_id = ${org}`,
@@ -154,6 +156,8 @@ export async function gatherSignals(
       external: n(files?.external),
       sensitive: n(files?.sensitive),
       sensitiveLabelled: n(files?.labelled),
+      orgWide: n(files?.org_wide),
+      orgWideSensitive: n(files?.org_wide_sensitive),
     },
     apps: { total: n(apps?.total), unverified: n(apps?.unverified), aiAgents: n(apps?.agents) },
     trustedDomains: n(src?.trusted),

@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import {
   organizations,
+  orgFindingCounts,
   orgPostureSummary,
   partnerAccess,
   partnerDrift,
@@ -25,6 +26,11 @@ export type TPortfolioClient = {
   openCritical: number;
   /** The client's open drift from the partner's standards (all of them, and the critical part). */
   drift: { open: number; critical: number };
+  /**
+   * The client's open internal-exposure findings (organization-wide links, everyone grants, broad
+   * group grants: what Copilot and Gemini can surface to anyone inside), and the critical part.
+   */
+  internalExposure: { open: number; critical: number };
 };
 export type TPortfolio = {
   totals: {
@@ -34,6 +40,8 @@ export type TPortfolio = {
     avgScore: number;
     driftOpen: number;
     driftCritical: number;
+    internalExposureOpen: number;
+    internalExposureCritical: number;
   };
   clients: TPortfolioClient[];
 };
@@ -41,7 +49,8 @@ export type TPortfolio = {
 // One index range over the partner's clients, each joined to its summary row (kept by the
 // triggers of migration 0012): no per-client work at read time. A client without a row has
 // neither a completed scan nor open findings. Open drift is counted per client in one grouped pass
-// over partner_drift's (partner, client) range; a group narrows the range to its members (primary
+// over partner_drift's (partner, client) range, and its open internal-exposure findings from
+// org_finding_counts (migration 0023, a primary-key range of at most four rows); a group narrows the range to its members (primary
 // key probe). Plain rows, not the ORM's: mapping 500 rows field by field was the largest share of
 // the request's CPU in a profile (docs/benchmarks.md, "Partner portfolio").
 type TPortfolioRow = {
@@ -51,13 +60,16 @@ type TPortfolioRow = {
   critical: number | null;
   drift_open: number | null;
   drift_critical: number | null;
+  internal_open: number | null;
+  internal_critical: number | null;
 };
 
 const portfolioRows = (db: Db, partnerOrgId: string, groupId: string | null) =>
   queryRows<TPortfolioRow>(
     db,
     sql`SELECT o.id, o.name, s.posture_score AS score, s.open_critical AS critical,
-        d.open AS drift_open, d.critical AS drift_critical
+        d.open AS drift_open, d.critical AS drift_critical,
+        ie.open AS internal_open, ie.critical AS internal_critical
       FROM ${organizations} o
       JOIN ${partnerAccess} a ON a.client_org_id = o.id AND a.withdrawn_at IS NULL
       LEFT JOIN ${orgPostureSummary} s ON s.org_id = o.id
@@ -67,6 +79,11 @@ const portfolioRows = (db: Db, partnerOrgId: string, groupId: string | null) =>
         FROM ${partnerDrift} WHERE partner_org_id = ${partnerOrgId} AND resolved_at IS NULL
         GROUP BY client_org_id
       ) d ON d.client_org_id = o.id
+      LEFT JOIN LATERAL (
+        SELECT coalesce(sum(c.open), 0)::int AS open,
+          coalesce(sum(c.open) FILTER (WHERE c.severity = 'CRITICAL'), 0)::int AS critical
+        FROM ${orgFindingCounts} c WHERE c.org_id = o.id AND c.category = 'internal_exposure'
+      ) ie ON true
       WHERE o.managed_by_org_id = ${partnerOrgId}
         AND (${groupId}::text IS NULL OR EXISTS (SELECT 1 FROM ${partnerGroupMembers} m
           WHERE m.group_id = ${groupId}::text AND m.client_org_id = o.id))
@@ -91,6 +108,7 @@ export async function getPortfolio(
     scanned: r.score !== null,
     openCritical: r.critical ?? 0,
     drift: { open: r.drift_open ?? 0, critical: r.drift_critical ?? 0 },
+    internalExposure: { open: r.internal_open ?? 0, critical: r.internal_critical ?? 0 },
   }));
   const scored = clients.filter((c) => c.scanned).map((c) => c.postureScore);
   return {
@@ -101,6 +119,8 @@ export async function getPortfolio(
       avgScore: scored.length === 0 ? 0 : Math.round(scored.reduce((a, b) => a + b, 0) / scored.length),
       driftOpen: clients.reduce((n, c) => n + c.drift.open, 0),
       driftCritical: clients.reduce((n, c) => n + c.drift.critical, 0),
+      internalExposureOpen: clients.reduce((n, c) => n + c.internalExposure.open, 0),
+      internalExposureCritical: clients.reduce((n, c) => n + c.internalExposure.critical, 0),
     },
     clients,
   };

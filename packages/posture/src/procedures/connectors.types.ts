@@ -249,7 +249,7 @@ export const ZScanResult = z.object({
     .enum(["first", "requested", "no_feed", "cursor_expired", "rules_changed"])
     .nullable()
     .describe(
-      "Why a full scan was full: `first` (no earlier position of the change feeds), `requested` (`full: true`), `no_feed` (the source has no change feed), `cursor_expired` (the feeds' position expired: the scan fell back to reading everything), `rules_changed` (trusted or internal domains changed, so unchanged files are judged anew). Null for an incremental scan and for a scan not yet started.",
+      "Why a full scan was full: `first` (no earlier position of the change feeds), `requested` (`full: true`), `no_feed` (the source has no change feed), `cursor_expired` (the feeds' position expired: the scan fell back to reading everything), `rules_changed` (trusted or internal domains, the broad-group threshold or the directory's groups changed, so unchanged files are judged anew). Null for an incremental scan and for a scan not yet started.",
     ),
   resources: z
     .number()

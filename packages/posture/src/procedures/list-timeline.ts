@@ -12,6 +12,7 @@ export const listTimeline = procedure({ auth: "apiKey" })
       limit: input.limit,
       before: input.before,
       significant: input.significant,
+      category: input.category,
       // The audit trail is ADMIN+ (GET /api/audit); members see the rest of the feed only.
       includeAudit: hasRole(ctx.principal.role, "ADMIN"),
     }),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ZSeverity } from "./shared.types";
+import { ZFindingCategory, ZSeverity } from "./shared.types";
 import { cursorInput, ZTimestamp, type TMeta } from "@posture/platform";
 
 export const getPostureHistoryMeta = {
@@ -102,7 +102,7 @@ export const listTimelineMeta = {
     tags: ["timeline"],
     summary: "Findings, scans, audit events and OAuth grants, newest first",
     description:
-      "Cursor-paginated: pass nextCursor as `before` (an ISO timestamp works too). `significant=true` keeps high-severity and security-relevant events.",
+      "Cursor-paginated: pass nextCursor as `before` (an ISO timestamp works too). `significant=true` keeps high-severity and security-relevant events. A finding's item carries its `category` and `ruleId` (null on the other kinds); `category` keeps only the findings of that category (e.g. `internal_exposure`: organization-wide links, everyone grants, broad group grants).",
   },
 } satisfies TMeta;
 export const ZListTimelineInput = cursorInput(50, 100).extend({
@@ -110,6 +110,7 @@ export const ZListTimelineInput = cursorInput(50, 100).extend({
     .union([z.boolean(), z.enum(["true", "false"])])
     .optional()
     .transform((v) => v === true || v === "true"),
+  category: ZFindingCategory.optional().describe("Only the findings of this category"),
 });
 export const ZListTimelineOutput = z.object({
   items: z.array(
@@ -119,6 +120,8 @@ export const ZListTimelineOutput = z.object({
       severity: ZSeverity,
       title: z.string(),
       at: ZTimestamp,
+      category: ZFindingCategory.nullable().describe("A finding's category; null on the other kinds"),
+      ruleId: z.string().nullable().describe("A finding's rule id; null on the other kinds"),
     }),
   ),
   nextCursor: z.string().nullable(),

@@ -24,6 +24,12 @@ const DEFAULT_POLICIES: Array<{ name: string; match: TRuleMatch }> = [
   { name: "No external write access", match: { categories: ["external_sharing"], minSeverity: "HIGH" } },
   { name: "Administrators use MFA", match: { categories: ["identity"], minSeverity: "CRITICAL" } },
   { name: "No broad, unvetted AI agents", match: { categories: ["third_party_apps"], minSeverity: "HIGH" } },
+  // Issue 30: what everyone inside, and so Copilot or Gemini, can open. HIGH and above is a
+  // sensitive file (or a sensitive name) reached organization-wide (docs/decisions.md).
+  {
+    name: "No organization-wide access to sensitive files",
+    match: { categories: ["internal_exposure"], minSeverity: "HIGH" },
+  },
 ];
 const DEFAULT_PREVENTION: Array<{ name: string; match: TRuleMatch }> = [
   { name: "Alert on new public links", match: { categories: ["public_exposure"] } },

@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import { queryRows, type Db, type TSeverity } from "@posture/db";
+import { queryRows, type Db, type TFindingCategory, type TSeverity } from "@posture/db";
 import { cursorPage, decodeCursor, encodeCursor, iso, type TCursor } from "@posture/platform";
 
 export type TTimelineItem = {
@@ -8,6 +8,9 @@ export type TTimelineItem = {
   severity: TSeverity;
   title: string;
   at: string;
+  /** A finding's category and rule id; null on the other kinds. */
+  category: TFindingCategory | null;
+  ruleId: string | null;
 };
 
 // Audit actions a security reviewer wants in the "significant" view.
@@ -30,10 +33,12 @@ type TRow = {
   title: string;
   at: Date | string;
   at_text: string;
+  category: TFindingCategory | null;
+  rule_id: string | null;
 };
 
 /**
- * Newest first across four sources. Each branch is cut to the page size with its own index before
+ * Newest first across five sources (one: a `category`'s findings). Each branch is cut to the page size with its own index before
  * the merge, and the keyset (at, id) is strictly decreasing, so items sharing a timestamp are
  * neither skipped nor repeated across pages.
  */
@@ -44,6 +49,8 @@ export async function listTimeline(
     limit: number;
     before?: string | undefined;
     significant: boolean;
+    /** Only the findings of this category (the other kinds are left out). */
+    category?: TFindingCategory | undefined;
     /** Audit entries (actions, targets, e-mails) only for readers of the audit log: ADMIN+. */
     includeAudit: boolean;
   },
@@ -59,36 +66,43 @@ export async function listTimeline(
     sql`, `,
   );
 
+  const findingsBranch = sql`(select id, 'finding' as kind, severity, title, detected_at as at,
+        category, rule_id from findings
+      where org_id = ${q.orgId} ${sig ? sql`and severity in ('CRITICAL','HIGH')` : sql``}
+        ${q.category ? sql`and category = ${q.category}` : sql``} ${older(sql`detected_at`, sql`id`)}
+      order by detected_at desc, id desc limit ${n})`;
+  // A category names findings: the feed is then that branch alone.
   const rows = await queryRows<TRow>(
     db,
-    sql`
-    select id, kind, severity, title, at, at::text as at_text from (
-    (select id, 'finding' as kind, severity, title, detected_at as at from findings
-      where org_id = ${q.orgId} ${sig ? sql`and severity in ('CRITICAL','HIGH')` : sql``} ${older(sql`detected_at`, sql`id`)}
-      order by detected_at desc, id desc limit ${n})
+    q.category
+      ? sql`select id, kind, severity, title, at, at::text as at_text, category, rule_id from ${findingsBranch} u
+    order by at desc, id desc limit ${n}`
+      : sql`
+    select id, kind, severity, title, at, at::text as at_text, category, rule_id from (
+    ${findingsBranch}
     union all
     (select id, 'scan', case when findings_new > 0 then 'MEDIUM' else 'LOW' end,
         'Scan of ' || connector_name || ' completed: ' || findings_new || ' new, ' || findings_resolved || ' resolved',
-        completed_at from scans
+        completed_at, null::text, null::text from scans
       where org_id = ${q.orgId} and status = 'COMPLETE' ${sig ? sql`and findings_new > 0` : sql``} ${older(sql`completed_at`, sql`id`)}
       order by completed_at desc, id desc limit ${n})
     ${
       q.includeAudit
         ? sql`union all
     (select id, 'audit', case when action in (${significantAudit}) then 'MEDIUM' else 'LOW' end,
-        action || ' ' || target || ' by ' || user_email, created_at from audit_log
+        action || ' ' || target || ' by ' || user_email, created_at, null::text, null::text from audit_log
       where org_id = ${q.orgId} ${sig ? sql`and action in (${significantAudit})` : sql``} ${older(sql`created_at`, sql`id`)}
       order by created_at desc, id desc limit ${n})`
         : sql``
     }
     union all
     (select id, 'oauth_grant', case when not is_known_publisher then 'HIGH' else 'LOW' end,
-        label || ' granted to ' || user_email, granted_at from oauth_grants
+        label || ' granted to ' || user_email, granted_at, null::text, null::text from oauth_grants
       where org_id = ${q.orgId} ${sig ? sql`and not is_known_publisher` : sql``} ${older(sql`granted_at`, sql`id`)}
       order by granted_at desc, id desc limit ${n})
     union all
     (select id, 'anomaly', severity,
-        initcap(replace(type, '_', ' ')) || ' by ' || principal, at from anomalies
+        initcap(replace(type, '_', ' ')) || ' by ' || principal, at, null::text, null::text from anomalies
       where org_id = ${q.orgId} ${sig ? sql`and severity in ('CRITICAL','HIGH')` : sql``} ${older(sql`at`, sql`id`)}
       order by at desc, id desc limit ${n})
     ) u
@@ -104,6 +118,8 @@ export async function listTimeline(
     severity: r.severity,
     title: r.title,
     at: iso(new Date(r.at)),
+    category: r.category,
+    ruleId: r.rule_id,
   }));
   return cursorPage(items, nextCursor);
 }

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
-import { workspaceDrives, workspaceFiles, workspaceUsers, type Db } from "@posture/db";
+import { orgFindingCounts, workspaceDrives, workspaceFiles, workspaceUsers, type Db } from "@posture/db";
 import { iso, offsetPage } from "@posture/platform";
 import { likePattern, orgTotals } from "./snapshots";
 
@@ -102,7 +102,7 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
       q.minReach === undefined ? undefined : sql`${workspaceFiles.reachPeople} >= ${q.minReach}`,
     );
     const filtered = term || label || q.orgWide !== undefined || q.minReach !== undefined;
-    const [rows, counted] = await Promise.all([
+    const [rows, counted, internalFindings] = await Promise.all([
       db
         .select()
         .from(workspaceFiles)
@@ -111,6 +111,7 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
         .limit(q.limit)
         .offset(q.offset),
       filtered ? estimateWhere(db, workspaceFiles, where) : exactly(totals.files),
+      openInternalExposure(db, q.orgId),
     ]);
     const { total, totalEstimated } = await settleTotal(
       db,
@@ -152,6 +153,11 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
         labelled: m.filesLabelled,
         sensitiveLabelled: m.filesSensitiveLabelled,
         externallySharedPct: pct(m.filesPublic + m.filesExternal, totals.files),
+        // Issue 30: what everyone inside, and so every AI assistant, can open.
+        orgWide: m.filesOrgWide,
+        orgWideSensitive: m.filesSensitiveOrgWide,
+        orgWidePct: pct(m.filesOrgWide, totals.files),
+        internalExposureFindings: internalFindings,
       }),
     };
   }
@@ -193,6 +199,18 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
       unrestricted: totals.metrics.drivesUnrestricted,
     }),
   };
+}
+
+/**
+ * Open findings of category `internal_exposure` (organization-wide links, everyone grants, broad
+ * group grants): the trigger-kept counts of migration 0023, at most four rows, never the findings.
+ */
+async function openInternalExposure(db: Db, orgId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`coalesce(sum(${orgFindingCounts.open}), 0)::int` })
+    .from(orgFindingCounts)
+    .where(and(eq(orgFindingCounts.orgId, orgId), eq(orgFindingCounts.category, "internal_exposure")));
+  return Number(row?.n ?? 0);
 }
 
 type TDriveFlags = { domainUsersOnly: boolean; driveMembersOnly: boolean; externalMemberCount: number };

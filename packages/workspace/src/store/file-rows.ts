@@ -39,6 +39,8 @@ export type TFileRows = {
   exposure: TExposure;
   sensitivity: TSensitivity;
   labelled: boolean;
+  /** Everyone in the organization can open it (`reach.orgWide`). */
+  orgWide: boolean;
   /** Grants reaching outside the organization (public or external). */
   externalCount: number;
   /** In FILE_COLUMNS order. */
@@ -138,6 +140,7 @@ export function fileRows(f: TSourceFile, ctx: TFileContext): TFileRows {
     exposure,
     sensitivity,
     labelled: label !== null,
+    orgWide: reach.orgWide,
     externalCount,
     file: [
       fileId,

@@ -76,11 +76,12 @@ export function createFileChanges(tx: Db, connectorId: string) {
       exposure: TExposure;
       sensitivity: TSensitivity;
       labelled: boolean;
+      org_wide: boolean;
       owner_email: string;
       external: boolean;
     }>(
       await tx.execute(sql`
-        SELECT id, exposure, sensitivity, cardinality(labels) > 0 AS labelled, owner_email,
+        SELECT id, exposure, sensitivity, cardinality(labels) > 0 AS labelled, reach_org_wide AS org_wide, owner_email,
           external_permission_count > 0 AS external
         FROM workspace_files WHERE connector_id = ${connectorId} AND id = ANY(${ids(fileIds)})`),
     );
@@ -88,7 +89,7 @@ export function createFileChanges(tx: Db, connectorId: string) {
     const shareIds: string[] = [];
     for (const f of before) {
       delta.files--;
-      tallyFile(delta.metrics, f.exposure, f.sensitivity, f.labelled, -1);
+      tallyFile(delta.metrics, f.exposure, f.sensitivity, f.labelled, -1, f.org_wide);
       if (!f.external) continue;
       touched.fileIds.add(f.id);
       owned(f.owner_email, -1);
@@ -121,7 +122,7 @@ export function createFileChanges(tx: Db, connectorId: string) {
     const shareRows: unknown[][] = [];
     for (const r of written) {
       delta.files++;
-      tallyFile(delta.metrics, r.exposure, r.sensitivity, r.labelled);
+      tallyFile(delta.metrics, r.exposure, r.sensitivity, r.labelled, 1, r.orgWide);
       delta.permissions += r.permissions.length;
       delta.shares += r.shares.length;
       for (const t of r.shareTypes) delta.metrics[SHARE_METRIC[t]]++;

@@ -28,7 +28,9 @@ export async function storedFileTotals(tx: Db, connectorId: string): Promise<TFi
         count(*) FILTER (WHERE exposure = 'private')::int AS "filesPrivate",
         count(*) FILTER (WHERE sensitivity = 'high')::int AS "filesSensitive",
         count(*) FILTER (WHERE cardinality(labels) > 0)::int AS "filesLabelled",
-        count(*) FILTER (WHERE cardinality(labels) > 0 AND sensitivity = 'high')::int AS "filesSensitiveLabelled"
+        count(*) FILTER (WHERE cardinality(labels) > 0 AND sensitivity = 'high')::int AS "filesSensitiveLabelled",
+        count(*) FILTER (WHERE reach_org_wide)::int AS "filesOrgWide",
+        count(*) FILTER (WHERE reach_org_wide AND sensitivity = 'high')::int AS "filesSensitiveOrgWide"
       FROM workspace_files WHERE connector_id = ${connectorId}`),
   );
   const [p] = rowsOf<{ n: number }>(
@@ -56,6 +58,8 @@ export async function storedFileTotals(tx: Db, connectorId: string): Promise<TFi
       filesSensitive: f?.filesSensitive ?? 0,
       filesLabelled: f?.filesLabelled ?? 0,
       filesSensitiveLabelled: f?.filesSensitiveLabelled ?? 0,
+      filesOrgWide: f?.filesOrgWide ?? 0,
+      filesSensitiveOrgWide: f?.filesSensitiveOrgWide ?? 0,
       sharesPublic: s?.sharesPublic ?? 0,
       sharesExternalUser: s?.sharesExternalUser ?? 0,
       sharesExternalDomain: s?.sharesExternalDomain ?? 0,

@@ -17,6 +17,9 @@ export const METRIC_KEYS = [
   "filesLabelled",
   /** Highly sensitive files carrying a label: the data-classification evidence. */
   "filesSensitiveLabelled",
+  /** Files everyone in the organization can open (`reach.orgWide`, issue 30), and the highly sensitive ones. */
+  "filesOrgWide",
+  "filesSensitiveOrgWide",
   "sharesPublic",
   "sharesExternalUser",
   "sharesExternalDomain",
@@ -51,6 +54,8 @@ export const FILE_METRIC_KEYS = [
   "filesSensitive",
   "filesLabelled",
   "filesSensitiveLabelled",
+  "filesOrgWide",
+  "filesSensitiveOrgWide",
   "sharesPublic",
   "sharesExternalUser",
   "sharesExternalDomain",
@@ -63,9 +68,12 @@ export function tallyFile(
   sensitivity: TSensitivity,
   labelled = false,
   by = 1,
+  orgWide = false,
 ): void {
   m[EXPOSURE_METRIC[exposure]] += by;
   if (sensitivity === "high") m.filesSensitive += by;
   if (labelled) m.filesLabelled += by;
   if (labelled && sensitivity === "high") m.filesSensitiveLabelled += by;
+  if (orgWide) m.filesOrgWide += by;
+  if (orgWide && sensitivity === "high") m.filesSensitiveOrgWide += by;
 }

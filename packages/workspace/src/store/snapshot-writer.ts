@@ -322,7 +322,7 @@ export async function openWorkspaceSnapshot(
       counts.permissions += r.permissions.length;
       counts.shares += r.shares.length;
       if (r.externalCount > 0) externalByOwner.set(r.owner, (externalByOwner.get(r.owner) ?? 0) + 1);
-      tallyFile(metrics, r.exposure, r.sensitivity, r.labelled);
+      tallyFile(metrics, r.exposure, r.sensitivity, r.labelled, 1, r.orgWide);
       for (const t of r.shareTypes) metrics[SHARE_METRIC[t]]++;
       for (const p of r.permissions) await push(buffers.permissions as TBuffer, p);
       for (const s of r.shares) await push(buffers.shares as TBuffer, s);

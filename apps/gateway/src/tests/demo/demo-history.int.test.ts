@@ -23,6 +23,7 @@ const EMPTY_BY_DESIGN: Record<string, string> = {
   "/webhooks/{id}/deliveries": "no subscription (see /webhooks)",
   "/sandbox/scenarios/{id}": "the demo organizations are not sandboxes: scenarios run only in one",
   "/incident-settings": "one field: which regulations' clocks run (both, by default)",
+  "/exposure/settings": "one field: the broad-group threshold (1,000 by default)",
 };
 
 type TOperation = {

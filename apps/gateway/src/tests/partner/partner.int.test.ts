@@ -56,7 +56,16 @@ describe("GET /api/partner/reports/portfolio", () => {
     const res = await get(msp, "/api/partner/reports/portfolio");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      totals: { clients: 3, unscanned: 1, openCritical: 2, avgScore: 73, driftOpen: 0, driftCritical: 0 },
+      totals: {
+        clients: 3,
+        unscanned: 1,
+        openCritical: 2,
+        avgScore: 73,
+        driftOpen: 0,
+        driftCritical: 0,
+        internalExposureOpen: 0,
+        internalExposureCritical: 0,
+      },
       clients: [
         {
           orgId: clients[0]?.id,
@@ -65,6 +74,7 @@ describe("GET /api/partner/reports/portfolio", () => {
           scanned: true,
           openCritical: 0,
           drift: { open: 0, critical: 0 },
+          internalExposure: { open: 0, critical: 0 },
         },
         {
           orgId: clients[1]?.id,
@@ -73,6 +83,7 @@ describe("GET /api/partner/reports/portfolio", () => {
           scanned: true,
           openCritical: 2,
           drift: { open: 0, critical: 0 },
+          internalExposure: { open: 0, critical: 0 },
         },
         // Never scanned: the spec's integer, 0, flagged; out of the average.
         {
@@ -82,6 +93,7 @@ describe("GET /api/partner/reports/portfolio", () => {
           scanned: false,
           openCritical: 0,
           drift: { open: 0, critical: 0 },
+          internalExposure: { open: 0, critical: 0 },
         },
       ],
     });

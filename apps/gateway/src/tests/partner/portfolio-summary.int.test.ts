@@ -20,6 +20,8 @@ type TPortfolio = {
     avgScore: number;
     driftOpen: number;
     driftCritical: number;
+    internalExposureOpen: number;
+    internalExposureCritical: number;
   };
   clients: Array<{
     orgId: string;
@@ -28,6 +30,7 @@ type TPortfolio = {
     scanned: boolean;
     openCritical: number;
     drift: { open: number; critical: number };
+    internalExposure: { open: number; critical: number };
   }>;
 };
 type TClient = { orgId: string; owner: TActor; c: ReturnType<typeof client>; connectorId: string };
@@ -70,14 +73,26 @@ async function scan(t: TClient, request?: Record<string, unknown>) {
 
 /** What the portfolio answered before the summary: per-client subqueries over scans and findings. */
 async function expectedPortfolio(partnerOrgId: string): Promise<TPortfolio> {
-  const rows = await queryRows<{ id: string; name: string; score: number | null; critical: number }>(
+  const rows = await queryRows<{
+    id: string;
+    name: string;
+    score: number | null;
+    critical: number;
+    internal_open: number;
+    internal_critical: number;
+  }>(
     gw.db.db,
     sql`SELECT o.id, o.name,
         (SELECT s.posture_score FROM scans s
           WHERE s.org_id = o.id AND s.status = 'COMPLETE' AND s.posture_score IS NOT NULL
           ORDER BY s.completed_at DESC, s.id DESC LIMIT 1) AS score,
         (SELECT count(*)::int FROM findings f
-          WHERE f.org_id = o.id AND f.status = 'OPEN' AND f.severity_rank = 4) AS critical
+          WHERE f.org_id = o.id AND f.status = 'OPEN' AND f.severity_rank = 4) AS critical,
+        (SELECT count(*)::int FROM findings f
+          WHERE f.org_id = o.id AND f.status = 'OPEN' AND f.category = 'internal_exposure') AS internal_open,
+        (SELECT count(*)::int FROM findings f
+          WHERE f.org_id = o.id AND f.status = 'OPEN' AND f.category = 'internal_exposure'
+            AND f.severity_rank = 4) AS internal_critical
       FROM organizations o WHERE o.managed_by_org_id = ${partnerOrgId}
       ORDER BY o.name, o.id`,
   );
@@ -89,6 +104,7 @@ async function expectedPortfolio(partnerOrgId: string): Promise<TPortfolio> {
     openCritical: Number(r.critical),
     // No standard is assigned in this file: no drift.
     drift: { open: 0, critical: 0 },
+    internalExposure: { open: Number(r.internal_open), critical: Number(r.internal_critical) },
   }));
   const scores = clients.filter((c) => c.scanned).map((c) => c.postureScore);
   return {
@@ -99,6 +115,8 @@ async function expectedPortfolio(partnerOrgId: string): Promise<TPortfolio> {
       avgScore: scores.length ? Math.round(scores.reduce((a, b) => a + b, 0) / scores.length) : 0,
       driftOpen: 0,
       driftCritical: 0,
+      internalExposureOpen: clients.reduce((n, c) => n + c.internalExposure.open, 0),
+      internalExposureCritical: clients.reduce((n, c) => n + c.internalExposure.critical, 0),
     },
     clients,
   };

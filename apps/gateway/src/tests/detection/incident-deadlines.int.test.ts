@@ -58,7 +58,9 @@ async function pdfText(id: string, key = a.key): Promise<string> {
     headers: { authorization: `Bearer ${key}`, "x-forwarded-for": freshIp() },
   });
   expect(res.status).toBe(200);
-  const file = join(mkdtempSync(join(tmpdir(), "incident-clocks-")), "report.pdf");
+  // PDF_DUMP=<dir> keeps each report, to render and look at (pdftoppm -png -r 60).
+  const dir = process.env.PDF_DUMP ?? mkdtempSync(join(tmpdir(), "incident-clocks-"));
+  const file = join(dir, `incident-${id}.pdf`);
   writeFileSync(file, Buffer.from(await res.arrayBuffer()));
   return execFileSync("pdftotext", ["-layout", file, "-"]).toString();
 }

@@ -1,3 +1,7 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { organizations, queryRows, users } from "@posture/db";
@@ -376,6 +380,43 @@ describe("a fresh first start: every GET endpoint answers with demo data", () =>
       /^Confirm why you opened or downloaded \d+ files in \d{4}-W\d{2}$/,
     );
     expect(nudges.globex?.[0]).toMatch(/^Remove the public link on '.+'$/);
+  });
+
+  it("prints in Acme's documents what its API says: quick wins, partner brand, resolved incident", async () => {
+    // PDF_DUMP=<dir> keeps the documents, to render and look at (pdftoppm -png -r 60).
+    const dir = process.env.PDF_DUMP ?? mkdtempSync(join(tmpdir(), "demo-docs-"));
+    const pdf = async (name: string, path: string) => {
+      const res = await fetch(`${gw.url}/api${path}`, {
+        headers: { cookie: actors.acme.cookie ?? "", "x-forwarded-for": randomClientIp() },
+      });
+      expect(res.status, path).toBe(200);
+      const file = join(dir, `${name}.pdf`);
+      writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+      return execFileSync("pdftotext", ["-layout", file, "-"]).toString().replace(/\s+/g, " ");
+    };
+    const breakdown = (await get(actors.acme, "/posture/breakdown")).body as {
+      score: number;
+      quickWins: Array<{ title: string; scoreDelta: number }>;
+    };
+    const posture = await pdf("acme-posture", "/reports/compliance");
+    expect(posture).toContain(`Summary ${breakdown.score} `);
+    for (const w of breakdown.quickWins)
+      expect(posture).toContain(`${w.title}: +${w.scoreDelta} ${w.scoreDelta === 1 ? "point" : "points"}.`);
+    expect(posture).not.toMatch(/No single fix|\/api\//);
+    const gap = await pdf("acme-gap", "/compliance/gap-report");
+    expect(gap.match(/\b(gws|m365)_[a-z0-9_]+/g)).toBeNull();
+    // Acme is Northwind's client: every document says so, the incident report too.
+    const incidents = (await get(actors.acme, "/incidents")).body as {
+      incidents: Array<{ id: string; status: string }>;
+    };
+    const resolved = incidents.incidents.find((i) => i.status === "RESOLVED");
+    const incident = await pdf("acme-incident-resolved", `/incidents/${resolved?.id ?? ""}/export`);
+    for (const text of [posture, gap, incident]) {
+      expect(text).toContain("NORTHWIND MSP");
+      expect(text).not.toContain("SECURITY POSTURE");
+    }
+    expect(incident).toMatch(/Was open for \d+ days \d+ h \(resolved /);
+    expect(incident).not.toMatch(/Running:|Overdue:/);
   });
 
   it("walks every GET operation of the OpenAPI document as each demo organization", async () => {

@@ -9,7 +9,6 @@ export {
   type TFrameworkResult,
 } from "./engine/evaluate";
 export { evaluateOrg, type TOrgEvaluation } from "./services/evaluation";
-export { reportTheme } from "./services/theme";
 export { gatherSignals, gradeOf } from "./services/signals";
 export { complianceJobModule, type TComplianceJobDeps } from "./jobs/module";
 export { EVIDENCE_BUILD_JOB, EVIDENCE_PURGE_JOB, EVIDENCE_TTL_MS } from "./services/evidence-jobs";

@@ -26,6 +26,25 @@ const ZDemoConfig = z.object({
    * seed, so that a fresh start's history has the same numbers every time (issue 33).
    */
   seed: z.string().min(1).max(200).optional(),
+  /**
+   * People of the tenant with a given address (and name, else the generated one), by user index: the demo organizations'
+   * sign-in users, so that what they see of themselves (awareness) is a person's. Set only by the
+   * demo seed, like `seed`.
+   */
+  people: z
+    .array(
+      z.object({
+        index: z
+          .number()
+          .int()
+          .min(0)
+          .max(DEMO_LIMITS.users.min - 1),
+        email: z.email(),
+        name: z.string().min(1).max(200).optional(),
+      }),
+    )
+    .max(DEMO_LIMITS.users.min)
+    .optional(),
 });
 
 const ZRealConfig = z.object({
@@ -87,6 +106,7 @@ function build<T>(input: TCreateSourceAdapterInput, make: TMakers<T>): T {
       fileCount: config.fileCount,
       userCount: config.userCount,
       revision: config.revision,
+      ...(config.people ? { people: config.people } : {}),
       ...(input.createdAt ? { epoch: input.createdAt } : {}),
       ...(input.demoOverlay ? { overlay: input.demoOverlay } : {}),
     });

@@ -44,9 +44,26 @@ type TSharingItem = { id: string };
 const CAST = {
   acmeOwner: "owner@acme.example",
   acmeAdmin: "admin@acme.example",
+  acmeMember: "member@acme.example",
   globexOwner: "owner@globex.example",
   northwindOwner: "owner@northwind.example",
 } as const;
+
+/**
+ * The sign-in users as people of their organization's demo tenants (by user index: the tenant's
+ * first administrator, an administrator without MFA, a person the behaviour engine flags for bulk
+ * access), so that their own awareness score is a person's (issue 33). Which people they are, not
+ * what the tenants hold: every number of the story stays (their addresses sort after the first
+ * user the partner week picks, and their domain is added to the tenant's own).
+ */
+const PEOPLE: Record<string, Array<{ index: number; email: string }>> = {
+  "Acme Google Workspace (demo)": [{ index: 0, email: CAST.acmeOwner }],
+  "Acme Microsoft 365 (demo)": [
+    { index: 1, email: CAST.acmeAdmin },
+    { index: 8, email: CAST.acmeMember },
+  ],
+  "Globex Microsoft 365 (demo)": [{ index: 0, email: CAST.globexOwner }],
+};
 
 /**
  * Eight weeks in the life of the demo organizations, told through the service's own procedures
@@ -444,9 +461,10 @@ async function connect(
   });
   // The tenant is generated from its name rather than the connector's fresh id: every fresh start
   // tells the same story with the same numbers (the demo test asserts them).
+  const config = { seed: `demo-history:${displayName}`, people: PEOPLE[displayName] ?? [] };
   await db
     .update(connectors)
-    .set({ config: sql`config || ${JSON.stringify({ seed: `demo-history:${displayName}` })}::jsonb` })
+    .set({ config: sql`config || ${JSON.stringify(config)}::jsonb` })
     .where(eq(connectors.id, c.id));
   return c.id;
 }

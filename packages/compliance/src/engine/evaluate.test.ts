@@ -52,6 +52,7 @@ describe("evaluateFramework", () => {
           severity: "CRITICAL",
           title: "Admin without MFA",
           resourceName: "a@x",
+          source: "google_workspace",
         },
       ],
       users: { total: 50, active: 48, mfa: 40, admins: 3, adminsWithoutMfa: 1, dormant: 0, riskySharers: 1 },

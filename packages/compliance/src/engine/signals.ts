@@ -8,6 +8,8 @@ export type TFindingRef = {
   severity: TSeverity;
   title: string;
   resourceName: string;
+  /** The source the finding is from (its connector's type), so equal titles stay distinguishable. */
+  source: string;
 };
 
 /**

@@ -11,7 +11,7 @@ const check = (id: string, severity: TTenantCheck["severity"], hipaa: string[]):
   testCheck({
     id,
     benchmark: bench(id.length.toString()),
-    title: id,
+    title: `Setting ${id.slice(4)} is on`,
     severity,
     settings: [id],
     expected: "on",
@@ -55,7 +55,9 @@ describe("tenant checks as compliance evidence", () => {
     expect(r.controls.find((c) => c.id === LOGOFF)?.status).toBe("PARTIAL");
     const auth = r.controls.find((c) => c.id === "164.312(d)");
     expect(auth?.status).toBe("GAP");
-    expect(auth?.reason).toContain("failing: gws_2sv (CIS Google Workspace Foundations 7)");
+    // The check's title, for people: never its machine id (issue 33, item 8).
+    expect(auth?.reason).toContain('failing: "Setting 2sv is on" (CIS Google Workspace Foundations 7)');
+    expect(auth?.reason).not.toContain("gws_2sv");
     expect(r.evidencedByTenantChecks).toBe(2);
   });
 
@@ -91,9 +93,11 @@ describe("tenant checks as compliance evidence", () => {
     const reason = evaluateFramework("hipaa", assessAll(s), tenantEvidenceIndex(s, many)).controls.find(
       (c) => c.id === LOGOFF,
     )?.reason;
-    expect(reason).toContain("failing: gws_c0 (CIS Google Workspace Foundations 6), gws_c1");
-    expect(reason).toContain("gws_c4 (CIS Google Workspace Foundations 6) and 2 more");
-    expect(reason).not.toContain("gws_c5");
+    expect(reason).toContain(
+      'failing: "Setting c0 is on" (CIS Google Workspace Foundations 6), "Setting c1 is on"',
+    );
+    expect(reason).toContain('"Setting c4 is on" (CIS Google Workspace Foundations 6) and 2 more');
+    expect(reason).not.toContain("Setting c5");
   });
 });
 

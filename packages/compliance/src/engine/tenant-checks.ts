@@ -9,7 +9,7 @@ export type TTenantCheckStatus = "pass" | "fail" | "unavailable";
 export type TTenantCheckEvidence = { id: string; benchmark: TBenchmarkRef; status: TTenantCheckStatus };
 
 /** A tenant check's latest result in one organization, over all its connectors of the check's source. */
-export type TTenantCheckSignal = TTenantCheckEvidence & { severity: TSeverity };
+export type TTenantCheckSignal = TTenantCheckEvidence & { severity: TSeverity; title: string };
 
 /**
  * The organization's results per check: failing on any connector fails it, passing needs every
@@ -29,7 +29,9 @@ export function tenantCheckSignals(
       : statuses.includes("pass")
         ? "pass"
         : "unavailable";
-    return [{ id: check.id, benchmark: check.benchmark, status, severity: check.severity }];
+    return [
+      { id: check.id, benchmark: check.benchmark, status, severity: check.severity, title: check.title },
+    ];
   });
 }
 
@@ -69,7 +71,8 @@ export function assessTenantChecks(s: TSignals, checks: readonly TTenantCheckSig
         : failing.length > 0 || unavailable.length > 0
           ? "partial"
           : "pass";
-  const name = (c: TTenantCheckSignal) => `${c.id} (${c.benchmark.name} ${c.benchmark.id})`;
+  // Read by people (the gap report, the API's reasons): the check's title, never its machine id.
+  const name = (c: TTenantCheckSignal) => `"${c.title}" (${c.benchmark.name} ${c.benchmark.id})`;
   // A reason is read in a table cell: the first few by name, then how many more.
   const names = (list: readonly TTenantCheckSignal[]) =>
     list.length <= NAMED_AT_MOST

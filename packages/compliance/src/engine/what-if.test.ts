@@ -7,8 +7,22 @@ describe("what-if evaluation", () => {
     const before = signals({
       openByRule: { public_link: { CRITICAL: 2 } },
       topFindings: [
-        { id: "f1", ruleId: "public_link", severity: "CRITICAL", title: "t", resourceName: "a" },
-        { id: "f2", ruleId: "public_link", severity: "CRITICAL", title: "t", resourceName: "b" },
+        {
+          id: "f1",
+          ruleId: "public_link",
+          severity: "CRITICAL",
+          title: "t",
+          resourceName: "a",
+          source: "google_workspace",
+        },
+        {
+          id: "f2",
+          ruleId: "public_link",
+          severity: "CRITICAL",
+          title: "t",
+          resourceName: "b",
+          source: "google_workspace",
+        },
       ],
       files: { ...signals().files, public: 2, external: 2 },
     });

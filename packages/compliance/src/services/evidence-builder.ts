@@ -20,7 +20,7 @@ import { csvLine, evidenceSigner, signCompactJws } from "@posture/platform";
 import { renderIndexHtml, type TManifestFile } from "./evidence-index-html";
 import { ChunkSink } from "./evidence-store";
 import { renderGapReport } from "./gap-report-pdf";
-import { reportTheme } from "./theme";
+import { reportTheme } from "@posture/pdf/org-theme";
 import { MANIFEST_FILE, MANIFEST_JWS_FILE, PACKAGE_JWKS_FILE } from "../verify/evidence-verify";
 
 const F = {

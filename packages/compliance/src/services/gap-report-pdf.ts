@@ -4,7 +4,7 @@ import { KIND_THEMES, type TEvidenceKind } from "../catalogs";
 import { satisfiedPct, type TControlStatus } from "../engine/evaluate";
 import type { TFindingRef } from "../engine/signals";
 import { evaluateOrg, type TOrgEvaluation } from "./evaluation";
-import { reportTheme } from "./theme";
+import { reportTheme } from "@posture/pdf/org-theme";
 
 const STATUS_COLORS: Record<TControlStatus, string> = {
   SATISFIED: "#2B8A3E",
@@ -12,6 +12,12 @@ const STATUS_COLORS: Record<TControlStatus, string> = {
   GAP: "#B42318",
 };
 const day = (iso: string) => iso.slice(0, 10);
+/** A finding's source as a reader knows it (a connector type otherwise as stored). */
+const SOURCE_NAMES: Record<string, string> = {
+  google_workspace: "Google Workspace",
+  microsoft_365: "Microsoft 365",
+};
+const sourceName = (type: string) => SOURCE_NAMES[type] ?? type;
 const SEVERITY_ORDER = ["CRITICAL", "HIGH", "MEDIUM", "LOW"];
 
 /** What to fix first: failing themes ranked by how many controls they hold back (a GAP weighs 2, a PARTIAL 1). */
@@ -82,7 +88,12 @@ export function renderGapReport(e: TOrgEvaluation, theme: TTheme, now = new Date
       { header: "Failing in", width: 3 },
       { header: "Why", width: 5 },
     ],
-    rows: e.crossGaps.map((g) => [g.theme, g.frameworks.join(", "), g.reason]),
+    // Framework names, as the summary prints them: the ids (nist_csf) are the API's.
+    rows: e.crossGaps.map((g) => [
+      g.theme,
+      g.frameworks.map((id) => e.results.find((x) => x.framework === id)?.name ?? id).join(", "),
+      g.reason,
+    ]),
     empty: "No theme fails in two or more frameworks.",
   });
 
@@ -108,19 +119,26 @@ export function renderGapReport(e: TOrgEvaluation, theme: TTheme, now = new Date
     });
     const behind = [...new Set(open.flatMap((c) => c.findingIds))]
       .flatMap((id) => findingsById.get(id) ?? [])
-      .sort((a, b) => SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity));
+      .sort(
+        (a, b) =>
+          SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity) ||
+          a.title.localeCompare(b.title) ||
+          a.source.localeCompare(b.source),
+      );
     if (behind.length > 0) {
       r.heading("Findings behind these controls", 2);
       r.table({
         columns: [
-          { header: "Severity", width: 1 },
-          { header: "Finding", width: 4 },
-          { header: "Resource", width: 2.5 },
-          { header: "Controls", width: 2.5 },
+          { header: "Severity", width: 1.2 },
+          { header: "Finding", width: 3.4 },
+          { header: "Source", width: 1.8 },
+          { header: "Resource", width: 2.4 },
+          { header: "Controls", width: 2.2 },
         ],
         rows: behind.map((f): TCell[] => [
           { text: f.severity, color: SEVERITY_COLORS[f.severity], bold: true },
           f.title,
+          sourceName(f.source),
           f.resourceName,
           open
             .filter((c) => c.findingIds.includes(f.id))

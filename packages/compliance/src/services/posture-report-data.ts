@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gte, inArray, isNotNull, sql } from "drizzle-orm";
 import { findings, scans, type Db, type TSeverity } from "@posture/db";
+import { computeOrgPosture } from "@posture/posture/breakdown";
 import { satisfiedPct } from "../engine/evaluate";
 import { evaluateOrg } from "./evaluation";
 import { gradeOf } from "./signals";
@@ -22,7 +23,10 @@ export type TPostureReportData = {
     resourceName: string;
     detectedAt: string;
   }>;
+  /** Single findings whose fix raises the score (the breakdown's topImprovements). */
   improvements: Array<{ findingId: string; title: string; scoreDelta: number }>;
+  /** One action over a group of findings or a tenant setting (the breakdown's quickWins). */
+  quickWins: Array<{ title: string; scoreDelta: number }>;
   frameworks: Array<{
     id: string;
     name: string;
@@ -31,11 +35,6 @@ export type TPostureReportData = {
     partial: number;
     gap: number;
   }>;
-};
-
-type TBreakdown = {
-  categories?: Array<{ category: string; deductionPoints: number; findingCount: number }>;
-  topImprovements?: Array<{ findingId: string; scoreDelta: number }>;
 };
 
 /** Daily trend from completed scans: the last score of each UTC day in the period. */
@@ -69,13 +68,14 @@ export async function postureReportData(
   const to = o.now ?? new Date();
   const from = new Date(to.getTime() - o.days * 86_400_000);
   const [latest] = await db
-    .select({ score: scans.postureScore, breakdown: scans.breakdown })
+    .select({ id: scans.id })
     .from(scans)
     .where(and(eq(scans.orgId, o.orgId), eq(scans.status, "COMPLETE"), isNotNull(scans.postureScore)))
-    .orderBy(desc(scans.completedAt), desc(scans.id))
     .limit(1);
-  const breakdown = (latest?.breakdown ?? {}) as TBreakdown;
-  const [trend, top, counts, evaluation] = await Promise.all([
+  // The score, categories, improvements and quick wins are GET /posture/breakdown's, worked out
+  // now by the same function: not the last scan's copy, which a remediation since has made stale.
+  const [breakdown, trend, top, counts, evaluation] = await Promise.all([
+    computeOrgPosture(db, { orgId: o.orgId }),
     dailyTrend(db, o.orgId, from),
     db
       .select({
@@ -97,7 +97,7 @@ export async function postureReportData(
     evaluateOrg(db, { orgId: o.orgId, days: o.days, now: to }),
   ]);
   // A fix worth no points (its category already at its cap) is not an improvement to list.
-  const worthPoints = (breakdown.topImprovements ?? []).filter((i) => i.scoreDelta > 0).slice(0, 8);
+  const worthPoints = breakdown.topImprovements.filter((i) => i.scoreDelta > 0).slice(0, 8);
   const improvementIds = worthPoints.map((i) => i.findingId);
   const titles = improvementIds.length
     ? await db
@@ -108,7 +108,8 @@ export async function postureReportData(
   const titleOf = new Map(titles.map((t) => [t.id, t.title]));
   const openBySeverity: Record<TSeverity, number> = { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0 };
   for (const c of counts) openBySeverity[c.severity] = Number(c.n);
-  const score = latest?.score ?? null;
+  // Before any completed scan there is nothing measured (the breakdown of no findings reads 100).
+  const score = latest ? breakdown.score : null;
   return {
     orgName: evaluation.org.name,
     periodDays: o.days,
@@ -117,7 +118,7 @@ export async function postureReportData(
     score,
     grade: score === null ? null : gradeOf(score),
     trend,
-    categories: breakdown.categories ?? [],
+    categories: latest ? breakdown.categories : [],
     openBySeverity,
     topFindings: top.map((f) => ({ ...f, detectedAt: f.detectedAt.toISOString() })),
     improvements: worthPoints
@@ -127,6 +128,7 @@ export async function postureReportData(
         title: titleOf.get(i.findingId) ?? "",
       }))
       .filter((i) => i.title !== ""),
+    quickWins: latest ? breakdown.quickWins.map((w) => ({ title: w.title, scoreDelta: w.scoreDelta })) : [],
     frameworks: evaluation.results.map((r) => ({
       id: r.framework,
       name: r.name,

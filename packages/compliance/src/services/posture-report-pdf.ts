@@ -1,8 +1,8 @@
 import { categoryCap, categoryLabel, type Db } from "@posture/db";
 import { audit, type TActor } from "@posture/platform";
-import { createReport, SEVERITY_COLORS, type TCell, type TTheme } from "@posture/pdf";
+import { createReport, DEFAULT_THEME, SEVERITY_COLORS, type TCell, type TTheme } from "@posture/pdf";
 import { postureReportData, type TPostureReportData } from "./posture-report-data";
-import { reportTheme } from "./theme";
+import { reportTheme } from "@posture/pdf/org-theme";
 
 export function renderPostureReport(d: TPostureReportData, theme: TTheme, now = new Date()): Promise<Buffer> {
   const r = createReport({ title: `Security posture report: ${d.orgName}`, theme, createdAt: now });
@@ -12,7 +12,7 @@ export function renderPostureReport(d: TPostureReportData, theme: TTheme, now = 
     lines: [
       `Period: last ${d.periodDays} days (${d.from.slice(0, 10)} to ${d.to.slice(0, 10)})`,
       `Generated: ${now.toISOString().replace("T", " ").slice(0, 16)} UTC`,
-      theme.brandName !== "Security Posture" ? `Prepared by ${theme.brandName}` : "",
+      theme.brandName !== DEFAULT_THEME.brandName ? `Prepared by ${theme.brandName}` : "",
     ].filter(Boolean),
   });
   r.newPage().heading("Summary");
@@ -66,9 +66,25 @@ export function renderPostureReport(d: TPostureReportData, theme: TTheme, now = 
     ]),
     empty: "No open findings.",
   });
+  // The posture breakdown's own lists: a group fix (every public link) may be worth points while
+  // no single finding is (its category at its cap), so both are shown, and "nothing" only when
+  // neither has anything.
   r.heading("Top improvements", 2);
-  if (d.improvements.length === 0) r.paragraph("No single fix raises the score right now.", { muted: true });
-  else r.bullets(d.improvements.map((i) => `${i.title}: +${i.scoreDelta} points when fixed.`));
+  const points = (n: number) => `+${n} ${n === 1 ? "point" : "points"}`;
+  if (d.quickWins.length === 0 && d.improvements.length === 0)
+    r.paragraph("No fix raises the score right now: no open finding, alone or with others of its kind.", {
+      muted: true,
+    });
+  if (d.quickWins.length > 0) {
+    r.paragraph("Quick wins: one action each, over a group of findings or a tenant setting.", {
+      muted: true,
+    });
+    r.bullets(d.quickWins.map((w) => `${w.title}: ${points(w.scoreDelta)}.`));
+  }
+  if (d.improvements.length > 0) {
+    r.paragraph("Single findings worth the most:", { muted: true });
+    r.bullets(d.improvements.map((i) => `${i.title}: ${points(i.scoreDelta)} when fixed.`));
+  }
 
   // The framework table is short: keep it whole with its heading.
   r.ensureSpace(150).heading("Compliance frameworks");
@@ -82,10 +98,10 @@ export function renderPostureReport(d: TPostureReportData, theme: TTheme, now = 
     ],
     rows: d.frameworks.map((f) => [f.name, `${f.satisfiedPct}%`, f.satisfied, f.partial, f.gap]),
   });
-  r.paragraph(
-    "The compliance gap report (GET /api/compliance/gap-report) details every gap and the findings behind it.",
-    { muted: true, size: 8.5 },
-  );
+  r.paragraph("The compliance gap report details every gap and the findings behind it.", {
+    muted: true,
+    size: 8.5,
+  });
   return r.toBuffer();
 }
 

@@ -57,10 +57,11 @@ export async function gatherSignals(
     severity: TSeverity;
     title: string;
     resource_name: string;
+    connector_type: string;
   }>(
     db,
-    sql`SELECT id, rule_id, severity, title, resource_name FROM (
-          SELECT id, rule_id, severity, title, resource_name,
+    sql`SELECT id, rule_id, severity, title, resource_name, connector_type FROM (
+          SELECT id, rule_id, severity, title, resource_name, connector_type,
                  row_number() OVER (PARTITION BY rule_id ORDER BY severity_rank DESC, detected_at DESC, id) AS rn
           FROM findings WHERE org_id = ${org} AND status = 'OPEN') t
         WHERE rn <= ${TOP_PER_RULE} ORDER BY rule_id, rn`,
@@ -125,6 +126,7 @@ export async function gatherSignals(
     severity: f.severity,
     title: f.title,
     resourceName: f.resource_name,
+    source: f.connector_type,
   }));
   const score = src?.score === null || src?.score === undefined ? null : n(src.score);
   const lastScan = src?.last_scan_at ? new Date(String(src.last_scan_at)).toISOString() : null;

@@ -44,6 +44,12 @@ export type TDemoShape = {
   epochMs: number;
   /** The tenant's clock at this revision: a revision is a day of its life (epoch + revision days). */
   nowMs: number;
+  /**
+   * People of the tenant who carry a given address and name instead of generated ones (the demo
+   * organizations' sign-in users), by user index: everything of theirs (files, shares, activity,
+   * grants) follows, since every reference to a user goes through userEmailAt.
+   */
+  named: ReadonlyMap<number, TNamedPerson>;
   /** Scripted users, each carrying one of the demo's activity stories. */
   scripted: {
     enablesMfa: number;
@@ -55,6 +61,9 @@ export type TDemoShape = {
   };
 };
 
+/** A tenant person with a chosen address and name (see TDemoShape.named). */
+export type TNamedPerson = { index: number; email: string; name?: string };
+
 export type TShapeInput = {
   seed: string;
   type: TConnectorType;
@@ -64,6 +73,8 @@ export type TShapeInput = {
   revision?: number;
   /** The tenant's clock at revision 0, floored to the hour (default: the current hour). */
   epoch?: Date;
+  /** People who carry these addresses and names; their domains are the tenant's too. */
+  people?: readonly TNamedPerson[];
 };
 
 /** A demo tenant never has fewer users: admins (up to 6) and the scripted stories come first. */
@@ -77,8 +88,15 @@ export function shapeOf(opts: TShapeInput): TDemoShape {
   const company = pickAt(COMPANIES, words[0] % COMPANIES.length);
   const tag = (words[1] >>> 0).toString(16).padStart(8, "0").slice(0, 6);
   const domain = `${company}-${tag}.example`;
+  const named = new Map((opts.people ?? []).map((p) => [p.index, { ...p, email: p.email.toLowerCase() }]));
   const internalDomains =
     opts.type === "microsoft_365" ? [domain, `${company.replace(/-/g, "")}${tag}.onmicrosoft.com`] : [domain];
+  // A named person's domain is one of the tenant's (a second verified domain), so what they share
+  // inside stays internal. Appended: the first domain still names the workspace.
+  for (const p of named.values()) {
+    const at = p.email.slice(p.email.lastIndexOf("@") + 1);
+    if (at && !internalDomains.includes(at)) internalDomains.push(at);
+  }
 
   const partners = rotate(PARTNER_DOMAINS, words[2] % PARTNER_DOMAINS.length).slice(0, 5);
   const startupDomains = [0, 1, 2].map((k) => {
@@ -116,6 +134,7 @@ export function shapeOf(opts: TShapeInput): TDemoShape {
     revision,
     epochMs,
     nowMs: epochMs + revision * DAY_MS,
+    named,
     scripted: {
       enablesMfa: a,
       reactivated: a + 1,

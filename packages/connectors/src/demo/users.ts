@@ -34,6 +34,8 @@ function nameParts(index: number): { first: string; last: string; suffix: string
 }
 
 export function userEmailAt(shape: TDemoShape, index: number): string {
+  const named = shape.named.get(index);
+  if (named) return named.email;
   const { first, last, suffix } = nameParts(index);
   return `${first}.${last}${suffix}@${shape.domain}`;
 }
@@ -107,8 +109,9 @@ export function userAt(shape: TDemoShape, index: number): TSourceUser {
 
   const user: TSourceUser = {
     id: shape.flavour.userId(rng),
-    email: `${first}.${last}${suffix}@${shape.domain}`,
-    name: `${capitalise(first)} ${capitalise(last)}${suffix ? ` ${suffix}` : ""}`,
+    email: userEmailAt(shape, index),
+    name:
+      shape.named.get(index)?.name ?? `${capitalise(first)} ${capitalise(last)}${suffix ? ` ${suffix}` : ""}`,
     isAdmin,
     mfaEnabled,
     suspended,
@@ -149,8 +152,9 @@ function joinerAt(shape: TDemoShape, index: number): TSourceUser {
   const enrols = rng.chance(0.75) ? birth + 1 + rng.int(5) : Infinity;
   return {
     id: shape.flavour.userId(rng),
-    email: `${first}.${last}${suffix}@${shape.domain}`,
-    name: `${capitalise(first)} ${capitalise(last)}${suffix ? ` ${suffix}` : ""}`,
+    email: userEmailAt(shape, index),
+    name:
+      shape.named.get(index)?.name ?? `${capitalise(first)} ${capitalise(last)}${suffix ? ` ${suffix}` : ""}`,
     isAdmin: false,
     mfaEnabled: shape.revision >= enrols,
     suspended: false,

@@ -1,5 +1,5 @@
 import type { TIncidentLogEntry, TPostMortem, TSeverity } from "@posture/db";
-import { createReport, SEVERITY_COLORS, type TCell } from "@posture/pdf";
+import { createReport, DEFAULT_THEME, SEVERITY_COLORS, type TCell, type TTheme } from "@posture/pdf";
 import { CLOCKS, deadlinesOf, type TClockIncident, type TDeadline } from "../services/deadlines";
 
 export type TReportFinding = {
@@ -34,6 +34,8 @@ export type TIncidentReportInput = {
   findings: TReportFinding[];
   /** The regulations the organization turned off (incident settings): their clocks are not shown. */
   regulationsOff: readonly string[];
+  /** The organization's report theme: its managing partner's brand when white-labelled. */
+  theme?: TTheme;
 };
 
 const HOUR_MS = 3_600_000;
@@ -81,12 +83,15 @@ const severityCell = (s: string | null): TCell =>
 /** The report a responder hands to management or an auditor, on the shared PDF toolkit. */
 export async function renderIncidentReport(input: TIncidentReportInput): Promise<Buffer> {
   const { incident: inc, findings } = input;
-  const r = createReport({ title: `Incident report: ${inc.title}`, createdAt: input.generatedAt });
+  const theme = input.theme ?? DEFAULT_THEME;
+  const r = createReport({ title: `Incident report: ${inc.title}`, theme, createdAt: input.generatedAt });
 
   r.cover({
     kicker: "Incident response report",
     title: inc.title,
     badge: { text: `${inc.priority} · ${inc.status}`, color: PRIORITY_COLORS[inc.priority] ?? "#1A1A1A" },
+    // As the posture and gap reports do: a managed organization's documents name who prepared them.
+    lines: theme.brandName !== DEFAULT_THEME.brandName ? [`Prepared by ${theme.brandName}`] : [],
   });
   r.keyValues([
     ["Organization", input.organization],

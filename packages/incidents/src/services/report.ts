@@ -1,5 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { findings, type Db } from "@posture/db";
+import { reportTheme } from "@posture/pdf/org-theme";
 import { renderIncidentReport, type TReportFinding } from "../report/incident-report";
 import { regulationsOff } from "./deadlines";
 import { getIncidentRow, organizationName } from "./incidents";
@@ -46,6 +47,7 @@ export async function incidentReport(db: Db, q: { orgId: string; id: string; now
     incident: { ...row, postMortem: row.postMortem ?? null },
     findings: linked,
     regulationsOff: await regulationsOff(db, q.orgId),
+    theme: await reportTheme(db, q.orgId),
   });
   const slug =
     row.title

@@ -1,12 +1,34 @@
+import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { seedWorkspace, TYPICAL_FINDINGS } from "@posture/compliance/testing";
-import { eq, sql } from "drizzle-orm";
-import { findings, partnerSettings, scans } from "@posture/db";
+import { inArray } from "drizzle-orm";
+import { findings, partnerSettings } from "@posture/db";
 import { useTestGateway } from "../../testing";
+import { freshIp } from "../helpers";
 import { fetchBytes, readPdf } from "./helpers";
 import { tinyPng } from "./png";
 
 const gw = useTestGateway();
+
+type TBreakdown = {
+  score: number;
+  topImprovements: Array<{ findingId: string; scoreDelta: number }>;
+  quickWins: Array<{ title: string; scoreDelta: number }>;
+};
+
+const points = (n: number) => `+${n} ${n === 1 ? "point" : "points"}`;
+
+/** The report's text with its layout's runs of spaces and line breaks as single spaces. */
+const flat = (text: string) => text.replace(/\s+/g, " ");
+
+async function titlesOf(ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await gw.db.db
+    .select({ id: findings.id, title: findings.title })
+    .from(findings)
+    .where(inArray(findings.id, ids));
+  return new Map(rows.map((r) => [r.id, r.title]));
+}
 
 const scores = Array.from({ length: 40 }, (_, i) => 50 + Math.round(i / 2));
 
@@ -44,32 +66,51 @@ describe("GET /api/reports/compliance", () => {
     expect(text).not.toContain("Prepared by");
   });
 
-  it("lists as improvements only the fixes that raise the score", async () => {
+  it("lists the breakdown's own improvements: its quick wins and single fixes, with their points", async () => {
     const a = await gw.createActor({ plan: "business", role: "ADMIN" });
     await seedWorkspace(gw.db.db, { orgId: a.orgId, users: 5, files: 20, findings: TYPICAL_FINDINGS });
-    const [worth, worthless] = await gw.db.db
-      .select({ id: findings.id, title: findings.title })
-      .from(findings)
-      .where(eq(findings.orgId, a.orgId))
-      .orderBy(findings.id)
-      .limit(2);
-    if (!worth || !worthless) throw new Error("seeded findings missing");
-    // A category at its cap: fixing one of its findings changes nothing (scoreDelta 0).
-    const topImprovements = [
-      { findingId: worth.id, scoreDelta: 3 },
-      { findingId: worthless.id, scoreDelta: 0 },
-    ];
-    await gw.db.db
-      .update(scans)
-      .set({
-        breakdown: sql`coalesce(${scans.breakdown}, '{}'::jsonb) || ${JSON.stringify({ topImprovements })}::jsonb`,
-      })
-      .where(eq(scans.orgId, a.orgId));
+    const breakdown = (await gw.request("GET", "/api/posture/breakdown", { cookie: a.cookie, ip: freshIp() }))
+      .body as TBreakdown;
     const res = await fetchBytes(gw, "/api/reports/compliance?period=30", { cookie: a.cookie });
     expect(res.status).toBe(200);
-    const { text } = readPdf(res.bytes);
-    expect(text).toContain(`${worth.title}: +3 points when fixed.`);
+    const text = flat(readPdf(res.bytes).text);
+    expect(text).toContain(`Summary ${breakdown.score} `);
+    expect(breakdown.quickWins.length).toBeGreaterThanOrEqual(1);
+    for (const w of breakdown.quickWins) expect(text).toContain(`${w.title}: ${points(w.scoreDelta)}.`);
+    const titles = await titlesOf(breakdown.topImprovements.map((i) => i.findingId));
+    for (const i of breakdown.topImprovements)
+      expect(text).toContain(`${titles.get(i.findingId)}: ${points(i.scoreDelta)} when fixed.`);
     expect(text).not.toContain("+0 points");
+    expect(text).not.toContain("No fix raises the score");
+  });
+
+  it("offers the group fix when no single fix moves the score, and prints no API path (issue 33)", async () => {
+    const a = await gw.createActor({ plan: "business", role: "ADMIN" });
+    // Forty public links: the category is so deep that one fewer changes nothing (each single
+    // fix is worth 0), while removing them all is worth points.
+    const links = Array.from({ length: 40 }, (_, i) => ({
+      ruleId: "public_link",
+      category: "public_exposure",
+      severity: "HIGH" as const,
+      title: `Public link on report-${i}.xlsx`,
+      resourceName: `report-${i}.xlsx`,
+    }));
+    await seedWorkspace(gw.db.db, { orgId: a.orgId, users: 5, files: 20, findings: links });
+    const breakdown = (await gw.request("GET", "/api/posture/breakdown", { cookie: a.cookie, ip: freshIp() }))
+      .body as TBreakdown;
+    expect(breakdown.topImprovements).toEqual([]);
+    expect(breakdown.quickWins.map((w) => [w.title, w.scoreDelta])).toEqual([["Remove 40 public links", 10]]);
+    const res = await fetchBytes(gw, "/api/reports/compliance?period=30", { cookie: a.cookie });
+    if (process.env.PDF_DUMP) writeFileSync(`${process.env.PDF_DUMP}/posture.pdf`, res.bytes);
+    const text = flat(readPdf(res.bytes).text);
+    // The summary's stats: score, grade, open critical, open high; the breakdown's score, now.
+    expect(breakdown.score).toBe(90);
+    expect(text).toContain("Summary 90 A 0 40 Posture score (0-100) Grade Open critical Open high");
+    expect(text).toContain("Remove 40 public links: +10 points.");
+    expect(text).not.toContain("No single fix");
+    expect(text).not.toContain("No fix raises the score");
+    expect(text).not.toMatch(/\/api\/|GET \//);
+    expect(text).toContain("The compliance gap report details every gap and the findings behind it.");
   });
 
   it("allows 5 per hour per organization, then 429 with Retry-After; other organizations are unaffected", async () => {

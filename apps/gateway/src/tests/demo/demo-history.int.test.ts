@@ -1,6 +1,11 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { organizations, queryRows, users } from "@posture/db";
+import { leaderboard } from "@posture/awareness";
 import { seedDemo } from "@posture/demo";
 import { portfolioForPeriod } from "@posture/partner";
 import { randomClientIp, useTestGateway, type TTestResponse } from "../../testing";
@@ -36,7 +41,8 @@ type TActor = { name: string; orgId: string; cookie?: string; key?: string; ip: 
 const gw = useTestGateway();
 let doc: TDoc;
 let seedMs = 0;
-const actors: Record<"acme" | "acmeKey" | "globex" | "northwind", TActor> = {} as never;
+const actors: Record<"acme" | "acmeKey" | "acmeAdmin" | "acmeMember" | "globex" | "northwind", TActor> =
+  {} as never;
 
 async function actorOf(email: string, name: string): Promise<TActor> {
   const [row] = await queryRows<{ user_id: string; org_id: string }>(
@@ -70,6 +76,8 @@ beforeAll(async () => {
     ip: randomClientIp(),
   };
   actors.globex = await actorOf("owner@globex.example", "Globex owner");
+  actors.acmeAdmin = await actorOf("admin@acme.example", "Acme admin");
+  actors.acmeMember = await actorOf("member@acme.example", "Acme member");
   actors.northwind = await actorOf("owner@northwind.example", "Northwind owner");
   doc = (await gw.request("GET", "/api/openapi.json")).body as TDoc;
 }, 600_000);
@@ -206,6 +214,22 @@ function futureTimes(body: unknown, now: number, at = ""): string[] {
   return [];
 }
 
+/**
+ * What each sign-in user's `GET /api/awareness/me` says: they are people of their organization's
+ * demo tenants (issue 33, item 5; packages/demo/src/history.ts, PEOPLE), so their scores come from
+ * what they own and did: Acme's owner is its Google Workspace's first administrator, its admin an
+ * administrator of its Microsoft 365 without MFA, its member the person behaviour analytics flags
+ * for bulk access there, Globex's owner its Microsoft 365's first administrator. [score, rank,
+ * factors]. A rank counts everyone above: people near a threshold (a fix of about seven days) can
+ * move between fresh starts like Globex's scores, so ranks are checked within one.
+ */
+const AWARENESS_ME: Record<string, [number, number, string[]]> = {
+  acme: [74, 68, ["base 100", "external_shares -20", "slow_fixes -10", "quick_fixes 4"]],
+  acmeAdmin: [59, 100, ["base 100", "mfa_disabled -25", "external_shares -16"]],
+  acmeMember: [77, 54, ["base 100", "external_shares -12", "quick_fixes 4", "anomalies -15"]],
+  globex: [60, 69, ["base 100", "public_links -10", "external_shares -20", "slow_fixes -10"]],
+};
+
 describe("a fresh first start: every GET endpoint answers with demo data", () => {
   it("seeds fast enough for a first start, and only once", async () => {
     console.log(`demo seed: ${Math.round(seedMs)} ms`);
@@ -313,6 +337,87 @@ describe("a fresh first start: every GET endpoint answers with demo data", () =>
     // Globex's: within two points (each end of a week within one).
     const globexOff = changes.map(([, , g], i) => g - (REPORTED_CHANGES[i]?.[1] ?? 0));
     expect(globexOff.filter((d) => Math.abs(d) > 2)).toEqual([]);
+  });
+
+  it("gives each sign-in user the awareness of a person of their tenant, not a blank 100", async () => {
+    type TMe = {
+      score: number;
+      rank: number;
+      factors: Array<{ key: string; delta: number }>;
+      nudges: string[];
+    };
+    const who = {
+      acme: actors.acme,
+      acmeAdmin: actors.acmeAdmin,
+      acmeMember: actors.acmeMember,
+      globex: actors.globex,
+    };
+    const emailOf: Record<string, string> = {
+      acme: "owner@acme.example",
+      acmeAdmin: "admin@acme.example",
+      acmeMember: "member@acme.example",
+      globex: "owner@globex.example",
+    };
+    const got: Record<string, [number, number, string[]]> = {};
+    const nudges: Record<string, string[]> = {};
+    for (const [k, a] of Object.entries(who)) {
+      const me = (await get(a, "/awareness/me")).body as TMe;
+      got[k] = [me.score, me.rank, me.factors.map((f) => `${f.key} ${f.delta}`)];
+      nudges[k] = me.nudges;
+      // The rank is the leaderboard's (GET /awareness/scores is business and admin only: read
+      // through its service): one more than the people scoring above, and they are on it.
+      const board = await leaderboard(gw.db.db, { orgId: a.orgId });
+      expect(me.rank, k).toBe(1 + board.filter((p) => p.score > me.score).length);
+      expect(board.find((p) => p.email === emailOf[k])?.score, k).toBe(me.score);
+    }
+    console.log(`awareness: ${JSON.stringify(got)}`);
+    for (const [k, [score, rank, factors]] of Object.entries(AWARENESS_ME)) {
+      expect([got[k]?.[0], got[k]?.[2]], k).toEqual([score, factors]);
+      expect(Math.abs((got[k]?.[1] ?? 0) - rank), `${k} rank ${got[k]?.[1]}`).toBeLessThanOrEqual(1);
+    }
+    // Nudges name their own things: the admin's MFA first, the member's bulk access.
+    expect(nudges.acmeAdmin?.[0]).toBe("Turn on multi-factor authentication for your account");
+    expect(nudges.acmeMember?.at(-1)).toMatch(
+      /^Confirm why you opened or downloaded \d+ files in \d{4}-W\d{2}$/,
+    );
+    expect(nudges.globex?.[0]).toMatch(/^Remove the public link on '.+'$/);
+  });
+
+  it("prints in Acme's documents what its API says: quick wins, partner brand, resolved incident", async () => {
+    // PDF_DUMP=<dir> keeps the documents, to render and look at (pdftoppm -png -r 60).
+    const dir = process.env.PDF_DUMP ?? mkdtempSync(join(tmpdir(), "demo-docs-"));
+    const pdf = async (name: string, path: string) => {
+      const res = await fetch(`${gw.url}/api${path}`, {
+        headers: { cookie: actors.acme.cookie ?? "", "x-forwarded-for": randomClientIp() },
+      });
+      expect(res.status, path).toBe(200);
+      const file = join(dir, `${name}.pdf`);
+      writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+      return execFileSync("pdftotext", ["-layout", file, "-"]).toString().replace(/\s+/g, " ");
+    };
+    const breakdown = (await get(actors.acme, "/posture/breakdown")).body as {
+      score: number;
+      quickWins: Array<{ title: string; scoreDelta: number }>;
+    };
+    const posture = await pdf("acme-posture", "/reports/compliance");
+    expect(posture).toContain(`Summary ${breakdown.score} `);
+    for (const w of breakdown.quickWins)
+      expect(posture).toContain(`${w.title}: +${w.scoreDelta} ${w.scoreDelta === 1 ? "point" : "points"}.`);
+    expect(posture).not.toMatch(/No single fix|\/api\//);
+    const gap = await pdf("acme-gap", "/compliance/gap-report");
+    expect(gap.match(/\b(gws|m365)_[a-z0-9_]+/g)).toBeNull();
+    // Acme is Northwind's client: every document says so, the incident report too.
+    const incidents = (await get(actors.acme, "/incidents")).body as {
+      incidents: Array<{ id: string; status: string }>;
+    };
+    const resolved = incidents.incidents.find((i) => i.status === "RESOLVED");
+    const incident = await pdf("acme-incident-resolved", `/incidents/${resolved?.id ?? ""}/export`);
+    for (const text of [posture, gap, incident]) {
+      expect(text).toContain("NORTHWIND MSP");
+      expect(text).not.toContain("SECURITY POSTURE");
+    }
+    expect(incident).toMatch(/Was open for \d+ days \d+ h \(resolved /);
+    expect(incident).not.toMatch(/Running:|Overdue:/);
   });
 
   it("walks every GET operation of the OpenAPI document as each demo organization", async () => {

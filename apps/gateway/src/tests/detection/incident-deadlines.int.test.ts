@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, events, incidents } from "@posture/db";
+import { auditLog, events, incidents, partnerSettings } from "@posture/db";
 import { announceApproachingDeadlines } from "@posture/incidents";
 import { useTestGateway } from "../../testing";
 import { errorCode, freshIp } from "../helpers";
@@ -53,12 +53,14 @@ async function move(id: string, status: string): Promise<TDetail> {
   return res.body as TDetail;
 }
 
-async function pdfText(id: string): Promise<string> {
+async function pdfText(id: string, key = a.key): Promise<string> {
   const res = await fetch(`${gw.url}/api/incidents/${id}/export`, {
-    headers: { authorization: `Bearer ${a.key}`, "x-forwarded-for": freshIp() },
+    headers: { authorization: `Bearer ${key}`, "x-forwarded-for": freshIp() },
   });
   expect(res.status).toBe(200);
-  const file = join(mkdtempSync(join(tmpdir(), "incident-clocks-")), "report.pdf");
+  // PDF_DUMP=<dir> keeps each report, to render and look at (pdftoppm -png -r 60).
+  const dir = process.env.PDF_DUMP ?? mkdtempSync(join(tmpdir(), "incident-clocks-"));
+  const file = join(dir, `incident-${id}.pdf`);
   writeFileSync(file, Buffer.from(await res.arrayBuffer()));
   return execFileSync("pdftotext", ["-layout", file, "-"]).toString();
 }
@@ -256,5 +258,36 @@ describe("incident.deadline.approaching", () => {
       .from(events)
       .where(and(eq(events.orgId, off.orgId), eq(events.type, "incident.deadline.approaching")));
     expect(offEvents).toEqual([]);
+  });
+});
+
+describe("the incident report of a partner-managed organization", () => {
+  it("carries the partner's brand, as its posture and gap reports do (issue 33, item 8)", async () => {
+    const partner = await gw.createOrg({ plan: "enterprise", isPartner: true, name: "Northwind MSP" });
+    await gw.db.db
+      .insert(partnerSettings)
+      .values({ orgId: partner.id, name: "Northwind Security", accentColor: "#0E7C66" });
+    const client = await gw.createOrg({ plan: "business", managedByOrgId: partner.id, name: "Client Co" });
+    const c = await gw.createActor({ orgId: client.id });
+    const res = await gw.request("POST", "/api/incidents", {
+      key: c.key,
+      ip: freshIp(),
+      body: { title: "Branded", priority: "P2" },
+    });
+    expect(res.status, res.text).toBe(201);
+    const text = await pdfText((res.body as TDetail).id, c.key);
+    const pages = text.split("\f").filter((p) => p.trim() !== "");
+    // The cover names the partner (its band and the "Prepared by" line); every other page's header too.
+    expect(pages[0]).toContain("NORTHWIND SECURITY");
+    expect(pages[0]).toContain("Prepared by Northwind Security");
+    for (const page of pages.slice(1)) expect(page).toContain("Northwind Security");
+    expect(text).not.toContain("Security Posture");
+    expect(text).not.toMatch(/SECURITY POSTURE/);
+
+    // An organization of its own keeps the product's name and says nothing of a partner.
+    const own = await open("Unbranded");
+    const plain = await pdfText(own.id);
+    expect(plain).toContain("SECURITY POSTURE");
+    expect(plain).not.toContain("Prepared by");
   });
 });

@@ -1,11 +1,13 @@
 import { eq } from "drizzle-orm";
 import { organizations, partnerSettings, type Db } from "@posture/db";
 import { effectivePlan, PLANS } from "@posture/platform";
-import { DEFAULT_THEME, themeOf, type TTheme } from "@posture/pdf";
+import { DEFAULT_THEME, themeOf, type TTheme } from "./theme";
 
 /**
  * The look of an organization's reports: its managing partner's (logo, accent colour, name) when
- * that partner's plan includes whiteLabel, the product's own otherwise.
+ * that partner's plan includes whiteLabel, the product's own otherwise. Every document an
+ * organization downloads (posture, gap, evidence, incident reports) is themed by this one function,
+ * so a managed client never sees the product's name on one and the partner's on another.
  */
 export async function reportTheme(db: Db, orgId: string): Promise<TTheme> {
   const [org] = await db

@@ -74,8 +74,11 @@ const rescanStarted = performance.now();
 const rescan = await runScanJob(deps, rescanRow.id, 1);
 const rescanMs = Math.round(performance.now() - rescanStarted);
 if (rescan.status !== "COMPLETE") throw new Error(`rescan ended ${rescan.status}`);
-const countOf = async (q: ReturnType<typeof sql>) => Number((await queryRows<{ n: number }>(db.db, q))[0]?.n ?? 0);
-const groupCount = await countOf(sql`SELECT count(*)::int AS n FROM workspace_groups WHERE org_id = ${orgId}`);
+const countOf = async (q: ReturnType<typeof sql>) =>
+  Number((await queryRows<{ n: number }>(db.db, q))[0]?.n ?? 0);
+const groupCount = await countOf(
+  sql`SELECT count(*)::int AS n FROM workspace_groups WHERE org_id = ${orgId}`,
+);
 const assistantUsers = await countOf(
   sql`SELECT count(*)::int AS n FROM workspace_users WHERE org_id = ${orgId} AND cardinality(assistants) > 0`,
 );

@@ -55,7 +55,13 @@ const stageList = (stages: Record<string, number>) =>
 
 type TAiBody = {
   score: number;
-  assistants: Array<{ id: string; kind: string; reachableFiles: number; sensitiveReachableFiles: number; users: number }>;
+  assistants: Array<{
+    id: string;
+    kind: string;
+    reachableFiles: number;
+    sensitiveReachableFiles: number;
+    users: number;
+  }>;
 };
 
 /**
@@ -66,9 +72,20 @@ async function aiReads(settings: TBenchSettings, databaseUrl: string, key: strin
   const gateway = await startGatewayChild(settings, databaseUrl);
   try {
     const headers = { authorization: `Bearer ${key}` };
-    const res = await fetch(`${gateway.url}/api/exposure/ai`, { headers });
-    if (!res.ok) throw new Error(`GET /api/exposure/ai answered ${res.status}: ${await res.text()}`);
-    const body = (await res.json()) as TAiBody;
+    // The first answer after a scan is cold: the posture what-if of each quick win gathers the
+    // organization's compliance signals once (remediation's cache), which can pass the request's
+    // 5 s statement bound on a loaded machine (a 503); timed, then asked again.
+    const cold: string[] = [];
+    let body: TAiBody | null = null;
+    for (let attempt = 0; attempt < 4 && !body; attempt++) {
+      const started = performance.now();
+      const res = await fetch(`${gateway.url}/api/exposure/ai`, { headers });
+      cold.push(`${res.status} in ${Math.round(performance.now() - started)} ms`);
+      if (res.ok) body = (await res.json()) as TAiBody;
+      else if (attempt === 3)
+        throw new Error(`GET /api/exposure/ai answered ${res.status}: ${await res.text()}`);
+    }
+    if (!body) throw new Error("GET /api/exposure/ai: no answer");
     const agent = body.assistants.find((a) => a.kind === "agent");
     const one = { ...settings, connections: 1 };
     const files = "/api/exposure/ai/files?limit=50";
@@ -82,7 +99,7 @@ async function aiReads(settings: TBenchSettings, databaseUrl: string, key: strin
     ];
     const measured: TMeasurement[] = [];
     for (const [label, path] of paths) measured.push(await measure(label, gateway, { path, headers }, one));
-    return { body, measured };
+    return { body, measured, cold };
   } finally {
     await gateway.stop();
   }
@@ -181,6 +198,7 @@ export const exposure1m: TScenario = {
           `reads after VACUUM (ANALYZE), as autovacuum leaves the tables after a load (${(r.vacuumMs / 1000).toFixed(0)} s, not in the scan's time)`,
           `first scan stages (ms): ${stageList(r.stages)}`,
           `rescan stages (ms): ${stageList(r.rescan.stages)}; new ${r.rescan.findingsNew}, resolved ${r.rescan.findingsResolved}`,
+          `first GET /api/exposure/ai after the scan: ${ai.cold.join(", then ")}`,
           `readiness ${ai.body.score}; ${ai.body.assistants.map((a) => `${a.kind === "agent" ? "agent" : a.id}: ${a.reachableFiles.toLocaleString("en")} files (${a.sensitiveReachableFiles.toLocaleString("en")} sensitive), ${a.users} users`).join("; ")}`,
           `AI exposure reads over HTTP, one connection, ${settings.warmupSec} s warm-up + ${settings.durationSec} s each; ${GATEWAY_ENV_NOTE}`,
           `search term "${r.search.term}" (a user's e-mail local part: the user, and the files they own); reads over one connection, warm, 200 rounds after 20 warm-up`,

@@ -50,7 +50,14 @@ export function demoGroups(shape: TDemoShape): TSourceGroup[] {
 }
 
 /** hash01 draws of internal oversharing, apart from the file's own generator (no other field moves). */
-const DRAW = { orgLink: 0x0e11, everyone: 0x0e12, group: 0x0e13, role: 0x0e14, facts: 0x0e15, team: 0x0e16 } as const;
+const DRAW = {
+  orgLink: 0x0e11,
+  everyone: 0x0e12,
+  group: 0x0e13,
+  role: 0x0e14,
+  facts: 0x0e15,
+  team: 0x0e16,
+} as const;
 /** The share of files also shared with a team group (tenants with team groups only). */
 const TEAM_SHARE_RATE = 0.05;
 

@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import { queryRows, type Db } from "../client";
+import { allowLongStatements, queryRows, type Db } from "../client";
 import { arrayLiteral } from "../upsert";
 import { EXPOSURES, SENSITIVITIES, type TExposure, type TSensitivity } from "../schema/workspace-files";
 import { listAgentPrincipals, type TReachCounts, type TReachRow } from "./index";
@@ -28,6 +28,9 @@ export type TAiReachSubject = {
   worst: TReachRow[];
 };
 
+/** How long one statement of the computation may run (a million files on a loaded machine). */
+const AI_REACH_STATEMENT_MS = 300_000;
+
 /** `*`: the files any assistant's users can open (the files page without `assistant`). */
 export const ANY_ASSISTANT = "*";
 
@@ -39,8 +42,12 @@ const countCols = (): SQL =>
   sql.join(
     [
       sql`count(*)::int AS total`,
-      ...SENSITIVITIES.map((s) => sql`count(*) FILTER (WHERE f.sensitivity = ${s})::int AS ${sql.identifier(`s_${s}`)}`),
-      ...EXPOSURES.map((e) => sql`count(*) FILTER (WHERE f.exposure = ${e})::int AS ${sql.identifier(`e_${e}`)}`),
+      ...SENSITIVITIES.map(
+        (s) => sql`count(*) FILTER (WHERE f.sensitivity = ${s})::int AS ${sql.identifier(`s_${s}`)}`,
+      ),
+      ...EXPOSURES.map(
+        (e) => sql`count(*) FILTER (WHERE f.exposure = ${e})::int AS ${sql.identifier(`e_${e}`)}`,
+      ),
     ],
     sql`, `,
   );
@@ -53,7 +60,10 @@ function addCounts(a: TCountRow | undefined, b: TCountRow | undefined, orgWide: 
     total: n("total"),
     sensitive: n("s_high"),
     orgWide,
-    bySensitivity: Object.fromEntries(SENSITIVITIES.map((s) => [s, n(`s_${s}`)])) as Record<TSensitivity, number>,
+    bySensitivity: Object.fromEntries(SENSITIVITIES.map((s) => [s, n(`s_${s}`)])) as Record<
+      TSensitivity,
+      number
+    >,
     byExposure: Object.fromEntries(EXPOSURES.map((e) => [e, n(`e_${e}`)])) as Record<TExposure, number>,
   };
 }
@@ -106,7 +116,9 @@ export async function computeAiReach(
   tx: Db,
   { orgId, connectorId }: { orgId: string; connectorId: string },
 ): Promise<TAiReachSubject[]> {
-  const agents = (await listAgentPrincipals(tx, orgId, "ai_agent")).filter((a) => a.connectorId === connectorId);
+  const agents = (await listAgentPrincipals(tx, orgId, "ai_agent")).filter(
+    (a) => a.connectorId === connectorId,
+  );
   const delegated = agents.filter((a) => a.access === "delegated");
   const licensed = await queryRows<{ subject: string; users: number }>(
     tx,
@@ -164,10 +176,7 @@ export async function computeAiReach(
 
   const files = sql`workspace_files f`;
   const inConnector = sql`f.org_id = ${orgId} AND f.connector_id = ${connectorId}`;
-  const [oCounts] = await queryRows<TCountRow>(
-    tx,
-    sql`SELECT ${countCols()} FROM ai_reach_o f`,
-  );
+  const [oCounts] = await queryRows<TCountRow>(tx, sql`SELECT ${countCols()} FROM ai_reach_o f`);
   const bySubject = new Map(
     (
       await queryRows<TCountRow & { subject: string }>(
@@ -270,7 +279,9 @@ export async function computeAiReach(
       access: a.access,
       clientKey: a.clientKey,
       users: a.users,
-      counts: app ? addCounts(allCounts, undefined, orgWide) : addCounts(oCounts, bySubject.get(a.agentId), orgWide),
+      counts: app
+        ? addCounts(allCounts, undefined, orgWide)
+        : addCounts(oCounts, bySubject.get(a.agentId), orgWide),
       worst: app ? allTop.map(toRow(connectorId)) : worstOf([a.agentId]),
     });
   }
@@ -289,8 +300,10 @@ export async function refreshAiReach(
   return db.transaction(
     async (tx) => {
       await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`workspace:${scope.connectorId}`}))`);
-      // Set-based over the connector's files: room to hash its pairs in memory, and no JIT for
-      // statements that run once per scan.
+      // Set-based over the connector's files: seconds at a million files, so past the request
+      // and job bound (also when a read computes a connector whose store moved); room to hash its
+      // pairs in memory, and no JIT for statements that run once per scan.
+      await tx.execute(allowLongStatements(AI_REACH_STATEMENT_MS));
       await tx.execute(sql`SET LOCAL work_mem = '64MB'`);
       await tx.execute(sql`SET LOCAL jit = off`);
       const [snap] = await queryRows<{ scan_id: string | null; store_version: number }>(
@@ -301,7 +314,9 @@ export async function refreshAiReach(
       // A store written without a scan (no snapshot row) is version -1.
       const version = { scanId: snap?.scan_id ?? null, storeVersion: snap ? Number(snap.store_version) : -1 };
       const subjects = await computeAiReach(tx, scope);
-      const assistants = subjects.filter((s) => s.kind === "assistant" && s.subject !== ANY_ASSISTANT).map((s) => s.subject);
+      const assistants = subjects
+        .filter((s) => s.kind === "assistant" && s.subject !== ANY_ASSISTANT)
+        .map((s) => s.subject);
       for (const s of subjects)
         await tx.execute(sql`INSERT INTO ai_reach_summaries
           (org_id, connector_id, subject, kind, label, access, client_key, users, counts, worst, scan_id, store_version)

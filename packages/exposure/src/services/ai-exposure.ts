@@ -136,15 +136,15 @@ const assistantEntry = (
 ) => {
   const counts = mergeCounts(rows);
   return {
-  ...base,
-  reachableFiles: counts.total,
-  sensitiveReachableFiles: counts.sensitive,
-  users,
-  orgWideFiles: counts.orgWide,
-  bySensitivity: counts.bySensitivity,
-  byExposure: counts.byExposure,
-  worstFiles: mergeWorst(rows).map(pageRow),
-  ...extra,
+    ...base,
+    reachableFiles: counts.total,
+    sensitiveReachableFiles: counts.sensitive,
+    users,
+    orgWideFiles: counts.orgWide,
+    bySensitivity: counts.bySensitivity,
+    byExposure: counts.byExposure,
+    worstFiles: mergeWorst(rows).map(pageRow),
+    ...extra,
   };
 };
 
@@ -241,7 +241,12 @@ export async function listAiFiles(
   if (q.assistant === undefined || ASSISTANTS.some((a) => a.id === q.assistant)) {
     await freshAiReach(db, q.orgId);
     const subject = q.assistant ?? ANY_ASSISTANT;
-    const stored = await assistantFilesPage(db, { orgId: q.orgId, assistant: q.assistant, severity: q.severity, ...page });
+    const stored = await assistantFilesPage(db, {
+      orgId: q.orgId,
+      assistant: q.assistant,
+      severity: q.severity,
+      ...page,
+    });
     const total =
       stored.total ??
       mergeCounts((await aiReachRows(db, q.orgId)).filter((r) => r.subject === subject)).total;

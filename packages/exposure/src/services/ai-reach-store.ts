@@ -155,20 +155,17 @@ export async function assistantFilesPage(
       FROM page JOIN workspace_files f ON f.id = page.file_id AND f.connector_id = page.connector_id
       WHERE f.org_id = ${q.orgId} ORDER BY page.n`,
   );
-  const out = rows
-    .map(
-      (r): TReachRow => ({
-        fileId: r.id,
-        connectorId: r.connector_id,
-        name: r.name,
-        mimeType: r.mime_type,
-        ownerEmail: r.owner_email,
-        sensitivity: r.sensitivity,
-        exposure: r.exposure,
-        label: r.labels[0] ?? null,
-        reach: { people: Number(r.reach_people), orgWide: r.org_wide },
-      }),
-    );
+  const out = rows.map((r): TReachRow => ({
+    fileId: r.id,
+    connectorId: r.connector_id,
+    name: r.name,
+    mimeType: r.mime_type,
+    ownerEmail: r.owner_email,
+    sensitivity: r.sensitivity,
+    exposure: r.exposure,
+    label: r.labels[0] ?? null,
+    reach: { people: Number(r.reach_people), orgWide: r.org_wide },
+  }));
   if (q.severity === undefined) return { rows: out, total: null };
   let total = rows[0]?.total;
   if (total === undefined || total === null) {

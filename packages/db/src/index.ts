@@ -45,3 +45,10 @@ export {
   type TReachRow,
   type TReachWho,
 } from "./reach";
+export {
+  AI_REACH_WORST,
+  ANY_ASSISTANT,
+  computeAiReach,
+  refreshAiReach,
+  type TAiReachSubject,
+} from "./reach/materialise";

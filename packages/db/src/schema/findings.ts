@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { idColumn, tsColumn } from "./columns";
 import { connectors } from "./connectors";
@@ -42,5 +43,13 @@ export const findings = pgTable(
     // Read backwards: most severe, then newest, then id, all descending (GET /api/findings).
     index("findings_org_order_idx").on(t.orgId, t.status, t.severityRank, t.detectedAt, t.id),
     index("findings_org_detected_idx").on(t.orgId, t.detectedAt, t.id),
+    // The open internal-exposure findings (GET /api/exposure/ai's tallies and quick wins, the
+    // files page's severity filter): a few thousand entries among an organization's findings.
+    index("findings_internal_open_idx")
+      .on(t.orgId, t.ruleId, t.severityRank, t.id)
+      .where(sql`status = 'OPEN' AND category = 'internal_exposure'`),
+    index("findings_internal_open_resource_idx")
+      .on(t.orgId, t.severity, t.connectorId, t.resourceId)
+      .where(sql`status = 'OPEN' AND category = 'internal_exposure'`),
   ],
 );

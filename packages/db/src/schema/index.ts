@@ -46,3 +46,4 @@ export * from "./change-cursors";
 export * from "./remediations";
 export * from "./partner-depth";
 export * from "./workspace-groups";
+export * from "./ai-reach";

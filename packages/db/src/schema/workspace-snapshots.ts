@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { tsColumn } from "./columns";
 import { connectors } from "./connectors";
 import { organizations } from "./organizations";
@@ -24,6 +24,12 @@ export const workspaceSnapshots = pgTable(
     grants: integer("grants").notNull(),
     /** Tallies the inventory metrics are summed from (TSnapshotMetrics). */
     metrics: jsonb("metrics").$type<Record<string, number>>().notNull().default({}),
+    /**
+     * Moves on every update of the row (trigger of migration 0035): a scan's commit and every
+     * remediation's change to the store update it, so a summary computed from the store
+     * (ai_reach_summaries) can tell it is stale. Written by the trigger only.
+     */
+    storeVersion: bigint("store_version", { mode: "number" }).notNull().default(0),
   },
   (t) => [index("workspace_snapshots_org_idx").on(t.orgId)],
 );

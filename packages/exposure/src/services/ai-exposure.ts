@@ -1,18 +1,25 @@
 import { sql } from "drizzle-orm";
 import {
   agentWho,
+  ANY_ASSISTANT,
   arrayLiteral,
   listAgentPrincipals,
   queryRows,
-  reachCounts,
   reachPage,
   SEVERITIES,
   type Db,
-  type TReachCounts,
   type TReachRow,
   type TReachWho,
   type TSeverity,
 } from "@posture/db";
+import {
+  aiReachRows,
+  assistantFilesPage,
+  freshAiReach,
+  mergeCounts,
+  mergeWorst,
+  type TSummaryRow,
+} from "./ai-reach-store";
 import { notFound } from "@posture/platform";
 import { pointsOf, readinessGrade, readinessScore, type TSeverityCounts } from "./readiness";
 
@@ -50,7 +57,6 @@ export const AI_QUICK_WINS = [
 
 /** A quick win names at most this many findings (the worst first); `findingCount` says how many the group holds. */
 export const AI_QUICK_WIN_CAP = 500;
-const WORST_FILES = 5;
 const INTERNAL = "internal_exposure";
 
 /** The posture score if the named findings were resolved (the remediation engine's what-if), handed in by the gateway. */
@@ -61,25 +67,47 @@ export type TPredictPosture = (
 
 const emptyCounts = (): TSeverityCounts => ({ CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0 });
 
-/** The open internal-exposure findings by rule and severity, and the organization's file count. */
+const SEVERITY_OF_RANK: Record<number, TSeverity> = { 4: "CRITICAL", 3: "HIGH", 2: "MEDIUM", 1: "LOW" };
+
+/**
+ * The open internal-exposure findings by rule and severity (their partial index), and the
+ * organization's file count (the connectors' snapshot rows, which every scan and every
+ * remediation of the store keep current).
+ */
 async function tallies(db: Db, orgId: string) {
-  const [rows, [files]] = await Promise.all([
-    queryRows<{ rule_id: string; severity: TSeverity; n: number }>(
+  const [rows, snapshots] = await Promise.all([
+    queryRows<{ rule_id: string; rank: number; n: number }>(
       db,
-      sql`SELECT rule_id, severity, count(*)::int AS n FROM findings
+      sql`SELECT rule_id, severity_rank AS rank, count(*)::int AS n FROM findings
           WHERE org_id = ${orgId} AND status = 'OPEN' AND category = ${INTERNAL} GROUP BY 1, 2`,
     ),
-    queryRows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM workspace_files WHERE org_id = ${orgId}`),
+    queryRows<{ id: string; files: number | null }>(
+      db,
+      sql`SELECT c.id, s.files FROM connectors c LEFT JOIN workspace_snapshots s ON s.connector_id = c.id
+          WHERE c.org_id = ${orgId}`,
+    ),
   ]);
+  // A store written without a scan (no snapshot row) is counted.
+  const unsnapped = snapshots.filter((c) => c.files === null).map((c) => c.id);
+  const [counted] = unsnapped.length
+    ? await queryRows<{ n: number }>(
+        db,
+        sql`SELECT count(*)::int AS n FROM workspace_files
+            WHERE org_id = ${orgId} AND connector_id = ANY(${arrayLiteral(unsnapped)}::text[])`,
+      )
+    : [];
+  const files = snapshots.reduce((n, c) => n + Number(c.files ?? 0), 0) + Number(counted?.n ?? 0);
   const all = emptyCounts();
   const byRule = new Map<string, TSeverityCounts>();
   for (const r of rows) {
-    all[r.severity] += Number(r.n);
+    const severity = SEVERITY_OF_RANK[Number(r.rank)];
+    if (!severity) continue;
+    all[severity] += Number(r.n);
     const c = byRule.get(r.rule_id) ?? emptyCounts();
-    c[r.severity] += Number(r.n);
+    c[severity] += Number(r.n);
     byRule.set(r.rule_id, c);
   }
-  return { all, byRule, files: Number(files?.n ?? 0) };
+  return { all, byRule, files };
 }
 
 /** The readiness score and grade alone (the partner portfolio's column). */
@@ -100,72 +128,60 @@ const pageRow = (r: TReachRow) => ({
   connectorId: r.connectorId,
 });
 
-async function reachOf(db: Db, orgId: string, who: TReachWho) {
-  const [counts, worst] = await Promise.all([
-    reachCounts(db, orgId, who),
-    reachPage(db, orgId, who, { limit: WORST_FILES, offset: 0 }),
-  ]);
-  return { counts, worst: worst.rows.map(pageRow) };
-}
-
 const assistantEntry = (
   base: { id: string; kind: "copilot" | "gemini" | "agent"; label: string },
   users: number,
-  r: { counts: TReachCounts; worst: Array<ReturnType<typeof pageRow>> },
+  rows: readonly TSummaryRow[],
   extra: Record<string, unknown> = {},
-) => ({
-  ...base,
-  reachableFiles: r.counts.total,
-  sensitiveReachableFiles: r.counts.sensitive,
-  users,
-  orgWideFiles: r.counts.orgWide,
-  bySensitivity: r.counts.bySensitivity,
-  byExposure: r.counts.byExposure,
-  worstFiles: r.worst,
-  ...extra,
-});
+) => {
+  const counts = mergeCounts(rows);
+  return {
+    ...base,
+    reachableFiles: counts.total,
+    sensitiveReachableFiles: counts.sensitive,
+    users,
+    orgWideFiles: counts.orgWide,
+    bySensitivity: counts.bySensitivity,
+    byExposure: counts.byExposure,
+    worstFiles: mergeWorst(rows).map(pageRow),
+    ...extra,
+  };
+};
 
 export async function getAiExposure(
   db: Db,
   { orgId }: { orgId: string },
   deps: { predictPosture?: TPredictPosture } = {},
 ) {
-  const [t, connectorRows, licensed, agents] = await Promise.all([
+  await freshAiReach(db, orgId);
+  const [t, connectorRows, reach] = await Promise.all([
     tallies(db, orgId),
     queryRows<{ id: string; type: string }>(db, sql`SELECT id, type FROM connectors WHERE org_id = ${orgId}`),
-    queryRows<{ assistant: string; n: number }>(
-      db,
-      sql`SELECT a AS assistant, count(DISTINCT (u.connector_id, u.email))::int AS n
-          FROM workspace_users u, unnest(u.assistants) AS a
-          WHERE u.org_id = ${orgId} AND u.status = 'active' GROUP BY 1`,
-    ),
-    listAgentPrincipals(db, orgId, "ai_agent"),
+    aiReachRows(db, orgId),
   ]);
   const points = pointsOf(t.all);
   const score = readinessScore(t.files, points);
   const types = new Set(connectorRows.map((c) => c.type));
-  const usersOf = new Map(licensed.map((l) => [l.assistant, Number(l.n)]));
+  const of = (subject: string) => reach.filter((r) => r.subject === subject);
+  const agents = reach
+    .filter((r) => r.kind === "agent")
+    .sort((a, b) => a.label.localeCompare(b.label) || a.subject.localeCompare(b.subject));
 
-  const assistants = await Promise.all([
-    ...ASSISTANTS.filter((a) => types.has(a.connectorType)).map(async (a) =>
+  const assistants = [
+    ...ASSISTANTS.filter((a) => types.has(a.connectorType)).map((a) =>
       assistantEntry(
         { id: a.id, kind: a.kind, label: a.label },
-        usersOf.get(a.id) ?? 0,
-        await reachOf(db, orgId, { kind: "assistant", assistants: [a.id] }),
+        of(a.id).reduce((n, r) => n + r.users, 0),
+        of(a.id),
       ),
     ),
-    ...agents.map(async (g) =>
-      assistantEntry(
-        { id: g.agentId, kind: "agent", label: g.label },
-        g.users,
-        await reachOf(db, orgId, agentWho(g)),
-        {
-          access: g.access,
-          connectorId: g.connectorId,
-        },
-      ),
+    ...agents.map((g) =>
+      assistantEntry({ id: g.subject, kind: "agent", label: g.label }, g.users, [g], {
+        access: g.access,
+        connectorId: g.connectorId,
+      }),
     ),
-  ]);
+  ];
 
   const groups = AI_QUICK_WINS.filter((q) => t.byRule.has(q.ruleId));
   const ids = groups.length
@@ -209,10 +225,8 @@ export async function getAiExposure(
   };
 }
 
-/** The `assistant` filter: an assistant id, an agent id, or absent (either assistant's users). */
-async function whoFor(db: Db, orgId: string, assistant: string | undefined): Promise<TReachWho> {
-  if (assistant === undefined) return { kind: "assistant", assistants: ASSISTANTS.map((a) => a.id) };
-  if (ASSISTANTS.some((a) => a.id === assistant)) return { kind: "assistant", assistants: [assistant] };
+/** The `assistant` filter naming an agent: who it reads as (404 when the organization has no such agent). */
+async function whoFor(db: Db, orgId: string, assistant: string): Promise<TReachWho> {
   const agent = (await listAgentPrincipals(db, orgId, "ai_agent")).find((a) => a.agentId === assistant);
   if (!agent) throw notFound("Assistant");
   return agentWho(agent);
@@ -222,6 +236,22 @@ export async function listAiFiles(
   db: Db,
   q: { orgId: string; assistant?: string; severity?: TSeverity; limit: number; offset: number },
 ) {
+  const page = { limit: q.limit, offset: q.offset };
+  // The assistants' files are stored (ai_reach_files); an agent's are computed on request.
+  if (q.assistant === undefined || ASSISTANTS.some((a) => a.id === q.assistant)) {
+    await freshAiReach(db, q.orgId);
+    const subject = q.assistant ?? ANY_ASSISTANT;
+    const stored = await assistantFilesPage(db, {
+      orgId: q.orgId,
+      assistant: q.assistant,
+      severity: q.severity,
+      ...page,
+    });
+    const total =
+      stored.total ??
+      mergeCounts((await aiReachRows(db, q.orgId)).filter((r) => r.subject === subject)).total;
+    return { rows: stored.rows.map(pageRow), total, ...page };
+  }
   const who = await whoFor(db, q.orgId, q.assistant);
   const where =
     q.severity === undefined
@@ -229,6 +259,6 @@ export async function listAiFiles(
       : sql`EXISTS (SELECT 1 FROM findings fi WHERE fi.org_id = ${q.orgId} AND fi.connector_id = f.connector_id
           AND fi.resource_id = f.external_id AND fi.status = 'OPEN' AND fi.category = ${INTERNAL}
           AND fi.severity = ${q.severity})`;
-  const page = await reachPage(db, q.orgId, who, { limit: q.limit, offset: q.offset, where });
-  return { rows: page.rows.map(pageRow), total: page.total, limit: q.limit, offset: q.offset };
+  const live = await reachPage(db, q.orgId, who, { ...page, where });
+  return { rows: live.rows.map(pageRow), total: live.total, ...page };
 }

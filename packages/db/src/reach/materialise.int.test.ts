@@ -1,0 +1,227 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "../client";
+import {
+  connectors,
+  oauthGrants,
+  organizations,
+  workspaceFiles,
+  workspaceGroups,
+  workspacePermissions,
+  workspaceSnapshots,
+  workspaceUsers,
+} from "../schema";
+import { createTestDb, type TestDb } from "../testing";
+import { agentIdOf, reachCounts, reachPage, type TReachWho } from "./index";
+import { ANY_ASSISTANT, computeAiReach, refreshAiReach } from "./materialise";
+
+// The stored AI reach (one pass per connector) against the live reach (one pass per subject) on a
+// store where every way of opening a file appears: owner, direct grant, a listed group, the
+// internal domain, a public link, the org-wide flag; a delegated agent, an application agent;
+// more org-wide files than the worst five, so the worst files merge both sets.
+
+let db: TestDb;
+const ORG = "org_mat";
+const M = "con_mat";
+
+type TFile = [
+  id: string,
+  owner: string,
+  sensitivity: "high" | "medium" | "low",
+  reach: number,
+  orgWide: boolean,
+];
+const FILES: TFile[] = [
+  ["a1", "alice@acme.com", "high", 1, false],
+  ["a2", "carol@acme.com", "high", 900, false],
+  ["a3", "carol@acme.com", "medium", 3, false],
+  ["a4", "carol@acme.com", "low", 2, false],
+  ["a5", "carol@acme.com", "high", 500, false],
+  ...Array.from({ length: 6 }, (_, i): TFile => [
+    `o${i}`,
+    "carol@acme.com",
+    i < 3 ? "high" : "low",
+    40,
+    true,
+  ]),
+  ["p1", "carol@acme.com", "low", 40, false],
+  ["d1", "carol@acme.com", "medium", 40, false],
+];
+
+beforeAll(async () => {
+  db = await createTestDb();
+  await db.db.insert(organizations).values({ id: ORG, name: "Mat" });
+  await db.db
+    .insert(connectors)
+    .values({ id: M, orgId: ORG, type: "microsoft_365", displayName: "M", mode: "demo" });
+  const user = (email: string, assistants: string[]) => ({
+    orgId: ORG,
+    connectorId: M,
+    externalId: email,
+    email,
+    name: email,
+    isAdmin: false,
+    mfaEnabled: true,
+    status: "active" as const,
+    dormant: false,
+    assistants,
+  });
+  await db.db
+    .insert(workspaceUsers)
+    .values([
+      user("alice@acme.com", ["copilot"]),
+      user("bob@acme.com", ["copilot"]),
+      user("carol@acme.com", []),
+    ]);
+  await db.db.insert(workspaceGroups).values({
+    orgId: ORG,
+    connectorId: M,
+    externalId: "g-fin",
+    email: "finance@acme.com",
+    name: "Finance",
+    memberCount: 2,
+    memberEmails: ["bob@acme.com", "carol@acme.com"],
+  });
+  await db.db.insert(workspaceFiles).values(
+    FILES.map(([id, owner, sensitivity, reach, orgWide]) => ({
+      id,
+      orgId: ORG,
+      connectorId: M,
+      externalId: id,
+      name: `${id}.docx`,
+      mimeType: "application/msword",
+      ownerEmail: owner,
+      sensitivity,
+      exposure: orgWide ? ("internal" as const) : ("private" as const),
+      modifiedAt: new Date("2026-11-01T00:00:00Z"),
+      reachPeople: reach,
+      reachOrgWide: orgWide,
+    })),
+  );
+  const perm = (i: number, fileId: string, sharingType: "internal" | "public", target: string) => ({
+    id: `p${i}`,
+    orgId: ORG,
+    connectorId: M,
+    fileId,
+    externalId: `p${i}`,
+    sharingType,
+    target,
+    role: "reader",
+  });
+  await db.db
+    .insert(workspacePermissions)
+    .values([
+      perm(1, "a2", "internal", "finance@acme.com"),
+      perm(2, "a3", "internal", "bob@acme.com"),
+      perm(3, "p1", "public", "anyone"),
+      perm(4, "d1", "internal", "acme.com"),
+      perm(5, "a5", "internal", "dave@acme.com"),
+    ]);
+  const grant = (
+    externalId: string,
+    clientId: string,
+    access: "delegated" | "application",
+    userEmail: string,
+  ) => ({
+    orgId: ORG,
+    connectorId: M,
+    externalId,
+    clientId,
+    label: clientId,
+    kind: "ai_agent" as const,
+    publisher: "Bot Inc",
+    isKnownPublisher: false,
+    scopes: ["Files.Read"],
+    access,
+    userEmail,
+    grantedAt: new Date("2026-10-01T00:00:00Z"),
+  });
+  await db.db
+    .insert(oauthGrants)
+    .values([
+      grant("gr-1", "bot", "delegated", "Dave@acme.com"),
+      grant("gr-2", "crawler", "application", "carol@acme.com"),
+    ]);
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+describe("the stored AI reach", () => {
+  it("counts and ranks exactly what the live reach does, for every assistant and agent", async () => {
+    const subjects = await db.db.transaction((tx) => computeAiReach(tx, { orgId: ORG, connectorId: M }));
+    const cases: Array<[string, TReachWho]> = [
+      ["copilot", { kind: "assistant", assistants: ["copilot"] }],
+      [ANY_ASSISTANT, { kind: "assistant", assistants: ["copilot", "gemini"] }],
+      [agentIdOf(M, "bot"), { kind: "grantees", connectorId: M, clientKey: "bot" }],
+      [agentIdOf(M, "crawler"), { kind: "all", connectorIds: [M] }],
+    ];
+    for (const [subject, who] of cases) {
+      const stored = subjects.find((s) => s.subject === subject);
+      expect(stored?.counts, subject).toEqual(await reachCounts(db.db, ORG, who));
+      expect(stored?.worst, subject).toEqual(
+        (await reachPage(db.db, ORG, who, { limit: 5, offset: 0 })).rows,
+      );
+    }
+    expect(subjects.find((s) => s.subject === "copilot")).toMatchObject({
+      users: 2,
+      counts: { total: 11, orgWide: 8 },
+    });
+    // The worst five: a2 (high, 900 people, through Finance) before the org-wide high files.
+    expect(subjects.find((s) => s.subject === "copilot")?.worst.map((w) => w.fileId)).toEqual([
+      "a2",
+      "o0",
+      "o1",
+      "o2",
+      "a1",
+    ]);
+  });
+
+  it("stores the assistants' files in page order with the store's version, and a store change moves the version", async () => {
+    await db.db.insert(workspaceSnapshots).values({
+      connectorId: M,
+      orgId: ORG,
+      scanId: "scn_1",
+      takenAt: new Date(),
+      users: 3,
+      files: FILES.length,
+      drives: 0,
+      permissions: 5,
+      shares: 0,
+      grants: 2,
+    });
+    expect(await refreshAiReach(db.db, { orgId: ORG, connectorId: M })).toEqual({ subjects: 4, files: 11 });
+    const page = await queryRows<{ file_id: string }>(
+      db.db,
+      sql`SELECT file_id FROM ai_reach_files WHERE org_id = ${ORG} ORDER BY sens_rank, reach_people DESC, file_id`,
+    );
+    expect(page.map((r) => r.file_id)).toEqual(
+      (
+        await reachPage(db.db, ORG, { kind: "assistant", assistants: ["copilot"] }, { limit: 50, offset: 0 })
+      ).rows.map((r) => r.fileId),
+    );
+    const version = async () =>
+      (
+        await queryRows<{ s: number; v: number }>(
+          db.db,
+          sql`SELECT s.store_version::int AS s, a.store_version::int AS v FROM workspace_snapshots s
+              JOIN ai_reach_summaries a ON a.connector_id = s.connector_id AND a.subject = '*'`,
+        )
+      )[0];
+    expect(await version()).toEqual({ s: 0, v: 0 });
+    // What a remediation's store change does (packages/workspace remediate.ts).
+    await db.db.execute(sql`DELETE FROM workspace_permissions WHERE id = 'p1'`);
+    await db.db.execute(
+      sql`UPDATE workspace_snapshots SET permissions = permissions - 1 WHERE connector_id = ${M}`,
+    );
+    expect(await version()).toEqual({ s: 1, v: 0 });
+    // Computed again: p1 lost its public link (no copilot user owns it), and the version is the store's.
+    await refreshAiReach(db.db, { orgId: ORG, connectorId: M });
+    expect(await version()).toEqual({ s: 1, v: 1 });
+    const [n] = await queryRows<{ n: number }>(
+      db.db,
+      sql`SELECT count(*)::int AS n FROM ai_reach_files WHERE org_id = ${ORG}`,
+    );
+    expect(n?.n).toBe(10);
+  });
+});

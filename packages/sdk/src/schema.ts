@@ -650,6 +650,34 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/exposure/settings": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Internal-exposure settings
+     * @description The organization's settings of the internal-exposure rules (issue 30; docs/exposure.md). A scan reads them when it starts: a change takes effect at the next scan of each connector, which re-judges every file (findings of groups now below the threshold resolve, those now above it open).
+     *
+     *     Auth: API key or session
+     */
+    get: operations["exposure-settings-get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change internal-exposure settings
+     * @description The organization's settings of the internal-exposure rules (issue 30; docs/exposure.md). A scan reads them when it starts: a change takes effect at the next scan of each connector, which re-judges every file (findings of groups now below the threshold resolve, those now above it open). ADMIN or OWNER; audited (EXPOSURE_SETTINGS_CHANGED with the value's from and to).
+     *
+     *     Auth: API key or session · role: ADMIN+
+     */
+    patch: operations["exposure-settings-update"];
+    trace?: never;
+  };
   "/findings": {
     parameters: {
       query?: never;
@@ -963,7 +991,7 @@ export interface paths {
     };
     /**
      * Users, files or shared drives of the connected workspaces
-     * @description From the latest scan of each connector. `search` is a case-insensitive substring of name, e-mail or owner. `label` (files only) keeps the files carrying that sensitivity label (case-insensitive, the whole name). Users are ordered by e-mail, files newest-modified first, shared drives most outside members first. Offset-paginated: limit default 50, max 200. `metrics` depend on the type (files: `labelled` counts files carrying a label, `sensitiveLabelled` the highly sensitive ones among them). With `search` or `label`, `total` is exact up to 5,000 matches and on the last page of any search; past that it is PostgreSQL's planner estimate of the matches and `totalEstimated` is true (counting a common phrase's matches in a million files would cost ten times the page). `nextOffset` is null only on the last page either way.
+     * @description From the latest scan of each connector. `search` is a case-insensitive substring of name, e-mail or owner. `label` (files only) keeps the files carrying that sensitivity label (case-insensitive, the whole name). Users are ordered by e-mail, files newest-modified first, shared drives most outside members first. Offset-paginated: limit default 50, max 200. `metrics` depend on the type (files: `labelled` counts files carrying a label, `sensitiveLabelled` the highly sensitive ones among them; `orgWide` the files everyone in the organization can open, `orgWideSensitive` the highly sensitive ones among them, `orgWidePct` their share of all files, `internalExposureFindings` the open findings of category `internal_exposure`: organization-wide links, everyone grants and broad group grants). With `search` or `label`, `total` is exact up to 5,000 matches and on the last page of any search; past that it is PostgreSQL's planner estimate of the matches and `totalEstimated` is true (counting a common phrase's matches in a million files would cost ten times the page). `nextOffset` is null only on the last page either way.
      *
      *     Auth: session · role: ADMIN+
      */
@@ -1509,7 +1537,7 @@ export interface paths {
     };
     /**
      * Portfolio of managed organizations
-     * @description Every organization the partner manages with its latest posture score and open critical findings. A client not yet scanned is listed with `postureScore` 0 and `scanned: false`, counted in `totals.unscanned` and left out of `avgScore` (the average of the scanned clients; 0 while none is). Each client carries its open drift from the partner's standards (`drift.open`, `drift.critical`). Optional `groupId`: only that group's clients (another partner's group is 404).
+     * @description Every organization the partner manages with its latest posture score and open critical findings. A client not yet scanned is listed with `postureScore` 0 and `scanned: false`, counted in `totals.unscanned` and left out of `avgScore` (the average of the scanned clients; 0 while none is). Each client carries its open drift from the partner's standards (`drift.open`, `drift.critical`) and its open internal-exposure findings (`internalExposure.open`, `.critical`; totals `internalExposureOpen`, `internalExposureCritical`). Optional `groupId`: only that group's clients (another partner's group is 404).
      *
      *     Auth: partner · plan: enterprise+
      */
@@ -2301,7 +2329,7 @@ export interface paths {
     };
     /**
      * Findings, scans, audit events and OAuth grants, newest first
-     * @description Cursor-paginated: pass nextCursor as `before` (an ISO timestamp works too). `significant=true` keeps high-severity and security-relevant events.
+     * @description Cursor-paginated: pass nextCursor as `before` (an ISO timestamp works too). `significant=true` keeps high-severity and security-relevant events. A finding's item carries its `category` and `ruleId` (null on the other kinds); `category` keeps only the findings of that category (e.g. `internal_exposure`: organization-wide links, everyone grants, broad group grants).
      *
      *     Auth: API key or session
      */
@@ -4456,6 +4484,7 @@ export interface operations {
           | "INCIDENT_CREATED"
           | "INCIDENT_UPDATED"
           | "INCIDENT_SETTINGS_CHANGED"
+          | "EXPOSURE_SETTINGS_CHANGED"
           | "AUDIT_CHAIN_KEYED"
           | "REMEDIATION_PLANNED"
           | "REMEDIATION_APPROVED"
@@ -11427,7 +11456,7 @@ export interface operations {
              * @enum {string}
              */
             kind: "full" | "incremental";
-            /** @description Why a full scan was full: `first` (no earlier position of the change feeds), `requested` (`full: true`), `no_feed` (the source has no change feed), `cursor_expired` (the feeds' position expired: the scan fell back to reading everything), `rules_changed` (trusted or internal domains changed, so unchanged files are judged anew). Null for an incremental scan and for a scan not yet started. */
+            /** @description Why a full scan was full: `first` (no earlier position of the change feeds), `requested` (`full: true`), `no_feed` (the source has no change feed), `cursor_expired` (the feeds' position expired: the scan fell back to reading everything), `rules_changed` (trusted or internal domains, the broad-group threshold or the directory's groups changed, so unchanged files are judged anew). Null for an incremental scan and for a scan not yet started. */
             fullReason: ("first" | "requested" | "no_feed" | "cursor_expired" | "rules_changed") | null;
             /** @description Users, files, shared drives and app grants: those read by a full scan, those stored after an incremental one */
             resources: number;
@@ -11751,7 +11780,7 @@ export interface operations {
              * @enum {string}
              */
             kind: "full" | "incremental";
-            /** @description Why a full scan was full: `first` (no earlier position of the change feeds), `requested` (`full: true`), `no_feed` (the source has no change feed), `cursor_expired` (the feeds' position expired: the scan fell back to reading everything), `rules_changed` (trusted or internal domains changed, so unchanged files are judged anew). Null for an incremental scan and for a scan not yet started. */
+            /** @description Why a full scan was full: `first` (no earlier position of the change feeds), `requested` (`full: true`), `no_feed` (the source has no change feed), `cursor_expired` (the feeds' position expired: the scan fell back to reading everything), `rules_changed` (trusted or internal domains, the broad-group threshold or the directory's groups changed, so unchanged files are judged anew). Null for an incremental scan and for a scan not yet started. */
             fullReason: ("first" | "requested" | "no_feed" | "cursor_expired" | "rules_changed") | null;
             /** @description Users, files, shared drives and app grants: those read by a full scan, those stored after an incremental one */
             resources: number;
@@ -12938,6 +12967,626 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "rate_limited",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "internal_error",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "service_unavailable",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "exposure-settings-get": {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
+         * @example If none match
+         */
+        "If-None-Match"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "broadGroupThreshold": 3
+           *     }
+           */
+          "application/json": {
+            /** @description A grant to a directory group with at least this many members is a `broad_group_grant` finding (category `internal_exposure`). In a tenant of 10 people or more, a group of half the tenant's people counts as broad even below it. */
+            broadGroupThreshold: number;
+          };
+        };
+      };
+      /** @description Not Modified: the `If-None-Match` tag is the current one; no body, not counted against the rate limit */
+      304: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "invalid_input",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "unauthenticated",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "plan_upgrade_required",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "not_found",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "rate_limited",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "internal_error",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "service_unavailable",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "exposure-settings-update": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "broadGroupThreshold": 3
+         *     }
+         */
+        "application/json": {
+          /** @description A grant to a directory group with at least this many members is a `broad_group_grant` finding (category `internal_exposure`). In a tenant of 10 people or more, a group of half the tenant's people counts as broad even below it. An integer from 2 to 1000000. */
+          broadGroupThreshold?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "broadGroupThreshold": 3
+           *     }
+           */
+          "application/json": {
+            /** @description A grant to a directory group with at least this many members is a `broad_group_grant` finding (category `internal_exposure`). In a tenant of 10 people or more, a group of half the tenant's people counts as broad even below it. */
+            broadGroupThreshold: number;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "invalid_input",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "unauthenticated",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "plan_upgrade_required",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `forbidden`, `csrf_rejected`, `insufficient_scope` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "forbidden",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "forbidden" | "csrf_rejected" | "insufficient_scope";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "not_found",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "payload_too_large",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "unsupported_media_type",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
           };
         };
       };
@@ -24696,6 +25345,15 @@ export interface operations {
         before?: string;
         /** @example false */
         significant?: boolean | ("true" | "false");
+        /** @example public_exposure */
+        category?:
+          | "public_exposure"
+          | "external_sharing"
+          | "shared_drive_exposure"
+          | "identity"
+          | "third_party_apps"
+          | "tenant_configuration"
+          | "internal_exposure";
       };
       header?: {
         /**
@@ -24729,7 +25387,9 @@ export interface operations {
            *           "kind": "finding",
            *           "severity": "HIGH",
            *           "title": "Public link on a finance spreadsheet",
-           *           "at": "2026-03-02T09:30:00.000Z"
+           *           "at": "2026-03-02T09:30:00.000Z",
+           *           "category": "public_exposure",
+           *           "ruleId": "public_link"
            *         }
            *       ],
            *       "nextCursor": "2026-03-02T09:30:00.000Z"
@@ -24745,6 +25405,20 @@ export interface operations {
               title: string;
               /** Format: date-time */
               at: string;
+              /** @description A finding's category; null on the other kinds */
+              category:
+                | (
+                    | "public_exposure"
+                    | "external_sharing"
+                    | "shared_drive_exposure"
+                    | "identity"
+                    | "third_party_apps"
+                    | "tenant_configuration"
+                    | "internal_exposure"
+                  )
+                | null;
+              /** @description A finding's rule id; null on the other kinds */
+              ruleId: string | null;
             }[];
             nextCursor: string | null;
           };
@@ -28488,7 +29162,9 @@ export interface operations {
            *         "openCritical": 12,
            *         "avgScore": 72,
            *         "driftOpen": 12,
-           *         "driftCritical": 12
+           *         "driftCritical": 12,
+           *         "internalExposureOpen": 12,
+           *         "internalExposureCritical": 12
            *       },
            *       "clients": [
            *         {
@@ -28498,6 +29174,10 @@ export interface operations {
            *           "scanned": false,
            *           "openCritical": 12,
            *           "drift": {
+           *             "open": 12,
+           *             "critical": 12
+           *           },
+           *           "internalExposure": {
            *             "open": 12,
            *             "critical": 12
            *           }
@@ -28517,6 +29197,10 @@ export interface operations {
               driftOpen: number;
               /** @description Open critical drift of the listed clients */
               driftCritical: number;
+              /** @description Open `internal_exposure` findings of the listed clients */
+              internalExposureOpen: number;
+              /** @description Open critical `internal_exposure` findings of the listed clients */
+              internalExposureCritical: number;
             };
             clients: {
               orgId: string;
@@ -28528,6 +29212,11 @@ export interface operations {
               openCritical: number;
               /** @description Open drift from the partner's standards (GET /partner/drift?clientOrgId=) */
               drift: {
+                open: number;
+                critical: number;
+              };
+              /** @description Open findings of category `internal_exposure` (org_wide_link, org_wide_grant, broad_group_grant): what everyone inside, and so Copilot or Gemini, can open. The client's AI readiness in detail: GET /partner/clients/{orgId}/exposure/ai */
+              internalExposure: {
                 open: number;
                 critical: number;
               };
@@ -45651,6 +46340,15 @@ export interface operations {
         before?: string;
         /** @example false */
         significant?: boolean | ("true" | "false");
+        /** @example public_exposure */
+        category?:
+          | "public_exposure"
+          | "external_sharing"
+          | "shared_drive_exposure"
+          | "identity"
+          | "third_party_apps"
+          | "tenant_configuration"
+          | "internal_exposure";
       };
       header?: {
         /**
@@ -45681,7 +46379,9 @@ export interface operations {
            *           "kind": "finding",
            *           "severity": "HIGH",
            *           "title": "Public link on a finance spreadsheet",
-           *           "at": "2026-03-02T09:30:00.000Z"
+           *           "at": "2026-03-02T09:30:00.000Z",
+           *           "category": "public_exposure",
+           *           "ruleId": "public_link"
            *         }
            *       ],
            *       "nextCursor": "2026-03-02T09:30:00.000Z"
@@ -45697,6 +46397,20 @@ export interface operations {
               title: string;
               /** Format: date-time */
               at: string;
+              /** @description A finding's category; null on the other kinds */
+              category:
+                | (
+                    | "public_exposure"
+                    | "external_sharing"
+                    | "shared_drive_exposure"
+                    | "identity"
+                    | "third_party_apps"
+                    | "tenant_configuration"
+                    | "internal_exposure"
+                  )
+                | null;
+              /** @description A finding's rule id; null on the other kinds */
+              ruleId: string | null;
             }[];
             nextCursor: string | null;
           };

@@ -25,7 +25,7 @@ export const workspaceSnapshots = pgTable(
     /** Tallies the inventory metrics are summed from (TSnapshotMetrics). */
     metrics: jsonb("metrics").$type<Record<string, number>>().notNull().default({}),
     /**
-     * Moves on every update of the row (trigger of migration 0035): a scan's commit and every
+     * Moves on every update of the row (trigger of migration 0033): a scan's commit and every
      * remediation's change to the store update it, so a summary computed from the store
      * (ai_reach_summaries) can tell it is stale. Written by the trigger only.
      */

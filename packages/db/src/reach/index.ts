@@ -49,6 +49,32 @@ export type TReachRow = {
   reach: { people: number; orgWide: boolean };
 };
 
+/** A workspace_files row as the reach queries select it (snake case, straight from SQL). */
+export type TReachFileRow = {
+  id: string;
+  name: string;
+  mime_type: string;
+  owner_email: string;
+  sensitivity: TSensitivity;
+  exposure: TExposure;
+  labels: string[];
+  reach_people: number;
+  org_wide: boolean;
+};
+
+/** The wire shape of one reach query row. */
+export const reachRowOf = (connectorId: string, r: TReachFileRow): TReachRow => ({
+  fileId: r.id,
+  connectorId,
+  name: r.name,
+  mimeType: r.mime_type,
+  ownerEmail: r.owner_email,
+  sensitivity: r.sensitivity,
+  exposure: r.exposure,
+  label: r.labels[0] ?? null,
+  reach: { people: Number(r.reach_people), orgWide: r.org_wide },
+});
+
 const connectorFilter = (column: SQL, ids: readonly string[] | undefined): SQL =>
   ids === undefined ? sql`TRUE` : sql`${column} = ANY(${arrayLiteral(ids)}::text[])`;
 
@@ -177,19 +203,7 @@ export async function reachPage(
   if (page.sensitivities) filters.push(sql`f.sensitivity = ANY(${arrayLiteral(page.sensitivities)}::text[])`);
   if (page.fileIds) filters.push(sql`f.id = ANY(${arrayLiteral(page.fileIds)}::text[])`);
   if (page.where) filters.push(page.where);
-  const rows = await queryRows<{
-    id: string;
-    connector_id: string;
-    name: string;
-    mime_type: string;
-    owner_email: string;
-    sensitivity: TSensitivity;
-    exposure: TExposure;
-    labels: string[];
-    reach_people: number;
-    org_wide: boolean;
-    total: number;
-  }>(
+  const rows = await queryRows<TReachFileRow & { connector_id: string; total: number }>(
     db,
     sql`WITH ${reachCte(orgId, who)}
       SELECT f.id, f.connector_id, f.name, f.mime_type, f.owner_email, f.sensitivity, f.exposure, f.labels,
@@ -212,17 +226,7 @@ export async function reachPage(
   }
   return {
     total: Number(total),
-    rows: rows.map((r) => ({
-      fileId: r.id,
-      connectorId: r.connector_id,
-      name: r.name,
-      mimeType: r.mime_type,
-      ownerEmail: r.owner_email,
-      sensitivity: r.sensitivity,
-      exposure: r.exposure,
-      label: r.labels[0] ?? null,
-      reach: { people: Number(r.reach_people), orgWide: r.org_wide },
-    })),
+    rows: rows.map((r) => reachRowOf(r.connector_id, r)),
   };
 }
 

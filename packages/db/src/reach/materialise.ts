@@ -2,7 +2,13 @@ import { sql, type SQL } from "drizzle-orm";
 import { allowLongStatements, queryRows, type Db } from "../client";
 import { arrayLiteral } from "../upsert";
 import { EXPOSURES, SENSITIVITIES, type TExposure, type TSensitivity } from "../schema/workspace-files";
-import { listAgentPrincipals, type TReachCounts, type TReachRow } from "./index";
+import {
+  listAgentPrincipals,
+  reachRowOf,
+  type TReachCounts,
+  type TReachFileRow,
+  type TReachRow,
+} from "./index";
 
 /**
  * The AI reach of one connector (issue 30), computed for all its subjects at once and stored in
@@ -68,34 +74,11 @@ function addCounts(a: TCountRow | undefined, b: TCountRow | undefined, orgWide: 
   };
 }
 
-type TFileRow = {
-  subject?: string;
-  id: string;
-  name: string;
-  mime_type: string;
-  owner_email: string;
-  sensitivity: TSensitivity;
-  exposure: TExposure;
-  labels: string[];
-  reach_people: number;
-  org_wide: boolean;
-};
+type TFileRow = TReachFileRow & { subject?: string };
 
 const FILE_COLS = sql`f.id, f.name, f.mime_type, f.owner_email, f.sensitivity, f.exposure, f.labels, f.reach_people`;
 
-const toRow =
-  (connectorId: string) =>
-  (r: TFileRow): TReachRow => ({
-    fileId: r.id,
-    connectorId,
-    name: r.name,
-    mimeType: r.mime_type,
-    ownerEmail: r.owner_email,
-    sensitivity: r.sensitivity,
-    exposure: r.exposure,
-    label: r.labels[0] ?? null,
-    reach: { people: Number(r.reach_people), orgWide: r.org_wide },
-  });
+const toRow = (connectorId: string) => (r: TFileRow) => reachRowOf(connectorId, r);
 
 /** The page order: most sensitive, widest reach, then id. */
 const before = (a: TFileRow, b: TFileRow) => {

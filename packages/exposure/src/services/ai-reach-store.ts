@@ -3,11 +3,13 @@ import {
   AI_REACH_WORST,
   EXPOSURES,
   queryRows,
+  reachRowOf,
   refreshAiReach,
   SENSITIVITIES,
   type Db,
   type TExposure,
   type TReachCounts,
+  type TReachFileRow,
   type TReachRow,
   type TSensitivity,
   type TSeverity,
@@ -107,19 +109,7 @@ export const mergeWorst = (rows: readonly Pick<TSummaryRow, "worst">[]): TReachR
     .sort(byPageOrder)
     .slice(0, WORST_FILES);
 
-type TPageRow = {
-  id: string;
-  connector_id: string;
-  name: string;
-  mime_type: string;
-  owner_email: string;
-  sensitivity: TSensitivity;
-  exposure: TExposure;
-  labels: string[];
-  reach_people: number;
-  org_wide: boolean;
-  total?: number;
-};
+type TPageRow = TReachFileRow & { connector_id: string; total?: number };
 
 /**
  * One page of the files an assistant's users (absent: any assistant's) can open, from
@@ -155,17 +145,7 @@ export async function assistantFilesPage(
       FROM page JOIN workspace_files f ON f.id = page.file_id AND f.connector_id = page.connector_id
       WHERE f.org_id = ${q.orgId} ORDER BY page.n`,
   );
-  const out = rows.map((r): TReachRow => ({
-    fileId: r.id,
-    connectorId: r.connector_id,
-    name: r.name,
-    mimeType: r.mime_type,
-    ownerEmail: r.owner_email,
-    sensitivity: r.sensitivity,
-    exposure: r.exposure,
-    label: r.labels[0] ?? null,
-    reach: { people: Number(r.reach_people), orgWide: r.org_wide },
-  }));
+  const out = rows.map((r) => reachRowOf(r.connector_id, r));
   if (q.severity === undefined) return { rows: out, total: null };
   let total = rows[0]?.total;
   if (total === undefined || total === null) {

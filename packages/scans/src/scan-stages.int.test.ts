@@ -56,6 +56,7 @@ describe("the scan finished log line", () => {
       "settings",
       "commit",
       "persist",
+      "ai_reach",
       "handoff",
       "total",
     ]);

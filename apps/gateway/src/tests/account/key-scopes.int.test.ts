@@ -211,8 +211,9 @@ describe("every non-GET REST route", () => {
 
   it("answers a read key 403 insufficient_scope, and writes no audit row", async () => {
     // Every write of the router (53 with the AI-exposure merge: the sandbox scenario kinds and the
-    // exposure reads add none; sign-in's organization choice none; a new POST one).
-    expect(writes.length).toBe(53);
+    // exposure reads add none; sign-in's organization choice none; a new POST one; 54 with the
+    // exposure settings PATCH).
+    expect(writes.length).toBe(54);
     const before = await gw.db.db
       .select({ id: auditLog.id })
       .from(auditLog)

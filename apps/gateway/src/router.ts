@@ -9,7 +9,7 @@ import { buildPartnerRouter } from "@posture/partner";
 import { partnerDeps } from "@posture/partner-clients";
 import { AppError, mergeRouters, type TContext } from "@posture/platform";
 import { buildPostureRouter } from "@posture/posture";
-import { remediationRouter, simulatePosture, simulatePostureWhatIf } from "@posture/remediation";
+import { predictPostureScore, remediationRouter, simulatePosture } from "@posture/remediation";
 import { sandboxRouter } from "@posture/sandbox";
 import { behaviourRouter } from "@posture/ueba";
 import { webhooksRouter } from "@posture/webhooks";
@@ -32,12 +32,7 @@ export const appRouter = mergeRouters(
   incidentsRouter,
   awarenessRouter,
   sandboxRouter,
-  buildExposureRouter({
-    predictPosture: async (db, q) => {
-      const r = await simulatePostureWhatIf(db, q);
-      return { before: r.before.score, after: r.score };
-    },
-  }),
+  buildExposureRouter({ predictPosture: predictPostureScore }),
 );
 
 export type AppRouter = typeof appRouter;

@@ -12,7 +12,7 @@ import {
   ZListTimelineInput,
   ZListTimelineOutput,
 } from "@posture/posture";
-import { simulatePostureWhatIf } from "@posture/remediation";
+import { predictPostureScore } from "@posture/remediation";
 import { getSharingOverview, ZGetSharingOverviewOutput } from "@posture/workspace";
 import { z } from "zod";
 
@@ -59,17 +59,7 @@ export const clientReads = {
     output: ZGetAiExposureOutput,
     gate: { plan: "business" },
     role: "ADMIN",
-    read: (db, q) =>
-      getAiExposure(
-        db,
-        { orgId: q.orgId },
-        {
-          predictPosture: async (d, p) => {
-            const r = await simulatePostureWhatIf(d, p);
-            return { before: r.before.score, after: r.score };
-          },
-        },
-      ),
+    read: (db, q) => getAiExposure(db, { orgId: q.orgId }, { predictPosture: predictPostureScore }),
   }),
   // GET /timeline: any role; its audit entries for ADMIN+ only, as the client's own.
   timeline: clientRead({

@@ -2,8 +2,8 @@
 // writers, findings, the posture engine and compliance. An orchestrating package: it may import
 // domain packages; none imports it. See docs/architecture.md, "The path of a remediation".
 export { remediationRouter, simulatePosture } from "./router";
-// The what-if behind POST /posture/simulate, as a service (the AI exposure quick wins' posture score).
-export { simulatePosture as simulatePostureWhatIf } from "./services/simulate";
+// The what-if behind POST /posture/simulate's score, as a service (the AI exposure quick wins').
+export { predictPostureScore } from "./services/simulate";
 export { remediationJobs, type TRemediationJobDeps } from "./jobs/module";
 export {
   applyJobId,

@@ -20,6 +20,7 @@ import {
   mergeWorst,
   type TSummaryRow,
 } from "./ai-reach-store";
+import { exposureStateKey, memoised } from "./answer-memo";
 import { notFound } from "@posture/platform";
 import { pointsOf, readinessGrade, readinessScore, type TSeverityCounts } from "./readiness";
 
@@ -154,6 +155,13 @@ export async function getAiExposure(
   deps: { predictPosture?: TPredictPosture } = {},
 ) {
   await freshAiReach(db, orgId);
+  const key = await exposureStateKey(db, orgId);
+  return memoised(`${orgId}:${deps.predictPosture ? "posture" : "readiness"}`, key, () =>
+    computeAiExposure(db, orgId, deps),
+  );
+}
+
+async function computeAiExposure(db: Db, orgId: string, deps: { predictPosture?: TPredictPosture }) {
   const [t, connectorRows, reach] = await Promise.all([
     tallies(db, orgId),
     queryRows<{ id: string; type: string }>(db, sql`SELECT id, type FROM connectors WHERE org_id = ${orgId}`),

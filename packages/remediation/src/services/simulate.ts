@@ -210,20 +210,18 @@ async function rerateForTrust(db: Db, orgId: string, domains: readonly string[])
 }
 
 /**
- * POST /posture/simulate: the score, grade and controls if these findings were resolved (all of
- * them, fixable at the source or not), these agents' grants revoked, these domains trusted.
- * Changes nothing. Findings fixed by revoking the agents count once.
+ * What a what-if resolves: the findings its plan fixes at the source, and every open finding
+ * named, fixable at the source or not (MFA, settings…). Findings fixed by revoking agents count once.
  */
-export async function simulatePosture(
+async function resolvedBy(
   db: Db,
-  input: { orgId: string; findingIds?: string[]; trustedDomains?: string[]; agentIds?: string[] },
-): Promise<TSimulateOutput> {
+  input: { orgId: string; findingIds?: string[]; agentIds?: string[] },
+): Promise<{ draft: TDraft; resolved: Map<string, TFixedFinding> }> {
   const draft = await draftPlan(db, input.orgId, {
     findingIds: input.findingIds,
     agentIds: input.agentIds,
   });
   const resolved = new Map(draft.fixed.map((f) => [f.id, f]));
-  // A what-if resolves every open finding named, fixable at the source or not (MFA, settings…).
   const named = input.findingIds ?? [];
   if (named.length > 0) {
     const rows = await queryRows<TFixedFinding>(
@@ -233,6 +231,33 @@ export async function simulatePosture(
     );
     for (const r of rows) resolved.set(r.id, r);
   }
+  return { draft, resolved };
+}
+
+/**
+ * The posture score now and once these findings resolved: POST /posture/simulate's score without
+ * its compliance controls (which gather the organization's signals: seconds on a large store).
+ * The AI exposure quick wins' posture prediction.
+ */
+export async function predictPostureScore(
+  db: Db,
+  input: { orgId: string; findingIds: string[] },
+): Promise<{ before: number; after: number }> {
+  const { resolved } = await resolvedBy(db, input);
+  const predicted = await predictScore(db, input.orgId, { resolved: [...resolved.values()] });
+  return { before: predicted.before.score, after: predicted.score };
+}
+
+/**
+ * POST /posture/simulate: the score, grade and controls if these findings were resolved (all of
+ * them, fixable at the source or not), these agents' grants revoked, these domains trusted.
+ * Changes nothing. Findings fixed by revoking the agents count once.
+ */
+export async function simulatePosture(
+  db: Db,
+  input: { orgId: string; findingIds?: string[]; trustedDomains?: string[]; agentIds?: string[] },
+): Promise<TSimulateOutput> {
+  const { draft, resolved } = await resolvedBy(db, input);
   const rerated = (await rerateForTrust(db, input.orgId, input.trustedDomains ?? [])).filter(
     (r) => !resolved.has(r.id),
   );

@@ -50,7 +50,10 @@ export {
 export {
   AI_REACH_WORST,
   ANY_ASSISTANT,
+  aiReachInputsKey,
   computeAiReach,
   refreshAiReach,
+  type TAiReachCarry,
   type TAiReachSubject,
+  type TStoreVersion,
 } from "./reach/materialise";

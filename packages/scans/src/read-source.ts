@@ -9,7 +9,7 @@ import {
   type TWorkspace,
 } from "@posture/connectors";
 import type { TCheckResult, TTenantCheck } from "@posture/benchmarks";
-import { newId } from "@posture/db";
+import { newId, type TAiReachCarry } from "@posture/db";
 import {
   createRuleEngine,
   DEFAULT_BROAD_GROUP_THRESHOLD,
@@ -40,7 +40,15 @@ export type TCommittedRead = {
   rulesKey: string;
   /** Incremental only: the files re-evaluated or removed (their findings alone are diffed). */
   fileScope?: string[];
+  /** The store's versions around this snapshot and whether its files changed (the AI reach refresh's carry). */
+  reachCarry: TAiReachCarry;
 };
+
+const carryOf = (snapshot: TSnapshotResult): TAiReachCarry => ({
+  filesChanged: snapshot.filesChanged,
+  before: snapshot.storeBefore,
+  after: snapshot.storeAfter,
+});
 
 export type TReadScope = {
   scanId: string;
@@ -125,13 +133,18 @@ type TChangesRead = TReadScope & {
 async function readEverything(adapter: TSourceAdapter, read: TFullRead): Promise<TCommittedRead> {
   // Taken before the read: what changes while it runs is the next incremental scan's.
   const cursor = adapter.changeFeed ? await adapter.changeFeed.start() : null;
-  const { runId, grants, settings, streamed } = await streamSource(adapter, read, "full", async (sinks) => {
-    for await (const f of adapter.files()) {
-      await sinks.detections.add(sinks.engine.addFile(f));
-      await sinks.store.file(f);
-      await sinks.tick();
-    }
-  });
+  const { runId, grants, settings, streamed, snapshot } = await streamSource(
+    adapter,
+    read,
+    "full",
+    async (sinks) => {
+      for await (const f of adapter.files()) {
+        await sinks.detections.add(sinks.engine.addFile(f));
+        await sinks.store.file(f);
+        await sinks.tick();
+      }
+    },
+  );
   return {
     kind: "full",
     fullReason: read.reason,
@@ -141,6 +154,7 @@ async function readEverything(adapter: TSourceAdapter, read: TFullRead): Promise
     resourceCount: streamed,
     cursor,
     rulesKey: read.rulesKey,
+    reachCarry: carryOf(snapshot),
   };
 }
 
@@ -196,6 +210,7 @@ async function readChanges(adapter: TSourceAdapter, read: TChangesRead): Promise
     cursor: changes.cursor(),
     rulesKey: read.rulesKey,
     fileScope: [...scope, ...removed],
+    reachCarry: carryOf(snapshot),
   };
 }
 

@@ -129,9 +129,12 @@ async function runScan(deps: TScanJobDeps, scanId: string, attempt: number): Pro
     // What AI assistants and agents can reach, from the store just committed (issue 30): GET
     // /api/exposure/ai reads these rows. A failure here leaves the scan complete; the next read
     // computes the connector again.
-    await refreshAiReach(deps.db, { orgId: connector.orgId, connectorId: connector.id }).catch(
-      (err: unknown) =>
-        deps.log.warn({ scanId, ...queryErrorFields(err) }, "AI reach not stored; the next read computes it"),
+    await refreshAiReach(
+      deps.db,
+      { orgId: connector.orgId, connectorId: connector.id },
+      read.reachCarry,
+    ).catch((err: unknown) =>
+      deps.log.warn({ scanId, ...queryErrorFields(err) }, "AI reach not stored; the next read computes it"),
     );
     clock.mark("ai_reach");
     const { outbox, applying } = persisted;

@@ -190,7 +190,11 @@ describe("the stored AI reach", () => {
       shares: 0,
       grants: 2,
     });
-    expect(await refreshAiReach(db.db, { orgId: ORG, connectorId: M })).toEqual({ subjects: 4, files: 11 });
+    expect(await refreshAiReach(db.db, { orgId: ORG, connectorId: M })).toEqual({
+      subjects: 4,
+      files: 11,
+      carried: false,
+    });
     const page = await queryRows<{ file_id: string }>(
       db.db,
       sql`SELECT file_id FROM ai_reach_files WHERE org_id = ${ORG} ORDER BY sens_rank, reach_people DESC, file_id`,
@@ -223,5 +227,70 @@ describe("the stored AI reach", () => {
       sql`SELECT count(*)::int AS n FROM ai_reach_files WHERE org_id = ${ORG}`,
     );
     expect(n?.n).toBe(10);
+  });
+
+  it("carries its rows to a scan's new version when no file changed and the directory is equal, and only then", async () => {
+    const stored = async () =>
+      (
+        await queryRows<{ scan: string | null; v: number; at: string; counts: unknown }>(
+          db.db,
+          sql`SELECT scan_id AS scan, store_version::int AS v, computed_at::text AS at, counts FROM ai_reach_summaries
+              WHERE connector_id = ${M} AND subject = '*'`,
+        )
+      )[0];
+    // What a scan's snapshot does: the row written again with its scan (the trigger moves the version).
+    const snapshotBy = async (scanId: string) => {
+      const [before] = await queryRows<{ scan: string | null; v: number }>(
+        db.db,
+        sql`SELECT scan_id AS scan, store_version::int AS v FROM workspace_snapshots WHERE connector_id = ${M}`,
+      );
+      await db.db.execute(sql`UPDATE workspace_snapshots SET scan_id = ${scanId} WHERE connector_id = ${M}`);
+      return {
+        before: { scanId: before?.scan ?? null, storeVersion: Number(before?.v) },
+        after: { scanId, storeVersion: Number(before?.v) + 1 },
+      };
+    };
+    const first = await stored();
+    if (!first) throw new Error("no summary");
+
+    // An unchanged rescan: carried, not computed (computed_at stays), at the new version.
+    const unchanged = await snapshotBy("scn_2");
+    expect(
+      await refreshAiReach(db.db, { orgId: ORG, connectorId: M }, { filesChanged: false, ...unchanged }),
+    ).toEqual({ subjects: 4, files: 10, carried: true });
+    expect(await stored()).toEqual({ ...first, scan: "scn_2", v: unchanged.after.storeVersion });
+
+    // A scan that changed a file is computed again.
+    const filesMoved = await snapshotBy("scn_3");
+    const moved = await refreshAiReach(
+      db.db,
+      { orgId: ORG, connectorId: M },
+      { filesChanged: true, ...filesMoved },
+    );
+    expect(moved.carried).toBe(false);
+
+    // The files unchanged but the directory not: a Copilot licence removed from alice is computed again.
+    const licence = await snapshotBy("scn_4");
+    await db.db.execute(
+      sql`UPDATE workspace_users SET assistants = '{}' WHERE connector_id = ${M} AND email = 'alice@acme.com'`,
+    );
+    expect(
+      (await refreshAiReach(db.db, { orgId: ORG, connectorId: M }, { filesChanged: false, ...licence }))
+        .carried,
+    ).toBe(false);
+    const after = await stored();
+    expect(after?.scan).toBe("scn_4");
+    // a1, which only alice (owner) opens, leaves the assistants' reach: 10 files, then 9.
+    expect([(first.counts as { total: number }).total, (after?.counts as { total: number }).total]).toEqual([
+      10, 9,
+    ]);
+
+    // The store moved between the snapshot and the refresh (a remediation): computed again.
+    const raced = await snapshotBy("scn_5");
+    await db.db.execute(sql`UPDATE workspace_snapshots SET shares = shares WHERE connector_id = ${M}`);
+    expect(
+      (await refreshAiReach(db.db, { orgId: ORG, connectorId: M }, { filesChanged: false, ...raced }))
+        .carried,
+    ).toBe(false);
   });
 });

@@ -271,15 +271,50 @@ export async function computeAiReach(
   return out;
 }
 
+/** A store version: the snapshot row's scan and `store_version`. */
+export type TStoreVersion = { scanId: string | null; storeVersion: number };
+
+/**
+ * What a scan's snapshot tells the refresh after it: the store's version before and after the
+ * snapshot, and whether it changed any file, permission or shared drive (what reach reads besides
+ * the directory).
+ */
+export type TAiReachCarry = { filesChanged: boolean; before: TStoreVersion | null; after: TStoreVersion };
+
+/**
+ * The directory side of the connector's AI reach as one digest: the users with their status and
+ * assistants, the groups' members, the shared drives' members and the app grants (the agents and
+ * their granting users). With the files unchanged, an equal digest means an equal reach.
+ */
+export async function aiReachInputsKey(tx: Db, connectorId: string): Promise<string> {
+  const [row] = await queryRows<{ key: string }>(
+    tx,
+    sql`SELECT md5(concat_ws('|',
+          (SELECT string_agg(concat_ws(':', email, status, array_to_string(assistants, ',')), ';' ORDER BY email, id)
+             FROM workspace_users WHERE connector_id = ${connectorId}),
+          (SELECT string_agg(concat_ws(':', email, member_count, array_to_string(member_emails, ',')), ';' ORDER BY email, id)
+             FROM workspace_groups WHERE connector_id = ${connectorId}),
+          (SELECT string_agg(concat_ws(':', external_id, members::text), ';' ORDER BY external_id, id)
+             FROM workspace_drives WHERE connector_id = ${connectorId}),
+          (SELECT string_agg(concat_ws(':', external_id, client_id, label, kind, access, lower(user_email)), ';'
+                             ORDER BY external_id, user_email, id)
+             FROM oauth_grants WHERE connector_id = ${connectorId}))) AS key`,
+  );
+  return row?.key ?? "";
+}
+
 /**
  * Recomputes and stores the connector's AI reach (its summaries and the assistants' files), in a
  * repeatable-read transaction holding the connector's store lock, so the rows carry exactly the
- * store version they were computed from.
+ * store version they were computed from. After a scan that changed no file (`carry`), rows
+ * computed from the store as it was before the scan, with the same directory digest, are carried
+ * to the new version instead: an unchanged rescan of a million files computes nothing again.
  */
 export async function refreshAiReach(
   db: Db,
   scope: { orgId: string; connectorId: string },
-): Promise<{ subjects: number; files: number }> {
+  carry?: TAiReachCarry,
+): Promise<{ subjects: number; files: number; carried: boolean }> {
   return db.transaction(
     async (tx) => {
       await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`workspace:${scope.connectorId}`}))`);
@@ -293,24 +328,53 @@ export async function refreshAiReach(
         tx,
         sql`SELECT scan_id, store_version FROM workspace_snapshots WHERE connector_id = ${scope.connectorId}`,
       );
-      await tx.execute(sql`DELETE FROM ai_reach_summaries WHERE connector_id = ${scope.connectorId}`);
       // A store written without a scan (no snapshot row) is version -1.
       const version = { scanId: snap?.scan_id ?? null, storeVersion: snap ? Number(snap.store_version) : -1 };
+      const inputs = await aiReachInputsKey(tx, scope.connectorId);
+      if (carry && !carry.filesChanged && carry.before && sameVersion(version, carry.after)) {
+        const [kept] = await queryRows<{
+          scan_id: string | null;
+          store_version: number;
+          inputs_key: string | null;
+        }>(
+          tx,
+          sql`SELECT scan_id, store_version, inputs_key FROM ai_reach_summaries
+              WHERE connector_id = ${scope.connectorId} AND subject = ${ANY_ASSISTANT}`,
+        );
+        const from = kept && { scanId: kept.scan_id, storeVersion: Number(kept.store_version) };
+        if (from && sameVersion(from, carry.before) && kept.inputs_key === inputs) {
+          const subjects = await queryRows<{ n: number }>(
+            tx,
+            sql`UPDATE ai_reach_summaries SET scan_id = ${version.scanId}, store_version = ${version.storeVersion}
+                WHERE connector_id = ${scope.connectorId} RETURNING 1 AS n`,
+          );
+          const [files] = await queryRows<{ n: number }>(
+            tx,
+            sql`SELECT count(*)::int AS n FROM ai_reach_files WHERE connector_id = ${scope.connectorId}`,
+          );
+          return { subjects: subjects.length, files: Number(files?.n ?? 0), carried: true };
+        }
+      }
+      await tx.execute(sql`DELETE FROM ai_reach_summaries WHERE connector_id = ${scope.connectorId}`);
       const subjects = await computeAiReach(tx, scope);
       const assistants = subjects
         .filter((s) => s.kind === "assistant" && s.subject !== ANY_ASSISTANT)
         .map((s) => s.subject);
       for (const s of subjects)
         await tx.execute(sql`INSERT INTO ai_reach_summaries
-          (org_id, connector_id, subject, kind, label, access, client_key, users, counts, worst, scan_id, store_version)
+          (org_id, connector_id, subject, kind, label, access, client_key, users, counts, worst, scan_id, store_version, inputs_key)
           VALUES (${scope.orgId}, ${scope.connectorId}, ${s.subject}, ${s.kind}, ${s.label}, ${s.access}, ${s.clientKey},
-            ${s.users}, ${JSON.stringify(s.counts)}::jsonb, ${JSON.stringify(s.worst)}::jsonb, ${version.scanId}, ${version.storeVersion})`);
+            ${s.users}, ${JSON.stringify(s.counts)}::jsonb, ${JSON.stringify(s.worst)}::jsonb, ${version.scanId}, ${version.storeVersion},
+            ${inputs})`);
       const files = await writeAssistantFiles(tx, scope, assistants);
-      return { subjects: subjects.length, files };
+      return { subjects: subjects.length, files, carried: false };
     },
     { isolationLevel: "repeatable read" },
   );
 }
+
+const sameVersion = (a: TStoreVersion, b: TStoreVersion) =>
+  a.scanId === b.scanId && a.storeVersion === b.storeVersion;
 
 /**
  * The assistants' files (ai_reach_files) as the temporary tables say they now are, written as a

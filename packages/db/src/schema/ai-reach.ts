@@ -32,6 +32,12 @@ export const aiReachSummaries = pgTable(
     worst: jsonb("worst").$type<unknown[]>().notNull(),
     scanId: text("scan_id"),
     storeVersion: bigint("store_version", { mode: "number" }).notNull(),
+    /**
+     * A digest of the directory side of the computation (users and their assistants, groups,
+     * shared drives' members, app grants; `aiReachInputsKey`): a scan that changed no file and
+     * left it equal carries the rows to its store version instead of computing them again.
+     */
+    inputsKey: text("inputs_key"),
     computedAt: tsColumn("computed_at").notNull().defaultNow(),
   },
   (t) => [

@@ -363,9 +363,14 @@ function suite(name: string, open: () => Promise<{ db: Db; close: () => Promise<
       const reference = await write(db, full, workspace, "full", b, { files: b.files });
 
       expect([...result.removedFileIds].sort()).toEqual(s.expectedRemoved);
-      const { removedFileIds: _, ...totals } = result;
-      const { removedFileIds: __, ...referenceTotals } = reference;
+      const { removedFileIds: _, storeBefore, storeAfter, ...totals } = result;
+      const { removedFileIds: __, storeBefore: ___, storeAfter: ____, ...referenceTotals } = reference;
       expect(totals).toEqual(referenceTotals);
+      // The store's version moved once, from the full snapshot's to this one's (the AI reach carry).
+      expect({ storeBefore, storeAfter }).toEqual({
+        storeBefore: { scanId: "scn_full", storeVersion: 0 },
+        storeAfter: { scanId: "scn_incremental", storeVersion: 1 },
+      });
       const got = await storeContent(db, inc);
       const want = await storeContent(db, full);
       expect(got.files.length).toBe(b.files.length);
@@ -380,7 +385,14 @@ function suite(name: string, open: () => Promise<{ db: Db; close: () => Promise<
       // Nothing changed: no row of the store, the snapshot or the graph is written.
       const before = await writers(db, inc);
       const again = await write(db, inc, workspace, "incremental", s, { changes: [] });
-      expect(again).toEqual({ ...totals, removedFileIds: [] });
+      // …and the snapshot says its files did not change, at the same version before and after.
+      expect(again).toEqual({
+        ...totals,
+        removedFileIds: [],
+        filesChanged: false,
+        storeBefore: storeAfter,
+        storeAfter,
+      });
       expect(await writers(db, inc)).toEqual(before);
       expect(await storeContent(db, inc)).toEqual(got);
     });

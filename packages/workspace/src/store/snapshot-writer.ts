@@ -15,6 +15,7 @@ import {
   type Db,
   type TLockRetry,
   type TPartitionedTable,
+  type TStoreVersion,
   workspaceGroups,
 } from "@posture/db";
 import { domainIn, emailDomain } from "@posture/platform";
@@ -61,7 +62,31 @@ export type TSnapshotMode = "full" | "incremental";
 export type TSnapshotResult = TSnapshotCounts & {
   /** Source ids of the files this snapshot deleted (gone from the source); empty for a first snapshot. */
   removedFileIds: string[];
+  /**
+   * The store's version before and after this snapshot (null before: none yet), and whether it
+   * changed any file, permission or shared drive: an AI reach refresh (`TAiReachCarry`) with the
+   * files unchanged and the directory equal carries the rows of before to after.
+   */
+  storeBefore: TStoreVersion | null;
+  storeAfter: TStoreVersion;
+  filesChanged: boolean;
 };
+
+/** The tables reach is computed from besides the directory. */
+const REACH_TABLES = ["workspace_files", "workspace_permissions", "workspace_drives"] as const;
+
+async function storeVersionOf(tx: Db, connectorId: string): Promise<TStoreVersion | null> {
+  const [row] = rowsOf<{ scan_id: string | null; store_version: number }>(
+    await tx.execute(
+      sql`SELECT scan_id, store_version FROM workspace_snapshots WHERE connector_id = ${connectorId}`,
+    ),
+  );
+  return row ? { scanId: row.scan_id, storeVersion: Number(row.store_version) } : null;
+}
+
+/** The version the snapshot's last statements left (a store written without a row: -1, as the reach reads it). */
+const versionAfter = async (tx: Db, connectorId: string): Promise<TStoreVersion> =>
+  (await storeVersionOf(tx, connectorId)) ?? { scanId: null, storeVersion: -1 };
 
 /**
  * Receives one scan's resources as the scan reads them. Each call may flush a batch to the
@@ -137,9 +162,11 @@ export async function openWorkspaceSnapshot(
   const { orgId, connectorId, now } = scope;
   let fresh = false;
   let staged: TStagedLoad | null = null;
+  let storeBefore: TStoreVersion | null = null;
   try {
     // Two scans of one connector take turns; the second then brings the first's snapshot up to date.
     await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`workspace:${connectorId}`}))`);
+    storeBefore = await storeVersionOf(tx, connectorId);
     // An incremental snapshot upserts even into an empty store: a file may be reported twice.
     fresh = !incremental && (await isEmpty(tx, connectorId));
     // A first snapshot on node-postgres loads the large tables into tables of its own, indexed
@@ -385,8 +412,11 @@ export async function openWorkspaceSnapshot(
           changed += pruned?.total ?? 0;
           // The graph is derived from the sharing items and shared drives alone.
           const graphChanged = GRAPH_TABLES.some((t) => (changedIn[t] ?? 0) + (pruned?.byTable[t] ?? 0) > 0);
+          const filesChanged =
+            fresh || REACH_TABLES.some((t) => (changedIn[t] ?? 0) + (pruned?.byTable[t] ?? 0) > 0);
           const load = staged;
           await load?.settle(counts.files >= (scope.partitionMinFiles ?? partitionMinFiles()));
+          let storeAfter: TStoreVersion | undefined;
           const totals = await open.commit(async (t) => {
             const result = await finishSnapshot(t, {
               ...scope,
@@ -399,12 +429,14 @@ export async function openWorkspaceSnapshot(
               writeRow: true,
               shares: load?.shares(orgId),
             });
+            storeAfter = await versionAfter(t, connectorId);
             // Last: attaching scans the DEFAULT partition under an ACCESS EXCLUSIVE lock held
             // until the commit, which follows at once (docs/decisions.md).
             await load?.attach(scope.attachRetry);
             return result;
           });
-          return { ...totals, removedFileIds: [] };
+          if (!storeAfter) throw new Error("the snapshot committed without its version");
+          return { ...totals, removedFileIds: [], storeBefore, storeAfter, filesChanged };
         }
         await flushChanges();
         await pipeline.drain();
@@ -416,12 +448,14 @@ export async function openWorkspaceSnapshot(
         changed += pruned.total + changes.changed();
         // Files not reported keep their reach, except that an organization-wide one is the
         // tenant's people count, which users joining or leaving move: one statement for them all.
-        changed += affected(
+        const reachMoved = affected(
           await tx.execute(sql`
             UPDATE workspace_files SET reach_people = ${people.size}
             WHERE connector_id = ${connectorId} AND reach_org_wide AND reach_people <> ${people.size}`),
         );
+        changed += reachMoved;
         const drivesChanged = (changedIn.workspace_drives ?? 0) + (pruned.byTable.workspace_drives ?? 0) > 0;
+        const filesChanged = changes.changed() > 0 || gone.length > 0 || reachMoved > 0 || drivesChanged;
         const { totals, stored } = await incrementalTotals();
         const final: TSnapshotCounts = {
           users: counts.users,
@@ -440,8 +474,9 @@ export async function openWorkspaceSnapshot(
           (Object.keys(final) as Array<keyof TSnapshotCounts>).every((k) => stored[k] === final[k]) &&
           METRIC_KEYS.every((k) => stored.metrics[k] === finalMetrics[k]);
         const { touched } = changes;
-        const result = await open.commit((t) =>
-          finishSnapshot(t, {
+        let storeAfter: TStoreVersion | undefined;
+        const result = await open.commit(async (t) => {
+          const counted = await finishSnapshot(t, {
             ...scope,
             counts: final,
             metrics: finalMetrics,
@@ -455,9 +490,12 @@ export async function openWorkspaceSnapshot(
               domains: [...touched.domains],
               drives: drivesChanged,
             },
-          }),
-        );
-        return { ...result, removedFileIds: changes.removed() };
+          });
+          storeAfter = await versionAfter(t, connectorId);
+          return counted;
+        });
+        if (!storeAfter) throw new Error("the snapshot committed without its version");
+        return { ...result, removedFileIds: changes.removed(), storeBefore, storeAfter, filesChanged };
       } catch (err) {
         await open.rollback();
         throw err;

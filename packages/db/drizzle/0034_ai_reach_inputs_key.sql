@@ -1,0 +1,1 @@
+ALTER TABLE "ai_reach_summaries" ADD COLUMN "inputs_key" text;

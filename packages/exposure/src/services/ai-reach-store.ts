@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import {
   AI_REACH_WORST,
+  ANY_ASSISTANT,
   EXPOSURES,
   queryRows,
   reachRowOf,
@@ -14,6 +15,7 @@ import {
   type TSensitivity,
   type TSeverity,
 } from "@posture/db";
+import { exposureStateKey, memoised } from "./answer-memo";
 
 // The stored AI reach (ai_reach_summaries, ai_reach_files; packages/db/src/reach/materialise.ts),
 // as GET /api/exposure/ai and its files page read it. Each connector's rows are written at the
@@ -109,12 +111,20 @@ export const mergeWorst = (rows: readonly Pick<TSummaryRow, "worst">[]): TReachR
     .sort(byPageOrder)
     .slice(0, WORST_FILES);
 
-type TPageRow = TReachFileRow & { connector_id: string; total?: number };
+type TPageRow = TReachFileRow & { connector_id: string };
+
+/** A file of the page with an open internal-exposure finding of this severity (its partial index). */
+const withFindingOf = (orgId: string, severity: TSeverity) =>
+  sql`EXISTS (SELECT 1 FROM findings fi WHERE fi.org_id = ${orgId} AND fi.status = 'OPEN'
+        AND fi.category = 'internal_exposure' AND fi.severity = ${severity}
+        AND fi.connector_id = a.connector_id AND fi.resource_id = a.external_id)`;
 
 /**
  * One page of the files an assistant's users (absent: any assistant's) can open, from
  * ai_reach_files in its index's order. With `severity`, only files with an open internal-exposure
- * finding of that severity, counted here (`total`); without, `total` is null: the summaries hold it.
+ * finding of that severity: the page walks the index and stops at its last row, and the total is
+ * counted once per state of the organization (`exposureStateKey`) and kept; without, `total` is
+ * null: the summaries hold it.
  */
 export async function assistantFilesPage(
   db: Db,
@@ -122,44 +132,34 @@ export async function assistantFilesPage(
 ): Promise<{ rows: TReachRow[]; total: number | null }> {
   const filters: SQL[] = [sql`a.org_id = ${q.orgId}`];
   if (q.assistant !== undefined) filters.push(sql`a.assistants @> ARRAY[${q.assistant}]::text[]`);
+  if (q.severity !== undefined) filters.push(withFindingOf(q.orgId, q.severity));
+  const where = sql.join(filters, sql` AND `);
   const order = sql`ORDER BY a.sens_rank, a.reach_people DESC NULLS LAST, a.file_id`;
-  const ids =
-    q.severity === undefined
-      ? sql`SELECT a.connector_id, a.file_id, NULL::int AS total, row_number() OVER (${order}) AS n FROM ai_reach_files a
-            WHERE ${sql.join(filters, sql` AND `)} ${order} LIMIT ${q.limit} OFFSET ${q.offset}`
-      : sql`SELECT a.connector_id, a.file_id, count(*) OVER ()::int AS total, row_number() OVER (${order}) AS n
-            FROM ai_reach_files a
-            JOIN (SELECT DISTINCT connector_id, resource_id FROM findings
-                  WHERE org_id = ${q.orgId} AND status = 'OPEN' AND category = 'internal_exposure'
-                    AND severity = ${q.severity}) hit
-              ON hit.connector_id = a.connector_id AND hit.resource_id = a.external_id
-            WHERE ${sql.join(filters, sql` AND `)} ${order} LIMIT ${q.limit} OFFSET ${q.offset}`;
-  const rows = await queryRows<TPageRow>(
-    db,
-    sql`WITH page AS MATERIALIZED (${ids})
-      SELECT f.id, f.connector_id, f.name, f.mime_type, f.owner_email, f.sensitivity, f.exposure, f.labels,
-        f.reach_people, page.total,
-        (f.reach_org_wide OR EXISTS (
-          SELECT 1 FROM workspace_permissions op WHERE op.connector_id = f.connector_id AND op.file_id = f.id
-            AND (op.sharing_type = 'public' OR (op.sharing_type = 'internal' AND strpos(op.target, '@') = 0)))) AS org_wide
-      FROM page JOIN workspace_files f ON f.id = page.file_id AND f.connector_id = page.connector_id
-      WHERE f.org_id = ${q.orgId} ORDER BY page.n`,
-  );
-  const out = rows.map((r) => reachRowOf(r.connector_id, r));
-  if (q.severity === undefined) return { rows: out, total: null };
-  let total = rows[0]?.total;
-  if (total === undefined || total === null) {
-    // Past the last page: the count alone.
-    const [c] = await queryRows<{ n: number }>(
+  const ids = sql`SELECT a.connector_id, a.file_id, row_number() OVER (${order}) AS n FROM ai_reach_files a
+    WHERE ${where} ${order} LIMIT ${q.limit} OFFSET ${q.offset}`;
+  const [rows, total] = await Promise.all([
+    queryRows<TPageRow>(
       db,
-      sql`SELECT count(*)::int AS n FROM ai_reach_files a
-          JOIN (SELECT DISTINCT connector_id, resource_id FROM findings
-                WHERE org_id = ${q.orgId} AND status = 'OPEN' AND category = 'internal_exposure'
-                  AND severity = ${q.severity}) hit
-            ON hit.connector_id = a.connector_id AND hit.resource_id = a.external_id
-          WHERE ${sql.join(filters, sql` AND `)}`,
-    );
-    total = c?.n ?? 0;
-  }
-  return { rows: out, total: Number(total) };
+      sql`WITH page AS MATERIALIZED (${ids})
+        SELECT f.id, f.connector_id, f.name, f.mime_type, f.owner_email, f.sensitivity, f.exposure, f.labels,
+          f.reach_people,
+          (f.reach_org_wide OR EXISTS (
+            SELECT 1 FROM workspace_permissions op WHERE op.connector_id = f.connector_id AND op.file_id = f.id
+              AND (op.sharing_type = 'public' OR (op.sharing_type = 'internal' AND strpos(op.target, '@') = 0)))) AS org_wide
+        FROM page JOIN workspace_files f ON f.id = page.file_id AND f.connector_id = page.connector_id
+        WHERE f.org_id = ${q.orgId} ORDER BY page.n`,
+    ),
+    q.severity === undefined
+      ? null
+      : exposureStateKey(db, q.orgId).then((key) =>
+          memoised(`${q.orgId}:files:${q.assistant ?? ANY_ASSISTANT}:${q.severity}`, key, async () => {
+            const [c] = await queryRows<{ n: number }>(
+              db,
+              sql`SELECT count(*)::int AS n FROM ai_reach_files a WHERE ${where}`,
+            );
+            return Number(c?.n ?? 0);
+          }),
+        ),
+  ]);
+  return { rows: rows.map((r) => reachRowOf(r.connector_id, r)), total };
 }

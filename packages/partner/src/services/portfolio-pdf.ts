@@ -9,6 +9,8 @@ export type TPeriodClient = {
   startScore: number | null;
   openCritical: number;
   openHigh: number;
+  /** Open internal-exposure findings (what Copilot and Gemini can surface to anyone inside). */
+  openInternalExposure: number;
   unhealthySources: number;
 };
 
@@ -16,7 +18,8 @@ export type TPeriodClient = {
  * Every figure of a period's report, as it stood at the period's end (one time base): each
  * client's latest score completed before the end, and before the start (for the change); the
  * critical and high findings open at the end (detected before it and not resolved by it; an
- * ACCEPTED finding is not open, its acceptance time is not kept); its sources whose last scan
+ * ACCEPTED finding is not open, its acceptance time is not kept), and the open internal-exposure
+ * findings the same way; its sources whose last scan
  * before the end failed. Clients are the organizations the partner manages when the report is built
  * (those of one of its groups, with `groupId`).
  */
@@ -25,8 +28,8 @@ export async function portfolioForPeriod(
   o: { partnerOrgId: string; start: Date; end: Date; groupId?: string | null },
 ): Promise<TPeriodClient[]> {
   const groupId = o.groupId ?? null;
-  const openAtEnd = (rank: number) =>
-    sql`(SELECT count(*)::int FROM findings f WHERE f.org_id = o.id AND f.severity_rank = ${rank}
+  const openAtEnd = (which: ReturnType<typeof sql>) =>
+    sql`(SELECT count(*)::int FROM findings f WHERE f.org_id = o.id AND ${which}
            AND f.status <> 'ACCEPTED' AND f.detected_at < ${o.end}
            AND (f.resolved_at IS NULL OR f.resolved_at >= ${o.end}))`;
   const rows = await queryRows<Record<string, unknown>>(
@@ -36,8 +39,9 @@ export async function portfolioForPeriod(
            AND s.completed_at < ${o.end} ORDER BY s.completed_at DESC, s.id DESC LIMIT 1) AS score,
         (SELECT posture_score FROM scans s WHERE s.org_id = o.id AND s.status = 'COMPLETE' AND s.posture_score IS NOT NULL
            AND s.completed_at < ${o.start} ORDER BY s.completed_at DESC, s.id DESC LIMIT 1) AS start_score,
-        ${openAtEnd(4)} AS critical,
-        ${openAtEnd(3)} AS high,
+        ${openAtEnd(sql`f.severity_rank = 4`)} AS critical,
+        ${openAtEnd(sql`f.severity_rank = 3`)} AS high,
+        ${openAtEnd(sql`f.category = 'internal_exposure'`)} AS internal,
         (SELECT count(*)::int FROM connectors c WHERE c.org_id = o.id AND c.created_at < ${o.end}
            AND (SELECT s.status FROM scans s WHERE s.connector_id = c.id AND s.status IN ('COMPLETE', 'FAILED')
                   AND s.completed_at < ${o.end} ORDER BY s.completed_at DESC, s.id DESC LIMIT 1) = 'FAILED') AS unhealthy
@@ -55,6 +59,7 @@ export async function portfolioForPeriod(
     startScore: num(r.start_score),
     openCritical: Number(r.critical),
     openHigh: Number(r.high),
+    openInternalExposure: Number(r.internal),
     unhealthySources: Number(r.unhealthy),
   }));
 }
@@ -114,6 +119,11 @@ export function renderPortfolioPdf(o: {
       label: "Open critical",
       value: String(clients.reduce((n, c) => n + c.openCritical, 0)),
       color: SEVERITY_COLORS.CRITICAL,
+    },
+    {
+      label: "Open inside",
+      value: String(clients.reduce((n, c) => n + c.openInternalExposure, 0)),
+      color: SEVERITY_COLORS.HIGH,
     },
     {
       label: "Need attention",
@@ -179,6 +189,7 @@ export function renderPortfolioPdf(o: {
       { header: "Change", width: 1, align: "right" },
       { header: "Critical", width: 1, align: "right" },
       { header: "High", width: 1, align: "right" },
+      { header: "Open inside", width: 1, align: "right" },
     ],
     rows: clients.map((c): TCell[] => [
       c.name,
@@ -186,8 +197,13 @@ export function renderPortfolioPdf(o: {
       change(c),
       c.openCritical,
       c.openHigh,
+      c.openInternalExposure,
     ]),
     empty: "This partner manages no organization yet.",
   });
+  r.paragraph(
+    "Open inside: open internal-exposure findings (organization-wide links, grants to everyone and to very large groups), the files Copilot and Gemini can surface to anyone in the client's organization.",
+    { muted: true },
+  );
   return r.toBuffer();
 }

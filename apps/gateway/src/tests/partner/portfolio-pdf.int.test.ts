@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { seedWorkspace } from "@posture/compliance/testing";
+import { findings } from "@posture/db";
 import { type TTestGateway, useTestGateway } from "../../testing";
 import { errorCode, freshIp } from "../helpers";
 import { fetchBytes, readPdf } from "../compliance/helpers";
@@ -21,8 +22,30 @@ beforeAll(async () => {
   ] as const) {
     const org = await gw.createOrg({ plan: "business", name, managedByOrgId: msp.orgId });
     // A scan a day for two weeks: the last complete week has scores.
-    await seedWorkspace(gw.db.db, { orgId: org.id, scores: Array.from({ length: 15 }, () => score) });
+    const { connectorId } = await seedWorkspace(gw.db.db, {
+      orgId: org.id,
+      scores: Array.from({ length: 15 }, () => score),
+    });
     ids.push(org.id);
+    // Harbor Dental: three files everyone inside can open, found ten days ago (open all last week).
+    if (name === "Harbor Dental")
+      await gw.db.db.insert(findings).values(
+        [0, 1, 2].map((i) => ({
+          orgId: org.id,
+          connectorId,
+          connectorType: "google_workspace",
+          fingerprint: `inside-${i}`,
+          ruleId: "org_wide_link",
+          category: "internal_exposure",
+          severity: "MEDIUM" as const,
+          severityRank: 2,
+          title: "Organization-wide link",
+          resourceId: `file-${i}`,
+          resourceName: `Payroll ${i}.xlsx`,
+          resourceType: "file",
+          detectedAt: new Date(Date.now() - 10 * 86_400_000),
+        })),
+      );
   }
   const group = await gw.request("POST", "/api/partner/groups", {
     key: msp.key,
@@ -49,6 +72,11 @@ describe("GET /api/partner/reports/portfolio/pdf", () => {
     expect(text).toContain("Weekly portfolio report");
     expect(text).toContain("Harbor Dental");
     expect(text).toContain("Keystone Legal");
+    // The internal exposure each client had open at the week's end, and the total.
+    // The summary's figures: clients, average score, not scanned, open critical, open inside, need attention.
+    expect(text).toMatch(/^\s*2\s+76\s+0\s+0\s+3\s+0\s*$/m);
+    expect(text).toMatch(/Harbor Dental\s+64\s+\S+\s+\d+\s+\d+\s+3\b/);
+    expect(text).toMatch(/Keystone Legal\s+88\s+\S+\s+\d+\s+\d+\s+0\b/);
   });
 
   it("takes a group: only its clients, its name on the cover", async () => {

@@ -190,20 +190,32 @@ describe("the stored AI reach", () => {
       shares: 0,
       grants: 2,
     });
+    // Copilot's 11 files, and a5, which only the delegated agent's granting user (dave) opens.
     expect(await refreshAiReach(db.db, { orgId: ORG, connectorId: M })).toEqual({
       subjects: 4,
-      files: 11,
+      files: 12,
       carried: false,
     });
-    const page = await queryRows<{ file_id: string }>(
-      db.db,
-      sql`SELECT file_id FROM ai_reach_files WHERE org_id = ${ORG} ORDER BY sens_rank, reach_people DESC, file_id`,
+    const stored = (where: ReturnType<typeof sql>) =>
+      queryRows<{ file_id: string }>(
+        db.db,
+        sql`SELECT file_id FROM ai_reach_files WHERE org_id = ${ORG} AND ${where}
+            ORDER BY sens_rank, reach_people DESC, file_id`,
+      ).then((rows) => rows.map((r) => r.file_id));
+    const live = async (who: TReachWho) =>
+      (await reachPage(db.db, ORG, who, { limit: 50, offset: 0 })).rows.map((r) => r.fileId);
+    expect(await stored(sql`any_assistant`)).toEqual(
+      await live({ kind: "assistant", assistants: ["copilot"] }),
     );
-    expect(page.map((r) => r.file_id)).toEqual(
-      (
-        await reachPage(db.db, ORG, { kind: "assistant", assistants: ["copilot"] }, { limit: 50, offset: 0 })
-      ).rows.map((r) => r.fileId),
+    expect(await stored(sql`'copilot' = ANY(assistants)`)).toEqual(
+      await live({ kind: "assistant", assistants: ["copilot"] }),
     );
+    // The delegated agent's page is stored too; the application agent's (every file) is not.
+    const bot = agentIdOf(M, "bot");
+    expect(await stored(sql`${bot} = ANY(assistants)`)).toEqual(
+      await live({ kind: "grantees", connectorId: M, clientKey: "bot" }),
+    );
+    expect(await stored(sql`${agentIdOf(M, "crawler")} = ANY(assistants)`)).toEqual([]);
     const version = async () =>
       (
         await queryRows<{ s: number; v: number }>(
@@ -226,7 +238,8 @@ describe("the stored AI reach", () => {
       db.db,
       sql`SELECT count(*)::int AS n FROM ai_reach_files WHERE org_id = ${ORG}`,
     );
-    expect(n?.n).toBe(10);
+    // Copilot's 10, and a5 (the delegated agent's).
+    expect(n?.n).toBe(11);
   });
 
   it("carries its rows to a scan's new version when no file changed and the directory is equal, and only then", async () => {
@@ -257,7 +270,7 @@ describe("the stored AI reach", () => {
     const unchanged = await snapshotBy("scn_2");
     expect(
       await refreshAiReach(db.db, { orgId: ORG, connectorId: M }, { filesChanged: false, ...unchanged }),
-    ).toEqual({ subjects: 4, files: 10, carried: true });
+    ).toEqual({ subjects: 4, files: 11, carried: true });
     expect(await stored()).toEqual({ ...first, scan: "scn_2", v: unchanged.after.storeVersion });
 
     // A scan that changed a file is computed again.

@@ -360,13 +360,14 @@ export async function refreshAiReach(
       const assistants = subjects
         .filter((s) => s.kind === "assistant" && s.subject !== ANY_ASSISTANT)
         .map((s) => s.subject);
+      const delegated = subjects.filter((s) => s.access === "delegated").map((s) => s.subject);
       for (const s of subjects)
         await tx.execute(sql`INSERT INTO ai_reach_summaries
           (org_id, connector_id, subject, kind, label, access, client_key, users, counts, worst, scan_id, store_version, inputs_key)
           VALUES (${scope.orgId}, ${scope.connectorId}, ${s.subject}, ${s.kind}, ${s.label}, ${s.access}, ${s.clientKey},
             ${s.users}, ${JSON.stringify(s.counts)}::jsonb, ${JSON.stringify(s.worst)}::jsonb, ${version.scanId}, ${version.storeVersion},
             ${inputs})`);
-      const files = await writeAssistantFiles(tx, scope, assistants);
+      const files = await writeAssistantFiles(tx, scope, assistants, delegated);
       return { subjects: subjects.length, files, carried: false };
     },
     { isolationLevel: "repeatable read" },
@@ -377,18 +378,21 @@ const sameVersion = (a: TStoreVersion, b: TStoreVersion) =>
   a.scanId === b.scanId && a.storeVersion === b.storeVersion;
 
 /**
- * The assistants' files (ai_reach_files) as the temporary tables say they now are, written as a
- * difference: after a rescan that changed 1 % of the files only their rows are written, not the
- * whole set again with its indexes.
+ * The assistants' and delegated agents' files (ai_reach_files) as the temporary tables say they
+ * now are, written as a difference: after a rescan that changed 1 % of the files only their rows
+ * are written, not the whole set again with its indexes. (An application agent reads every file
+ * of its connector: its page is the connector's files, not stored here.)
  */
 async function writeAssistantFiles(
   tx: Db,
   scope: { orgId: string; connectorId: string },
   assistants: readonly string[],
+  delegated: readonly string[],
 ): Promise<number> {
-  const list = arrayLiteral(assistants);
+  const list = arrayLiteral([...assistants, ...delegated]);
   await tx.execute(sql`CREATE TEMP TABLE ai_reach_want ON COMMIT DROP AS
     SELECT file_id, min(external_id) AS external_id, array_agg(DISTINCT subject ORDER BY subject) AS assistants,
+      bool_or(subject = ANY(${arrayLiteral(assistants)}::text[])) AS any_assistant,
       min(sens_rank)::smallint AS sens_rank, min(reach_people) AS reach_people
     FROM (
       SELECT file_id, subject, external_id, sens_rank, reach_people FROM ai_reach_pairs WHERE subject = ANY(${list}::text[])
@@ -398,14 +402,14 @@ async function writeAssistantFiles(
   await tx.execute(sql`ANALYZE ai_reach_want`);
   await tx.execute(sql`DELETE FROM ai_reach_files a WHERE a.connector_id = ${scope.connectorId}
     AND NOT EXISTS (SELECT 1 FROM ai_reach_want w WHERE w.file_id = a.file_id)`);
-  await tx.execute(sql`INSERT INTO ai_reach_files AS a (org_id, connector_id, file_id, external_id, assistants, sens_rank, reach_people)
-    SELECT ${scope.orgId}, ${scope.connectorId}, w.file_id, w.external_id, w.assistants, w.sens_rank, w.reach_people
+  await tx.execute(sql`INSERT INTO ai_reach_files AS a (org_id, connector_id, file_id, external_id, assistants, any_assistant, sens_rank, reach_people)
+    SELECT ${scope.orgId}, ${scope.connectorId}, w.file_id, w.external_id, w.assistants, w.any_assistant, w.sens_rank, w.reach_people
     FROM ai_reach_want w
     WHERE NOT EXISTS (SELECT 1 FROM ai_reach_files x WHERE x.connector_id = ${scope.connectorId} AND x.file_id = w.file_id
-      AND x.external_id = w.external_id AND x.assistants = w.assistants AND x.sens_rank = w.sens_rank
-      AND x.reach_people = w.reach_people)
+      AND x.external_id = w.external_id AND x.assistants = w.assistants AND x.any_assistant = w.any_assistant
+      AND x.sens_rank = w.sens_rank AND x.reach_people = w.reach_people)
     ON CONFLICT (connector_id, file_id) DO UPDATE SET external_id = excluded.external_id, assistants = excluded.assistants,
-      sens_rank = excluded.sens_rank, reach_people = excluded.reach_people`);
+      any_assistant = excluded.any_assistant, sens_rank = excluded.sens_rank, reach_people = excluded.reach_people`);
   const [n] = await queryRows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM ai_reach_want`);
   return Number(n?.n ?? 0);
 }

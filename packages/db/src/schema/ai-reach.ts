@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, jsonb, pgTable, primaryKey, smallint, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, smallint, text } from "drizzle-orm/pg-core";
 import { tsColumn } from "./columns";
 import { connectors } from "./connectors";
 
@@ -60,10 +60,13 @@ export const aiReachFiles = pgTable(
       .references(() => connectors.id, { onDelete: "cascade" }),
     fileId: text("file_id").notNull(),
     externalId: text("external_id").notNull(),
+    /** The subjects that reach it: assistants (`copilot`, `gemini`) and delegated agents' ids. */
     assistants: text("assistants")
       .array()
       .notNull()
       .default(sql`'{}'::text[]`),
+    /** Some assistant reaches it (the files page without `assistant`); false: only delegated agents do. */
+    anyAssistant: boolean("any_assistant").notNull().default(true),
     sensRank: smallint("sens_rank").notNull(),
     reachPeople: integer("reach_people").notNull(),
   },

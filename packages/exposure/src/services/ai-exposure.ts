@@ -233,11 +233,11 @@ async function computeAiExposure(db: Db, orgId: string, deps: { predictPosture?:
   };
 }
 
-/** The `assistant` filter naming an agent: who it reads as (404 when the organization has no such agent). */
-async function whoFor(db: Db, orgId: string, assistant: string): Promise<TReachWho> {
+/** The `assistant` filter naming an agent (404 when the organization has no such agent). */
+async function agentFor(db: Db, orgId: string, assistant: string) {
   const agent = (await listAgentPrincipals(db, orgId, "ai_agent")).find((a) => a.agentId === assistant);
   if (!agent) throw notFound("Assistant");
-  return agentWho(agent);
+  return agent;
 }
 
 export async function listAiFiles(
@@ -245,8 +245,13 @@ export async function listAiFiles(
   q: { orgId: string; assistant?: string; severity?: TSeverity; limit: number; offset: number },
 ) {
   const page = { limit: q.limit, offset: q.offset };
-  // The assistants' files are stored (ai_reach_files); an agent's are computed on request.
-  if (q.assistant === undefined || ASSISTANTS.some((a) => a.id === q.assistant)) {
+  // The assistants' and delegated agents' files are stored (ai_reach_files); an application
+  // agent reads every file of its connector, computed on request.
+  const agent =
+    q.assistant === undefined || ASSISTANTS.some((a) => a.id === q.assistant)
+      ? null
+      : await agentFor(db, q.orgId, q.assistant);
+  if (agent === null || agent.access === "delegated") {
     await freshAiReach(db, q.orgId);
     const subject = q.assistant ?? ANY_ASSISTANT;
     const stored = await assistantFilesPage(db, {
@@ -260,7 +265,7 @@ export async function listAiFiles(
       mergeCounts((await aiReachRows(db, q.orgId)).filter((r) => r.subject === subject)).total;
     return { rows: stored.rows.map(pageRow), total, ...page };
   }
-  const who = await whoFor(db, q.orgId, q.assistant);
+  const who: TReachWho = agentWho(agent);
   const where =
     q.severity === undefined
       ? undefined

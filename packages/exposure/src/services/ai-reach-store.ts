@@ -120,7 +120,7 @@ const withFindingOf = (orgId: string, severity: TSeverity) =>
         AND fi.connector_id = a.connector_id AND fi.resource_id = a.external_id)`;
 
 /**
- * One page of the files an assistant's users (absent: any assistant's) can open, from
+ * One page of the files an assistant's users (absent: any assistant's), or a delegated agent, can open, from
  * ai_reach_files in its index's order. With `severity`, only files with an open internal-exposure
  * finding of that severity: the page walks the index and stops at its last row, and the total is
  * counted once per state of the organization (`exposureStateKey`) and kept; without, `total` is
@@ -131,7 +131,9 @@ export async function assistantFilesPage(
   q: { orgId: string; assistant?: string; severity?: TSeverity; limit: number; offset: number },
 ): Promise<{ rows: TReachRow[]; total: number | null }> {
   const filters: SQL[] = [sql`a.org_id = ${q.orgId}`];
-  if (q.assistant !== undefined) filters.push(sql`a.assistants @> ARRAY[${q.assistant}]::text[]`);
+  filters.push(
+    q.assistant === undefined ? sql`a.any_assistant` : sql`a.assistants @> ARRAY[${q.assistant}]::text[]`,
+  );
   if (q.severity !== undefined) filters.push(withFindingOf(q.orgId, q.severity));
   const where = sql.join(filters, sql` AND `);
   const order = sql`ORDER BY a.sens_rank, a.reach_people DESC NULLS LAST, a.file_id`;

@@ -327,6 +327,14 @@ describe("GET /api/exposure/ai/files", () => {
     // Without `assistant`: what either assistant's users can open (6 + 10).
     expect((await page("")).total).toBe(16);
     expect((await page(`?assistant=${agentIdOf(M, "client-a1")}`)).total).toBe(20);
+    // The delegated agent reads as erin, Gemini's one user: the same stored files, page by page.
+    const notes = agentIdOf(G, "client-a2");
+    const gemini = await page("?assistant=gemini&limit=50");
+    expect(gemini.total).toBe(10);
+    expect(await page(`?assistant=${notes}&limit=50`)).toEqual(gemini);
+    expect(await page(`?assistant=${notes}&limit=3&offset=3`)).toEqual(
+      await page("?assistant=gemini&limit=3&offset=3"),
+    );
   });
 
   it("filters by the severity of the files' open internal-exposure findings", async () => {

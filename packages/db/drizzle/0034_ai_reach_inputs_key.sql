@@ -1,1 +1,0 @@
-ALTER TABLE "ai_reach_summaries" ADD COLUMN "inputs_key" text;

@@ -184,12 +184,12 @@ export function renderPortfolioPdf(o: {
   r.heading("All clients");
   r.table({
     columns: [
-      { header: "Client", width: 4 },
-      { header: "Score", width: 1, align: "right" },
+      { header: "Client", width: 3.5 },
+      { header: "Score", width: 1.5, align: "right" },
       { header: "Change", width: 1, align: "right" },
       { header: "Critical", width: 1, align: "right" },
       { header: "High", width: 1, align: "right" },
-      { header: "Open inside", width: 1, align: "right" },
+      { header: "Open inside", width: 1.2, align: "right" },
     ],
     rows: clients.map((c): TCell[] => [
       c.name,

@@ -394,9 +394,9 @@ describe("a period report's figures", () => {
     expect(all).toMatch(/Echo SA\s+70\s+-\s+0\s+0\b/);
     expect(all).toMatch(/Foxtrot BV\s+not scanned\s+-\s+0\s+0\b/);
     // Clients, the average of those scanned at the end ((40 + 70) / 2), not scanned, open
-    // critical at the end, needing attention.
+    // critical at the end, open internal exposure at the end, needing attention.
     expect(text).toMatch(
-      /\b3\s+55\s+1\s+1\s+1\s*\n\s*Clients\s+Average score\s+Not scanned\s+Open critical\s+Need attention/,
+      /\b3\s+55\s+1\s+1\s+0\s+1\s*\n\s*Clients\s+Average score\s+Not scanned\s+Open critical\s+Open inside\s+Need\s+attention/,
     );
   });
 });

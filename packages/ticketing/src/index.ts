@@ -21,3 +21,4 @@ export {
   type TCloseResult,
   type TIssueDraft,
 } from "./types";
+export { fileSubjectTicket, type TSubjectKind, type TSubjectTicket } from "./subject-tickets";

@@ -212,8 +212,9 @@ describe("every non-GET REST route", () => {
   it("answers a read key 403 insufficient_scope, and writes no audit row", async () => {
     // Every write of the router (53 with the AI-exposure merge: the sandbox scenario kinds and the
     // exposure reads add none; sign-in's organization choice none; a new POST one; 54 with the
-    // exposure settings PATCH).
-    expect(writes.length).toBe(54);
+    // exposure settings PATCH; 56 with issue 32's one ticket for a quick-win group and one for an
+    // incident: POST /posture/quick-wins/{group}/ticket, POST /incidents/{id}/ticket).
+    expect(writes.length).toBe(56);
     const before = await gw.db.db
       .select({ id: auditLog.id })
       .from(auditLog)

@@ -309,6 +309,8 @@ function annotateAccess(doc: OpenAPIObject): OpenAPIObject {
 }
 
 const PUBLIC_ACCESS: TAccess = { auth: "public" };
+/** ticket-events.ts's Express route, relative to /api as every documented path. */
+const TICKET_EVENTS_OPENAPI_PATH = "/integrations/ticketing/events/{hookId}";
 
 /** The gateway's own documents, which are Express routes rather than procedures. */
 function platformPaths(): Record<string, Record<string, TOperation & Record<string, unknown>>> {
@@ -326,7 +328,73 @@ function platformPaths(): Record<string, Record<string, TOperation & Record<stri
     documentLimitHeaders("/openapi.json", o);
     return o;
   };
+  const hook: TOperation & Record<string, unknown> = {
+    operationId: "integrations-ticketing-events-receive",
+    summary: "Receive the issue tracker's signed webhook (Jira, GitHub Issues, Linear)",
+    description:
+      "The address `PUT /api/integrations/ticketing` answers as `webhookUrl`, for the tracker's webhook settings. No API key: the tracker's signature over the raw body is the credential, checked with the integration's `webhookSecret` in the configured provider's own scheme — Jira `X-Hub-Signature: sha256=<hex>`, GitHub `X-Hub-Signature-256: sha256=<hex>`, Linear `Linear-Signature: <hex>` with `webhookTimestamp` in the body within 60 s. An issue closed as won't do / not planned / canceled makes its finding ACCEPTED; reopened makes it OPEN again; closed as done flags the ticket (`closed:done`) and leaves the finding to the next scan (docs/integrators.md). 401 `unauthenticated` when unsigned or wrongly signed, 404 for an unknown hookId; a signed delivery about an issue that is not ours is 200 with `applied: false`.",
+    tags: ["integrations"],
+    security: [],
+    "x-access": PUBLIC_ACCESS,
+    parameters: [
+      {
+        in: "path",
+        name: "hookId",
+        required: true,
+        description: "The integration's `hookId` (thk_…)",
+        schema: { type: "string", minLength: 1, maxLength: 100 },
+      },
+      ...["X-Hub-Signature", "X-Hub-Signature-256", "Linear-Signature"].map((name) => ({
+        in: "header" as const,
+        name,
+        required: false,
+        schema: { type: "string" },
+        description: "The configured tracker's signature header (only that provider's counts)",
+      })),
+    ],
+    requestBody: {
+      required: true,
+      description:
+        "The tracker's event, as it sends it (JSON of the tracker's own shape, so not closed like the API's bodies); signed byte for byte.",
+      content: {
+        "application/json": {
+          schema: {
+            description: "A Jira, GitHub or Linear issue event",
+            example: {
+              webhookEvent: "jira:issue_updated",
+              issue: { key: "SEC-1", fields: { status: { statusCategory: { key: "done" } } } },
+            },
+          },
+        },
+      },
+    },
+    responses: {
+      "200": {
+        description: "Received",
+        content: {
+          "application/json": {
+            schema: {
+              type: "object",
+              properties: {
+                received: { type: "boolean", enum: [true] },
+                applied: { type: "boolean" },
+                findingId: { type: ["string", "null"] },
+                trackerState: { type: ["string", "null"], enum: ["done", "declined", "reopened", null] },
+                findingStatus: { type: ["string", "null"], enum: ["OPEN", "ACCEPTED", "RESOLVED", null] },
+              },
+              required: ["received", "applied", "findingId", "trackerState", "findingStatus"],
+            },
+          },
+        },
+      },
+    },
+  };
+  contractResponses(TICKET_EVENTS_OPENAPI_PATH, "post", hook, PUBLIC_ACCESS, {
+    errors: ["unauthenticated", "not_found"],
+  });
+  documentLimitHeaders(TICKET_EVENTS_OPENAPI_PATH, hook);
   return {
+    [TICKET_EVENTS_OPENAPI_PATH]: { post: hook },
     "/openapi.json": {
       get: op(
         "platform-openApiDocument",

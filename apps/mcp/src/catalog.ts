@@ -287,3 +287,14 @@ export function buildCatalog(
 export function fillPath(op: TOperation, args: Record<string, unknown>): string {
   return op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(args[name] ?? "")));
 }
+
+/**
+ * Whether an API key with these scopes may call a tool (the service's rule, scopes.ts in
+ * @posture/platform): null is an unscoped key (its owner's full role); `write` allows everything;
+ * `read` only queries. The stdio server lists tools with it, as the gateway's /mcp does.
+ */
+export function scopesAllowTool(scopes: readonly string[] | null, tool: Pick<TTool, "kind">): boolean {
+  if (scopes === null) return true;
+  if (scopes.includes("write")) return true;
+  return tool.kind === "query" && scopes.includes("read");
+}

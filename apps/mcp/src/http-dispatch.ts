@@ -38,7 +38,10 @@ async function parse(res: Response): Promise<unknown> {
  * checks the key's role, plan and rate limit and writes the audit trail. Each request says which
  * MCP client made it (X-Service-Client, recorded in audit rows) and carries a User-Agent.
  */
-export function httpDispatch(o: THttpOptions): TDispatch & { document(): Promise<TOpenApiDocument> } {
+export function httpDispatch(o: THttpOptions): TDispatch & {
+  document(): Promise<TOpenApiDocument>;
+  keyScopes(): Promise<readonly string[] | null>;
+} {
   const base = o.serviceUrl.replace(/\/+$/, "");
   const doFetch = o.fetch ?? fetch;
   const timeoutMs = o.timeoutMs ?? 120_000;
@@ -61,6 +64,26 @@ export function httpDispatch(o: THttpOptions): TDispatch & { document(): Promise
       const res = await doFetch(`${base}/api/openapi.json`, { signal: AbortSignal.timeout(timeoutMs) });
       if (!res.ok) throw new Error(`GET ${base}/api/openapi.json answered ${res.status}`);
       return (await res.json()) as TOpenApiDocument;
+    },
+
+    /**
+     * The key's scopes (GET /api/keys/current): null for an unscoped key. A service that cannot
+     * say (an older one: 404) gives null too, and every tool is listed; the service still refuses
+     * what the key may not do.
+     */
+    async keyScopes() {
+      const res = await doFetch(`${base}/api/keys/current`, {
+        headers: headers("mcp:stdio", "application/json"),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      if (!res.ok) {
+        await res.body?.cancel();
+        return null;
+      }
+      const body = (await res.json()) as { scopes?: unknown };
+      return Array.isArray(body.scopes)
+        ? body.scopes.filter((s): s is string => typeof s === "string")
+        : null;
     },
 
     async call(op, args, client): Promise<TCallResult> {

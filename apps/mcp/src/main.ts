@@ -1,5 +1,5 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { buildCatalog } from "./catalog";
+import { buildCatalog, scopesAllowTool } from "./catalog";
 import { httpDispatch } from "./http-dispatch";
 import { createMcpServer } from "./server";
 
@@ -18,10 +18,13 @@ async function main(): Promise<void> {
   }
   const dispatch = httpDispatch({ serviceUrl, apiKey });
   const catalog = buildCatalog(await dispatch.document());
-  const server = createMcpServer(catalog, dispatch);
+  // tools/list shows what the key's scopes allow, as the gateway's /mcp does (a `read` key sees
+  // only reads); a call of another tool still reaches the service, which refuses it.
+  const scopes = await dispatch.keyScopes();
+  const server = createMcpServer(catalog, dispatch, { listed: (tool) => scopesAllowTool(scopes, tool) });
   await server.connect(new StdioServerTransport());
   log(
-    `serving ${catalog.tools.length} tools and ${catalog.resources.length} report templates from ${serviceUrl}`,
+    `serving ${catalog.tools.filter((t) => scopesAllowTool(scopes, t)).length} tools${scopes ? ` (scopes: ${scopes.join(", ")})` : ""} and ${catalog.resources.length} report templates from ${serviceUrl}`,
   );
   const stop = () => {
     void server.close().finally(() => process.exit(0));

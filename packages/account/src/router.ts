@@ -1,5 +1,6 @@
 import { router } from "@posture/platform";
 import { createKey } from "./procedures/create-key";
+import { getCurrentKey } from "./procedures/get-current-key";
 import { getHealth } from "./procedures/get-health";
 import { getLiveness } from "./procedures/get-liveness";
 import { getSession } from "./procedures/get-session";
@@ -15,7 +16,12 @@ import { verifyAudit } from "./procedures/verify-audit";
 export const accountRouter = router({
   health: router({ get: getHealth, live: router({ get: getLiveness }) }),
   auth: router({ signIn, signOut, session: router({ get: getSession }) }),
-  keys: router({ list: listKeys, create: createKey, delete: revokeKey }),
+  keys: router({
+    list: listKeys,
+    create: createKey,
+    delete: revokeKey,
+    current: router({ get: getCurrentKey }),
+  }),
   usage: router({ get: getUsage }),
   audit: router({ list: listAudit, verify: verifyAudit }),
 });

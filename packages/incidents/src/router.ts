@@ -1,5 +1,6 @@
 import { router } from "@posture/platform";
 import { createIncident } from "./procedures/create-incident";
+import { createIncidentTicket } from "./procedures/create-incident-ticket";
 import { exportIncidentReport } from "./procedures/export-incident-report";
 import { getIncident } from "./procedures/get-incident";
 import { getSettings, updateSettings } from "./procedures/incident-settings";
@@ -16,6 +17,7 @@ export const incidentsRouter = router({
     create: createIncident,
     update: updateIncident,
     export: exportIncidentReport,
+    ticket: router({ create: createIncidentTicket }),
   }),
   incidentSettings: router({ get: getSettings, update: updateSettings }),
 });

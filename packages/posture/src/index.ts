@@ -55,5 +55,10 @@ export {
   trackerChange,
   LINEAR_MAX_AGE_MS,
 } from "./services/ticket-events";
-export { closeResolvedTickets, TICKET_CLOSE_SWEEP_JOB, CLOSED_BY_PRODUCT } from "./services/ticket-close";
+export {
+  closeComment,
+  closeResolvedTickets,
+  TICKET_CLOSE_SWEEP_JOB,
+  CLOSED_BY_PRODUCT,
+} from "./services/ticket-close";
 export { postureJobs } from "./jobs";

@@ -1,6 +1,7 @@
 import { router } from "@posture/platform";
 import { configureTicketing } from "./procedures/configure-ticketing";
 import { createConnector } from "./procedures/create-connector";
+import { createQuickWinTicket } from "./procedures/create-quick-win-ticket";
 import { createTicket } from "./procedures/create-ticket";
 import { deleteConnector } from "./procedures/delete-connector";
 import { exportFindings } from "./procedures/export-findings";
@@ -42,6 +43,7 @@ export const buildPostureRouter = <TSimulate extends TRouterRecord[string]>(extr
       history: router({ list: getPostureHistory }),
       breakdown: router({ get: getPostureBreakdown }),
       simulate: extra.simulate,
+      quickWins: router({ ticket: router({ create: createQuickWinTicket }) }),
     }),
     timeline: router({ list: listTimeline }),
     policies: policiesRouter,

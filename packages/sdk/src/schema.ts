@@ -960,6 +960,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/incidents/{id}/ticket": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Open one ticket for an incident in the configured issue tracker
+     * @description The ticket carries the incident's title, priority (P1 → critical), status, assignee, summary and link, and its linked findings, worst first. 404 for an unknown id or another organization's, 400 integration_not_configured without a tracker, 409 ticket_exists (one ticket per incident), 502 upstream_unavailable when the tracker fails (nothing is recorded then).
+     *
+     *     Auth: API key or session · plan: business+ · needs: ticketing
+     */
+    post: operations["incidents-ticket-create"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/integrations/ticketing": {
     parameters: {
       query?: never;
@@ -976,6 +998,26 @@ export interface paths {
      */
     put: operations["integrations-ticketing-set"];
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/integrations/ticketing/events/{hookId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Receive the issue tracker's signed webhook (Jira, GitHub Issues, Linear)
+     * @description The address `PUT /api/integrations/ticketing` answers as `webhookUrl`, for the tracker's webhook settings. No API key: the tracker's signature over the raw body is the credential, checked with the integration's `webhookSecret` in the configured provider's own scheme — Jira `X-Hub-Signature: sha256=<hex>`, GitHub `X-Hub-Signature-256: sha256=<hex>`, Linear `Linear-Signature: <hex>` with `webhookTimestamp` in the body within 60 s. An issue closed as won't do / not planned / canceled makes its finding ACCEPTED; reopened makes it OPEN again; closed as done flags the ticket (`closed:done`) and leaves the finding to the next scan (docs/integrators.md). 401 `unauthenticated` when unsigned or wrongly signed, 404 for an unknown hookId; a signed delivery about an issue that is not ours is 200 with `applied: false`.
+     */
+    post: operations["integrations-ticketing-events-receive"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1026,6 +1068,28 @@ export interface paths {
      *     Auth: session · needs: apiAccess · role: OWNER
      */
     post: operations["keys-create"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/keys/current": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The API key making this request
+     * @description The calling key's metadata, its `scopes` included (null: unscoped, its owner's full role), so a client (the stdio MCP server) can offer only what the key may do. Any role; a `read` key may call it. 404 when the request is signed in with a session rather than a key.
+     *
+     *     Auth: API key or session · needs: apiAccess
+     */
+    get: operations["keys-current-get"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1804,6 +1868,28 @@ export interface paths {
     get: operations["posture-history-list"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/posture/quick-wins/{group}/ticket": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Open one ticket for a quick-win group in the configured issue tracker
+     * @description `group` is a quick win's group key (GET /posture/breakdown `quickWins[].plan.quickWin`: public_links, untrusted_shares, …). The ticket lists the group's open findings, worst first (the first 50 linked), and the one remediation that fixes them. 400 for an unknown group, 404 when it has no open finding, 400 integration_not_configured without a tracker, 409 ticket_exists (one ticket per group), 502 upstream_unavailable when the tracker fails (nothing is recorded then).
+     *
+     *     Auth: API key or session · needs: ticketing
+     */
+    post: operations["posture-quickWins-ticket-create"];
     delete?: never;
     options?: never;
     head?: never;
@@ -18359,6 +18445,440 @@ export interface operations {
       };
     };
   };
+  "incidents-ticket-create": {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`.
+         * @example svc_ak_2f8c1e0b7d6a4c3b9e5f1a0d8c7b6e5f
+         */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @example id_01hqz8k3v4m5n6p7q8r9s0t1u2 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "ticket": {
+           *         "provider": "google_workspace",
+           *         "externalId": "id_01hqz8k3v4m5n6p7q8r9s0t1u2",
+           *         "url": "https://hooks.acme.example/posture",
+           *         "status": "ok",
+           *         "kind": "quick_win",
+           *         "subject": "Subject",
+           *         "findingIds": [
+           *           "fnd_01hqz8k3v4m5n6p7q8r9s0t1u2"
+           *         ],
+           *         "createdAt": "Created at"
+           *       }
+           *     }
+           */
+          "application/json": {
+            ticket: {
+              provider: string;
+              externalId: string;
+              /** Format: uri */
+              url: string;
+              status: string;
+              /** @enum {string} */
+              kind: "quick_win" | "incident";
+              subject: string;
+              findingIds: string[];
+              createdAt: string;
+            };
+          };
+        };
+      };
+      /** @description `invalid_input`, `integration_not_configured` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "invalid_input",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input" | "integration_not_configured";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "unauthenticated",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "plan_upgrade_required",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `csrf_rejected`, `insufficient_scope` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "csrf_rejected",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "csrf_rejected" | "insufficient_scope";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "not_found",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `conflict`, `ticket_exists` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "conflict",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict" | "ticket_exists";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "payload_too_large",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "unsupported_media_type",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "rate_limited",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "internal_error",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `upstream_unavailable` */
+      502: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "upstream_unavailable",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "upstream_unavailable";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "service_unavailable",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
   "integrations-ticketing-set": {
     parameters: {
       query?: never;
@@ -18553,6 +19073,369 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "session_required" | "forbidden" | "csrf_rejected" | "insufficient_scope";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "payload_too_large",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "unsupported_media_type",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "rate_limited",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "internal_error",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "service_unavailable",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "integrations-ticketing-events-receive": {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description The configured tracker's signature header (only that provider's counts)
+         * @example X hub signature
+         */
+        "X-Hub-Signature"?: string;
+        /**
+         * @description The configured tracker's signature header (only that provider's counts)
+         * @example X hub signature 256
+         */
+        "X-Hub-Signature-256"?: string;
+        /**
+         * @description The configured tracker's signature header (only that provider's counts)
+         * @example Linear signature
+         */
+        "Linear-Signature"?: string;
+      };
+      path: {
+        /**
+         * @description The integration's `hookId` (thk_…)
+         * @example id_01hqz8k3v4m5n6p7q8r9s0t1u2
+         */
+        hookId: string;
+      };
+      cookie?: never;
+    };
+    /** @description The tracker's event, as it sends it (JSON of the tracker's own shape, so not closed like the API's bodies); signed byte for byte. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "webhookEvent": "jira:issue_updated",
+         *       "issue": {
+         *         "key": "SEC-1",
+         *         "fields": {
+         *           "status": {
+         *             "statusCategory": {
+         *               "key": "done"
+         *             }
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        "application/json": unknown;
+      };
+    };
+    responses: {
+      /** @description Received */
+      200: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "received": true,
+           *       "applied": false,
+           *       "findingId": "fnd_01hqz8k3v4m5n6p7q8r9s0t1u2",
+           *       "trackerState": "done",
+           *       "findingStatus": "OPEN"
+           *     }
+           */
+          "application/json": {
+            /** @enum {boolean} */
+            received: true;
+            applied: boolean;
+            findingId: string | null;
+            /** @enum {string|null} */
+            trackerState: "done" | "declined" | "reopened" | null;
+            /** @enum {string|null} */
+            findingStatus: "OPEN" | "ACCEPTED" | "RESOLVED" | null;
+          };
+        };
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "invalid_input",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "unauthenticated",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `csrf_rejected`, `insufficient_scope` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "csrf_rejected",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "csrf_rejected" | "insufficient_scope";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "not_found",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
           };
         };
       };
@@ -19621,6 +20504,261 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "rate_limited",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "internal_error",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "service_unavailable",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "keys-current-get": {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
+         * @example If none match
+         */
+        "If-None-Match"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "id_01hqz8k3v4m5n6p7q8r9s0t1u2",
+           *       "name": "Acme Google Workspace",
+           *       "keyPrefix": "Link sharing on the finance drive was set to public",
+           *       "createdAt": "2026-03-02T09:30:00.000Z",
+           *       "lastUsedAt": "2026-03-02T09:30:00.000Z",
+           *       "expiresAt": "2026-03-02T09:30:00.000Z",
+           *       "revokedAt": null,
+           *       "status": "active",
+           *       "scopes": [
+           *         "read"
+           *       ]
+           *     }
+           */
+          "application/json": {
+            id: string;
+            name: string;
+            keyPrefix: string;
+            /** Format: date-time */
+            createdAt: string;
+            lastUsedAt: string | null;
+            expiresAt: string | null;
+            revokedAt: string | null;
+            /** @enum {string} */
+            status: "active" | "revoked" | "expired";
+            /** @description The key's scopes; null: unscoped, the owner's full role (every key created without scopes). */
+            scopes: ("read" | "write")[] | null;
+          };
+        };
+      };
+      /** @description Not Modified: the `If-None-Match` tag is the current one; no body, not counted against the rate limit */
+      304: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `invalid_input` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "invalid_input",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "unauthenticated",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "plan_upgrade_required",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
           };
         };
       };
@@ -35257,6 +36395,448 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             error?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable` */
+      503: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "service_unavailable",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "service_unavailable";
+          };
+        };
+      };
+    };
+  };
+  "posture-quickWins-ticket-create": {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: the first result with this key (per credential, for 24 h) is replayed with `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`.
+         * @example svc_ak_2f8c1e0b7d6a4c3b9e5f1a0d8c7b6e5f
+         */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @example public_links */
+        group:
+          | "public_links"
+          | "untrusted_shares"
+          | "trusted_shares"
+          | "unverified_broad_apps"
+          | "unverified_apps"
+          | "org_wide_links"
+          | "everyone_grants"
+          | "broad_group_grants";
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "ticket": {
+           *         "provider": "google_workspace",
+           *         "externalId": "id_01hqz8k3v4m5n6p7q8r9s0t1u2",
+           *         "url": "https://hooks.acme.example/posture",
+           *         "status": "ok",
+           *         "kind": "quick_win",
+           *         "subject": "Subject",
+           *         "findingIds": [
+           *           "fnd_01hqz8k3v4m5n6p7q8r9s0t1u2"
+           *         ],
+           *         "createdAt": "Created at"
+           *       }
+           *     }
+           */
+          "application/json": {
+            ticket: {
+              provider: string;
+              externalId: string;
+              /** Format: uri */
+              url: string;
+              status: string;
+              /** @enum {string} */
+              kind: "quick_win" | "incident";
+              subject: string;
+              findingIds: string[];
+              createdAt: string;
+            };
+          };
+        };
+      };
+      /** @description `invalid_input`, `integration_not_configured` */
+      400: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "invalid_input",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "invalid_input" | "integration_not_configured";
+          };
+        };
+      };
+      /** @description `unauthenticated` */
+      401: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "unauthenticated",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unauthenticated";
+          };
+        };
+      };
+      /** @description `plan_upgrade_required` */
+      402: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "plan_upgrade_required",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "plan_upgrade_required";
+          };
+        };
+      };
+      /** @description `csrf_rejected`, `insufficient_scope` */
+      403: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "csrf_rejected",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "csrf_rejected" | "insufficient_scope";
+          };
+        };
+      };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "not_found",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
+      /** @description `conflict`, `ticket_exists` */
+      409: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "conflict",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "conflict" | "ticket_exists";
+          };
+        };
+      };
+      /** @description `payload_too_large` */
+      413: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "payload_too_large",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type` */
+      415: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "unsupported_media_type",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `rate_limited` */
+      429: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          "Retry-After": components["headers"]["Retry-After"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "rate_limited",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error` */
+      500: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "internal_error",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "internal_error";
+          };
+        };
+      };
+      /** @description `upstream_unavailable` */
+      502: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "upstream_unavailable",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "upstream_unavailable";
           };
         };
       };

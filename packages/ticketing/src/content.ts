@@ -1,4 +1,4 @@
-import type { TTicketFinding } from "./types";
+import type { TIssueDraft, TTicketFinding } from "./types";
 
 // Jira's summary limit; GitHub (256) and Linear accept at least as much.
 const MAX_TITLE = 255;
@@ -123,3 +123,73 @@ export const SEVERITY_LABEL: Record<TTicketFinding["severity"], string> = {
   MEDIUM: "severity-medium",
   LOW: "severity-low",
 };
+
+/** What every tracker is sent for a finding: the title, the Markdown body, the ADF body, the severity. */
+export function findingDraft(finding: TTicketFinding): TIssueDraft {
+  return {
+    title: ticketTitle(finding),
+    markdown: markdownDescription(finding),
+    adf: adfDescription(finding),
+    severity: finding.severity,
+  };
+}
+
+/**
+ * An issue about several findings (a quick-win group, an incident): a one-line title, an intro
+ * and one bullet per line, the same shapes as a finding's ticket.
+ */
+export function subjectDraft(o: {
+  title: string;
+  severity: TTicketFinding["severity"];
+  intro: string;
+  lines: TDescriptionLine[];
+}): TIssueDraft {
+  const title = truncate(oneLine(o.title) || "Security posture", MAX_TITLE);
+  const intro = oneLine(o.intro) || "Security posture work.";
+  const lines = o.lines.map((l) => ({ ...l, value: truncate(oneLine(l.value), MAX_VALUE) || "-" }));
+  const markdown = [
+    intro,
+    "",
+    ...lines.map((line) => {
+      const value = line.href
+        ? `<${line.href.replace(/[<>\s]/g, encodeURIComponent)}>`
+        : codeSpan(line.value);
+      return `- **${line.label.replace(/[\\`*_[\]<>#|~]/g, "\\$&")}:** ${value}`;
+    }),
+  ].join("\n");
+  const items = lines.map((line) => {
+    const value: TAdfText = line.href
+      ? { type: "text", text: line.value, marks: [{ type: "link", attrs: { href: line.href } }] }
+      : { type: "text", text: line.value };
+    const paragraph: TAdfNode = {
+      type: "paragraph",
+      content: [{ type: "text", text: `${line.label}: `, marks: [{ type: "strong" }] }, value],
+    };
+    return { type: "listItem" as const, content: [paragraph] };
+  });
+  const adf: TAdfDoc = {
+    type: "doc",
+    version: 1,
+    content: [
+      { type: "paragraph", content: [{ type: "text", text: intro }] },
+      ...(items.length > 0 ? [{ type: "bulletList" as const, content: items }] : []),
+    ],
+  };
+  return { title, markdown, adf, severity: o.severity };
+}
+
+/** A plain-text comment as ADF: one paragraph per blank-line-separated block (Jira v3 comments). */
+export function adfComment(text: string): TAdfDoc {
+  const blocks = text
+    .split(/\n{2,}/)
+    .map((b) => b.replace(CONTROL, " ").trim())
+    .filter((b) => b !== "");
+  return {
+    type: "doc",
+    version: 1,
+    content: (blocks.length > 0 ? blocks : ["-"]).map((b) => ({
+      type: "paragraph" as const,
+      content: [{ type: "text" as const, text: b }],
+    })),
+  };
+}

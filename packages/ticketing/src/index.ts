@@ -1,6 +1,14 @@
-export { closeTicket, createTicket } from "./create-ticket";
+export { closeTicket, createIssue, createTicket } from "./create-ticket";
 export { ZTicketingConfigInput, DEFAULT_BASE_URLS, type TTicketingConfigInput } from "./config";
-export { ticketTitle, markdownDescription, adfDescription } from "./content";
+export {
+  ticketTitle,
+  markdownDescription,
+  adfDescription,
+  adfComment,
+  findingDraft,
+  subjectDraft,
+  type TDescriptionLine,
+} from "./content";
 export { JIRA_FALLBACK_STATUS } from "./providers/jira";
 export {
   TICKET_PROVIDER_IDS,
@@ -9,4 +17,8 @@ export {
   type TTicketFinding,
   type TTicket,
   type TCreateTicketOptions,
+  type TCloseComment,
+  type TCloseResult,
+  type TIssueDraft,
 } from "./types";
+export { fileSubjectTicket, type TSubjectKind, type TSubjectTicket } from "./subject-tickets";

@@ -22,6 +22,24 @@ export type TTicketFinding = {
   details?: Record<string, unknown>;
 };
 
+/** An issue as the trackers are sent it (see content.ts: findingDraft, subjectDraft). */
+export type TIssueDraft = {
+  title: string;
+  markdown: string;
+  /** Atlassian Document Format, for Jira. */
+  adf: unknown;
+  severity: TSeverity;
+};
+
+/** What the product's close did in the tracker: each is false when it was already so. */
+export type TCloseResult = { commented: boolean; transitioned: boolean };
+
+/**
+ * The comment the close writes, and a marker it carries: a comment holding the marker means a
+ * previous try already commented (the close is repeated only after a crash or a lost answer).
+ */
+export type TCloseComment = { text: string; marker: string };
+
 export type TTicket = { provider: string; externalId: string; url: string; status: string };
 
 export type TCreateTicketOptions = {

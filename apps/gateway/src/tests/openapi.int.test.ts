@@ -93,7 +93,9 @@ describe("GET /api/openapi.json", () => {
     expect(doc.paths["/openapi.json"]?.get).toBeDefined();
     expect(doc.paths["/docs"]?.get).toBeDefined();
     expect(doc.paths["/health/live"]?.get).toBeDefined();
-    expect(operations()).toHaveLength(procedures.length + 2);
+    // Issue 32: the trackers' signed webhook, an Express route (it reads the raw body).
+    expect(doc.paths["/integrations/ticketing/events/{hookId}"]?.post).toBeDefined();
+    expect(operations()).toHaveLength(procedures.length + 3);
   });
 
   it("gives every operation a unique operationId, a success response and the contract's error body", () => {

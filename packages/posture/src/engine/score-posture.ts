@@ -84,7 +84,7 @@ type TCounts = Record<TSeverity, number>;
 const fmt = (n: number) => n.toLocaleString("en-US");
 
 /** "Remove 41 public links": the whole group. */
-function groupTitle(key: TQuickWinGroup["key"], total: number): string {
+export function groupTitle(key: TQuickWinGroup["key"], total: number): string {
   const count = (one: string, many: string) => `${fmt(total)} ${total === 1 ? one : many}`;
   switch (key) {
     case "public_links":

@@ -1,7 +1,14 @@
 import { z } from "zod";
-import { markdownDescription, ticketTitle } from "../content";
-import { type TTrackerClient, isSuccess, malformed, send, statusError, trimBaseUrl } from "../http";
-import type { TTicket, TTicketFinding, TTicketingConfig } from "../types";
+import {
+  type TTrackerClient,
+  type TTrackerRequest,
+  isSuccess,
+  malformed,
+  send,
+  statusError,
+  trimBaseUrl,
+} from "../http";
+import type { TCloseComment, TCloseResult, TIssueDraft, TTicket, TTicketingConfig } from "../types";
 
 export const GITHUB_API_VERSION = "2022-11-28";
 
@@ -15,7 +22,7 @@ const ZGithubError = z.object({ message: z.string() });
 export async function createGithubIssue(
   client: TTrackerClient,
   config: TTicketingConfig,
-  finding: TTicketFinding,
+  draft: TIssueDraft,
 ): Promise<TTicket> {
   const [owner = "", repo = ""] = config.project.split("/");
   const res = await send(client, {
@@ -28,7 +35,7 @@ export async function createGithubIssue(
     },
     // No labels: GitHub drops them silently for tokens without push access, and creates unknown
     // ones in the repository otherwise, which is not ours to clutter.
-    body: { title: ticketTitle(finding), body: markdownDescription(finding) },
+    body: { title: draft.title, body: draft.markdown },
   });
   if (!isSuccess(res)) {
     const error = ZGithubError.safeParse(res.json);
@@ -45,18 +52,25 @@ export async function createGithubIssue(
   };
 }
 
+const ZComments = z.array(z.object({ body: z.string().nullish() }));
+const ZIssueState = z.object({ state: z.string() });
+const COMMENT_PAGE = 100;
+const MAX_COMMENT_PAGES = 10;
+
 /**
- * Comments on the issue, then closes it as completed: POST /repos/{owner}/{repo}/issues/{n}/comments
- * and PATCH /repos/{owner}/{repo}/issues/{n} {state: "closed", state_reason: "completed"}
- * (https://docs.github.com/en/rest/issues/comments#create-an-issue-comment,
- * https://docs.github.com/en/rest/issues/issues#update-an-issue). Both are safe to repeat.
+ * Comments on the issue unless a comment already carries the marker, then closes it as completed
+ * unless it is closed: GET/POST /repos/{owner}/{repo}/issues/{n}/comments, GET and PATCH
+ * /repos/{owner}/{repo}/issues/{n} {state: "closed", state_reason: "completed"}
+ * (https://docs.github.com/en/rest/issues/comments#list-issue-comments,
+ * https://docs.github.com/en/rest/issues/comments#create-an-issue-comment,
+ * https://docs.github.com/en/rest/issues/issues#update-an-issue).
  */
 export async function closeGithubIssue(
   client: TTrackerClient,
   config: TTicketingConfig,
   externalId: string,
-  comment: string,
-): Promise<void> {
+  comment: TCloseComment,
+): Promise<TCloseResult> {
   const m = /^([^/]+)\/([^#]+)#(\d+)$/.exec(externalId);
   if (!m) throw new Error(`not a GitHub issue id: ${externalId}`);
   const issue = `${trimBaseUrl(config.baseUrl)}/repos/${encodeURIComponent(m[1] ?? "")}/${encodeURIComponent(m[2] ?? "")}/issues/${m[3]}`;
@@ -65,14 +79,40 @@ export async function closeGithubIssue(
     accept: "application/vnd.github+json",
     "x-github-api-version": GITHUB_API_VERSION,
   };
-  for (const req of [
-    { method: "POST" as const, url: `${issue}/comments`, headers, body: { body: comment } },
-    { method: "PATCH" as const, url: issue, headers, body: { state: "closed", state_reason: "completed" } },
-  ]) {
+  const call = async (req: TTrackerRequest) => {
     const res = await send(client, req);
     if (!isSuccess(res)) {
       const error = ZGithubError.safeParse(res.json);
       throw statusError(client, res, error.success ? error.data.message : undefined);
     }
+    return res;
+  };
+  let commented = false;
+  let seen = false;
+  for (let page = 1; page <= MAX_COMMENT_PAGES && !seen; page++) {
+    const res = await call({
+      method: "GET",
+      url: `${issue}/comments?per_page=${COMMENT_PAGE}&page=${page}`,
+      headers,
+    });
+    const list = ZComments.safeParse(res.json);
+    if (!list.success) throw malformed(client, res);
+    seen = list.data.some((c) => c.body?.includes(comment.marker) === true);
+    if (list.data.length < COMMENT_PAGE) break;
   }
+  if (!seen) {
+    await call({ method: "POST", url: `${issue}/comments`, headers, body: { body: comment.text } });
+    commented = true;
+  }
+  const current = await call({ method: "GET", url: issue, headers });
+  const state = ZIssueState.safeParse(current.json);
+  if (!state.success) throw malformed(client, current);
+  if (state.data.state === "closed") return { commented, transitioned: false };
+  await call({
+    method: "PATCH",
+    url: issue,
+    headers,
+    body: { state: "closed", state_reason: "completed" },
+  });
+  return { commented, transitioned: true };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SEVERITY_LABEL, adfDescription, ticketTitle } from "../content";
+import { SEVERITY_LABEL, adfComment } from "../content";
 import {
   type TTrackerClient,
   type TTrackerResponse,
@@ -8,8 +8,9 @@ import {
   send,
   statusError,
   trimBaseUrl,
+  upstreamError,
 } from "../http";
-import type { TTicket, TTicketFinding, TTicketingConfig } from "../types";
+import type { TCloseComment, TCloseResult, TIssueDraft, TTicket, TTicketingConfig } from "../types";
 
 /** Status of a freshly created issue in Jira's default workflows, used when it cannot be read. */
 export const JIRA_FALLBACK_STATUS = "To Do";
@@ -44,7 +45,7 @@ function jiraErrorDetail(res: TTrackerResponse): string | undefined {
 export async function createJiraIssue(
   client: TTrackerClient,
   config: TTicketingConfig,
-  finding: TTicketFinding,
+  draft: TIssueDraft,
   issueType: string,
   authorization: string,
 ): Promise<TTicket> {
@@ -58,9 +59,9 @@ export async function createJiraIssue(
       fields: {
         project: { key: config.project },
         issuetype: { name: issueType },
-        summary: ticketTitle(finding),
-        description: adfDescription(finding),
-        labels: ["security-posture", SEVERITY_LABEL[finding.severity]],
+        summary: draft.title,
+        description: draft.adf,
+        labels: ["security-posture", SEVERITY_LABEL[draft.severity]],
       },
     },
   });
@@ -99,4 +100,70 @@ async function readStatus(
   } catch {
     return JIRA_FALLBACK_STATUS;
   }
+}
+
+const ZComments = z.object({ comments: z.array(z.object({ body: z.unknown() })) });
+const ZStatusCategory = z.object({
+  fields: z.object({ status: z.object({ statusCategory: z.object({ key: z.string() }) }) }),
+});
+const ZTransitions = z.object({
+  transitions: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      to: z.object({ statusCategory: z.object({ key: z.string() }) }).optional(),
+    }),
+  ),
+});
+
+/**
+ * Comments on the issue unless a comment carries the marker, then moves it to a done-category
+ * status unless it is in one. Jira Cloud REST v3: GET/POST /rest/api/3/issue/{key}/comment (ADF
+ * body), GET /rest/api/3/issue/{key}?fields=status, GET /rest/api/3/issue/{key}/transitions (the
+ * workflow's transitions from the current status) and POST with `{transition: {id}}` for the one
+ * whose `to.statusCategory.key` is `done`
+ * (https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issues/#api-rest-api-3-issue-issueidorkey-transitions-post,
+ * https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-comments/).
+ * A workflow with no transition to done from where the issue is fails the close, retried later.
+ */
+export async function closeJiraIssue(
+  client: TTrackerClient,
+  config: TTicketingConfig,
+  key: string,
+  comment: TCloseComment,
+  authorization: string,
+): Promise<TCloseResult> {
+  const issue = `${trimBaseUrl(config.baseUrl)}/rest/api/3/issue/${encodeURIComponent(key)}`;
+  const headers = { authorization, accept: "application/json" };
+  const call = async (req: { method: "GET" | "POST"; url: string; body?: unknown }) => {
+    const res = await send(client, { ...req, headers });
+    if (!isSuccess(res)) throw statusError(client, res, jiraErrorDetail(res));
+    return res;
+  };
+  // Newest first: a previous try's comment is among the latest.
+  const listed = await call({ method: "GET", url: `${issue}/comment?orderBy=-created&maxResults=100` });
+  const comments = ZComments.safeParse(listed.json);
+  if (!comments.success) throw malformed(client, listed);
+  const seen = comments.data.comments.some((c) => JSON.stringify(c.body ?? "").includes(comment.marker));
+  if (!seen)
+    await call({ method: "POST", url: `${issue}/comment`, body: { body: adfComment(comment.text) } });
+  const current = await call({ method: "GET", url: `${issue}?fields=status` });
+  const status = ZStatusCategory.safeParse(current.json);
+  if (!status.success) throw malformed(client, current);
+  if (status.data.fields.status.statusCategory.key === "done") {
+    return { commented: !seen, transitioned: false };
+  }
+  const available = await call({ method: "GET", url: `${issue}/transitions` });
+  const transitions = ZTransitions.safeParse(available.json);
+  if (!transitions.success) throw malformed(client, available);
+  const done = transitions.data.transitions.find((t) => t.to?.statusCategory.key === "done");
+  if (!done) {
+    throw upstreamError(
+      client,
+      "rejected",
+      `no transition to a done status from the issue's status (${key})`,
+    );
+  }
+  await call({ method: "POST", url: `${issue}/transitions`, body: { transition: { id: done.id } } });
+  return { commented: !seen, transitioned: true };
 }

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { isLinearTeamId } from "../config";
-import { markdownDescription, ticketTitle } from "../content";
 import {
   type TTrackerClient,
   type TTrackerResponse,
@@ -11,7 +10,7 @@ import {
   trimBaseUrl,
   upstreamError,
 } from "../http";
-import type { TTicket, TTicketFinding, TTicketingConfig } from "../types";
+import type { TCloseComment, TCloseResult, TIssueDraft, TTicket, TTicketingConfig } from "../types";
 
 export const LINEAR_ISSUE_CREATE = `mutation IssueCreate($input: IssueCreateInput!) {
   issueCreate(input: $input) { success issue { id identifier url state { name } } }
@@ -22,7 +21,7 @@ export const LINEAR_TEAM_BY_KEY = `query TeamByKey($key: String!) {
 }`;
 
 // Linear priorities: 1 urgent, 2 high, 3 medium, 4 low.
-const PRIORITY: Record<TTicketFinding["severity"], number> = { CRITICAL: 1, HIGH: 2, MEDIUM: 3, LOW: 4 };
+const PRIORITY: Record<TIssueDraft["severity"], number> = { CRITICAL: 1, HIGH: 2, MEDIUM: 3, LOW: 4 };
 
 const ZGraphqlErrors = z.object({ errors: z.array(z.object({ message: z.string() })).min(1) });
 const ZIssueCreated = z.object({
@@ -81,14 +80,14 @@ async function resolveTeamId(client: TTrackerClient, config: TTicketingConfig): 
 export async function createLinearIssue(
   client: TTrackerClient,
   config: TTicketingConfig,
-  finding: TTicketFinding,
+  draft: TIssueDraft,
 ): Promise<TTicket> {
   const teamId = await resolveTeamId(client, config);
   const input = {
     teamId,
-    title: ticketTitle(finding),
-    description: markdownDescription(finding),
-    priority: PRIORITY[finding.severity],
+    title: draft.title,
+    description: draft.markdown,
+    priority: PRIORITY[draft.severity],
   };
   const res = await graphql(client, config, { query: LINEAR_ISSUE_CREATE, variables: { input } });
   const parsed = ZIssueCreated.safeParse(res.json);
@@ -102,4 +101,93 @@ export async function createLinearIssue(
     // state is nullable in Linear's schema; a new issue otherwise starts in the default "Todo".
     status: issue.state?.name ?? "Todo",
   };
+}
+
+export const LINEAR_ISSUE_FOR_CLOSE = `query IssueForClose($id: String!) {
+  issue(id: $id) { id state { id type } team { id } comments(first: 100) { nodes { body } } }
+}`;
+export const LINEAR_COMPLETED_STATES = `query CompletedStates($teamId: ID!) {
+  workflowStates(filter: { team: { id: { eq: $teamId } }, type: { eq: "completed" } }) {
+    nodes { id name type position }
+  }
+}`;
+export const LINEAR_COMMENT_CREATE = `mutation CommentCreate($input: CommentCreateInput!) {
+  commentCreate(input: $input) { success comment { id } }
+}`;
+export const LINEAR_ISSUE_UPDATE = `mutation IssueUpdate($id: String!, $input: IssueUpdateInput!) {
+  issueUpdate(id: $id, input: $input) { success issue { id state { type } } }
+}`;
+
+const ZIssueForClose = z.object({
+  data: z.object({
+    issue: z.object({
+      id: z.string(),
+      state: z.object({ id: z.string(), type: z.string() }),
+      team: z.object({ id: z.string() }),
+      comments: z.object({ nodes: z.array(z.object({ body: z.string() })) }),
+    }),
+  }),
+});
+const ZStates = z.object({
+  data: z.object({
+    workflowStates: z.object({
+      nodes: z.array(z.object({ id: z.string(), type: z.string(), position: z.number() })),
+    }),
+  }),
+});
+const ZSuccess = (field: "commentCreate" | "issueUpdate") =>
+  z.object({ data: z.object({ [field]: z.object({ success: z.boolean() }) }) });
+
+/**
+ * Comments on the issue unless a comment carries the marker, then moves it to its team's first
+ * `completed` workflow state unless it is in one (Linear GraphQL: `issue(id:)` takes the
+ * identifier, `workflowStates` filtered by team and type, `commentCreate`, `issueUpdate` with
+ * `stateId`; https://developers.linear.app/docs/graphql/working-with-the-graphql-api).
+ */
+export async function closeLinearIssue(
+  client: TTrackerClient,
+  config: TTicketingConfig,
+  identifier: string,
+  comment: TCloseComment,
+): Promise<TCloseResult> {
+  const read = await graphql(client, config, {
+    query: LINEAR_ISSUE_FOR_CLOSE,
+    variables: { id: identifier },
+  });
+  const parsed = ZIssueForClose.safeParse(read.json);
+  if (!parsed.success) throw malformed(client, read);
+  const issue = parsed.data.data.issue;
+  const seen = issue.comments.nodes.some((c) => c.body.includes(comment.marker));
+  if (!seen) {
+    const res = await graphql(client, config, {
+      query: LINEAR_COMMENT_CREATE,
+      variables: { input: { issueId: issue.id, body: comment.text } },
+    });
+    const ok = ZSuccess("commentCreate").safeParse(res.json);
+    if (!ok.success) throw malformed(client, res);
+    if (!ok.data.data.commentCreate?.success) {
+      throw upstreamError(client, "rejected", "commentCreate did not succeed", res.status);
+    }
+  }
+  if (issue.state.type === "completed") return { commented: !seen, transitioned: false };
+  const statesRes = await graphql(client, config, {
+    query: LINEAR_COMPLETED_STATES,
+    variables: { teamId: issue.team.id },
+  });
+  const states = ZStates.safeParse(statesRes.json);
+  if (!states.success) throw malformed(client, statesRes);
+  const done = [...states.data.data.workflowStates.nodes]
+    .filter((s) => s.type === "completed")
+    .sort((a, b) => a.position - b.position)[0];
+  if (!done) throw upstreamError(client, "rejected", "the team has no completed workflow state");
+  const res = await graphql(client, config, {
+    query: LINEAR_ISSUE_UPDATE,
+    variables: { id: issue.id, input: { stateId: done.id } },
+  });
+  const ok = ZSuccess("issueUpdate").safeParse(res.json);
+  if (!ok.success) throw malformed(client, res);
+  if (!ok.data.data.issueUpdate?.success) {
+    throw upstreamError(client, "rejected", "issueUpdate did not succeed", res.status);
+  }
+  return { commented: !seen, transitioned: true };
 }

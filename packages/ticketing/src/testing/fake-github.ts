@@ -13,7 +13,13 @@ export type TFakeGithubOptions = {
   token?: string;
 };
 
-export type TFakeGithubIssue = { state: "open" | "closed"; stateReason: string | null; comments: string[] };
+export type TFakeGithubIssue = {
+  state: "open" | "closed";
+  stateReason: string | null;
+  comments: string[];
+  /** How many times an update moved it from open to closed. */
+  closes: number;
+};
 export type TFakeGithub = TFakeTracker & {
   repo: string;
   token: string;
@@ -59,6 +65,26 @@ export async function startFakeGithub(options: TFakeGithubOptions = {}): Promise
       const issue = issues.get(n);
       if (!issue) return githubError(404, "Not Found");
       const body = isRecord(req.json) ? req.json : {};
+      // https://docs.github.com/en/rest/issues/comments#list-issue-comments: oldest first, paged.
+      if (one[4] && req.method === "GET") {
+        const perPage = Math.min(Number(req.query.get("per_page") ?? 30) || 30, 100);
+        const page = Math.max(Number(req.query.get("page") ?? 1) || 1, 1);
+        const rows = issue.comments
+          .map((text, i) => ({ id: 5_000_001 + i, body: text }))
+          .slice((page - 1) * perPage, page * perPage);
+        return { status: 200, body: rows };
+      }
+      if (!one[4] && req.method === "GET") {
+        return {
+          status: 200,
+          body: {
+            number: n,
+            state: issue.state,
+            state_reason: issue.stateReason,
+            comments: issue.comments.length,
+          },
+        };
+      }
       if (one[4] && req.method === "POST") {
         if (typeof body.body !== "string" || body.body === "") {
           return githubError(422, "Validation Failed", {
@@ -69,7 +95,15 @@ export async function startFakeGithub(options: TFakeGithubOptions = {}): Promise
         return { status: 201, body: { id: 5_000_000 + issue.comments.length, body: body.body } };
       }
       if (!one[4] && req.method === "PATCH") {
-        if (body.state === "closed" || body.state === "open") issue.state = body.state;
+        if (body.state !== undefined && body.state !== "closed" && body.state !== "open") {
+          return githubError(422, "Validation Failed", {
+            errors: [{ resource: "Issue", code: "invalid", field: "state" }],
+          });
+        }
+        if (body.state === "closed" || body.state === "open") {
+          if (body.state === "closed" && issue.state !== "closed") issue.closes += 1;
+          issue.state = body.state;
+        }
         if (typeof body.state_reason === "string") issue.stateReason = body.state_reason;
         return { status: 200, body: { number: n, state: issue.state, state_reason: issue.stateReason } };
       }
@@ -87,7 +121,7 @@ export async function startFakeGithub(options: TFakeGithubOptions = {}): Promise
       });
     }
     nextNumber += 1;
-    issues.set(nextNumber, { state: "open", stateReason: null, comments: [] });
+    issues.set(nextNumber, { state: "open", stateReason: null, comments: [], closes: 0 });
     return {
       status: 201,
       body: {

@@ -1,4 +1,12 @@
-export { startFakeJira, isValidAdf, type TFakeJira, type TFakeJiraOptions } from "./fake-jira";
+export {
+  startFakeJira,
+  isValidAdf,
+  FAKE_JIRA_WORKFLOW,
+  type TFakeJira,
+  type TFakeJiraIssue,
+  type TFakeJiraOptions,
+  type TFakeJiraStatus,
+} from "./fake-jira";
 export { startFakeGithub, type TFakeGithub, type TFakeGithubOptions } from "./fake-github";
 export {
   startFakeLinear,

@@ -1,6 +1,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { fileURLToPath } from "node:url";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, incidents } from "@posture/db";
@@ -201,6 +203,64 @@ describe("a read key over MCP (HTTP)", () => {
   });
 });
 
+const MCP_DIR = fileURLToPath(new URL("../../../../mcp/", import.meta.url));
+
+/** `pnpm mcp`'s entry point on stdio, against the started gateway, as this key. */
+async function stdioClient(key: string) {
+  const client = new Client({ name: "stdio-scope-client", version: "1.0.0" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["--import", "tsx", fileURLToPath(new URL("src/main.ts", `file://${MCP_DIR}`))],
+    cwd: MCP_DIR,
+    env: { ...(process.env as Record<string, string>), SERVICE_URL: gw.url, SERVICE_API_KEY: key },
+    stderr: "pipe",
+  });
+  await client.connect(transport);
+  return client;
+}
+
+describe("GET /api/keys/current", () => {
+  it("names the calling key and its scopes; a session has none (404)", async () => {
+    const read = await gw.request("GET", "/api/keys/current", asRead());
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toMatchObject({ name: "siem", scopes: ["read"], status: "active" });
+    expect((read.body as { keyPrefix: string }).keyPrefix).toBe(
+      readKey.slice(0, (read.body as { keyPrefix: string }).keyPrefix.length),
+    );
+    const full = await gw.request("GET", "/api/keys/current", { key: owner.key, ip: freshIp() });
+    expect(full.body).toMatchObject({ scopes: null });
+    const session = await gw.request("GET", "/api/keys/current", { cookie: owner.cookie, ip: freshIp() });
+    expect(session.status).toBe(404);
+  });
+});
+
+describe("a read key over MCP (stdio, `pnpm mcp`)", () => {
+  it("lists only the tools the key's scopes allow, as /mcp does, and is refused a write", async () => {
+    const [full, read, http] = await Promise.all([
+      stdioClient(owner.key),
+      stdioClient(readKey),
+      mcpClient(readKey),
+    ]);
+    try {
+      const fullNames = (await full.listTools()).tools.map((t) => t.name);
+      const readTools = (await read.listTools()).tools;
+      const readNames = readTools.map((t) => t.name);
+      for (const name of ["partner_actions_create", "posture_simulate", "remediations_create"]) {
+        expect(fullNames).toContain(name);
+        expect(readNames).not.toContain(name);
+      }
+      expect(readNames).toEqual((await http.listTools()).tools.map((t) => t.name));
+      for (const t of readTools) expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+      const page = await read.callTool({ name: "findings_list", arguments: { limit: 5 } });
+      expect((readUntrustedBlock(text(page)) as { total: number }).total).toBe(findingsTotal);
+      const refused = await read.callTool({ name: "remediations_create", arguments: {} });
+      expect(text(refused).split("\n")[0]).toBe("403 insufficient_scope");
+    } finally {
+      await Promise.all([full.close(), read.close(), http.close()]);
+    }
+  }, 60_000);
+});
+
 describe("every non-GET REST route", () => {
   const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: TMeta } }>;
   const writes = Object.values(procedures).flatMap((p) => {
@@ -212,8 +272,9 @@ describe("every non-GET REST route", () => {
   it("answers a read key 403 insufficient_scope, and writes no audit row", async () => {
     // Every write of the router (53 with the AI-exposure merge: the sandbox scenario kinds and the
     // exposure reads add none; sign-in's organization choice none; a new POST one; 54 with the
-    // exposure settings PATCH).
-    expect(writes.length).toBe(54);
+    // exposure settings PATCH; 56 with issue 32's one ticket for a quick-win group and one for an
+    // incident: POST /posture/quick-wins/{group}/ticket, POST /incidents/{id}/ticket).
+    expect(writes.length).toBe(56);
     const before = await gw.db.db
       .select({ id: auditLog.id })
       .from(auditLog)

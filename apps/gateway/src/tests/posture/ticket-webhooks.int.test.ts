@@ -11,7 +11,7 @@ import {
   type TSignedDelivery,
 } from "@posture/ticketing/testing";
 import { closeResolvedTickets } from "@posture/posture";
-import { createLogger } from "@posture/platform";
+import { audit, createLogger, SYSTEM_ACTOR } from "@posture/platform";
 import { useTestGateway } from "../../testing";
 import { seedFinding } from "./seed-finding";
 
@@ -200,6 +200,18 @@ describe("a resolved ticketed finding", () => {
       .update(findings)
       .set({ status: "RESOLVED", resolvedAt: new Date("2026-12-01T10:00:00Z"), resolvedBy: "rem_fix1" })
       .where(eq(findings.id, finding.id));
+    // …and the remediation ended: its audit entry is what the comment cites.
+    await gw.db.db.transaction((tx) =>
+      audit(
+        tx,
+        { orgId: a.orgId, actor: SYSTEM_ACTOR },
+        { action: "REMEDIATION_APPLIED", target: "rem_fix1", metadata: { status: "APPLIED" } },
+      ),
+    );
+    const [applied] = await gw.db.db
+      .select({ id: auditLog.id })
+      .from(auditLog)
+      .where(and(eq(auditLog.orgId, a.orgId), eq(auditLog.action, "REMEDIATION_APPLIED")));
     github.failNext({ status: 502, body: { message: "Server Error" } });
     expect(await closeResolvedTickets(gw.db.db, deps, { orgId: a.orgId })).toEqual({
       closed: 0,
@@ -220,6 +232,8 @@ describe("a resolved ticketed finding", () => {
       "Resolved in Posture at 2026-12-01T10:00:00.000Z by remediation rem_fix1",
     );
     expect(issue?.comments[0]).toContain(`/api/findings/${finding.id}`);
+    expect(issue?.comments[0]).toContain(`audit entry ${applied?.id} records it applied`);
+    expect(issue?.closes).toBe(1);
     const [t] = await gw.db.db.select().from(tickets).where(eq(tickets.findingId, finding.id));
     expect(t?.status).toBe("closed:resolved");
     const [row] = await gw.db.db

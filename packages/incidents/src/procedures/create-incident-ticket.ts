@@ -1,0 +1,16 @@
+import { procedure, scopeOf } from "@posture/platform";
+import { createIncidentTicket as createIncidentTicketFor } from "../services/incident-ticket";
+import { createIncidentTicketMeta, ZIncidentTicketOutput } from "./create-incident-ticket.types";
+import { ZIncidentId } from "./incidents.types";
+
+export const createIncidentTicket = procedure({ auth: "apiKey", plan: "business", feature: "ticketing" })
+  .meta(createIncidentTicketMeta)
+  .input(ZIncidentId)
+  .output(ZIncidentTicketOutput)
+  .mutation(async ({ ctx, input }) => ({
+    ticket: await createIncidentTicketFor(
+      ctx.db,
+      { ...scopeOf(ctx.principal), id: input.id },
+      { runtime: ctx.runtime },
+    ),
+  }));

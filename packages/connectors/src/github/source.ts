@@ -172,8 +172,8 @@ export function githubSourceAdapter(
     },
     users: async function* () {
       const copilot = new Set<string>();
-      for await (const seat of gh.copilotSeats())
-        if (seat.pendingCancellationDate === null) copilot.add(seat.login.toLowerCase());
+      // A seat pending cancellation still works until its date: its user is still a Copilot user.
+      for await (const seat of gh.copilotSeats()) copilot.add(seat.login.toLowerCase());
       for await (const member of gh.members()) yield memberUser(org, member, since, copilot);
     },
     files: async function* () {

@@ -8,6 +8,7 @@ import {
   type TWriteFile,
   type TWriteOutcome,
 } from "../write";
+import type { TGithubRequirement } from "./access";
 import { githubAppTokens, type TGithubAppCredentials } from "./auth";
 import { createGithubClient, GithubApiError, type TGithubHttpOptions } from "./http";
 import {
@@ -28,14 +29,35 @@ import {
 // removes another app's installation, and no ownership transfer of a repository's files: both are
 // refused as `unsupported`.
 
-export const GITHUB_WRITE_ACCESS: readonly TAccessRequirement[] = [
+/** What remediation's writes need, with their operations (checked against the extract by access.test.ts). */
+export const GITHUB_WRITE_REQUIREMENTS: readonly TGithubRequirement[] = [
+  {
+    feature: "Remediation: what a change will touch",
+    permission: "metadata: read",
+    needs: { metadata: "read" },
+    operations: [
+      "GET /repos/{owner}/{repo}",
+      "GET /repos/{owner}/{repo}/collaborators/{username}/permission",
+    ],
+    impact: "A change's pre-image (visibility, a collaborator's role) cannot be read: nothing is changed.",
+  },
   {
     feature: "Remediation: outside collaborators and repository visibility",
     permission: "administration: write",
+    needs: { administration: "write" },
+    operations: [
+      "PATCH /repos/{owner}/{repo}",
+      "PUT /repos/{owner}/{repo}/collaborators/{username}",
+      "DELETE /repos/{owner}/{repo}/collaborators/{username}",
+    ],
     impact:
       "Outside collaborators cannot be removed or lowered, and repositories cannot be made private, from a remediation.",
   },
 ];
+
+export const GITHUB_WRITE_ACCESS: readonly TAccessRequirement[] = GITHUB_WRITE_REQUIREMENTS.map(
+  ({ feature, permission, impact }) => ({ feature, permission, impact }),
+);
 
 export const GITHUB_UNSUPPORTED = {
   transfer: () =>

@@ -39,8 +39,10 @@ export {
   GITHUB_DEMO_LIMITS,
   GITHUB_DEMO_MEMBERS,
   GITHUB_DEMO_ORG,
+  createGithubDemoReads,
   githubDemoRepositoryCount,
 } from "./github/demo";
+export { GITHUB_ACTIONS_SETTINGS, GITHUB_ORG_SETTINGS } from "./github/adapter";
 export { GITHUB_ACCESS } from "./github/access";
 export { GITHUB_WRITE_ACCESS } from "./github/write";
 export { ZGithubCredentials } from "./credentials";

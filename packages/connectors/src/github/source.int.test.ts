@@ -215,6 +215,34 @@ describe("a real GitHub connector", () => {
     ]);
   });
 
+  it("lowers an outside collaborator's role, and puts back exactly GitHub's role on undo", async () => {
+    const fixture = buildGithubFixture();
+    const fake = await start({ fixture, permissions: { 88: WRITER } });
+    const writer = createSourceWriter(input(fake));
+    const payments = { id: "acme/payments-api", driveId: null, ownerEmail: "owners@acme.github" };
+    const carl = () =>
+      fixture.repositories
+        .find((r) => r.name === "payments-api")
+        ?.collaborators.find((c) => c.login === "contractor-carl");
+    const before = await writer.readPermission(payments, "contractor-carl");
+    expect(await writer.updatePermissionRole(payments, "contractor-carl", "reader")).toBe("applied");
+    expect(carl()).toEqual({ login: "contractor-carl", permission: "pull" });
+    // Never raised by a "lower": already at or below the role is left alone.
+    expect(await writer.updatePermissionRole(payments, "contractor-carl", "writer")).toBe("already_gone");
+    // Undo of a lowering: a collaborator still, so the role changes at once (no invitation).
+    expect(
+      await writer.restorePermission(payments, before ?? { id: "", type: "user", role: "reader" }),
+    ).toEqual({
+      id: "contractor-carl",
+    });
+    expect(carl()).toEqual({ login: "contractor-carl", permission: "admin" });
+    expect(fixture.invitations).toBeUndefined();
+    expect(writes(fake)).toEqual([
+      'PUT /repos/acme/payments-api/collaborators/contractor-carl {"permission":"pull"}',
+      'PUT /repos/acme/payments-api/collaborators/contractor-carl {"permission":"admin"}',
+    ]);
+  });
+
   it("is refused without administration: write, with GitHub's own answer", async () => {
     const fake = await start();
     const writer = createSourceWriter(input(fake));

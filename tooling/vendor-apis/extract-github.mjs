@@ -52,6 +52,24 @@ export const OPERATIONS = [
     path: "/orgs/{org}/copilot/billing/seats",
     anyOf: [{ organization_administration: "read" }, { organization_copilot_seat_management: "read" }],
   },
+  // Remediation's writes (packages/connectors/src/github/write.ts) and the reads of their pre-images.
+  { method: "get", path: "/repos/{owner}/{repo}", anyOf: [{ metadata: "read" }] },
+  { method: "patch", path: "/repos/{owner}/{repo}", anyOf: [{ administration: "write" }] },
+  {
+    method: "get",
+    path: "/repos/{owner}/{repo}/collaborators/{username}/permission",
+    anyOf: [{ metadata: "read" }],
+  },
+  {
+    method: "put",
+    path: "/repos/{owner}/{repo}/collaborators/{username}",
+    anyOf: [{ administration: "write" }],
+  },
+  {
+    method: "delete",
+    path: "/repos/{owner}/{repo}/collaborators/{username}",
+    anyOf: [{ administration: "write" }],
+  },
 ];
 
 const KEEP = ["type", "format", "enum", "nullable", "required", "minimum", "maximum"];

@@ -40,14 +40,15 @@ function section(heading: string, checks: readonly TTenantCheck[]): string[] {
 export function renderTenantChecksDoc(catalogs: {
   google: readonly TTenantCheck[];
   microsoft: readonly TTenantCheck[];
+  github?: readonly TTenantCheck[];
 }): string {
   return [
     "# Tenant configuration checks",
     "",
     "<!-- Generated from packages/benchmarks by `pnpm --filter @posture/benchmarks docs`; do not edit. -->",
     "",
-    "Each check reads tenant settings through the documented APIs (see `google/settings.ts` and",
-    "`microsoft/settings.ts` in `packages/connectors`), is evaluated on every scan, and when it fails opens",
+    "Each check reads tenant settings through the documented APIs (see `google/settings.ts`,",
+    "`microsoft/settings.ts` and `github/adapter.ts` in `packages/connectors`), is evaluated on every scan, and when it fails opens",
     "a `tenant_configuration` finding whose rule id is the check id and which carries the benchmark's",
     "recommendation id. A check whose settings cannot be read (a missing scope, permission or licence)",
     "is unavailable: no finding, and the scan's coverage says what was missing. Each result is the",
@@ -55,5 +56,6 @@ export function renderTenantChecksDoc(catalogs: {
     "",
     ...section("Google Workspace", catalogs.google),
     ...section("Microsoft 365", catalogs.microsoft),
+    ...(catalogs.github ? section("GitHub", catalogs.github) : []),
   ].join("\n");
 }

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { GOOGLE_SETTINGS, MICROSOFT_SETTINGS, type TTenantSetting } from "@posture/connectors";
+import {
+  createGithubDemoReads,
+  GITHUB_ACTIONS_SETTINGS,
+  GITHUB_ORG_SETTINGS,
+  GOOGLE_SETTINGS,
+  MICROSOFT_SETTINGS,
+  type TTenantSetting,
+} from "@posture/connectors";
 import { COMPLIANCE_FRAMEWORKS } from "@posture/db";
 import { checksFor, evaluateTenantChecks } from "./evaluate";
+import { GITHUB_CHECKS } from "./github";
 import { GOOGLE_WORKSPACE_CHECKS } from "./google-workspace";
 import { MICROSOFT_365_CHECKS } from "./microsoft-365";
 import { testCheck } from "./testing";
@@ -67,7 +75,40 @@ describe("the catalogs", () => {
   const catalogs = [
     { type: "google_workspace", checks: GOOGLE_WORKSPACE_CHECKS, keys: GOOGLE_SETTINGS.map((s) => s.key) },
     { type: "microsoft_365", checks: MICROSOFT_365_CHECKS, keys: MICROSOFT_SETTINGS.map((s) => s.key) },
+    {
+      type: "github",
+      checks: GITHUB_CHECKS,
+      keys: [
+        ...GITHUB_ORG_SETTINGS.map((k) => `org.${k}`),
+        ...GITHUB_ACTIONS_SETTINGS.map((k) => `actions.${k}`),
+      ],
+    },
   ] as const;
+
+  it("github: the demo organization fails exactly the three checks, with the guide's ids", async () => {
+    const settings = await createGithubDemoReads({}).tenantSettings();
+    expect(
+      evaluateTenantChecks(GITHUB_CHECKS, settings).map((r) => [r.check.id, r.check.benchmark.id, r.status]),
+    ).toEqual([
+      ["gh_org_2fa_required", "1.3.5", "fail"],
+      ["gh_base_permission_strict", "1.3.8", "fail"],
+      ["gh_public_repo_creation_limited", "1.2.2", "fail"],
+    ]);
+    const passing = settings.map((s) =>
+      s.key === "org.two_factor_requirement_enabled"
+        ? { ...s, value: true }
+        : s.key === "org.default_repository_permission"
+          ? { ...s, value: "read" }
+          : s.key === "org.members_can_create_public_repositories"
+            ? { ...s, value: false }
+            : s,
+    );
+    expect(evaluateTenantChecks(GITHUB_CHECKS, passing).map((r) => r.status)).toEqual([
+      "pass",
+      "pass",
+      "pass",
+    ]);
+  });
 
   it.each(catalogs)(
     "$type: each check reads only its source's settings and maps all five frameworks",
@@ -91,10 +132,13 @@ describe("the catalogs", () => {
     },
   );
 
-  it.each(catalogs)("$type: the demo tenant's settings evaluate every check (none unavailable)", (c) => {
-    const specs = c.type === "google_workspace" ? GOOGLE_SETTINGS : MICROSOFT_SETTINGS;
-    const demo: TTenantSetting[] = specs.map((s) => ({ key: s.key, value: s.demo, source: "demo" }));
-    for (const r of evaluateTenantChecks(c.checks, demo))
-      expect(r.status, r.check.id).not.toBe("unavailable");
-  });
+  it.each(catalogs.filter((c) => c.type !== "github"))(
+    "$type: the demo tenant's settings evaluate every check (none unavailable)",
+    (c) => {
+      const specs = c.type === "google_workspace" ? GOOGLE_SETTINGS : MICROSOFT_SETTINGS;
+      const demo: TTenantSetting[] = specs.map((s) => ({ key: s.key, value: s.demo, source: "demo" }));
+      for (const r of evaluateTenantChecks(c.checks, demo))
+        expect(r.status, r.check.id).not.toBe("unavailable");
+    },
+  );
 });

@@ -1,4 +1,5 @@
 import type { TConnectorType, TSettingValue, TTenantSetting } from "@posture/connectors";
+import { GITHUB_CHECKS } from "./github";
 import { GOOGLE_WORKSPACE_CHECKS } from "./google-workspace";
 import { MICROSOFT_365_CHECKS } from "./microsoft-365";
 import type { TTenantCheck } from "./types";
@@ -17,6 +18,7 @@ export type TCheckResult = {
 
 /** The catalog of one source's checks. */
 export function checksFor(type: TConnectorType): readonly TTenantCheck[] {
+  if (type === "github") return GITHUB_CHECKS;
   return type === "google_workspace" ? GOOGLE_WORKSPACE_CHECKS : MICROSOFT_365_CHECKS;
 }
 

@@ -2,6 +2,7 @@ import { createPrivateKey } from "node:crypto";
 import { AppError } from "@posture/platform";
 import { z } from "zod";
 import { type TGoogleCredentials } from "./google/auth";
+import { type TGithubAppCredentials } from "./github/auth";
 import { type TMicrosoftCredentials } from "./microsoft/auth";
 import { type TConnectorType } from "./types";
 
@@ -34,7 +35,23 @@ export const ZMicrosoft365Credentials = z.object({
   clientSecret: z.string().min(1).max(1024),
 });
 
-export type TConnectorCredentials = TGoogleCredentials | TMicrosoftCredentials;
+/**
+ * A GitHub App installation (docs/sources/github.md): the app's id, the installation's id on the
+ * organization, and the app's private key as GitHub hands it out.
+ */
+export const ZGithubCredentials = z.object({
+  appId: z.union([
+    z.number().int().positive(),
+    z.string().regex(/^[0-9]{1,20}$/, "must be the app's numeric id"),
+  ]),
+  installationId: z.union([
+    z.number().int().positive(),
+    z.string().regex(/^[0-9]{1,20}$/, "must be the installation's numeric id"),
+  ]),
+  privateKey: z.string().max(16_384).refine(isRsaPrivateKey, "must be a PEM-encoded RSA private key"),
+});
+
+export type TConnectorCredentials = TGoogleCredentials | TMicrosoftCredentials | TGithubAppCredentials;
 
 /**
  * Google's service-account key file as downloaded (`{"type": "service_account", "client_email",
@@ -65,10 +82,16 @@ function googleSchema(credentials: unknown) {
 /** Validates credentials for a connector type; invalid ones are a 400 naming each bad field. */
 export function parseConnectorCredentials(type: "google_workspace", credentials: unknown): TGoogleCredentials;
 export function parseConnectorCredentials(type: "microsoft_365", credentials: unknown): TMicrosoftCredentials;
+export function parseConnectorCredentials(type: "github", credentials: unknown): TGithubAppCredentials;
 export function parseConnectorCredentials(type: TConnectorType, credentials: unknown): TConnectorCredentials;
 export function parseConnectorCredentials(type: TConnectorType, credentials: unknown): TConnectorCredentials {
   const input = type === "google_workspace" ? normaliseGoogleKeyFile(credentials) : credentials;
-  const schema = type === "google_workspace" ? googleSchema(input) : ZMicrosoft365Credentials;
+  const schema =
+    type === "google_workspace"
+      ? googleSchema(input)
+      : type === "github"
+        ? ZGithubCredentials
+        : ZMicrosoft365Credentials;
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   throw new AppError("invalid_input", `Invalid ${type} credentials`, {

@@ -11,6 +11,11 @@ import { createDemoWriter } from "./demo/write";
 import { createGoogleWorkspaceWriter } from "./google/write";
 import { createMicrosoft365Writer } from "./microsoft/write";
 import type { TDemoOverlayStore, TSourceWriter } from "./write";
+import { createGithubAdapter } from "./github/adapter";
+import { createGithubDemoAdapter, GITHUB_DEMO_LIMITS } from "./github/demo";
+import { createGithubDemoWriter } from "./github/demo-write";
+import { githubSourceAdapter } from "./github/source";
+import { createGithubWriter } from "./github/write";
 
 const ZDomain = z.string().regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z]{2,63}$/i, "must be a domain name");
 
@@ -47,6 +52,25 @@ const ZDemoConfig = z.object({
     .optional(),
 });
 
+/** A demo GitHub organization's config (`demo: {repositories?}` is stored as `repositoryCount`). */
+const ZGithubDemoConfig = z.object({
+  repositoryCount: z
+    .number()
+    .int()
+    .min(GITHUB_DEMO_LIMITS.repositories.min)
+    .max(GITHUB_DEMO_LIMITS.repositories.max)
+    .optional(),
+  revision: z.number().int().min(0).optional(),
+  seed: z.string().min(1).max(200).optional(),
+});
+
+/** A GitHub organization's login: alphanumerics and single hyphens, at most 39 characters. */
+const ZGithubRealConfig = z.object({
+  organization: z
+    .string()
+    .regex(/^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/, "must be a GitHub organization's login"),
+});
+
 const ZRealConfig = z.object({
   domain: ZDomain.optional(),
   internalDomains: z.array(ZDomain).max(100).optional(),
@@ -56,7 +80,12 @@ const ZRealConfig = z.object({
  * Where the real adapters send requests. Deliberately not part of a connector's stored config:
  * base URLs come from the deployment (or a test's fakes), never from the organization's input.
  */
-export type TSourceEndpoints = { google?: TGoogleEndpoints; microsoft?: TMicrosoftEndpoints };
+export type TSourceEndpoints = {
+  google?: TGoogleEndpoints;
+  microsoft?: TMicrosoftEndpoints;
+  /** GitHub's REST API base: https://api.github.com, a GitHub Enterprise Server's, or a test's fake. */
+  github?: { baseUrl: string };
+};
 
 export type TCreateSourceAdapterInput = {
   type: TConnectorType;
@@ -94,10 +123,28 @@ type TMakers<T> = {
   demo: (opts: TDemoOptions) => T;
   google_workspace: (opts: Parameters<typeof createGoogleWorkspaceWriter>[0]) => T;
   microsoft_365: (opts: Parameters<typeof createMicrosoft365Writer>[0]) => T;
+  github_demo: (opts: { repositoryCount?: number | undefined; overlay?: TDemoOverlayStore }) => T;
+  github: (opts: Parameters<typeof createGithubWriter>[0]) => T;
 };
 
 /** The one reading of a connector's input, for its adapter and its writer alike. */
 function build<T>(input: TCreateSourceAdapterInput, make: TMakers<T>): T {
+  if (input.type === "github") {
+    if (input.mode === "demo") {
+      const config = parseConfig(ZGithubDemoConfig, input.config);
+      return make.github_demo({
+        repositoryCount: config.repositoryCount,
+        ...(input.demoOverlay ? { overlay: input.demoOverlay } : {}),
+      });
+    }
+    const config = parseConfig(ZGithubRealConfig, input.config);
+    return make.github({
+      org: config.organization,
+      credentials: parseConnectorCredentials("github", input.credentials),
+      ...(input.endpoints?.github ? { baseUrl: input.endpoints.github.baseUrl } : {}),
+      ...(input.http ? { http: input.http } : {}),
+    });
+  }
   if (input.mode === "demo") {
     const config = parseConfig(ZDemoConfig, input.config);
     return make.demo({
@@ -135,6 +182,8 @@ export function createSourceAdapter(input: TCreateSourceAdapterInput): TSourceAd
     demo: createDemoAdapter,
     google_workspace: createGoogleWorkspaceAdapter,
     microsoft_365: createMicrosoft365Adapter,
+    github_demo: createGithubDemoAdapter,
+    github: (opts) => githubSourceAdapter(opts.org, createGithubAdapter(opts)),
   });
 }
 
@@ -151,6 +200,11 @@ export function createSourceWriter(input: TCreateSourceWriterInput): TSourceWrit
     },
     google_workspace: createGoogleWorkspaceWriter,
     microsoft_365: createMicrosoft365Writer,
+    github_demo: (opts) => {
+      if (!overlay) throw new Error("a demo writer needs the connector's overlay store");
+      return createGithubDemoWriter({ ...opts, overlay });
+    },
+    github: createGithubWriter,
   });
 }
 

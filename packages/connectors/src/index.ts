@@ -28,3 +28,21 @@ export {
   type TStoredConnector,
 } from "./factory";
 export { EVERYONE_CLAIM_REASON, NEW_LINK_REASON, NO_RESTRICT_REASON, reversibilityOf } from "./reversibility";
+export {
+  GITHUB_OUTSIDE_DOMAIN,
+  GITHUB_REPOSITORY_MIME,
+  githubOrgDomain,
+  githubSourceAdapter,
+  VISIBILITY_PERMISSION_ID,
+} from "./github/source";
+export {
+  GITHUB_DEMO_LIMITS,
+  GITHUB_DEMO_MEMBERS,
+  GITHUB_DEMO_ORG,
+  createGithubDemoReads,
+  githubDemoRepositoryCount,
+} from "./github/demo";
+export { GITHUB_ACTIONS_SETTINGS, GITHUB_ORG_SETTINGS } from "./github/adapter";
+export { GITHUB_ACCESS } from "./github/access";
+export { GITHUB_WRITE_ACCESS } from "./github/write";
+export { ZGithubCredentials } from "./credentials";

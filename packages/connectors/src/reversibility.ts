@@ -11,6 +11,28 @@ const NO_RESTRICT_REASON =
 const NO_TRANSFER_REASON =
   "OneDrive and SharePoint have no API to transfer a file's ownership: move or copy the file to another drive instead.";
 
+const GITHUB_PRIVATE_REASON =
+  "GitHub detaches a repository's public forks and drops the stars and watchers of people outside the organization when it is made private; making it public again does not bring them back.";
+const GITHUB_NO_SUCH_CHANGE = "GitHub has no such change: it applies to files, not repositories.";
+const GITHUB_APP_REASON =
+  "GitHub has no API for an organization to suspend or remove another app's installation: an owner uninstalls it in the organization's settings.";
+
+/** GitHub (issue 31): a collaborator removed or lowered is put back (re-invited); visibility is one-way. */
+function githubReversibility(action: TWriteAction): TReversibility {
+  switch (action) {
+    case "remove_external_user":
+    case "downgrade_permission":
+    case "remove_everyone_grant":
+      return { reversible: true };
+    case "remove_public_link":
+      return { reversible: false, reason: GITHUB_PRIVATE_REASON };
+    case "revoke_oauth_grant":
+      return { reversible: false, reason: GITHUB_APP_REASON };
+    default:
+      return { reversible: false, reason: GITHUB_NO_SUCH_CHANGE };
+  }
+}
+
 /**
  * Whether a change of this kind can be put back on a source of this type, decided before any
  * call: the real writers, the sandbox (which mirrors its type) and the planner all answer with it.
@@ -20,6 +42,7 @@ export function reversibilityOf(
   action: TWriteAction,
   permission?: Pick<TPermission, "type">,
 ): TReversibility {
+  if (type === "github") return githubReversibility(action);
   if (type === "google_workspace")
     return action === "revoke_oauth_grant"
       ? { reversible: false, reason: GOOGLE_TOKEN_REASON }
@@ -39,4 +62,10 @@ export function reversibilityOf(
   return { reversible: true };
 }
 
-export { EVERYONE_CLAIM_REASON, NEW_LINK_REASON, NO_RESTRICT_REASON, NO_TRANSFER_REASON };
+export {
+  EVERYONE_CLAIM_REASON,
+  GITHUB_PRIVATE_REASON,
+  NEW_LINK_REASON,
+  NO_RESTRICT_REASON,
+  NO_TRANSFER_REASON,
+};

@@ -1,7 +1,10 @@
-// The one interface every source (demo, Google Workspace, Microsoft 365) is read through.
+// The one interface every source (demo, Google Workspace, Microsoft 365, GitHub) is read through.
 // Everything a scan needs, normalised; identifiers are the source's own, stable across scans.
 
-export type TConnectorType = "google_workspace" | "microsoft_365";
+export type TConnectorType = "google_workspace" | "microsoft_365" | "github";
+
+/** The two office suites: the sources of files and drives (the file demo tenant mirrors one of them). */
+export type TSuiteType = Exclude<TConnectorType, "github">;
 
 export type TWorkspace = {
   /** Primary domain of the tenant, e.g. "acme.com". */
@@ -107,6 +110,20 @@ export type TSourceFile = {
    * Microsoft Purview sensitivity label), or null when the file carries none or labels are not read.
    */
   label?: string | null;
+  /**
+   * Set when the resource is a source-code repository (GitHub, issue 31), not a file: what the
+   * file model does not hold. Its visibility and outside collaborators are `permissions`
+   * (docs/sources/github.md says how); `deployKeys` null: they could not be read.
+   */
+  repository?: TSourceRepository;
+};
+
+/** A repository's facts beyond its permissions (GitHub). */
+export type TSourceRepository = {
+  visibility: "public" | "private" | "internal";
+  fork: boolean;
+  archived: boolean;
+  deployKeys: Array<{ id: string; title: string; readOnly: boolean }> | null;
 };
 
 export type TSharedDrive = {

@@ -6,6 +6,7 @@ import {
   SourceAuthError,
   type TActivityEvent,
   type TCoverageGap,
+  type TSuiteType,
 } from "@posture/connectors";
 import { activityEvents, connectors, organizations, scans } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
@@ -83,7 +84,11 @@ async function harness(source: Partial<TActivitySource> = {}): Promise<THarness>
     runtime: { encryptionKey, publicUrl: "http://localhost", webhookAllowPrivateTargets: false },
     log: createLogger("silent"),
     adapterFor: (connector) => {
-      const demo = createDemoAdapter({ seed: connector.id, type: connector.type, fileCount: 20 });
+      const demo = createDemoAdapter({
+        seed: connector.id,
+        type: connector.type as TSuiteType,
+        fileCount: 20,
+      });
       return {
         ...demo,
         coverageGaps: () => [...gaps],

@@ -1,5 +1,5 @@
 import { writeHeapSnapshot } from "node:v8";
-import { createDemoAdapter, type TSourceAdapter } from "@posture/connectors";
+import { createDemoAdapter, type TSourceAdapter, type TSuiteType } from "@posture/connectors";
 import { desc } from "drizzle-orm";
 import { connectors, organizations, scans } from "@posture/db";
 import { createTestDb } from "@posture/db/testing";
@@ -82,7 +82,7 @@ function staged(adapter: TSourceAdapter): TSourceAdapter {
 // The scan alone: the activity job and the refresh it queues are not run.
 const deps = scanOnlyDeps(db.db, {
   logLevel: process.env.MEASURE_LOG_LEVEL,
-  adapterFor: (c) => staged(createDemoAdapter({ seed: c.id, type: c.type, fileCount: files })),
+  adapterFor: (c) => staged(createDemoAdapter({ seed: c.id, type: c.type as TSuiteType, fileCount: files })),
 });
 try {
   const [org] = await db.db.insert(organizations).values({ name: "Measure", plan: "enterprise" }).returning();

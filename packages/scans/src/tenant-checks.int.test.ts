@@ -2,7 +2,12 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TTenantCheck } from "@posture/benchmarks";
 import { testCheck } from "@posture/benchmarks/testing";
-import { createDemoAdapter, type TCoverageGap, type TTenantSetting } from "@posture/connectors";
+import {
+  createDemoAdapter,
+  type TCoverageGap,
+  type TTenantSetting,
+  type TSuiteType,
+} from "@posture/connectors";
 import { connectors, findings, organizations, scans, tenantCheckResults } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
 import { computeOrgPosture, getFindingView, listFindings } from "@posture/posture";
@@ -44,7 +49,7 @@ function deps(): TScanDeps {
   return {
     ...scanOnlyDeps(db.db, {
       adapterFor: (c) => ({
-        ...createDemoAdapter({ seed: c.id, type: c.type, fileCount: 20 }),
+        ...createDemoAdapter({ seed: c.id, type: c.type as TSuiteType, fileCount: 20 }),
         tenantSettings: () => settings(),
         coverageGaps: () => gaps,
       }),

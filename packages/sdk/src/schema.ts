@@ -1032,8 +1032,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Users, files or shared drives of the connected workspaces
-     * @description From the latest scan of each connector. `search` is a case-insensitive substring of name, e-mail or owner. `label` (files only) keeps the files carrying that sensitivity label (case-insensitive, the whole name). Users are ordered by e-mail, files newest-modified first, shared drives most outside members first. Offset-paginated: limit default 50, max 200. `metrics` depend on the type (files: `labelled` counts files carrying a label, `sensitiveLabelled` the highly sensitive ones among them; `orgWide` the files everyone in the organization can open, `orgWideSensitive` the highly sensitive ones among them, `orgWidePct` their share of all files, `internalExposureFindings` the open findings of category `internal_exposure`: organization-wide links, everyone grants and broad group grants). With `search` or `label`, `total` is exact up to 5,000 matches and on the last page of any search; past that it is PostgreSQL's planner estimate of the matches and `totalEstimated` is true (counting a common phrase's matches in a million files would cost ten times the page). `nextOffset` is null only on the last page either way.
+     * Users, files, shared drives or repositories of the connected sources
+     * @description From the latest scan of each connector. `search` is a case-insensitive substring of name, e-mail or owner. `label` (files only) keeps the files carrying that sensitivity label (case-insensitive, the whole name). Users are ordered by e-mail, files newest-modified first, shared drives most outside members first, repositories (`type=repositories`: the GitHub connectors', with `visibility` and `outsideCollaborators`; also listed under `files` with mimeType `application/vnd.github.repository`) most recently pushed first. Offset-paginated: limit default 50, max 200. `metrics` depend on the type (files: `labelled` counts files carrying a label, `sensitiveLabelled` the highly sensitive ones among them; `orgWide` the files everyone in the organization can open, `orgWideSensitive` the highly sensitive ones among them, `orgWidePct` their share of all files, `internalExposureFindings` the open findings of category `internal_exposure`: organization-wide links, everyone grants and broad group grants). With `search` or `label`, `total` is exact up to 5,000 matches and on the last page of any search; past that it is PostgreSQL's planner estimate of the matches and `totalEstimated` is true (counting a common phrase's matches in a million files would cost ten times the page). `nextOffset` is null only on the last page either way.
      *
      *     Auth: session · role: ADMIN+
      */
@@ -9972,6 +9972,7 @@ export interface operations {
            *           "demo": {
            *             "files": 3,
            *             "users": 3,
+           *             "repositories": 3,
            *             "revision": 3
            *           }
            *         }
@@ -10016,10 +10017,12 @@ export interface operations {
               } | null;
               /** @description A demo source's size and revision; null for a real source */
               demo: {
-                /** @description Files of the synthetic workspace at revision 0 */
+                /** @description Files of the synthetic workspace at revision 0 (GitHub: its repositories) */
                 files: number;
-                /** @description Users of the synthetic workspace at revision 0 */
+                /** @description Users of the synthetic workspace at revision 0 (GitHub: the organization's members) */
                 users: number;
+                /** @description GitHub only: the demo organization's repositories */
+                repositories?: number;
                 /** @description The workspace's revision: each is a day of its life, with about 1 % of files changed */
                 revision: number;
               } | null;
@@ -10252,7 +10255,8 @@ export interface operations {
          *       },
          *       "demo": {
          *         "files": 3,
-         *         "users": 25
+         *         "users": 25,
+         *         "repositories": 3
          *       },
          *       "writeAccess": false,
          *       "config": {
@@ -10264,13 +10268,14 @@ export interface operations {
          *         ],
          *         "scopes": [
          *           "Scope"
-         *         ]
+         *         ],
+         *         "organization": "Organization"
          *       }
          *     }
          */
         "application/json": {
           /** @enum {string} */
-          type: "google_workspace" | "microsoft_365";
+          type: "google_workspace" | "microsoft_365" | "github";
           displayName: string;
           /** @enum {string} */
           mode: "real" | "demo";
@@ -10283,6 +10288,8 @@ export interface operations {
             files?: number;
             /** @description How many users it has (default one per 40 files, at least 25) */
             users?: number;
+            /** @description type github: how many repositories the demo organization holds (default 40, at most 20,000) */
+            repositories?: number;
           };
           /** @description Whether remediation may change the source (default: true for a demo connector, whose changes land in its sandbox; false for a real one). Writing needs the write scopes or application permissions listed in docs/operations.md. */
           writeAccess?: boolean;
@@ -10297,6 +10304,8 @@ export interface operations {
             internalDomains?: string[];
             /** @description real: the OAuth scopes granted to the connection */
             scopes?: string[];
+            /** @description real, type github: the login of the GitHub organization the app is installed on (required there) */
+            organization?: string;
           };
         };
       };
@@ -10343,6 +10352,7 @@ export interface operations {
            *       "demo": {
            *         "files": 3,
            *         "users": 3,
+           *         "repositories": 3,
            *         "revision": 3
            *       }
            *     }
@@ -10384,10 +10394,12 @@ export interface operations {
             } | null;
             /** @description A demo source's size and revision; null for a real source */
             demo: {
-              /** @description Files of the synthetic workspace at revision 0 */
+              /** @description Files of the synthetic workspace at revision 0 (GitHub: its repositories) */
               files: number;
-              /** @description Users of the synthetic workspace at revision 0 */
+              /** @description Users of the synthetic workspace at revision 0 (GitHub: the organization's members) */
               users: number;
+              /** @description GitHub only: the demo organization's repositories */
+              repositories?: number;
               /** @description The workspace's revision: each is a day of its life, with about 1 % of files changed */
               revision: number;
             } | null;
@@ -11120,6 +11132,7 @@ export interface operations {
            *       "demo": {
            *         "files": 3,
            *         "users": 3,
+           *         "repositories": 3,
            *         "revision": 3
            *       }
            *     }
@@ -11161,10 +11174,12 @@ export interface operations {
             } | null;
             /** @description A demo source's size and revision; null for a real source */
             demo: {
-              /** @description Files of the synthetic workspace at revision 0 */
+              /** @description Files of the synthetic workspace at revision 0 (GitHub: its repositories) */
               files: number;
-              /** @description Users of the synthetic workspace at revision 0 */
+              /** @description Users of the synthetic workspace at revision 0 (GitHub: the organization's members) */
               users: number;
+              /** @description GitHub only: the demo organization's repositories */
+              repositories?: number;
               /** @description The workspace's revision: each is a day of its life, with about 1 % of files changed */
               revision: number;
             } | null;
@@ -19606,7 +19621,7 @@ export interface operations {
         /** @example 0 */
         offset?: number;
         /** @example users */
-        type?: "users" | "files" | "shared-drives";
+        type?: "users" | "files" | "shared-drives" | "repositories";
         /** @example Search */
         search?: string;
         /** @example Acme Google Workspace */
@@ -19670,7 +19685,7 @@ export interface operations {
             offset: number;
             nextOffset: number | null;
             /** @enum {string} */
-            type: "users" | "files" | "shared-drives";
+            type: "users" | "files" | "shared-drives" | "repositories";
             /** @description True when `total` is an estimate: a search or label filter matching more than 5,000 rows, on any page but the last. False when `total` is exact. */
             totalEstimated: boolean;
             rows: (
@@ -19722,6 +19737,28 @@ export interface operations {
                   restrictionStatus: string;
                   filesCount: number;
                   securityStatus: string;
+                  connectorId: string;
+                }
+              | {
+                  id: string;
+                  /** @description The repository's full name, `owner/name` */
+                  name: string;
+                  /** @enum {string} */
+                  visibility: "public" | "internal" | "private";
+                  /** @description People outside the organization granted access to the repository directly */
+                  outsideCollaborators: number;
+                  /**
+                   * @description From the repository's name and its content signals (open secret scanning alerts make it `high`)
+                   * @enum {string}
+                   */
+                  sensitivity: "high" | "medium" | "low";
+                  /** @description The content signal that rated it, e.g. `Secret scanning alerts open` */
+                  signal: string | null;
+                  pushedAt: string;
+                  reach: {
+                    people: number;
+                    orgWide: boolean;
+                  };
                   connectorId: string;
                 }
             )[];

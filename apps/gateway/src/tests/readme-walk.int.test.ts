@@ -48,6 +48,8 @@ type TCall = { status: number; method: string; path: string; search: URLSearchPa
 // What the promises below carry from one call to the next: the AI readiness reads, the plans made.
 const readiness: Array<{ score: number; delta: number }> = [];
 const plans: string[] = [];
+/** The connectors the session made, by id: their type (a GitHub scan is always full). */
+const connectorTypes = new Map<string, string>();
 
 const PROMISES: Array<{ call: RegExp; check: (c: TCall) => void }> = [
   {
@@ -64,19 +66,26 @@ const PROMISES: Array<{ call: RegExp; check: (c: TCall) => void }> = [
   },
   {
     call: /^POST \/api\/connectors$/,
-    check: ({ body }) => expect(body).toMatchObject({ id: expect.stringMatching(/^con_/), mode: "demo" }),
+    check: ({ body }) => {
+      expect(body).toMatchObject({ id: expect.stringMatching(/^con_/), mode: "demo" });
+      connectorTypes.set(body.id as string, body.type as string);
+    },
   },
   {
     // {scanId, status: COMPLETE, kind: "full", findingsNew, postureScore…}; after the sandbox moved
     // a day on, {kind: "incremental", findingsNew, findingsResolved…}
     call: /^POST \/api\/connectors\/con_\w+\/sync$/,
-    check: ({ body }) => {
+    check: ({ body, path }) => {
       expect(body).toMatchObject({ scanId: expect.stringMatching(/^scn_/), status: "COMPLETE" });
       expect(body.findingsNew).toBeGreaterThan(0);
       expect(body.postureScore).toEqual(expect.any(Number));
       expect(body.kind === "full" || body.kind === "incremental").toBe(true);
       if (body.kind === "incremental") expect(body.findingsResolved).toBeGreaterThan(0);
-      else expect(body.fullReason).toBe("first");
+      // GitHub has no change feed (docs/sources/github.md): every scan of it is full.
+      else
+        expect(body.fullReason).toBe(
+          connectorTypes.get(path.split("/")[3] ?? "") === "github" ? "no_feed" : "first",
+        );
     },
   },
   {
@@ -145,6 +154,18 @@ const PROMISES: Array<{ call: RegExp; check: (c: TCall) => void }> = [
   {
     call: /^GET \/api\/inventory$/,
     check: ({ body, search }) => {
+      if (search.get("type") === "repositories") {
+        // the GitHub demo organization's repositories, most recently pushed first
+        expect(body).toMatchObject({ type: "repositories", total: 40 });
+        expect(body.rows.map((r: { name: string; visibility: string }) => [r.name, r.visibility])).toEqual([
+          ["northwind-labs/payments-api", "private"],
+          ["northwind-labs/website", "public"],
+          ["northwind-labs/infra-credentials", "public"],
+          ["northwind-labs/mobile-app", "private"],
+          ["northwind-labs/deploy-scripts", "private"],
+        ]);
+        return;
+      }
       expect(body.type).toBe("files");
       expect(body.rows.length).toBeGreaterThan(0);
       const label = search.get("label");
@@ -454,7 +475,7 @@ describe("README's first session", () => {
     expect(kept.size, "every promise was walked").toBe(PROMISES.length);
     // The rescan after the sandbox moved on read the change feed, not the whole tenant.
     const kinds = calls.filter((c) => c.path.endsWith("/sync")).map((c) => c.body.kind);
-    expect(kinds).toEqual(["full", "incremental", "full"]);
+    expect(kinds).toEqual(["full", "incremental", "full", "full"]);
 
     // `cat receiver.log`: the deliveries of the scan, then the issue request of the ticket.
     const received = await readFile(join(dir, "receiver.log"), "utf8");

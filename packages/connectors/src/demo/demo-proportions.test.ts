@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { collect } from "../testing/adapter-harness";
-import type { TActivityEvent, TConnectorType, TPermission } from "../types";
+import type { TActivityEvent, TSuiteType, TPermission } from "../types";
 import { createDemoAdapter, describeDemoWorkspace } from "./index";
 
 const NOW = new Date("2025-06-01T12:00:00.000Z");
 const DAY_MS = 86_400_000;
 
-describe.each<[TConnectorType, string]>([
+describe.each<[TSuiteType, string]>([
   ["google_workspace", "proportions-a"],
   ["microsoft_365", "proportions-b"],
 ])("a 5,000-file %s demo workspace (%s)", (type, seed) => {

@@ -1,4 +1,4 @@
-import type { TAppGrant, TAssistantKind, TConnectorType } from "../types";
+import type { TAppGrant, TAssistantKind, TSuiteType } from "../types";
 import { fnv1a, guid, randomString, type TRng } from "./prng";
 import type { TFileKind } from "./vocabulary";
 
@@ -248,7 +248,7 @@ const MICROSOFT: TFlavour = {
   narrowScopes: ["User.Read", "Files.ReadWrite.AppFolder", "Calendars.Read"],
 };
 
-export function flavourOf(type: TConnectorType): TFlavour {
+export function flavourOf(type: TSuiteType): TFlavour {
   return type === "google_workspace" ? GOOGLE : MICROSOFT;
 }
 

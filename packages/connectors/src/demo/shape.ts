@@ -1,4 +1,4 @@
-import type { TConnectorType } from "../types";
+import type { TSuiteType } from "../types";
 import { flavourOf, type TCatalogApp, type TFlavour } from "./flavour";
 import { mix32, pickAt, seedWords, type TSeedWords } from "./prng";
 import {
@@ -18,7 +18,7 @@ const HOUR_MS = 3_600_000;
 
 export type TDemoShape = {
   words: TSeedWords;
-  type: TConnectorType;
+  type: TSuiteType;
   flavour: TFlavour;
   company: string;
   domain: string;
@@ -66,7 +66,7 @@ export type TNamedPerson = { index: number; email: string; name?: string };
 
 export type TShapeInput = {
   seed: string;
-  type: TConnectorType;
+  type: TSuiteType;
   fileCount?: number;
   /** Default: one per forty files, at least 25 (the admins and the behaviour stories need them). */
   userCount?: number;

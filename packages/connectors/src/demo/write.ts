@@ -1,4 +1,4 @@
-import type { TConnectorType, TPermission, TSourceFile } from "../types";
+import type { TSuiteType, TPermission, TSourceFile } from "../types";
 import {
   SourceWriteError,
   type TDemoOverlayStore,
@@ -27,7 +27,7 @@ import { shapeOf } from "./shape";
 /** Where a file is in the generated tenant, as it is now (overlay applied) and as generated. */
 type TLocated = { index: number; pid: string; base: TSourceFile; current: TSourceFile };
 
-const notFound = (type: TConnectorType, fileId: string) =>
+const notFound = (type: TSuiteType, fileId: string) =>
   type === "google_workspace"
     ? new SourceWriteError(404, "notFound", `File not found: ${fileId}.`)
     : new SourceWriteError(404, "itemNotFound", "The resource could not be found.");

@@ -2,6 +2,10 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { GITHUB_OPERATIONS } from "../testing/fake-github-schema";
 import { checkGithubAccess, GITHUB_ACCESS } from "./access";
+import { GITHUB_WRITE_REQUIREMENTS } from "./write";
+
+// Reads (GITHUB_ACCESS, checked on connect) and remediation's writes (GITHUB_WRITE_REQUIREMENTS).
+const EVERY_REQUIREMENT = [...GITHUB_ACCESS, ...GITHUB_WRITE_REQUIREMENTS];
 
 // The connector's permission list, the extract's per-operation permissions (GitHub's table) and
 // docs/sources/github.md say the same thing.
@@ -10,12 +14,12 @@ const operation = (key: string) => GITHUB_OPERATIONS.find((op) => `${op.method} 
 
 describe("GITHUB_ACCESS", () => {
   it("names every installation operation of the extract once, with the permission GitHub's table gives it", () => {
-    const listed = GITHUB_ACCESS.flatMap((r) => r.operations);
+    const listed = EVERY_REQUIREMENT.flatMap((r) => r.operations);
     const installationOps = GITHUB_OPERATIONS.filter((op) => op.auth === "installation").map(
       (op) => `${op.method} ${op.path}`,
     );
     expect([...listed].sort()).toEqual([...installationOps].sort());
-    for (const requirement of GITHUB_ACCESS)
+    for (const requirement of EVERY_REQUIREMENT)
       for (const key of requirement.operations) {
         const permissions = operation(key)?.permissions;
         const accepted = [
@@ -46,7 +50,7 @@ describe("GITHUB_ACCESS", () => {
 
   it("is the table of docs/sources/github.md", () => {
     const doc = readFileSync(new URL("../../../../docs/sources/github.md", import.meta.url), "utf8");
-    for (const requirement of GITHUB_ACCESS) {
+    for (const requirement of EVERY_REQUIREMENT) {
       expect(doc, requirement.permission).toContain(`\`${requirement.permission}\``);
       for (const op of requirement.operations) expect(doc, op).toContain(`\`${op}\``);
     }

@@ -56,7 +56,11 @@ export async function rateLimitWait(response: Response, nowMs: number): Promise<
   return typeof body?.message === "string" && /rate limit/i.test(body.message) ? SECONDARY_DEFAULT_MS : null;
 }
 
-export type TGithubRequest = { method: "GET" | "POST"; url: string; body?: unknown };
+export type TGithubRequest = {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  url: string;
+  body?: unknown;
+};
 
 /**
  * Sends one request until it gets an answer worth reading: rate limits waited out, 5xx and network
@@ -149,6 +153,12 @@ export type TGithubClient = {
   get: <T>(path: string, query?: TQuery) => Promise<T>;
   /** Every item of a paged list, 100 a page, following `Link: rel="next"`; `pick` unwraps an envelope. */
   list: <T>(path: string, query?: TQuery, pick?: (body: unknown) => T[]) => AsyncGenerator<T>;
+  /** One write (PUT, PATCH, DELETE): the final status and its JSON body (null when there is none). */
+  send: (
+    method: "PUT" | "PATCH" | "DELETE",
+    path: string,
+    body?: unknown,
+  ) => Promise<{ status: number; body: unknown }>;
 };
 
 export function createGithubClient(opts: {
@@ -180,6 +190,15 @@ export function createGithubClient(opts: {
         yield* pick ? pick(page.body) : (page.body as T[]);
         url = page.next;
       }
+    },
+    send: async (method, path, body) => {
+      const response = await sendGithub(
+        { method, url: urlOf(path), ...(body === undefined ? {} : { body }) },
+        opts.tokens,
+        opts.http,
+      );
+      if (response.status === 204) return { status: 204, body: null };
+      return { status: response.status, body: await readGithub<unknown>(response) };
     },
   };
 }

@@ -67,6 +67,11 @@ export type TGithubFixture = {
     allowed_actions: "all" | "local_only" | "selected";
     sha_pinning_required: boolean;
   };
+  /**
+   * Invitations sent by `PUT /repos/{owner}/{repo}/collaborators/{username}` to someone who is
+   * not a collaborator yet: GitHub grants the access only when they accept (absent: none sent).
+   */
+  invitations?: Array<{ id: number; repo: string; login: string; permission: TGithubRepoPermission }>;
   /** Copilot seats; null when the organization has no Copilot Business or Enterprise. */
   copilot: Array<{
     login: string;

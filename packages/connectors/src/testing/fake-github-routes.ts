@@ -27,6 +27,8 @@ export type TRouteContext = {
   query: URLSearchParams;
   /** The permissions of the calling token. */
   held: Record<string, string>;
+  /** The request's JSON body (already checked against the operation's schema). */
+  body?: unknown;
 };
 
 const notFound = {
@@ -194,12 +196,118 @@ function repositoryNamed(fixture: TGithubFixture, name: string): TGithubFixtureR
   return index.get(name);
 }
 
+/** A user's access to a repository: a direct grant, an owner's admin, or nothing (`null`). */
+function accessOf(
+  fixture: TGithubFixture,
+  repo: TGithubFixtureRepo,
+  login: string,
+): TGithubRepoPermission | null {
+  const direct = repo.collaborators.find((c) => c.login === login);
+  if (direct) return direct.permission;
+  return fixture.members.some((m) => m.role === "admin" && m.user.login === login) ? "admin" : null;
+}
+
+function fullRepository(fixture: TGithubFixture, repo: TGithubFixtureRepo, base: string) {
+  const minimal = repository(fixture, repo, base);
+  return complete("full-repository", { ...minimal, visibility: repo.visibility }, base);
+}
+
+/** The writes remediation makes (GitHub's own answers: 204 without a body, 201 with an invitation). */
+function writeRoute(operationId: string, ctx: TRouteContext, repo: TGithubFixtureRepo): TRouteAnswer | null {
+  const { fixture, base, params } = ctx;
+  const users = new Map(
+    [...fixture.members.map((m) => m.user), ...fixture.outsideCollaborators].map((u) => [u.login, u]),
+  );
+  const body = (ctx.body ?? {}) as { permission?: string; visibility?: string };
+  switch (operationId) {
+    case "repos/get":
+      return { status: 200, body: fullRepository(fixture, repo, base) };
+    case "repos/update": {
+      if (body.visibility === "public" || body.visibility === "private" || body.visibility === "internal")
+        repo.visibility = body.visibility;
+      return { status: 200, body: fullRepository(fixture, repo, base) };
+    }
+    case "repos/get-collaborator-permission-level": {
+      const u = users.get(params.username ?? "");
+      if (!u) return notFound;
+      const access = accessOf(fixture, repo, u.login);
+      const legacy =
+        access === null ? "none" : access === "push" ? "write" : access === "pull" ? "read" : access;
+      return {
+        status: 200,
+        body: complete(
+          "repository-collaborator-permission",
+          {
+            permission: access === "maintain" ? "write" : access === "triage" ? "read" : legacy,
+            role_name: access === null ? "none" : ROLE_NAME[access],
+            user:
+              access === null
+                ? null
+                : complete(
+                    "nullable-collaborator",
+                    {
+                      ...simpleUser(u, base),
+                      permissions: PERMISSION_HASH[access],
+                      role_name: ROLE_NAME[access],
+                    },
+                    base,
+                  ),
+          },
+          base,
+        ),
+      };
+    }
+    case "repos/remove-collaborator":
+      repo.collaborators = repo.collaborators.filter((c) => c.login !== params.username);
+      return { status: 204, body: undefined };
+    case "repos/add-collaborator": {
+      const u = users.get(params.username ?? "");
+      if (!u) return notFound;
+      const permission = (body.permission ?? "push") as TGithubRepoPermission;
+      const existing = repo.collaborators.find((c) => c.login === u.login);
+      if (existing) {
+        existing.permission = permission;
+        return { status: 204, body: undefined };
+      }
+      fixture.invitations ??= [];
+      const invitation = {
+        id: 8000 + fixture.invitations.length,
+        repo: repo.name,
+        login: u.login,
+        permission,
+      };
+      fixture.invitations.push(invitation);
+      return {
+        status: 201,
+        body: complete(
+          "repository-invitation",
+          {
+            id: invitation.id,
+            node_id: `RI_${invitation.id}`,
+            repository: repository(fixture, repo, base),
+            invitee: simpleUser(u, base),
+            permissions: ROLE_NAME[permission],
+            created_at: "2025-06-01T12:00:00Z",
+            url: `${base}/user/repository_invitations/${invitation.id}`,
+            html_url: `https://github.com/${fixture.org.login}/${repo.name}/invitations`,
+          },
+          base,
+        ),
+      };
+    }
+    default:
+      return null;
+  }
+}
+
 export function route(operationId: string, ctx: TRouteContext): TRouteAnswer {
   const { fixture, base, params } = ctx;
   const org = params.org ?? params.owner;
   if (org !== undefined && org.toLowerCase() !== fixture.org.login) return notFound;
   const repo = params.repo === undefined ? undefined : repositoryNamed(fixture, params.repo);
   if (params.repo !== undefined && !repo) return notFound;
+  const written = repo ? writeRoute(operationId, ctx, repo) : null;
+  if (written) return written;
   switch (operationId) {
     case "orgs/get":
       return { status: 200, body: organization(ctx) };

@@ -24,12 +24,18 @@ async function token(url: string, body?: unknown) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-async function call(url: string, path: string, auth: string, method = "GET") {
+async function call(url: string, path: string, auth: string, method = "GET", body?: unknown) {
   const response = await fetch(`${url}${path}`, {
     method,
     headers: { ...HEADERS, authorization: `Bearer ${auth}` },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as unknown };
+  const text = await response.text();
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (text === "" ? null : JSON.parse(text)) as unknown,
+  };
 }
 
 describe("the fake GitHub", () => {
@@ -133,7 +139,17 @@ describe("the fake GitHub", () => {
   });
 
   it("answers each operation only with properties its response schema declares", async () => {
-    const fake = await start();
+    // Remediation's writes need administration: write, which the scanning app does not hold.
+    const fake = await start({
+      permissions: {
+        88: {
+          metadata: "read",
+          members: "read",
+          administration: "write",
+          organization_administration: "read",
+        },
+      },
+    });
     const ghs = String((await token(fake.url)).body.token);
     const paths: Record<string, string> = {
       "orgs/get": "/orgs/acme",
@@ -146,14 +162,41 @@ describe("the fake GitHub", () => {
       "orgs/list-app-installations": "/orgs/acme/installations",
       "actions/get-github-actions-permissions-organization": "/orgs/acme/actions/permissions",
       "copilot/list-copilot-seats": "/orgs/acme/copilot/billing/seats",
+      // Remediation's, in an order that works (removed, then invited back):
+      "repos/get": "/repos/acme/website",
+      "repos/get-collaborator-permission-level":
+        "/repos/acme/website/collaborators/contractor-carl/permission",
+      "repos/remove-collaborator": "/repos/acme/website/collaborators/contractor-carl",
+      "repos/add-collaborator": "/repos/acme/website/collaborators/contractor-carl",
+      "repos/update": "/repos/acme/website",
+    };
+    const bodies: Record<string, unknown> = {
+      "repos/add-collaborator": { permission: "push" },
+      "repos/update": { visibility: "private" },
+    };
+    // GitHub's answer to each write: 204 without a body, 201 with the invitation it sent.
+    const statuses: Record<string, number> = {
+      "repos/remove-collaborator": 204,
+      "repos/add-collaborator": 201,
     };
     const installationOps = GITHUB_OPERATIONS.filter((op) => op.auth === "installation");
     expect(installationOps.map((op) => op.operationId).sort()).toEqual(Object.keys(paths).sort());
-    for (const op of installationOps) {
-      const answer = await call(fake.url, paths[op.operationId] ?? "", ghs);
-      expect(answer.status, op.operationId).toBe(200);
-      const schema = op.responses["200"]?.schema ?? {};
-      expect(schemaProblems(schema, answer.body), op.operationId).toEqual([]);
+    const order = Object.keys(paths);
+    for (const op of [...installationOps].sort(
+      (a, b) => order.indexOf(a.operationId) - order.indexOf(b.operationId),
+    )) {
+      const answer = await call(
+        fake.url,
+        paths[op.operationId] ?? "",
+        ghs,
+        op.method,
+        bodies[op.operationId],
+      );
+      const status = statuses[op.operationId] ?? 200;
+      expect(answer.status, op.operationId).toBe(status);
+      const schema = op.responses[String(status)]?.schema;
+      if (status === 204) expect(answer.body, op.operationId).toBeNull();
+      else expect(schemaProblems(schema ?? {}, answer.body), op.operationId).toEqual([]);
     }
   });
 });

@@ -251,6 +251,7 @@ export async function startFakeGithub(opts: TFakeGithubOptions): Promise<TFakeGi
       params,
       query: req.query,
       held: token.permissions,
+      body: req.json,
     });
     if (!("list" in answer)) return { status: answer.status, body: answer.body, headers: rate.headers };
     const perPage = Math.min(

@@ -2,7 +2,7 @@ import { boolean, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-co
 import { createdAt, idColumn, tsColumn } from "./columns";
 import { organizations } from "./organizations";
 
-export const CONNECTOR_TYPES = ["google_workspace", "microsoft_365"] as const;
+export const CONNECTOR_TYPES = ["google_workspace", "microsoft_365", "github"] as const;
 export const CONNECTOR_MODES = ["real", "demo"] as const;
 
 export const connectors = pgTable(

@@ -233,3 +233,66 @@ describe("findings per file", () => {
     expect(only([file("in", [{ type: "user", role: "writer", emailAddress: "a@acme.com" }])])).toEqual([]);
   });
 });
+
+describe("repositories (GitHub)", () => {
+  const repo = (
+    id: string,
+    permissions: Parameters<typeof file>[1],
+    facet: { deployKeys: Array<{ id: string; title: string; readOnly: boolean }>; archived?: boolean },
+    label: string | null = null,
+  ) => ({
+    ...file(id, permissions),
+    name: id,
+    mimeType: "application/vnd.github.repository",
+    label,
+    repository: {
+      visibility: "private" as const,
+      fork: false,
+      archived: facet.archived ?? false,
+      deployKeys: facet.deployKeys,
+    },
+  });
+
+  it("says repository in its titles, rated by name and by the content signal", () => {
+    const findings = only([
+      repo("acme/docs", [{ type: "anyone", role: "reader" }], { deployKeys: [] }),
+      repo("acme/infra-credentials", [{ type: "anyone", role: "reader" }], { deployKeys: [] }),
+      repo(
+        "acme/sdk",
+        [{ type: "anyone", role: "reader" }],
+        { deployKeys: [] },
+        "Secret scanning alerts open",
+      ),
+    ]);
+    expect(findings.map((f) => [f.resourceId, f.ruleId, f.severity, f.title])).toEqual([
+      ["acme/docs", "public_link", "HIGH", "Public repository"],
+      ["acme/infra-credentials", "public_link", "CRITICAL", "Public repository with a sensitive name"],
+      ["acme/sdk", "public_link", "CRITICAL", "Public repository with secret scanning alerts open"],
+    ]);
+  });
+
+  it("finds deploy keys that can push, one finding a repository, lower on an archived one", () => {
+    const keys = [
+      { id: "1", title: "ci", readOnly: false },
+      { id: "2", title: "read", readOnly: true },
+      { id: "3", title: "deploy", readOnly: false },
+    ];
+    const findings = only([
+      repo("acme/api", [], { deployKeys: keys }),
+      repo("acme/old", [], { deployKeys: keys, archived: true }),
+      repo("acme/ro", [], { deployKeys: [{ id: "4", title: "read", readOnly: true }] }),
+    ]);
+    expect(findings.map((f) => [f.resourceId, f.ruleId, f.category, f.severity, f.title])).toEqual([
+      ["acme/api", "deploy_key_write", "third_party_apps", "HIGH", "Deploy keys with write access"],
+      ["acme/old", "deploy_key_write", "third_party_apps", "MEDIUM", "Deploy keys with write access"],
+    ]);
+    expect(findings[0]?.details).toMatchObject({
+      keys: [
+        { id: "1", title: "ci" },
+        { id: "3", title: "deploy" },
+      ],
+      keyCount: 2,
+      archived: false,
+    });
+  });
+});

@@ -118,18 +118,22 @@ export function evaluateFile(
       severity: outsideGrantSeverity(permission.role, trusted, sensitivity),
     });
   }
+  const writableKeys = (file.repository?.deployKeys ?? []).filter((k) => !k.readOnly);
   if (
     publicRole === null &&
     external.length === 0 &&
     orgLinks.length === 0 &&
     everyoneGrants.length === 0 &&
-    broadGroups.length === 0
+    broadGroups.length === 0 &&
+    writableKeys.length === 0
   )
     return [];
 
   const findings: TDetectedFinding[] = [];
   const sensitiveTerm = sensitiveTermIn(file.name);
   const common = { resourceId: file.id, resourceName: file.name, resourceType: "file" as const };
+  // A repository (GitHub) is stored and judged as a file; its findings say what it is.
+  const repo = file.repository !== undefined;
   const fileDetails = {
     ownerEmail: file.ownerEmail,
     mimeType: file.mimeType,
@@ -145,11 +149,15 @@ export function evaluateFile(
       makeFinding({
         ruleId: RULE_IDS.publicLink,
         severity: publicLinkSeverity(publicRole, sensitivity),
-        title: editable
-          ? `Public link lets anyone ${publicRole === "commenter" ? "comment on" : "edit"} the file`
-          : sensitive
-            ? `${label !== null && sensitiveTerm === null ? `${label} file` : "Sensitive file"} shared with anyone who has the link`
-            : "File shared with anyone who has the link",
+        title: repo
+          ? sensitive
+            ? `Public repository with ${label !== null && sensitiveTerm === null ? label.toLowerCase() : "a sensitive name"}`
+            : "Public repository"
+          : editable
+            ? `Public link lets anyone ${publicRole === "commenter" ? "comment on" : "edit"} the file`
+            : sensitive
+              ? `${label !== null && sensitiveTerm === null ? `${label} file` : "Sensitive file"} shared with anyone who has the link`
+              : "File shared with anyone who has the link",
         ...common,
         details: { ...fileDetails, role: publicRole, permissionIds: publicPermissionIds, sensitiveTerm },
       }),
@@ -169,7 +177,9 @@ export function evaluateFile(
       makeFinding({
         ruleId: RULE_IDS.externalShare,
         severity,
-        title: `File shared ${editable ? "with edit access " : ""}outside the organization${allTrusted ? " (trusted domain)" : ""}`,
+        title: repo
+          ? `Outside collaborator${external.length === 1 ? "" : "s"} ${editable ? "with write access or more" : "with read access"}`
+          : `File shared ${editable ? "with edit access " : ""}outside the organization${allTrusted ? " (trusted domain)" : ""}`,
         ...common,
         details: {
           ...fileDetails,
@@ -183,11 +193,14 @@ export function evaluateFile(
     );
   }
   const internalDetails = { ...fileDetails, sensitiveTerm, reach };
+  const noun = repo ? "repository" : "file";
   const what = sensitive
     ? label !== null && sensitiveTerm === null
-      ? `${label} file`
-      : "Sensitive file"
-    : "File";
+      ? `${label} ${noun}`
+      : `Sensitive ${noun}`
+    : repo
+      ? "Repository"
+      : "File";
   if (orgLinks.length > 0) {
     const role = strongest(orgLinks.map((l) => l.role));
     const editable = EDITING_ROLES.has(role);
@@ -237,6 +250,26 @@ export function evaluateFile(
           ...internalDetails,
           permissionIds: broadGroups.map((g) => g.permissionId),
           groups: broadGroups.slice(0, MAX_LISTED_TARGETS),
+        },
+      }),
+    );
+  }
+  if (writableKeys.length > 0) {
+    const archived = file.repository?.archived === true;
+    findings.push(
+      makeFinding({
+        ruleId: RULE_IDS.deployKeyWrite,
+        // Whoever holds the key pushes code without a person's account, 2FA or review; an archived
+        // repository refuses pushes until it is unarchived.
+        severity: archived ? "MEDIUM" : "HIGH",
+        title: `Deploy key${writableKeys.length === 1 ? "" : "s"} with write access`,
+        ...common,
+        details: {
+          ...fileDetails,
+          visibility: file.repository?.visibility ?? null,
+          archived,
+          keys: writableKeys.slice(0, MAX_LISTED_TARGETS).map((k) => ({ id: k.id, title: k.title })),
+          keyCount: writableKeys.length,
         },
       }),
     );

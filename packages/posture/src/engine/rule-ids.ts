@@ -16,6 +16,8 @@ export const RULE_IDS = {
   orgWideLink: "org_wide_link",
   orgWideGrant: "org_wide_grant",
   broadGroupGrant: "broad_group_grant",
+  // GitHub (issue 31): a repository's deploy key that can push.
+  deployKeyWrite: "deploy_key_write",
 } as const;
 
 export type TRuleId = (typeof RULE_IDS)[keyof typeof RULE_IDS];
@@ -34,6 +36,7 @@ export const RULE_CATEGORY: Record<TRuleId, TFindingCategory> = {
   org_wide_link: "internal_exposure",
   org_wide_grant: "internal_exposure",
   broad_group_grant: "internal_exposure",
+  deploy_key_write: "third_party_apps",
 };
 
 /** Fixed by one action on one resource (remove the link, remove the outside grants). */

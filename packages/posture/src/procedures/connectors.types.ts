@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEMO_LIMITS } from "@posture/connectors";
+import { DEMO_LIMITS, GITHUB_DEMO_LIMITS } from "@posture/connectors";
 import { ZTimestamp, type TMeta } from "@posture/platform";
 
 export const ZConnector = z.object({
@@ -51,8 +51,22 @@ export const ZConnector = z.object({
     ),
   demo: z
     .object({
-      files: z.number().int().nonnegative().describe("Files of the synthetic workspace at revision 0"),
-      users: z.number().int().nonnegative().describe("Users of the synthetic workspace at revision 0"),
+      files: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe("Files of the synthetic workspace at revision 0 (GitHub: its repositories)"),
+      users: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe("Users of the synthetic workspace at revision 0 (GitHub: the organization's members)"),
+      repositories: z
+        .number()
+        .int()
+        .nonnegative()
+        .optional()
+        .describe("GitHub only: the demo organization's repositories"),
       revision: z
         .number()
         .int()
@@ -100,15 +114,24 @@ export const ZDemoSize = z
       .max(DEMO_LIMITS.users.max)
       .optional()
       .meta({ description: "How many users it has (default one per 40 files, at least 25)" }),
+    repositories: z
+      .number()
+      .int()
+      .min(GITHUB_DEMO_LIMITS.repositories.min)
+      .max(GITHUB_DEMO_LIMITS.repositories.max)
+      .optional()
+      .meta({
+        description: `type github: how many repositories the demo organization holds (default ${GITHUB_DEMO_LIMITS.repositories.default}, at most ${GITHUB_DEMO_LIMITS.repositories.max.toLocaleString("en-US")})`,
+      }),
   })
   .meta({ description: "demo: the synthetic workspace's size" });
 
 const DEMO_CONFIG_FIELDS = ["fileCount", "revision"] as const;
-const REAL_CONFIG_FIELDS = ["domain", "internalDomains", "scopes"] as const;
+const REAL_CONFIG_FIELDS = ["domain", "internalDomains", "scopes", "organization"] as const;
 
 export const ZCreateConnectorInput = z
   .strictObject({
-    type: z.enum(["google_workspace", "microsoft_365"]),
+    type: z.enum(["google_workspace", "microsoft_365", "github"]),
     displayName: z.string().trim().min(1).max(100),
     mode: z.enum(["real", "demo"]),
     credentials: z.record(z.string(), z.unknown()).optional(),
@@ -144,6 +167,10 @@ export const ZCreateConnectorInput = z
           .max(100)
           .optional()
           .meta({ description: "real: the OAuth scopes granted to the connection" }),
+        organization: z.string().max(39).optional().meta({
+          description:
+            "real, type github: the login of the GitHub organization the app is installed on (required there)",
+        }),
       })
       .optional(),
   })
@@ -156,6 +183,34 @@ export const ZCreateConnectorInput = z
       });
     if (v.mode === "real" && v.demo !== undefined)
       ctx.addIssue({ code: "custom", path: ["demo"], message: "demo applies to demo connectors only" });
+    // A GitHub organization is sized in repositories, a suite's workspace in files and users.
+    const github = v.type === "github";
+    for (const key of github ? (["files", "users"] as const) : (["repositories"] as const))
+      if (v.demo?.[key] !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["demo", key],
+          message: github
+            ? `a GitHub demo organization is sized by demo.repositories, not demo.${key}`
+            : "demo.repositories applies to GitHub demo connectors only",
+        });
+    for (const key of github
+      ? (["domain", "internalDomains", "scopes", "fileCount"] as const)
+      : (["organization"] as const))
+      if (v.config?.[key] !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["config", key],
+          message: github
+            ? `${key} does not apply to GitHub connectors`
+            : "organization applies to GitHub connectors only",
+        });
+    if (github && v.mode === "real" && v.config?.organization === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["config", "organization"],
+        message: "the GitHub organization's login is required in real mode",
+      });
     if (v.demo?.files !== undefined && v.config?.fileCount !== undefined)
       ctx.addIssue({
         code: "custom",

@@ -11,6 +11,8 @@ import {
   accessRequirementsOf,
   createSourceAdapter,
   describeDemoWorkspace,
+  GITHUB_DEMO_MEMBERS,
+  githubDemoRepositoryCount,
   SourceAuthError,
   type TAccessCheck,
   type TAccessRequirement,
@@ -45,8 +47,8 @@ export type TConnectorView = {
   access: TConnectorAccess | null;
   /** Remediation may write to the source (opt-in; demo connectors start opted in). */
   writeAccess: boolean;
-  /** A demo source's size and revision; null for a real one. */
-  demo: { files: number; users: number; revision: number } | null;
+  /** A demo source's size and revision; null for a real one. GitHub's also says its repositories. */
+  demo: { files: number; users: number; revision: number; repositories?: number } | null;
 };
 
 /** The connect-time access check as stored and returned: what was granted, what is missing and why it matters. */
@@ -84,6 +86,15 @@ function toView({ config, ...r }: TRow): TConnectorView {
 /** The size a demo config reads as, defaults applied (the config is validated when stored). */
 function demoSizeOf(seed: string, type: TConnectorType, config: Record<string, unknown>) {
   const int = (v: unknown) => (typeof v === "number" && Number.isInteger(v) ? v : undefined);
+  if (type === "github") {
+    const repositories = githubDemoRepositoryCount({ repositoryCount: int(config.repositoryCount) });
+    return {
+      files: repositories,
+      users: GITHUB_DEMO_MEMBERS,
+      repositories,
+      revision: int(config.revision) ?? 0,
+    };
+  }
   const { counts } = describeDemoWorkspace({
     seed,
     type,
@@ -220,13 +231,17 @@ export type TCreateConnector = {
   actor: TActor;
   /** The organization's effective plan: it sets how many sources may be connected. */
   plan: TPlanId;
-  type: "google_workspace" | "microsoft_365";
+  type: TConnectorType;
   displayName: string;
   mode: "real" | "demo";
   credentials?: unknown;
   config?: Record<string, unknown> | undefined;
-  /** A demo source's size: stored in its config as `fileCount` and `userCount`, at revision 0. */
-  demo?: { files?: number | undefined; users?: number | undefined } | undefined;
+  /**
+   * A demo source's size: stored in its config as `fileCount` and `userCount` (GitHub:
+   * `repositoryCount`), at revision 0.
+   */
+  demo?:
+    { files?: number | undefined; users?: number | undefined; repositories?: number | undefined } | undefined;
   /** Remediation may write to the source; by default a demo connector may (its sandbox), a real one not. */
   writeAccess?: boolean | undefined;
 };
@@ -237,6 +252,7 @@ function storedConfig(input: TCreateConnector): Record<string, unknown> {
   if (input.mode !== "demo") return config;
   if (input.demo?.files !== undefined) config.fileCount = input.demo.files;
   if (input.demo?.users !== undefined) config.userCount = input.demo.users;
+  if (input.demo?.repositories !== undefined) config.repositoryCount = input.demo.repositories;
   config.revision ??= 0;
   return config;
 }

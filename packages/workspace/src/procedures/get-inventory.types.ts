@@ -7,9 +7,9 @@ export const getInventoryMeta = {
     method: "GET",
     path: "/inventory",
     tags: ["inventory"],
-    summary: "Users, files or shared drives of the connected workspaces",
+    summary: "Users, files, shared drives or repositories of the connected sources",
     description:
-      "From the latest scan of each connector. `search` is a case-insensitive substring of name, e-mail or owner. `label` (files only) keeps the files carrying that sensitivity label (case-insensitive, the whole name). Users are ordered by e-mail, files newest-modified first, shared drives most outside members first. Offset-paginated: limit default 50, max 200. `metrics` depend on the type (files: `labelled` counts files carrying a label, `sensitiveLabelled` the highly sensitive ones among them; `orgWide` the files everyone in the organization can open, `orgWideSensitive` the highly sensitive ones among them, `orgWidePct` their share of all files, `internalExposureFindings` the open findings of category `internal_exposure`: organization-wide links, everyone grants and broad group grants). With `search` or `label`, `total` is exact up to 5,000 matches and on the last page of any search; past that it is PostgreSQL's planner estimate of the matches and `totalEstimated` is true (counting a common phrase's matches in a million files would cost ten times the page). `nextOffset` is null only on the last page either way.",
+      "From the latest scan of each connector. `search` is a case-insensitive substring of name, e-mail or owner. `label` (files only) keeps the files carrying that sensitivity label (case-insensitive, the whole name). Users are ordered by e-mail, files newest-modified first, shared drives most outside members first, repositories (`type=repositories`: the GitHub connectors', with `visibility` and `outsideCollaborators`; also listed under `files` with mimeType `application/vnd.github.repository`) most recently pushed first. Offset-paginated: limit default 50, max 200. `metrics` depend on the type (files: `labelled` counts files carrying a label, `sensitiveLabelled` the highly sensitive ones among them; `orgWide` the files everyone in the organization can open, `orgWideSensitive` the highly sensitive ones among them, `orgWidePct` their share of all files, `internalExposureFindings` the open findings of category `internal_exposure`: organization-wide links, everyone grants and broad group grants). With `search` or `label`, `total` is exact up to 5,000 matches and on the last page of any search; past that it is PostgreSQL's planner estimate of the matches and `totalEstimated` is true (counting a common phrase's matches in a million files would cost ten times the page). `nextOffset` is null only on the last page either way.",
   },
 } satisfies TMeta;
 
@@ -96,6 +96,28 @@ const ZFileRow = z.object({
     .describe("Who can open the file, computed by the scan (issue 30)."),
   connectorId: z.string(),
 });
+const ZRepositoryRow = z.object({
+  id: z.string(),
+  name: z.string().describe("The repository's full name, `owner/name`"),
+  visibility: z.enum(["public", "internal", "private"]),
+  outsideCollaborators: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe("People outside the organization granted access to the repository directly"),
+  sensitivity: z
+    .enum(["high", "medium", "low"])
+    .describe(
+      "From the repository's name and its content signals (open secret scanning alerts make it `high`)",
+    ),
+  signal: z
+    .string()
+    .nullable()
+    .describe("The content signal that rated it, e.g. `Secret scanning alerts open`"),
+  pushedAt: z.string(),
+  reach: z.object({ people: z.number().int().nonnegative(), orgWide: z.boolean() }),
+  connectorId: z.string(),
+});
 const ZDriveRow = z.object({
   id: z.string(),
   name: z.string(),
@@ -114,6 +136,6 @@ export const ZGetInventoryOutput = ZOffsetMeta.extend({
     .describe(
       "True when `total` is an estimate: a search or label filter matching more than 5,000 rows, on any page but the last. False when `total` is exact.",
     ),
-  rows: z.array(z.union([ZUserRow, ZFileRow, ZDriveRow])),
+  rows: z.array(z.union([ZUserRow, ZFileRow, ZDriveRow, ZRepositoryRow])),
   metrics: z.record(z.string(), z.number()),
 });

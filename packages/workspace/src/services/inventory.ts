@@ -1,9 +1,10 @@
 import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import { orgFindingCounts, workspaceDrives, workspaceFiles, workspaceUsers, type Db } from "@posture/db";
 import { iso, offsetPage } from "@posture/platform";
+import { GITHUB_REPOSITORY_MIME } from "@posture/connectors";
 import { likePattern, orgTotals } from "./snapshots";
 
-export const INVENTORY_TYPES = ["users", "files", "shared-drives"] as const;
+export const INVENTORY_TYPES = ["users", "files", "shared-drives", "repositories"] as const;
 export type TInventoryType = (typeof INVENTORY_TYPES)[number];
 
 type TInventoryQuery = {
@@ -88,6 +89,8 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
       }),
     };
   }
+
+  if (q.type === "repositories") return repositoryInventory(db, q, term);
 
   if (q.type === "files") {
     const where = and(
@@ -197,6 +200,72 @@ export async function getInventory(db: Db, q: TInventoryQuery) {
       total: totals.drives,
       withExternalMembers: totals.metrics.drivesWithExternalMembers,
       unrestricted: totals.metrics.drivesUnrestricted,
+    }),
+  };
+}
+
+/**
+ * The source-code repositories of the organization's GitHub connectors (issue 31): stored as the
+ * store's files (mimeType `application/vnd.github.repository`), so a repository's visibility is
+ * its exposure (public: a public link; internal: everyone in the organization; private) and its
+ * outside collaborators are its external shares. Ordered by last push, newest first; `total` is
+ * counted (an organization's repositories are thousands, not millions).
+ */
+async function repositoryInventory(db: Db, q: TInventoryQuery, term: string | null) {
+  const where = and(
+    eq(workspaceFiles.orgId, q.orgId),
+    eq(workspaceFiles.mimeType, GITHUB_REPOSITORY_MIME),
+    term ? sql`lower(${workspaceFiles.name}) LIKE ${term}` : undefined,
+  );
+  const [rows, [counts]] = await Promise.all([
+    db
+      .select()
+      .from(workspaceFiles)
+      .where(where)
+      .orderBy(desc(workspaceFiles.modifiedAt), desc(workspaceFiles.id))
+      .limit(q.limit)
+      .offset(q.offset),
+    db
+      .select({
+        total: count(),
+        public: sql<number>`count(*) FILTER (WHERE ${workspaceFiles.exposure} = 'public')::int`,
+        internal: sql<number>`count(*) FILTER (WHERE ${workspaceFiles.reachOrgWide} AND ${workspaceFiles.exposure} <> 'public')::int`,
+        withOutsideCollaborators: sql<number>`count(*) FILTER (WHERE ${workspaceFiles.externalPermissionCount} > (CASE WHEN ${workspaceFiles.exposure} = 'public' THEN 1 ELSE 0 END))::int`,
+        sensitive: sql<number>`count(*) FILTER (WHERE ${workspaceFiles.sensitivity} = 'high')::int`,
+      })
+      .from(workspaceFiles)
+      .where(where),
+  ]);
+  const total = Number(counts?.total ?? 0);
+  return {
+    type: q.type,
+    totalEstimated: false,
+    ...offsetPage(
+      rows.map((f) => ({
+        id: f.id,
+        name: f.name,
+        visibility:
+          f.exposure === "public"
+            ? ("public" as const)
+            : f.reachOrgWide
+              ? ("internal" as const)
+              : ("private" as const),
+        // The external permissions less the public visibility (a public link, counted there too).
+        outsideCollaborators: f.externalPermissionCount - (f.exposure === "public" ? 1 : 0),
+        sensitivity: f.sensitivity,
+        signal: f.labels[0] ?? null,
+        pushedAt: iso(f.modifiedAt),
+        reach: { people: f.reachPeople, orgWide: f.reachOrgWide },
+        connectorId: f.connectorId,
+      })),
+      { total, limit: q.limit, offset: q.offset },
+    ),
+    metrics: metricsOf({
+      total,
+      public: Number(counts?.public ?? 0),
+      internal: Number(counts?.internal ?? 0),
+      withOutsideCollaborators: Number(counts?.withOutsideCollaborators ?? 0),
+      sensitive: Number(counts?.sensitive ?? 0),
     }),
   };
 }

@@ -26,7 +26,7 @@ export type TSourceUser = {
   /**
    * The AI assistants the user is licensed for, read from the source's licence assignments
    * (Graph `assignedLicenses` against `subscribedSkus`: Microsoft 365 Copilot; Google's licence
-   * assignments / Gemini settings). Absent: the source did not say (not read, or no permission).
+   * assignments / Gemini settings; GitHub's Copilot seats). Absent: the source did not say (not read, or no permission).
    */
   assistants?: TAssistantKind[];
   /**
@@ -37,8 +37,12 @@ export type TSourceUser = {
   unknown?: Array<"mfa" | "lastLogin">;
 };
 
-/** The AI assistants of the two suites, by their licences. */
-export type TAssistantKind = "copilot" | "gemini";
+/**
+ * The AI assistants, by their licences: the suites' (Microsoft 365 Copilot, Gemini for Google
+ * Workspace) and GitHub Copilot's seats (`github_copilot`: it reads the organization's
+ * repositories, not the suites' files).
+ */
+export type TAssistantKind = "copilot" | "gemini" | "github_copilot";
 
 export type TPermissionRole = "owner" | "organizer" | "writer" | "commenter" | "reader";
 

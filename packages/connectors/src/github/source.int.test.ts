@@ -123,8 +123,8 @@ describe("a real GitHub connector", () => {
     const users = await collect(adapter.users());
     expect(users.map((u) => [u.email, u.isAdmin, u.mfaEnabled, u.assistants ?? [], u.unknown])).toEqual([
       ["olivia-owner@acme.github", true, true, [], ["lastLogin"]],
-      ["dev-dan@acme.github", false, true, ["copilot"], ["lastLogin"]],
-      ["lax-lee@acme.github", false, false, ["copilot"], ["lastLogin"]],
+      ["dev-dan@acme.github", false, true, ["github_copilot"], ["lastLogin"]],
+      ["lax-lee@acme.github", false, false, ["github_copilot"], ["lastLogin"]],
     ]);
     expect(
       (await collect(adapter.appGrants())).map((g) => [g.id, g.clientId, g.kind, g.access, g.scopes]),

@@ -123,7 +123,7 @@ export function memberUser(
     // GitHub's REST API says nothing of a member's last sign-in (only the audit log, Enterprise).
     lastLoginAt: null,
     createdAt,
-    ...(copilot.has(member.login.toLowerCase()) ? { assistants: ["copilot" as const] } : {}),
+    ...(copilot.has(member.login.toLowerCase()) ? { assistants: ["github_copilot" as const] } : {}),
     unknown: member.mfaEnabled === null ? ["mfa", "lastLogin"] : ["lastLogin"],
   };
 }

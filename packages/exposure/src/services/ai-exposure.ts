@@ -27,10 +27,11 @@ import { pointsOf, readinessGrade, readinessScore, type TSeverityCounts } from "
 // GET /api/exposure/ai: what each AI assistant and agent can reach, the readiness score, and the
 // quick wins that raise it (docs/exposure.md).
 
-/** The suites' assistants, by the connector type whose users hold their licence. */
+/** The assistants, by the connector type whose users hold their licence (GitHub Copilot: its seats). */
 export const ASSISTANTS = [
   { id: "copilot", kind: "copilot", label: "Microsoft 365 Copilot", connectorType: "microsoft_365" },
   { id: "gemini", kind: "gemini", label: "Gemini for Google Workspace", connectorType: "google_workspace" },
+  { id: "github_copilot", kind: "copilot", label: "GitHub Copilot", connectorType: "github" },
 ] as const;
 export type TAssistantId = (typeof ASSISTANTS)[number]["id"];
 

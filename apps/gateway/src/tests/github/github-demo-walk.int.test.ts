@@ -282,6 +282,23 @@ describe("GitHub demo connector over HTTP", () => {
     ]);
     expect(agents.metrics.total).toBe(4);
 
+    // The Copilot seats are GitHub Copilot's users: an assistant of its own, reaching repositories.
+    const ai = (await call("GET", "/api/exposure/ai")) as {
+      assistants: Array<{ id: string; kind: string; label: string; users: number; reachableFiles: number }>;
+    };
+    // (Members reach the repositories open to the organization and their own; the base permission is not modelled.)
+    expect(
+      ai.assistants.map(({ id, kind, label, users, reachableFiles }) => ({
+        id,
+        kind,
+        label,
+        users,
+        reachableFiles,
+      })),
+    ).toEqual([
+      { id: "github_copilot", kind: "copilot", label: "GitHub Copilot", users: 4, reachableFiles: 6 },
+    ]);
+
     // Remove the outside collaborator with admin on deploy-scripts: plan, approve, apply.
     const share = byKey("external_share", "northwind-labs/deploy-scripts");
     const plan = (await call("POST", "/api/remediations", { findingIds: [share.id] }, 201)) as TRemediation;

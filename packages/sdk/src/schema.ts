@@ -615,7 +615,7 @@ export interface paths {
     };
     /**
      * AI readiness: what each assistant and agent can reach
-     * @description score 0–100 = round(100·files / (files + 5·points)), points = the open internal_exposure findings weighted CRITICAL 8, HIGH 4, MEDIUM 2, LOW 1 (100 with none); grade A 90+, B 80+, C 70+, D 60+, else F. assistants: Microsoft 365 Copilot / Gemini (for each suite the organization connects; reach = the files their active licensed users can open) and every AI agent (application access: every file of its connector; delegated: what its granting users can open). quickWins: remediation plans per internal-exposure group with the predicted readiness and posture scores. docs/exposure.md explains the model.
+     * @description score 0–100 = round(100·files / (files + 5·points)), points = the open internal_exposure findings weighted CRITICAL 8, HIGH 4, MEDIUM 2, LOW 1 (100 with none); grade A 90+, B 80+, C 70+, D 60+, else F. assistants: Microsoft 365 Copilot / Gemini / GitHub Copilot (for each source the organization connects; reach = the files, or GitHub repositories, their active licensed users can open) and every AI agent (application access: every file of its connector; delegated: what its granting users can open). quickWins: remediation plans per internal-exposure group with the predicted readiness and posture scores. docs/exposure.md explains the model.
      *
      *     Auth: API key or session · plan: business+ · role: ADMIN+
      */
@@ -637,7 +637,7 @@ export interface paths {
     };
     /**
      * The files AI assistants can reach
-     * @description Offset-paged (limit default 50, max 200), most sensitive then widest reach first. assistant: `copilot`, `gemini` or an agent id (404 when unknown); absent: the files either assistant's licensed users can open. severity: only files with an open internal_exposure finding of that severity.
+     * @description Offset-paged (limit default 50, max 200), most sensitive then widest reach first. assistant: `copilot`, `gemini`, `github_copilot` or an agent id (404 when unknown); absent: the files any assistant's licensed users can open. severity: only files with an open internal_exposure finding of that severity.
      *
      *     Auth: API key or session · plan: business+ · role: ADMIN+
      */

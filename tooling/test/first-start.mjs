@@ -24,7 +24,7 @@ const GATEWAY_DIST = join(ROOT, "apps", "gateway", "dist");
 
 /** The test files that start the gateway on a copy of the first start's directory. */
 export const FIRST_START_FILES = [
-  "apps/cli/src/embedded.int.test.ts",
+  "apps/cli/src/embedded-held.int.test.ts",
   "apps/gateway/src/tests/issue18-embedded-demo.int.test.ts",
   "apps/gateway/src/tests/readme-walk.int.test.ts",
   "apps/gateway/src/tests/throughput/production-build.int.test.ts",

@@ -22,8 +22,14 @@ export default defineConfig({
           include: ["{apps,packages}/*/src/**/*.int.test.ts"],
           exclude: ["**/node_modules/**"],
           // Checks PostgreSQL, Redis and the PDF tools once, and says what is missing; builds the
-          // gateway's and the CLI's bundles (when stale) that tests run as `node dist/main.js`.
-          globalSetup: ["tooling/test/prerequisites.mjs", "tooling/test/app-bundles.mjs"],
+          // gateway's and the CLI's bundles (when stale) that tests run as `node dist/main.js`; and
+          // makes the directory of the run's one embedded first start, which the first file that
+          // needs it does and the others copy (tooling/test/first-start.mjs).
+          globalSetup: [
+            "tooling/test/prerequisites.mjs",
+            "tooling/test/app-bundles.mjs",
+            "tooling/test/first-start.mjs",
+          ],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

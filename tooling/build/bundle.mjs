@@ -127,11 +127,16 @@ function isStale(appDir, outdir, entries) {
   return false;
 }
 
-/** Builds `entries` (paths relative to `appDir`) into `outdir`; returns the output files. */
+/**
+ * Builds `entries` (paths relative to `appDir`) into `outdir`; returns the output files. Each
+ * entry lands in `outdir` at its path below `outbase`: entries must sit directly in `outbase`,
+ * since imports of node_modules are written relative to `outdir`.
+ */
 export async function bundle({
   appDir = process.cwd(),
   entries,
   outdir = "dist",
+  outbase = "src",
   ifStale = false,
   quiet = false,
 }) {
@@ -143,7 +148,7 @@ export async function bundle({
     absWorkingDir: appDir,
     entryPoints: entries,
     outdir: absOut,
-    outbase: "src",
+    outbase,
     bundle: true,
     platform: "node",
     format: "esm",

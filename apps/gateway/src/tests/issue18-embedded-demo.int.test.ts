@@ -1,10 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm, symlink } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import type { ChildProcess } from "node:child_process";
+import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startAgain } from "../../../../tooling/test/first-start.mjs";
 
 // Issue 18, "done when" (audit): from outside over HTTP on the embedded default (the app's bundle
 // on plain Node, PGlite in a fresh directory, the first-start demo seed), each demo tenant carries
@@ -13,62 +10,36 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 // dashboard shows controls evidenced by both sources' tenant checks.
 
 // The app's own bundle, built (when stale) by the integration project's global set-up with
-// posture-build as `pnpm start` builds it (tooling/test/app-bundles.mjs); the fresh directory links
-// to it, so the service starts as `node dist/main.js` there.
-const DIST = fileURLToPath(new URL("../../dist", import.meta.url));
+// posture-build as `pnpm start` builds it (tooling/test/app-bundles.mjs). The run's one first start
+// (tooling/test/first-start.mjs) migrated and seeded PGlite and printed the banner; this file starts
+// the bundle again on a copy of that directory, as `node dist/main.js`, and signs in with the
+// banner's password.
 
 type TFinding = { category: string; connectorId: string; connectorType: string; benchmark?: unknown };
 type TFile = { label: string | null; connectorId: string; sensitivity: string };
 
-let dir: string;
+let dir = "";
 let service: ChildProcess | undefined;
 let url = "";
 let cookie = "";
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "posture-issue18-"));
-  await symlink(DIST, join(dir, "dist"), "dir");
-  const {
-    REDIS_URL: _r,
-    DATABASE_URL: _d,
-    NODE_ENV: _n,
-    INIT_CWD: _i,
-    DATA_DIR: _dd,
-    ...inherited
-  } = process.env;
-  const proc = spawn(process.execPath, ["dist/main.js"], {
-    cwd: dir,
-    env: { ...inherited, PORT: "0", LOG_LEVEL: "info" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  service = proc;
-  const stdout: string[] = [];
-  createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on("line", (l) => stdout.push(l));
-  const banner = await vi.waitFor(
-    () => {
-      const text = stdout.join("\n");
-      const found = /Reference: (http:\/\/localhost:\d+)\/api\/docs/.exec(text)?.[1];
-      const password = /owner@acme\.example\s+\/\s+(\S+)/.exec(text)?.[1];
-      const apiKey = /API key for Acme Corp:\s+(svc_ak_[0-9a-f]{40})/.exec(text)?.[1];
-      if (proc.exitCode !== null) throw new Error(`the service exited:\n${text}`);
-      if (!found || !password || !apiKey) throw new Error(`no demo banner yet:\n${text}`);
-      return { url: found, password, key: apiKey };
-    },
-    { timeout: 180_000, interval: 200 },
-  );
-  url = banner.url;
+  const started = await startAgain({ args: ["dist/main.js"] });
+  service = started.proc;
+  dir = started.dir;
+  url = started.url;
   const signIn = await fetch(`${url}/api/auth/sign-in`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: "owner@acme.example", password: banner.password }),
+    body: JSON.stringify({ email: "owner@acme.example", password: started.first.banner.password }),
   });
   expect(signIn.status).toBe(200);
   cookie = (signIn.headers.getSetCookie() ?? []).map((c) => c.split(";")[0]).join("; ");
-}, 240_000);
+}, 300_000);
 
 afterAll(async () => {
   service?.kill("SIGKILL");
-  await rm(dir, { recursive: true, force: true });
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 async function get<T>(path: string): Promise<T> {

@@ -1,17 +1,18 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, rm, symlink } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { SEVERITY_RANK, type TSeverity } from "@posture/db";
 import { freePort } from "@posture/platform/testing";
+import { serviceEnv, START_ARGS, startAgain } from "../../../../tooling/test/first-start.mjs";
 
 // README's "A first session", run as written: its sh blocks are read from README.md at test time,
 // the service is started the way `pnpm start` starts it (the app's bundle on plain Node, embedded
-// PGlite in a fresh directory, the first-start demo seed and banner), and the session's commands
-// run in bash with the password, key and URL the banner printed. Every curl call must answer 2xx
+// PGlite in a fresh directory, the first-start demo seed and banner — the run's one first start,
+// tooling/test/first-start.mjs — then started again on a copy of it with the section's
+// environment), and the session's commands run in bash with the password and key the banner
+// printed. Every curl call must answer 2xx
 // with what the README's comment next to it promises; a call the walk has no promise for fails it.
 
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -39,7 +40,14 @@ function replaceOnce(text: string, pattern: RegExp, replacement: string): string
   return text.replace(pattern, () => replacement);
 }
 
-type TCall = { status: number; method: string; path: string; search: URLSearchParams; body: TJson };
+type TCall = {
+  status: number;
+  method: string;
+  path: string;
+  search: URLSearchParams;
+  body: TJson;
+  seconds: number;
+};
 
 /**
  * What each comment in the README promises, by the call it stands next to. A call that matches
@@ -327,20 +335,17 @@ trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 curl() {
   local out meta
   out=$(mktemp)
-  meta=$(command curl --max-time 60 -o "$out" -w '%{http_code} %{method} %{url_effective}' "$@")
+  meta=$(command curl --max-time 60 -o "$out" -w '%{http_code} %{method} %{url_effective} %{time_total}' "$@")
   printf '%s\t%s\n' "$meta" "$(tr -d '\n' < "$out")" >> "$WALK_LOG"
   cat "$out"
   rm -f "$out"
 }
 `;
 
-let dir: string;
+let dir = "";
 let service: ChildProcess | undefined;
 let walker: ChildProcess | undefined;
 
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "posture-readme-"));
-}, 60_000);
 afterAll(async () => {
   service?.kill("SIGKILL");
   // The session's shell leads its own process group, with the receiver it started in the background.
@@ -351,7 +356,7 @@ afterAll(async () => {
       // already gone
     }
   }
-  await rm(dir, { recursive: true, force: true });
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 describe("README's first session", () => {
@@ -384,45 +389,26 @@ describe("README's first session", () => {
     const nodeArgs = /&& node (.+)$/.exec(appPkg.scripts["start:all"] as string)?.[1]?.split(" ") ?? [];
     expect(nodeArgs).toContain("dist/main.js");
     // The app's bundle, built (when stale) by the integration project's global set-up with
-    // posture-build as start:all builds it (tooling/test/app-bundles.mjs), linked into the fresh
-    // directory the service runs in.
-    await symlink(join(APP_DIR, "dist"), join(dir, "dist"), "dir");
-
-    // No INIT_CWD: under `pnpm test` it names the repository, whose `.data` would then be the service's.
-    const {
-      REDIS_URL: _r,
-      DATABASE_URL: _d,
-      NODE_ENV: _n,
-      INIT_CWD: _i,
-      DATA_DIR: _dd,
-      ...inherited
-    } = process.env;
-    const proc = spawn(process.execPath, nodeArgs, {
-      cwd: dir,
-      env: { ...inherited, PORT: "0", LOG_LEVEL: "info", ...readmeEnv },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    service = proc;
-    const stdout: string[] = [];
-    createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on("line", (l) => stdout.push(l));
-    const banner = await vi.waitFor(
-      () => {
-        const text = stdout.join("\n");
-        const url = /Reference: (http:\/\/localhost:\d+)\/api\/docs/.exec(text)?.[1];
-        const password = /owner@acme\.example\s+\/\s+(\S+)/.exec(text)?.[1];
-        const key = /API key for Acme Corp:\s+(svc_ak_[0-9a-f]{40})/.exec(text)?.[1];
-        if (proc.exitCode !== null) throw new Error(`the service exited:\n${text}`);
-        if (!url || !password || !key) throw new Error(`no demo banner yet:\n${text}`);
-        return { url, password, key };
-      },
-      // A first start migrates and seeds PGlite: ~10 s alone, over a minute beside the whole suite.
-      { timeout: 180_000, interval: 200 },
-    );
+    // posture-build as start:all builds it (tooling/test/app-bundles.mjs). The run's one first
+    // start (tooling/test/first-start.mjs) ran it as start:all does, in a fresh directory: it
+    // migrated and seeded PGlite, printed the banner and stopped on SIGTERM. The section's start
+    // command then starts it again ("stop a running `pnpm start` first; the demo data and the
+    // password printed on the first start stay valid"), here on a copy of that directory.
+    expect(nodeArgs).toEqual(START_ARGS);
+    const started = await startAgain({ env: readmeEnv });
+    service = started.proc;
+    dir = started.dir;
+    const { first } = started;
+    expect(first.exitCode, "the first start stops cleanly on SIGTERM").toBe(0);
+    // The banner the first start printed: the password and key the session is told to fill in.
+    const banner = first.banner;
+    expect(banner.url).toMatch(/^http:\/\/localhost:\d+$/);
+    const port = new URL(started.url).port;
 
     // The session, with what the banner printed in place of the README's placeholders.
     const receiverPort = await freePort();
     let script = session;
-    script = replaceOnce(script, /^U=http:\/\/localhost:3000(?= |$)/m, `U=${banner.url}`);
+    script = replaceOnce(script, /^U=http:\/\/localhost:3000(?= |$)/m, `U=http://localhost:${port}`);
     script = replaceOnce(script, /^PASSWORD=…(?= |$)/m, `PASSWORD=${banner.password}`);
     script = replaceOnce(script, /^KEY=svc_ak_…(?= |$)/m, `KEY=${banner.key}`);
     expect(script).toContain("127.0.0.1:8787");
@@ -431,7 +417,7 @@ describe("README's first session", () => {
     const walkLog = join(dir, "walk.log");
     const bash = spawn("bash", ["-c", PRELUDE + script], {
       cwd: dir,
-      env: { ...inherited, WALK_LOG: walkLog },
+      env: { ...serviceEnv(), WALK_LOG: walkLog },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
@@ -446,7 +432,7 @@ describe("README's first session", () => {
       .filter(Boolean)
       .map((line): TCall => {
         const [meta = "", text = ""] = line.split("\t");
-        const [status = "", method = "", href = ""] = meta.split(" ");
+        const [status = "", method = "", href = "", seconds = ""] = meta.split(" ");
         const url = new URL(href);
         let body: TJson;
         try {
@@ -454,10 +440,17 @@ describe("README's first session", () => {
         } catch {
           body = { unparsed: text };
         }
-        return { status: Number(status), method, path: url.pathname, search: url.searchParams, body };
+        return {
+          status: Number(status),
+          method,
+          path: url.pathname,
+          search: url.searchParams,
+          body,
+          seconds: Number(seconds),
+        };
       });
     const trace = calls.map(
-      (c) => `${c.status} ${c.method} ${c.path} ${JSON.stringify(c.body).slice(0, 300)}`,
+      (c) => `${c.status} ${c.method} ${c.path} (${c.seconds} s) ${JSON.stringify(c.body).slice(0, 300)}`,
     );
     expect(code, `the session failed:\n${err}\n${trace.join("\n")}`).toBe(0);
 
@@ -486,6 +479,6 @@ describe("README's first session", () => {
     expect(hooks.some((l) => l.includes('"event":"alert.grouped"'))).toBe(true);
     expect(lines.at(-1)).toMatch(/^POST \/repos\/acme\/security\/issues \{"title":/);
 
-    proc.kill("SIGTERM");
+    started.proc.kill("SIGTERM");
   }, 420_000);
 });

@@ -1,6 +1,7 @@
 // A scheduler worker in a process of its own, running the service's full job registry, for tests
-// that kill it mid-scan (SIGKILL: no clean-up runs). Run with `node --import tsx`; configured by
-// the spawning test through env, which is why this file, unlike main.ts, reads process.env directly.
+// that kill it mid-scan (SIGKILL: no clean-up runs). Run from its bundle (spawn-worker.ts);
+// configured by the spawning test through env, which is why this file, unlike main.ts, reads
+// process.env directly.
 import { createDb } from "@posture/db";
 import { createBullQueue, startWorkers, type TJobRegistry } from "@posture/jobs";
 import { parseEncryptionKey, type TLogger } from "@posture/platform";

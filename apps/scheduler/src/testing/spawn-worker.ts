@@ -28,13 +28,18 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Starts scan-worker-process.ts under `node --import tsx`. Not the tsx binary: that runs the
- * script in a grandchild, which a SIGKILL of the child it returns would leave running.
+ * Starts scan-worker-process.ts from its bundle on plain Node (dist/test/, built when stale
+ * by the integration project's global set-up, tooling/test/app-bundles.mjs): it starts in a
+ * second, where `node --import tsx` compiled the job registry's sources for ten or more. Node
+ * itself is the child: a SIGKILL of it leaves no grandchild running.
  */
 export function spawnScanWorker(env: TWorkerProcessEnv): TWorkerProcess {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", fileURLToPath(new URL("./scan-worker-process.ts", import.meta.url))],
+    [
+      "--enable-source-maps",
+      fileURLToPath(new URL("../../dist/test/scan-worker-process.js", import.meta.url)),
+    ],
     {
       cwd: fileURLToPath(new URL("../..", import.meta.url)),
       env: { ...process.env, ...env },

@@ -3125,7 +3125,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -3492,7 +3492,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -3823,7 +3823,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -4128,7 +4128,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -4510,7 +4510,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -4798,7 +4798,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -5087,7 +5087,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -6005,7 +6005,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -6263,7 +6263,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -6553,7 +6553,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -6817,7 +6817,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -7108,7 +7108,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -7416,7 +7416,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -7662,7 +7662,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -8336,7 +8336,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -9485,7 +9485,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -9833,7 +9833,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -11405,7 +11405,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -12298,7 +12298,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -12733,7 +12733,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -13073,7 +13073,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -13711,7 +13711,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -14244,7 +14244,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -14999,7 +14999,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -15350,7 +15350,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -15488,7 +15488,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -15594,7 +15594,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -16271,7 +16271,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -17006,7 +17006,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -17265,7 +17265,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -18736,7 +18736,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -19054,7 +19054,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -20221,7 +20221,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -21226,7 +21226,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -21957,7 +21957,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -22310,7 +22310,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -22654,7 +22654,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -23022,7 +23022,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -23387,7 +23387,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -23764,7 +23764,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -24242,7 +24242,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -24615,7 +24615,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -24963,7 +24963,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -25358,7 +25358,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -25703,7 +25703,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -26045,7 +26045,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -26338,7 +26338,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -27042,7 +27042,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -28496,7 +28496,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -28791,7 +28791,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -29136,7 +29136,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -30388,7 +30388,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -31272,7 +31272,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -33004,7 +33004,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -33349,7 +33349,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -34734,7 +34734,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -35057,7 +35057,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -35731,7 +35731,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -37506,7 +37506,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -38185,7 +38185,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -39303,7 +39303,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -43786,7 +43786,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -44828,7 +44828,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -45111,7 +45111,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -45425,7 +45425,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -46353,7 +46353,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -46622,7 +46622,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -46895,7 +46895,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -47848,7 +47848,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };

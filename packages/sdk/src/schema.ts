@@ -9869,7 +9869,7 @@ export interface operations {
            *           "access": {
            *             "granted": [
            *               {
-           *                 "feature": "Feature",
+           *                 "feature": "Tenant settings",
            *                 "permission": "Permission"
            *               }
            *             ],
@@ -9877,7 +9877,7 @@ export interface operations {
            *               {
            *                 "feature": "Feature",
            *                 "permission": "Permission",
-           *                 "licence": "Licence",
+           *                 "licence": "Entra ID P1",
            *                 "impact": "Impact",
            *                 "detail": "Shared with anyone holding the link"
            *               }
@@ -10240,7 +10240,7 @@ export interface operations {
            *       "access": {
            *         "granted": [
            *           {
-           *             "feature": "Feature",
+           *             "feature": "Tenant settings",
            *             "permission": "Permission"
            *           }
            *         ],
@@ -10248,7 +10248,7 @@ export interface operations {
            *           {
            *             "feature": "Feature",
            *             "permission": "Permission",
-           *             "licence": "Licence",
+           *             "licence": "Entra ID P1",
            *             "impact": "Impact",
            *             "detail": "Shared with anyone holding the link"
            *           }
@@ -11017,7 +11017,7 @@ export interface operations {
            *       "access": {
            *         "granted": [
            *           {
-           *             "feature": "Feature",
+           *             "feature": "Tenant settings",
            *             "permission": "Permission"
            *           }
            *         ],
@@ -11025,7 +11025,7 @@ export interface operations {
            *           {
            *             "feature": "Feature",
            *             "permission": "Permission",
-           *             "licence": "Licence",
+           *             "licence": "Entra ID P1",
            *             "impact": "Impact",
            *             "detail": "Shared with anyone holding the link"
            *           }
@@ -11440,7 +11440,7 @@ export interface operations {
            *       "postureScore": 72,
            *       "coverage": [
            *         {
-           *           "feature": "Feature",
+           *           "feature": "Tenant settings",
            *           "missing": "Missing",
            *           "detail": "Shared with anyone holding the link"
            *         }
@@ -11726,10 +11726,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "full": false,
-         *       "demo": {
-         *         "advance": 3
-         *       }
+         *       "full": false
          *     }
          */
         "application/json": {
@@ -11764,7 +11761,7 @@ export interface operations {
            *       "postureScore": 72,
            *       "coverage": [
            *         {
-           *           "feature": "Feature",
+           *           "feature": "Tenant settings",
            *           "missing": "Missing",
            *           "detail": "Shared with anyone holding the link"
            *         }
@@ -12354,9 +12351,7 @@ export interface operations {
            *               "ownerEmail": "owner@acme.example",
            *               "connectorId": "con_01hqz8k3v4m5n6p7q8r9s0t1u2"
            *             }
-           *           ],
-           *           "access": "application",
-           *           "connectorId": "con_01hqz8k3v4m5n6p7q8r9s0t1u2"
+           *           ]
            *         }
            *       ],
            *       "quickWins": [
@@ -13747,19 +13742,7 @@ export interface operations {
            *           "category": "public_exposure",
            *           "ruleId": "public_link",
            *           "connectorId": "con_01hqz8k3v4m5n6p7q8r9s0t1u2",
-           *           "resolvedAt": null,
-           *           "benchmark": {
-           *             "name": "Acme Google Workspace",
-           *             "version": "1.3.0",
-           *             "id": "id_01hqz8k3v4m5n6p7q8r9s0t1u2"
-           *           },
-           *           "tenantCheck": {
-           *             "settings": {
-           *               "key": {}
-           *             },
-           *             "expected": "Link sharing on the finance drive was set to public",
-           *             "fix": "Link sharing on the finance drive was set to public"
-           *           }
+           *           "resolvedAt": null
            *         }
            *       ]
            *     }
@@ -14277,19 +14260,7 @@ export interface operations {
            *       "category": "public_exposure",
            *       "ruleId": "public_link",
            *       "connectorId": "con_01hqz8k3v4m5n6p7q8r9s0t1u2",
-           *       "resolvedAt": null,
-           *       "benchmark": {
-           *         "name": "Acme Google Workspace",
-           *         "version": "1.3.0",
-           *         "id": "id_01hqz8k3v4m5n6p7q8r9s0t1u2"
-           *       },
-           *       "tenantCheck": {
-           *         "settings": {
-           *           "key": {}
-           *         },
-           *         "expected": "Link sharing on the finance drive was set to public",
-           *         "fix": "Link sharing on the finance drive was set to public"
-           *       }
+           *       "resolvedAt": null
            *     }
            */
           "application/json": {
@@ -23823,9 +23794,7 @@ export interface operations {
            *               "ownerEmail": "owner@acme.example",
            *               "connectorId": "con_01hqz8k3v4m5n6p7q8r9s0t1u2"
            *             }
-           *           ],
-           *           "access": "application",
-           *           "connectorId": "con_01hqz8k3v4m5n6p7q8r9s0t1u2"
+           *           ]
            *         }
            *       ],
            *       "quickWins": [
@@ -24281,19 +24250,7 @@ export interface operations {
            *           "category": "public_exposure",
            *           "ruleId": "public_link",
            *           "connectorId": "con_01hqz8k3v4m5n6p7q8r9s0t1u2",
-           *           "resolvedAt": null,
-           *           "benchmark": {
-           *             "name": "Acme Google Workspace",
-           *             "version": "1.3.0",
-           *             "id": "id_01hqz8k3v4m5n6p7q8r9s0t1u2"
-           *           },
-           *           "tenantCheck": {
-           *             "settings": {
-           *               "key": {}
-           *             },
-           *             "expected": "Link sharing on the finance drive was set to public",
-           *             "fix": "Link sharing on the finance drive was set to public"
-           *           }
+           *           "resolvedAt": null
            *         }
            *       ]
            *     }

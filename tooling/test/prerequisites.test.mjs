@@ -1,4 +1,5 @@
-import { mkdtempSync, symlinkSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -25,5 +26,23 @@ describe("the integration tests' prerequisites", () => {
         expect.stringMatching(/^Redis at 127\.0\.0\.1:2 /),
       ]),
     );
+  });
+
+  it("stop `pnpm test` before vitest, with nothing but what is missing (issue 33)", () => {
+    // vitest's own global set-up used to fail below a red "No test files found": the preflight
+    // runs first, and vitest only when it passes.
+    const root = new URL("../../", import.meta.url);
+    const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8"));
+    expect(pkg.scripts.test).toBe("node tooling/test/preflight.mjs && vitest run");
+    const run = spawnSync(process.execPath, ["tooling/test/preflight.mjs"], {
+      cwd: root,
+      env: { ...process.env, TEST_DATABASE_URL: "postgres://postgres@127.0.0.1:1/postgres" },
+      encoding: "utf8",
+    });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/^The integration tests need:\n {2}- PostgreSQL at 127\.0\.0\.1:1 /);
+    expect(run.stderr).toContain("pnpm vitest run --project unit");
+    expect(run.stderr).not.toContain("No test files");
   });
 });

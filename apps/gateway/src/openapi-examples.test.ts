@@ -97,5 +97,16 @@ describe("the reference page's examples", () => {
       detectedAt: "2026-03-02T09:30:00.000Z",
     });
     expect(JSON.stringify(list)).not.toContain('"string"');
+    // A public link's row carries no tenant check ("Tenant-configuration findings only: …").
+    expect(Object.keys(list.findings[0] ?? {})).not.toEqual(expect.arrayContaining(["benchmark"]));
+    expect(Object.keys(list.findings[0] ?? {})).not.toEqual(expect.arrayContaining(["tenantCheck"]));
+    // The reference page's curl samples send a header parameter's example: an entity tag, not
+    // the header's name spelt out ("If none match").
+    const tags = new Set(
+      eachOperation(doc).flatMap(([, op]) =>
+        (op.parameters ?? []).filter((p) => p.name === "If-None-Match").map((p) => p.example),
+      ),
+    );
+    expect([...tags]).toEqual(['"3q2-7wEAAAAAAAAAAAAAAAAAAAA"']);
   });
 });

@@ -113,6 +113,10 @@ function stringExample(s: TSchema, name: string): string {
   if (s.format === "date") candidates.push(AT.slice(0, 10));
   if (s.format === "email") candidates.push("owner@acme.example");
   if (s.format === "uri") candidates.push("https://hooks.acme.example/posture");
+  // The field's own description names a value ("e.g. `CIS Google Workspace Foundations`"): it
+  // knows better than the field's name does.
+  const named = typeof s.description === "string" ? /e\.g\. `([^`]+)`/.exec(s.description)?.[1] : undefined;
+  if (named && !s.format) candidates.push(named);
   const byName = pick(STRING_BY_NAME, name);
   if (byName) candidates.push(byName);
   if (!pattern && !s.format) candidates.push(humanized(name));
@@ -211,7 +215,10 @@ export function exampleOf(schema: unknown, name: string, ctx: TCtx): unknown {
       if (type !== "object" && !s.properties && !s.additionalProperties) return {};
       const out: Record<string, unknown> = {};
       const props = (s.properties ?? {}) as Record<string, unknown>;
-      for (const [k, v] of Object.entries(props)) out[k] = exampleOf(v, k, inner);
+      const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
+      for (const [k, v] of Object.entries(props))
+        if (required.has(k) || !conditional(resolve((v ?? {}) as TSchema, ctx)))
+          out[k] = exampleOf(v, k, inner);
       if (
         Object.keys(props).length === 0 &&
         s.additionalProperties &&
@@ -226,6 +233,13 @@ export function exampleOf(schema: unknown, name: string, ctx: TCtx): unknown {
     }
   }
 }
+
+/**
+ * An optional field present only on some rows ("Tenant-configuration findings only: …"): left
+ * out, so the example row (a public link) does not carry what only another kind of row has.
+ */
+const conditional = (s: TSchema): boolean =>
+  typeof s.description === "string" && /^[^:.]*\bonly\b[^:.]*:/.test(s.description);
 
 /** A field's name as words: `rootCause` → "Root cause". */
 function humanized(name: string): string {

@@ -192,6 +192,8 @@ const IF_NONE_MATCH_PARAMETER = {
   description:
     "The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.",
   schema: { type: "string" },
+  // An entity tag, as the ETag header's example (the reference page's curl sample sends it).
+  example: RATE_LIMIT_HEADERS.ETag.schema.example,
 };
 
 /**

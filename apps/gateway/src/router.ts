@@ -1,14 +1,14 @@
 import { accountRouter } from "@posture/account";
 import { agentGuardRouter } from "@posture/agent-guard";
 import { awarenessRouter } from "@posture/awareness";
-import { complianceRouter } from "@posture/compliance";
+import { buildComplianceRouter } from "@posture/compliance";
 import { buildExposureRouter } from "@posture/exposure";
 import { flowGuardRouter } from "@posture/flow-guard";
 import { incidentsRouter } from "@posture/incidents";
 import { buildPartnerRouter } from "@posture/partner";
 import { partnerDeps } from "@posture/partner-clients";
 import { AppError, mergeRouters, type TContext } from "@posture/platform";
-import { buildPostureRouter } from "@posture/posture";
+import { buildPostureRouter, computeOrgPosture } from "@posture/posture";
 import { predictPostureScore, remediationRouter, simulatePosture } from "@posture/remediation";
 import { sandboxRouter } from "@posture/sandbox";
 import { behaviourRouter } from "@posture/ueba";
@@ -23,7 +23,7 @@ export const appRouter = mergeRouters(
   buildPostureRouter({ simulate: simulatePosture }),
   remediationRouter,
   webhooksRouter,
-  complianceRouter,
+  buildComplianceRouter({ breakdown: computeOrgPosture }),
   buildPartnerRouter(partnerDeps),
   workspaceRouter,
   flowGuardRouter,

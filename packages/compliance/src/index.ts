@@ -1,4 +1,5 @@
-export { complianceRouter } from "./router";
+export { buildComplianceRouter } from "./router";
+export type { TPostureBreakdownOf, TPostureReportDeps } from "./services/posture-report-data";
 export * from "./catalogs";
 export {
   controlStatus,

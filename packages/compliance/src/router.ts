@@ -7,18 +7,25 @@ import { getEvidenceKeys } from "./procedures/get-evidence-keys";
 import { getGapReport } from "./procedures/get-gap-report";
 import { getPostureReport } from "./procedures/get-posture-report";
 import { getReport } from "./procedures/get-report";
+import type { TPostureReportDeps } from "./services/posture-report-data";
 
-export const complianceRouter = router({
-  compliance: router({
-    reports: router({ create: createReport, get: getReport }),
-    dashboard: router({ get: getDashboard }),
-    gapReport: router({ get: getGapReport }),
-    // `keys` before `get`: GET /compliance/evidence/keys is not the evidence job "keys".
-    evidence: router({
-      keys: router({ list: getEvidenceKeys }),
-      generate: generateEvidence,
-      get: getEvidence,
+/**
+ * The compliance routes. `breakdown` is the posture package's `computeOrgPosture` (what the
+ * posture report prints), handed in by the gateway and the demo seed: compliance does not import
+ * the posture package.
+ */
+export const buildComplianceRouter = (deps: TPostureReportDeps) =>
+  router({
+    compliance: router({
+      reports: router({ create: createReport, get: getReport }),
+      dashboard: router({ get: getDashboard }),
+      gapReport: router({ get: getGapReport }),
+      // `keys` before `get`: GET /compliance/evidence/keys is not the evidence job "keys".
+      evidence: router({
+        keys: router({ list: getEvidenceKeys }),
+        generate: generateEvidence,
+        get: getEvidence,
+      }),
     }),
-  }),
-  reports: router({ compliance: router({ get: getPostureReport }) }),
-});
+    reports: router({ compliance: router({ get: getPostureReport(deps) }) }),
+  });

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { memberships, organizations, users, type Db } from "@posture/db";
-import { complianceRouter } from "@posture/compliance";
+import { buildComplianceRouter } from "@posture/compliance";
 import { incidentsRouter } from "@posture/incidents";
 import { buildPartnerRouter } from "@posture/partner";
 import { partnerDeps } from "@posture/partner-clients";
@@ -14,7 +14,7 @@ import {
   type TPrincipal,
   type TRuntime,
 } from "@posture/platform";
-import { buildPostureRouter } from "@posture/posture";
+import { buildPostureRouter, computeOrgPosture } from "@posture/posture";
 import { remediationRouter, simulatePosture } from "@posture/remediation";
 import { workspaceRouter } from "@posture/workspace";
 import type { TSeedQueue } from "./queue";
@@ -24,7 +24,7 @@ import type { TSeedQueue } from "./queue";
 const seedRouter = mergeRouters(
   buildPostureRouter({ simulate: simulatePosture }),
   remediationRouter,
-  complianceRouter,
+  buildComplianceRouter({ breakdown: computeOrgPosture }),
   buildPartnerRouter(partnerDeps),
   workspaceRouter,
   incidentsRouter,

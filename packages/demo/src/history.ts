@@ -9,6 +9,13 @@ import { createSeedQueue, type TSeedQueue } from "./queue";
 /** The AI agent granted in two of Northwind's clients in the last week (a Google OAuth client id). */
 const QUICKSYNC_CLIENT_ID = "918273645501-quicksyncai.apps.googleusercontent.com";
 const DAY_MS = 86_400_000;
+/**
+ * Weeks are seven days and ten minutes apart. A week's work is dated at its offset within the
+ * seconds it really took, so a finding found by one weekly scan and gone at the next was open
+ * seven days give or take those seconds: on either side of awareness's "quick fix" bar (seven
+ * days) by chance. Ten minutes more than any week's jitter puts it past the bar on every start.
+ */
+const WEEK_MS = 7 * DAY_MS + 10 * 60_000;
 /** Eight weeks of history: nine weekly scans per source, the last an hour ago. */
 export const DEMO_WEEKS = 8;
 /** Small demo tenants: enough for every view to look real, small enough for a first start. */
@@ -20,6 +27,11 @@ export const DEMO_FILES = 2000;
  */
 const SECOND_SOURCE_WEEK = DEMO_WEEKS - 1;
 const SECOND_SOURCE_FILES = 500;
+/**
+ * Northwind's own small Google Workspace (a partner is a company too: its owner is a person of
+ * it, issue 33), connected and scanned in the last week only: the partner's story is its clients'.
+ */
+const NORTHWIND_SOURCE = "Northwind Google Workspace (demo)";
 /** Northwind's weekly portfolio reports are built for the last weeks only (a PDF each). */
 const REPORT_WEEKS = 4;
 /** The week Globex connects a second source, and what it brings to light drags its score down. */
@@ -37,8 +49,21 @@ export type TDemoHistory = {
 };
 
 type TConnectorView = { id: string };
-type TFinding = { id: string; severity: string; category: string; ruleId: string; title: string };
-type TSharingItem = { id: string };
+type TFinding = {
+  id: string;
+  severity: string;
+  category: string;
+  ruleId: string;
+  title: string;
+  resourceName: string;
+};
+type TSharingItem = {
+  id: string;
+  target: string;
+  riskRank: number;
+  resourceName: string;
+  ownerEmail: string;
+};
 
 /** The story's cast, found by the demo's e-mail addresses (account's seedDemoIfEmpty made them). */
 const CAST = {
@@ -63,6 +88,7 @@ const PEOPLE: Record<string, Array<{ index: number; email: string }>> = {
     { index: 8, email: CAST.acmeMember },
   ],
   "Globex Microsoft 365 (demo)": [{ index: 0, email: CAST.globexOwner }],
+  [NORTHWIND_SOURCE]: [{ index: 0, email: CAST.northwindOwner }],
 };
 
 /**
@@ -90,7 +116,7 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
   const { db, jobs } = deps;
   // Week w stands at weekStart(w) + 1 h; the last week's scans ran an hour before the seed.
   const end = now.getTime() - 2 * 60 * 60_000;
-  const weekStart = (w: number) => new Date(end - (DEMO_WEEKS - w) * 7 * DAY_MS);
+  const weekStart = (w: number) => new Date(end - (DEMO_WEEKS - w) * WEEK_MS);
   const at = (w: number, hours: number) => new Date(weekStart(w).getTime() + hours * 3_600_000);
 
   /**
@@ -138,6 +164,7 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
   await startTenantClock(db, [acmeSource, globexSource], at(0, -1));
   let acmeSecond: string | undefined;
   let globexSecond: string | undefined;
+  let northwindSource: string | undefined;
 
   const scanWeek = async (w: number) =>
     step(at(w, 2), async () => {
@@ -155,6 +182,14 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
         await acme("POST", "/connectors/{id}/sync", { id: acmeSecond, ...(first ? {} : advance) });
         count.scans++;
       }
+      if (northwindSource) {
+        await northwind("POST", "/connectors/{id}/sync", { id: northwindSource });
+        count.scans++;
+      }
+      // The scans run on the seed's queue as they are queued: what the week does next (trusting a
+      // domain, opening incidents, a remediation, an approval) reads what they found, not a race
+      // with them (one read the week before's shares or the new ones, by timing).
+      await jobs.drain();
     });
   const weekly = async (w: number) =>
     step(at(w, 6), async () => {
@@ -170,10 +205,20 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
         count.partnerReports++;
     });
 
-  const openFindings = (q: Record<string, unknown>) =>
-    acme<{ findings: TFinding[] }>("GET", "/findings", { status: "OPEN", limit: 20, ...q }).then(
-      (r) => r.findings,
-    );
+  /**
+   * Acme's open findings of a kind for an incident: those on files named as the incident says
+   * first, then by file name (the list breaks ties by random ids: the same files every start).
+   */
+  const openFindings = async (q: { severity: string; category: string }, named: RegExp) => {
+    const { findings } = await acme<{ findings: TFinding[] }>("GET", "/findings", {
+      status: "OPEN",
+      limit: 500,
+      ...q,
+    });
+    const key = (f: TFinding) =>
+      `${named.test(f.resourceName) ? 0 : 1}\u0000${f.resourceName}\u0000${f.title}`;
+    return findings.sort((a, b) => (key(a) < key(b) ? -1 : 1));
+  };
 
   // Week 0: the first scans; a prevention rule watched in dry run.
   await step(at(0, 1), async () => {
@@ -317,29 +362,30 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
       );
       await startTenantClock(db, [acmeSecond], at(w, 1));
     }
+    if (w === DEMO_WEEKS) {
+      northwindSource = await step(at(w, 1), () =>
+        connect(db, northwind, "google_workspace", NORTHWIND_SOURCE, SECOND_SOURCE_FILES),
+      );
+      await startTenantClock(db, [northwindSource], at(w, 1));
+    }
     await scanWeek(w);
     if (w === 1)
       await step(at(1, 4), async () => {
         // A domain Acme shares files with: its payroll provider, trusted from now on (its shares
         // and findings are re-rated at once).
-        const shared = await acme<{ rows: Array<{ target: string }> }>("GET", "/sharing/items", {
-          type: "external_domain",
-          limit: 1,
-        });
-        const domain = shared.rows[0]?.target;
+        const domain = (await topShare(acme, "external_domain"))?.target;
         if (domain)
           await acme("POST", "/sharing/trusted-domains", { domain, note: "Outsourced payroll provider" });
-        const globexShared = await globex<{ rows: Array<{ target: string }> }>("GET", "/sharing/items", {
-          type: "external_domain",
-          limit: 1,
-        });
-        const globexDomain = globexShared.rows[0]?.target;
+        const globexDomain = (await topShare(globex, "external_domain"))?.target;
         if (globexDomain)
           await globex("POST", "/sharing/trusted-domains", { domain: globexDomain, note: "Parent company" });
       });
     if (w === 2)
       incidents = await step(at(2, 4), async () => {
-        const exposed = await openFindings({ severity: "CRITICAL" });
+        const exposed = await openFindings(
+          { severity: "CRITICAL", category: "public_exposure" },
+          /budget|finance|forecast|invoice|payroll|revenue|salary|\.xlsx$/i,
+        );
         const leak = await acme<{ id: string }>("POST", "/incidents", {
           title: "Public links on finance documents",
           priority: "P2",
@@ -347,7 +393,7 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
           assignee: CAST.acmeAdmin,
           summary: "The weekly scan found finance spreadsheets shared with anyone holding the link.",
         });
-        const high = await openFindings({ severity: "HIGH" });
+        const high = await openFindings({ severity: "HIGH", category: "third_party_apps" }, /./);
         const behaviour = await acme<{ id: string }>("POST", "/incidents", {
           title: "Broad OAuth grants to an unverified app",
           priority: "P1",
@@ -413,18 +459,17 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
     if (w === 5) await step(at(w, 5), () => remediateQuickWin("unverified_broad_apps"));
     if (w === 6)
       await step(at(6, 4), async () => {
-        const items = await acme<{ rows: TSharingItem[] }>("GET", "/sharing/items", {
-          type: "external_user",
-          limit: 1,
-        });
-        const item = items.rows[0];
+        const item = await topShare(acme, "external_user");
         if (item)
           await acme("POST", "/sharing/approvals", {
             itemId: item.id,
             reason: "Shared with the auditors for the annual audit",
             expiresInDays: 60,
           });
-        const medium = await openFindings({ severity: "MEDIUM" });
+        const medium = await openFindings(
+          { severity: "MEDIUM", category: "external_sharing" },
+          /employee|hiring|hr\b|onboarding|payroll|salary/i,
+        );
         await acme("POST", "/incidents", {
           title: "Externally shared HR folder",
           priority: "P3",
@@ -444,6 +489,18 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
       });
     await weekly(w);
   }
+}
+
+/**
+ * The riskiest external share of a type, the same on every fresh start: the list breaks equal
+ * ranks by the store's own ids (new on every start), so among the top-ranked the first by target,
+ * file and owner is taken (reading the first row made Globex trust a different domain each start).
+ */
+async function topShare(call: TCaller, type: "external_domain" | "external_user") {
+  const { rows } = await call<{ rows: TSharingItem[] }>("GET", "/sharing/items", { type, limit: 500 });
+  const top = rows[0]?.riskRank;
+  const key = (r: TSharingItem) => [r.target, r.resourceName, r.ownerEmail].join("\u0000");
+  return rows.filter((r) => r.riskRank === top).sort((a, b) => (key(a) < key(b) ? -1 : 1))[0];
 }
 
 async function connect(

@@ -3,6 +3,10 @@ import { createClient } from "@posture/sdk";
 const api = createClient({
   baseUrl: process.env.SERVICE_URL ?? "http://localhost:3000",
   apiKey: process.env.SERVICE_API_KEY ?? "",
+  // Paging can spend the key's minute budget: the client then waits for the window to reset
+  // (up to a minute) and says so here rather than seeming to hang.
+  onRetry: (w) =>
+    console.error(`${w.status} on ${w.method} ${w.url}: retrying in ${Math.ceil(w.delayMs / 1000)} s`),
 });
 
 // Every open finding, 50 a page: paginate follows `nextOffset` until the last page.

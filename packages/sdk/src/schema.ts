@@ -3211,7 +3211,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -3578,7 +3578,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -3909,7 +3909,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -4214,7 +4214,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -4596,7 +4596,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -4884,7 +4884,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -5173,7 +5173,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -6091,7 +6091,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -6349,7 +6349,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -6639,7 +6639,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -6903,7 +6903,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -7194,7 +7194,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -7502,7 +7502,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -7748,7 +7748,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -8422,7 +8422,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -9571,7 +9571,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -9919,7 +9919,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -9955,7 +9955,7 @@ export interface operations {
            *           "access": {
            *             "granted": [
            *               {
-           *                 "feature": "Feature",
+           *                 "feature": "Tenant settings",
            *                 "permission": "Permission"
            *               }
            *             ],
@@ -9963,7 +9963,7 @@ export interface operations {
            *               {
            *                 "feature": "Feature",
            *                 "permission": "Permission",
-           *                 "licence": "Licence",
+           *                 "licence": "Entra ID P1",
            *                 "impact": "Impact",
            *                 "detail": "Shared with anyone holding the link"
            *               }
@@ -10335,7 +10335,7 @@ export interface operations {
            *       "access": {
            *         "granted": [
            *           {
-           *             "feature": "Feature",
+           *             "feature": "Tenant settings",
            *             "permission": "Permission"
            *           }
            *         ],
@@ -10343,7 +10343,7 @@ export interface operations {
            *           {
            *             "feature": "Feature",
            *             "permission": "Permission",
-           *             "licence": "Licence",
+           *             "licence": "Entra ID P1",
            *             "impact": "Impact",
            *             "detail": "Shared with anyone holding the link"
            *           }
@@ -11115,7 +11115,7 @@ export interface operations {
            *       "access": {
            *         "granted": [
            *           {
-           *             "feature": "Feature",
+           *             "feature": "Tenant settings",
            *             "permission": "Permission"
            *           }
            *         ],
@@ -11123,7 +11123,7 @@ export interface operations {
            *           {
            *             "feature": "Feature",
            *             "permission": "Permission",
-           *             "licence": "Licence",
+           *             "licence": "Entra ID P1",
            *             "impact": "Impact",
            *             "detail": "Shared with anyone holding the link"
            *           }
@@ -11506,7 +11506,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -11541,7 +11541,7 @@ export interface operations {
            *       "postureScore": 72,
            *       "coverage": [
            *         {
-           *           "feature": "Feature",
+           *           "feature": "Tenant settings",
            *           "missing": "Missing",
            *           "detail": "Shared with anyone holding the link"
            *         }
@@ -11827,10 +11827,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "full": false,
-         *       "demo": {
-         *         "advance": 3
-         *       }
+         *       "full": false
          *     }
          */
         "application/json": {
@@ -11865,7 +11862,7 @@ export interface operations {
            *       "postureScore": 72,
            *       "coverage": [
            *         {
-           *           "feature": "Feature",
+           *           "feature": "Tenant settings",
            *           "missing": "Missing",
            *           "detail": "Shared with anyone holding the link"
            *         }
@@ -12399,7 +12396,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -12455,9 +12452,7 @@ export interface operations {
            *               "ownerEmail": "owner@acme.example",
            *               "connectorId": "con_01hqz8k3v4m5n6p7q8r9s0t1u2"
            *             }
-           *           ],
-           *           "access": "application",
-           *           "connectorId": "con_01hqz8k3v4m5n6p7q8r9s0t1u2"
+           *           ]
            *         }
            *       ],
            *       "quickWins": [
@@ -12834,7 +12829,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -13174,7 +13169,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -13812,7 +13807,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -13848,19 +13843,7 @@ export interface operations {
            *           "category": "public_exposure",
            *           "ruleId": "public_link",
            *           "connectorId": "con_01hqz8k3v4m5n6p7q8r9s0t1u2",
-           *           "resolvedAt": null,
-           *           "benchmark": {
-           *             "name": "Acme Google Workspace",
-           *             "version": "1.3.0",
-           *             "id": "id_01hqz8k3v4m5n6p7q8r9s0t1u2"
-           *           },
-           *           "tenantCheck": {
-           *             "settings": {
-           *               "key": {}
-           *             },
-           *             "expected": "Link sharing on the finance drive was set to public",
-           *             "fix": "Link sharing on the finance drive was set to public"
-           *           }
+           *           "resolvedAt": null
            *         }
            *       ]
            *     }
@@ -14345,7 +14328,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -14378,19 +14361,7 @@ export interface operations {
            *       "category": "public_exposure",
            *       "ruleId": "public_link",
            *       "connectorId": "con_01hqz8k3v4m5n6p7q8r9s0t1u2",
-           *       "resolvedAt": null,
-           *       "benchmark": {
-           *         "name": "Acme Google Workspace",
-           *         "version": "1.3.0",
-           *         "id": "id_01hqz8k3v4m5n6p7q8r9s0t1u2"
-           *       },
-           *       "tenantCheck": {
-           *         "settings": {
-           *           "key": {}
-           *         },
-           *         "expected": "Link sharing on the finance drive was set to public",
-           *         "fix": "Link sharing on the finance drive was set to public"
-           *       }
+           *       "resolvedAt": null
            *     }
            */
           "application/json": {
@@ -15100,7 +15071,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -15451,7 +15422,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -15589,7 +15560,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -15695,7 +15666,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -16372,7 +16343,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -17107,7 +17078,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -17366,7 +17337,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -19634,7 +19605,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -19974,7 +19945,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -21396,7 +21367,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -22401,7 +22372,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -23132,7 +23103,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -23485,7 +23456,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -23829,7 +23800,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -24197,7 +24168,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -24562,7 +24533,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -24939,7 +24910,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -24998,9 +24969,7 @@ export interface operations {
            *               "ownerEmail": "owner@acme.example",
            *               "connectorId": "con_01hqz8k3v4m5n6p7q8r9s0t1u2"
            *             }
-           *           ],
-           *           "access": "application",
-           *           "connectorId": "con_01hqz8k3v4m5n6p7q8r9s0t1u2"
+           *           ]
            *         }
            *       ],
            *       "quickWins": [
@@ -25417,7 +25386,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -25456,19 +25425,7 @@ export interface operations {
            *           "category": "public_exposure",
            *           "ruleId": "public_link",
            *           "connectorId": "con_01hqz8k3v4m5n6p7q8r9s0t1u2",
-           *           "resolvedAt": null,
-           *           "benchmark": {
-           *             "name": "Acme Google Workspace",
-           *             "version": "1.3.0",
-           *             "id": "id_01hqz8k3v4m5n6p7q8r9s0t1u2"
-           *           },
-           *           "tenantCheck": {
-           *             "settings": {
-           *               "key": {}
-           *             },
-           *             "expected": "Link sharing on the finance drive was set to public",
-           *             "fix": "Link sharing on the finance drive was set to public"
-           *           }
+           *           "resolvedAt": null
            *         }
            *       ]
            *     }
@@ -25790,7 +25747,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -26138,7 +26095,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -26533,7 +26490,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -26878,7 +26835,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -27220,7 +27177,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -27513,7 +27470,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -28217,7 +28174,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -29671,7 +29628,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -29966,7 +29923,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -30311,7 +30268,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -31563,7 +31520,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -32447,7 +32404,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -34179,7 +34136,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -34524,7 +34481,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -35909,7 +35866,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -36232,7 +36189,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -37348,7 +37305,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -39123,7 +39080,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -39802,7 +39759,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -40920,7 +40877,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -45403,7 +45360,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -46445,7 +46402,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -46728,7 +46685,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -47042,7 +46999,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -47970,7 +47927,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -48239,7 +48196,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -48512,7 +48469,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };
@@ -49465,7 +49422,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };

@@ -1,9 +1,26 @@
 import { and, asc, desc, eq, gte, inArray, isNotNull, sql } from "drizzle-orm";
 import { findings, scans, type Db, type TSeverity } from "@posture/db";
-import { computeOrgPosture } from "@posture/posture/breakdown";
 import { satisfiedPct } from "../engine/evaluate";
 import { evaluateOrg } from "./evaluation";
 import { gradeOf } from "./signals";
+
+/**
+ * What `GET /posture/breakdown` answers, as the report reads it: worked out now by the posture
+ * package's `computeOrgPosture`, which the composition root hands in (a domain package does not
+ * import another: docs/architecture.md).
+ */
+export type TPostureBreakdownOf = (
+  db: Db,
+  q: { orgId: string },
+) => Promise<{
+  score: number;
+  categories: Array<{ category: string; deductionPoints: number; findingCount: number }>;
+  topImprovements: Array<{ findingId: string; scoreDelta: number }>;
+  quickWins: Array<{ title: string; scoreDelta: number }>;
+}>;
+
+/** The runtime the posture report needs from other areas. */
+export type TPostureReportDeps = { breakdown: TPostureBreakdownOf };
 
 export type TPostureReportData = {
   orgName: string;
@@ -64,6 +81,7 @@ export async function dailyTrend(
 export async function postureReportData(
   db: Db,
   o: { orgId: string; days: number; now?: Date },
+  deps: TPostureReportDeps,
 ): Promise<TPostureReportData> {
   const to = o.now ?? new Date();
   const from = new Date(to.getTime() - o.days * 86_400_000);
@@ -73,9 +91,10 @@ export async function postureReportData(
     .where(and(eq(scans.orgId, o.orgId), eq(scans.status, "COMPLETE"), isNotNull(scans.postureScore)))
     .limit(1);
   // The score, categories, improvements and quick wins are GET /posture/breakdown's, worked out
-  // now by the same function: not the last scan's copy, which a remediation since has made stale.
+  // now by the same function (handed in): not the last scan's copy, which a remediation since has
+  // made stale.
   const [breakdown, trend, top, counts, evaluation] = await Promise.all([
-    computeOrgPosture(db, { orgId: o.orgId }),
+    deps.breakdown(db, { orgId: o.orgId }),
     dailyTrend(db, o.orgId, from),
     db
       .select({

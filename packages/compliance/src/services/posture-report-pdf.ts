@@ -1,7 +1,7 @@
 import { categoryCap, categoryLabel, type Db } from "@posture/db";
 import { audit, type TActor } from "@posture/platform";
 import { createReport, DEFAULT_THEME, SEVERITY_COLORS, type TCell, type TTheme } from "@posture/pdf";
-import { postureReportData, type TPostureReportData } from "./posture-report-data";
+import { postureReportData, type TPostureReportData, type TPostureReportDeps } from "./posture-report-data";
 import { reportTheme } from "@posture/pdf/org-theme";
 
 export function renderPostureReport(d: TPostureReportData, theme: TTheme, now = new Date()): Promise<Buffer> {
@@ -109,8 +109,9 @@ export function renderPostureReport(d: TPostureReportData, theme: TTheme, now = 
 export async function buildPostureReport(
   db: Db,
   o: { orgId: string; actor: TActor; days: number; now?: Date },
+  deps: TPostureReportDeps,
 ): Promise<Buffer> {
-  const [data, theme] = await Promise.all([postureReportData(db, o), reportTheme(db, o.orgId)]);
+  const [data, theme] = await Promise.all([postureReportData(db, o, deps), reportTheme(db, o.orgId)]);
   const pdf = await renderPostureReport(data, theme, o.now);
   await audit(db, o, {
     action: "POSTURE_REPORT_EXPORTED",

@@ -174,11 +174,12 @@ const teamMay = (op: TOperation) => {
 /** The seeded history's scores, one per scan (docs/demo.md tells the story they make). */
 const ACME_SCORES = [28, 29, 29, 30, 38, 33, 35, 36, 26, 39, 30, 30, 40];
 /**
- * Globex's, one per scan. Some of its scans move by a point from one fresh start to the next (the
- * last two before internal exposure counted, week 5's too since; not yet explained: suspected the
- * tenant's clock, floored to the hour, against the scan's own): they are checked within a point.
+ * Globex's, one per scan. They used to move by a point between fresh starts: the seed trusted the
+ * first of the shares tied at the top rank, ordered by the store's ids, new on every start (so a
+ * different domain, and other severities, each time), and read the week's shares while its scans
+ * could still be running. It now waits for the week's scans and picks among ties by name.
  */
-const GLOBEX_SCORES = [27, 29, 29, 29, 29, 30, 23, 23, 24, 24, 23, 23, 23, 23];
+const GLOBEX_SCORES = [27, 29, 29, 29, 29, 29, 23, 23, 24, 24, 23, 23, 23, 23];
 /** Acme's quick-win remediations, oldest first: [score before, predicted gain]. */
 const ACME_QUICK_WINS: Array<[number, number]> = [
   [30, 14],
@@ -219,15 +220,17 @@ function futureTimes(body: unknown, now: number, at = ""): string[] {
  * demo tenants (issue 33, item 5; packages/demo/src/history.ts, PEOPLE), so their scores come from
  * what they own and did: Acme's owner is its Google Workspace's first administrator, its admin an
  * administrator of its Microsoft 365 without MFA, its member the person behaviour analytics flags
- * for bulk access there, Globex's owner its Microsoft 365's first administrator. [score, rank,
- * factors]. A rank counts everyone above: people near a threshold (a fix of about seven days) can
- * move between fresh starts like Globex's scores, so ranks are checked within one.
+ * for bulk access there, Globex's owner its Microsoft 365's first administrator, Northwind's owner
+ * the first administrator of the partner's own small Google Workspace. [score, rank, factors]; a
+ * rank counts everyone above (they moved by one between fresh starts while the seed picked shares
+ * by random ids and a week's fixes fell either side of the seven-day "quick fix" bar).
  */
 const AWARENESS_ME: Record<string, [number, number, string[]]> = {
-  acme: [74, 68, ["base 100", "external_shares -20", "slow_fixes -10", "quick_fixes 4"]],
+  acme: [74, 67, ["base 100", "external_shares -20", "slow_fixes -10", "quick_fixes 4"]],
   acmeAdmin: [59, 100, ["base 100", "mfa_disabled -25", "external_shares -16"]],
   acmeMember: [77, 54, ["base 100", "external_shares -12", "quick_fixes 4", "anomalies -15"]],
   globex: [60, 69, ["base 100", "public_links -10", "external_shares -20", "slow_fixes -10"]],
+  northwind: [70, 18, ["base 100", "public_links -10", "external_shares -20"]],
 };
 
 describe("a fresh first start: every GET endpoint answers with demo data", () => {
@@ -320,12 +323,8 @@ describe("a fresh first start: every GET endpoint answers with demo data", () =>
     }
     console.log(`story: ${JSON.stringify(changes)}`);
     expect(acme.map((p) => p.score)).toEqual(ACME_SCORES);
-    // Globex's scores move by a point between fresh starts (see GLOBEX_SCORES): each is checked
-    // within one point, and the slip itself exactly (27 at the start, 23 at the end, ±1).
-    expect(globex).toHaveLength(14);
-    const off = globex.map((p, i) => p.score - (GLOBEX_SCORES[i] ?? 23));
-    expect(off.filter((d) => Math.abs(d) > 1)).toEqual([]);
-    expect((globex[0]?.score ?? 0) - (globex.at(-1)?.score ?? 0)).toBeGreaterThanOrEqual(2);
+    // Globex slips: 27 at its first scan, 23 once its second source shows what it holds.
+    expect(globex.map((p) => p.score)).toEqual(GLOBEX_SCORES);
     expect(remediations.map((r) => [r.predicted.before.score, r.predicted.scoreDelta])).toEqual(
       ACME_QUICK_WINS,
     );
@@ -333,10 +332,7 @@ describe("a fresh first start: every GET endpoint answers with demo data", () =>
     expect(reports).toHaveLength(4);
     // Each report covers Monday to Monday: these are the weeks 3→4 … 6→7. (A seed started on a
     // Monday between 00:00 and 01:00 UTC would shift them by a week; the checks above still hold.)
-    expect(changes.map(([, a]) => a)).toEqual(REPORTED_CHANGES.map(([a]) => a));
-    // Globex's: within two points (each end of a week within one).
-    const globexOff = changes.map(([, , g], i) => g - (REPORTED_CHANGES[i]?.[1] ?? 0));
-    expect(globexOff.filter((d) => Math.abs(d) > 2)).toEqual([]);
+    expect(changes.map(([, a, g]) => [a, g])).toEqual(REPORTED_CHANGES);
   });
 
   it("gives each sign-in user the awareness of a person of their tenant, not a blank 100", async () => {
@@ -351,12 +347,14 @@ describe("a fresh first start: every GET endpoint answers with demo data", () =>
       acmeAdmin: actors.acmeAdmin,
       acmeMember: actors.acmeMember,
       globex: actors.globex,
+      northwind: actors.northwind,
     };
     const emailOf: Record<string, string> = {
       acme: "owner@acme.example",
       acmeAdmin: "admin@acme.example",
       acmeMember: "member@acme.example",
       globex: "owner@globex.example",
+      northwind: "owner@northwind.example",
     };
     const got: Record<string, [number, number, string[]]> = {};
     const nudges: Record<string, string[]> = {};
@@ -371,10 +369,8 @@ describe("a fresh first start: every GET endpoint answers with demo data", () =>
       expect(board.find((p) => p.email === emailOf[k])?.score, k).toBe(me.score);
     }
     console.log(`awareness: ${JSON.stringify(got)}`);
-    for (const [k, [score, rank, factors]] of Object.entries(AWARENESS_ME)) {
-      expect([got[k]?.[0], got[k]?.[2]], k).toEqual([score, factors]);
-      expect(Math.abs((got[k]?.[1] ?? 0) - rank), `${k} rank ${got[k]?.[1]}`).toBeLessThanOrEqual(1);
-    }
+    // Nobody scores the blank 100 of someone the product knows nothing about.
+    expect(got).toEqual(AWARENESS_ME);
     // Nudges name their own things: the admin's MFA first, the member's bulk access.
     expect(nudges.acmeAdmin?.[0]).toBe("Turn on multi-factor authentication for your account");
     expect(nudges.acmeMember?.at(-1)).toMatch(
@@ -386,9 +382,9 @@ describe("a fresh first start: every GET endpoint answers with demo data", () =>
   it("prints in Acme's documents what its API says: quick wins, partner brand, resolved incident", async () => {
     // PDF_DUMP=<dir> keeps the documents, to render and look at (pdftoppm -png -r 60).
     const dir = process.env.PDF_DUMP ?? mkdtempSync(join(tmpdir(), "demo-docs-"));
-    const pdf = async (name: string, path: string) => {
+    const pdf = async (name: string, path: string, as: TActor = actors.acme) => {
       const res = await fetch(`${gw.url}/api${path}`, {
-        headers: { cookie: actors.acme.cookie ?? "", "x-forwarded-for": randomClientIp() },
+        headers: { cookie: as.cookie ?? "", "x-forwarded-for": randomClientIp() },
       });
       expect(res.status, path).toBe(200);
       const file = join(dir, `${name}.pdf`);
@@ -418,6 +414,27 @@ describe("a fresh first start: every GET endpoint answers with demo data", () =>
     }
     expect(incident).toMatch(/Was open for \d+ days \d+ h \(resolved /);
     expect(incident).not.toMatch(/Running:|Overdue:/);
+    const open = incidents.incidents.find((i) => i.status === "OPEN");
+    await pdf("acme-incident-open", `/incidents/${open?.id ?? ""}/export`);
+    // Northwind's documents: its last weekly report and the portfolio of the last week.
+    const reports = (await get(actors.northwind, "/partner/reports")).body as { rows: Array<{ id: string }> };
+    const weekly = await pdf(
+      "northwind-weekly",
+      `/partner/reports/${reports.rows[0]?.id ?? ""}`,
+      actors.northwind,
+    );
+    const portfolio = await pdf("northwind-portfolio", "/partner/reports/portfolio/pdf", actors.northwind);
+    // The last week's change per client, as the story test derives it from the history.
+    const [acmeChange, globexChange] = REPORTED_CHANGES.at(-1) ?? [0, 0];
+    const signed = (n: number) => (n > 0 ? `\\+${n}` : n < 0 ? `[-−]${-n}` : "[+]?0");
+    for (const text of [weekly, portfolio]) {
+      expect(text).toContain("Weekly portfolio report");
+      expect(text).toMatch(
+        new RegExp(
+          `All clients .*Acme Corp \\d+ ${signed(acmeChange)} .*Globex \\d+ ${signed(globexChange)} `,
+        ),
+      );
+    }
   });
 
   it("walks every GET operation of the OpenAPI document as each demo organization", async () => {
@@ -499,9 +516,15 @@ describe("a fresh first start: every GET endpoint answers with demo data", () =>
     };
     expect(portfolio.clients.map((c) => c.name).sort()).toEqual(["Acme Corp", "Globex"]);
     expect(portfolio.clients.every((c) => c.scanned)).toBe(true);
-    // Their health differs by direction (the trends above); their latest scores may meet (a CI
-    // run had both at the same score), so only that each has one is asserted here.
-    for (const c of portfolio.clients) expect(c.postureScore).toEqual(expect.any(Number));
+    // Their health differs by direction (the trends above) and by where they stand now.
+    expect(
+      portfolio.clients
+        .map((c): [string, number] => [c.name, c.postureScore])
+        .sort((x, y) => (x[0] < y[0] ? -1 : 1)),
+    ).toEqual([
+      ["Acme Corp", ACME_SCORES.at(-1)],
+      ["Globex", GLOBEX_SCORES.at(-1)],
+    ]);
     const evidence = await gw.request(
       "GET",
       "/api/compliance/evidence/" + (await fill(actors.acme, "/x/{jobId}"))?.slice(3),

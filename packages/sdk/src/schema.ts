@@ -9972,7 +9972,6 @@ export interface operations {
            *           "demo": {
            *             "files": 3,
            *             "users": 3,
-           *             "repositories": 3,
            *             "revision": 3
            *           }
            *         }
@@ -10352,7 +10351,6 @@ export interface operations {
            *       "demo": {
            *         "files": 3,
            *         "users": 3,
-           *         "repositories": 3,
            *         "revision": 3
            *       }
            *     }
@@ -11132,7 +11130,6 @@ export interface operations {
            *       "demo": {
            *         "files": 3,
            *         "users": 3,
-           *         "repositories": 3,
            *         "revision": 3
            *       }
            *     }
@@ -20618,7 +20615,7 @@ export interface operations {
       header?: {
         /**
          * @description The `ETag` of an answer you hold (a list, `W/` tags and `*` are accepted): when the answer is unchanged it is 304 Not Modified with no body, and not counted against the rate limit.
-         * @example If none match
+         * @example "3q2-7wEAAAAAAAAAAAAAAAAAAAA"
          */
         "If-None-Match"?: string;
       };

@@ -21,4 +21,9 @@ export {
   type TCloseResult,
   type TIssueDraft,
 } from "./types";
-export { fileSubjectTicket, type TSubjectKind, type TSubjectTicket } from "./subject-tickets";
+export {
+  fileSubjectTicket,
+  ZSubjectTicketOutput,
+  type TSubjectKind,
+  type TSubjectTicket,
+} from "./subject-tickets";

@@ -1,4 +1,5 @@
 import { and, eq } from "drizzle-orm";
+import { z } from "zod";
 import {
   isUniqueViolation,
   subjectTickets,
@@ -19,6 +20,23 @@ import { createIssue } from "./create-ticket";
 import type { TIssueDraft, TTicket } from "./types";
 
 export type TSubjectKind = (typeof SUBJECT_TICKET_KINDS)[number];
+
+/**
+ * What `POST /posture/quick-wins/{group}/ticket` and `POST /incidents/{id}/ticket` answer: a
+ * ticket for several findings, the finding ticket's fields, what it is for and the findings it lists.
+ */
+export const ZSubjectTicketOutput = z.object({
+  ticket: z.object({
+    provider: z.string(),
+    externalId: z.string(),
+    url: z.string().url(),
+    status: z.string(),
+    kind: z.enum(["quick_win", "incident"]),
+    subject: z.string(),
+    findingIds: z.array(z.string()),
+    createdAt: z.string(),
+  }),
+});
 
 // The claim is the row itself, written before the tracker is called: the unique key (org, kind,
 // subject) turns a concurrent second request into 409 instead of a second upstream issue.

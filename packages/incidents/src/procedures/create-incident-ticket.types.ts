@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { TMeta } from "@posture/platform";
 
 export const createIncidentTicketMeta = {
@@ -14,16 +13,3 @@ export const createIncidentTicketMeta = {
   successStatus: 201,
   errors: ["integration_not_configured", "ticket_exists", "upstream_unavailable"],
 } satisfies TMeta;
-
-export const ZIncidentTicketOutput = z.object({
-  ticket: z.object({
-    provider: z.string(),
-    externalId: z.string(),
-    url: z.string().url(),
-    status: z.string(),
-    kind: z.enum(["quick_win", "incident"]),
-    subject: z.string(),
-    findingIds: z.array(z.string()),
-    createdAt: z.string(),
-  }),
-});

@@ -1,10 +1,7 @@
 import { procedure, scopeOf } from "@posture/platform";
 import { createQuickWinTicket as createQuickWinTicketFor } from "../services/quick-win-ticket";
-import {
-  createQuickWinTicketMeta,
-  ZCreateQuickWinTicketInput,
-  ZSubjectTicketOutput,
-} from "./create-quick-win-ticket.types";
+import { ZSubjectTicketOutput } from "@posture/ticketing";
+import { createQuickWinTicketMeta, ZCreateQuickWinTicketInput } from "./create-quick-win-ticket.types";
 
 export const createQuickWinTicket = procedure({ auth: "apiKey", feature: "ticketing" })
   .meta(createQuickWinTicketMeta)

@@ -20,17 +20,3 @@ export const ZCreateQuickWinTicketInput = z.strictObject({
   group: z.enum(QUICK_WIN_GROUPS.map((g) => g.key) as [TGroupKey, ...TGroupKey[]]),
 });
 type TGroupKey = (typeof QUICK_WIN_GROUPS)[number]["key"];
-
-/** A ticket for several findings: the finding ticket's fields, what it is for, and the findings it lists. */
-export const ZSubjectTicketOutput = z.object({
-  ticket: z.object({
-    provider: z.string(),
-    externalId: z.string(),
-    url: z.string().url(),
-    status: z.string(),
-    kind: z.enum(["quick_win", "incident"]),
-    subject: z.string(),
-    findingIds: z.array(z.string()),
-    createdAt: z.string(),
-  }),
-});

@@ -20767,6 +20767,37 @@ export interface operations {
           };
         };
       };
+      /** @description `not_found` */
+      404: {
+        headers: {
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "not_found",
+           *       "message": "Shared with anyone holding the link",
+           *       "details": [
+           *         {
+           *           "path": "Path",
+           *           "message": "Shared with anyone holding the link"
+           *         }
+           *       ],
+           *       "upgrade": {
+           *         "feature": "Feature",
+           *         "requiredPlan": "Required plan"
+           *       },
+           *       "retryAfter": 30
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            error?: "not_found";
+          };
+        };
+      };
       /** @description `rate_limited` */
       429: {
         headers: {

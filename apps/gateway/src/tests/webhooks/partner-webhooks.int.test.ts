@@ -92,10 +92,14 @@ describe("partner webhooks: includeClients", () => {
     expect(JSON.parse(mine.body)).not.toHaveProperty("client");
     expect(own.received).toHaveLength(0);
 
-    // The deliveries are the partner's: in its delivery log.
-    const log = await h.deliveries(hook.id, "", msp.cookie);
+    // The deliveries are the partner's: in its delivery log. A delivery is marked delivered once
+    // the worker has read the receiver's answer, a moment after the receiver saw the request.
+    const log = await waitFor(async () => {
+      const l = await h.deliveries(hook.id, "", msp.cookie);
+      return l.rows.every((d) => d.status === "delivered") ? l : null;
+    });
     expect(log.total).toBe(2);
-    expect(log.rows.every((d) => d.status === "delivered")).toBe(true);
+    expect(log.rows.map((d) => d.status)).toEqual(["delivered", "delivered"]);
     for (const d of log.rows) expect(d).toMatchObject({ clientOrgId: client.id });
   });
 

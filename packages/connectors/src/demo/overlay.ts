@@ -24,6 +24,17 @@ export type TPermEntry =
   | { op: "link"; link: NonNullable<TPermission["link"]> }
   | { op: "restored" };
 
+/**
+ * The overlay entry that leaves a permission as `wanted`: none (restored) when the generated
+ * tenant has it so, a role change when the generated permission has another role, else the
+ * permission added. Shared by the suites' and GitHub's demo writers.
+ */
+export function permissionEntry(generated: TPermission | undefined, wanted: TPermission): TPermEntry {
+  if (generated?.role === wanted.role) return { op: "restored" };
+  if (generated) return { op: "role", role: wanted.role };
+  return { op: "added", permission: wanted };
+}
+
 export type TOwnerEntry = { ownerEmail: string; previousOwner: string } | { op: "restored" };
 
 /** One file's overlay: its permission entries by permission id, and its owner change. */

@@ -14,7 +14,14 @@ import { appsOf, grantAt, grantLife } from "./apps";
 import { driveIdAt } from "./drives";
 import { fileAt } from "./files";
 import type { TDemoOptions } from "./index";
-import { fileIndexOfPermission, indexOverlay, overlayFile, stamp, type TOverlay } from "./overlay";
+import {
+  fileIndexOfPermission,
+  indexOverlay,
+  overlayFile,
+  permissionEntry,
+  stamp,
+  type TOverlay,
+} from "./overlay";
 import { fnv1a, rngFor, STREAMS } from "./prng";
 import { existsAt, fileClock, fileGrowth, grantGrowth, slotsAt } from "./revisions";
 import { shapeOf } from "./shape";
@@ -138,9 +145,7 @@ export function createDemoWriter(opts: TDemoOptions & { overlay: TDemoOverlaySto
         throw new SourceWriteError(400, "invalidSharingRequest", `A permission cannot be made ${role} here.`);
       const key = `perm:${file.id}:${permissionId}`;
       const generated = located.base.permissions.find((p) => p.id === permissionId);
-      if (generated?.role === role) await put(overlay, key, located.index, { op: "restored" });
-      else if (generated) await put(overlay, key, located.index, { op: "role", role });
-      else await put(overlay, key, located.index, { op: "added", permission: { ...permission, role } });
+      await put(overlay, key, located.index, permissionEntry(generated, { ...permission, role }));
       return "applied";
     },
 

@@ -1,4 +1,4 @@
-import { indexOverlay, overlayFile, stamp, type TOverlay } from "../demo/overlay";
+import { indexOverlay, overlayFile, permissionEntry, stamp, type TOverlay } from "../demo/overlay";
 import { reversibilityOf } from "../reversibility";
 import type { TSourceFile } from "../types";
 import { ranksAbove, type TDemoOverlayStore, type TSourceWriter } from "../write";
@@ -57,9 +57,7 @@ export function createGithubDemoWriter(opts: {
         return "already_gone";
       const key = `perm:${file.id}:${permissionId}`;
       const generated = located.base.permissions.find((p) => p.id === permissionId);
-      if (generated?.role === role) await put(overlay, key, located.index, { op: "restored" });
-      else if (generated) await put(overlay, key, located.index, { op: "role", role });
-      else await put(overlay, key, located.index, { op: "added", permission: { ...permission, role } });
+      await put(overlay, key, located.index, permissionEntry(generated, { ...permission, role }));
       return "applied";
     },
     restorePermission: async (file, image) => {
@@ -71,9 +69,7 @@ export function createGithubDemoWriter(opts: {
       if (current?.role === image.role) return { id: image.id };
       const key = `perm:${file.id}:${image.id}`;
       const generated = located.base.permissions.find((p) => p.id === image.id);
-      if (generated?.role === image.role) await put(overlay, key, located.index, { op: "restored" });
-      else if (generated) await put(overlay, key, located.index, { op: "role", role: image.role });
-      else await put(overlay, key, located.index, { op: "added", permission });
+      await put(overlay, key, located.index, permissionEntry(generated, permission));
       return { id: image.id };
     },
     transferOwnership: async () => {

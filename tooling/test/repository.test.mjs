@@ -21,4 +21,18 @@ describe("the repository", () => {
     const jars = tracked.filter((path) => path !== "" && /^# (Netscape )?HTTP Cookie File/.test(head(path)));
     expect(jars).toEqual([]);
   });
+
+  it("reads the router's procedures in the route catalog only", () => {
+    // Every transport and route walker takes its routes from routeCatalog (issue 29).
+    let found = "";
+    try {
+      found = execFileSync("git", ["grep", "-l", "-E", "_def\\.procedures", "--", "*.ts", "*.mjs"], {
+        cwd: root,
+        encoding: "utf8",
+      });
+    } catch (err) {
+      if (err.status !== 1) throw err; // 1: no match
+    }
+    expect(found.split("\n").filter(Boolean)).toEqual(["packages/platform/src/route-catalog.ts"]);
+  });
 });

@@ -5,15 +5,13 @@ import {
   compileQueryParser,
   compileRequestFields,
   isDownload,
+  routeCatalog,
   type TDownload,
-  type TMeta,
 } from "@posture/platform";
 import type { TGatewayDeps } from "./deps";
-import { literalPathOfOtherMethods, pathParamsOf } from "./rest-dispatch";
+import { literalPathOfOtherMethods } from "./rest-dispatch";
 import { appRouter, callerAt } from "./router";
 import { contextFactory } from "./trpc-handlers";
-
-type TProcedureMap = Record<string, { _def: { meta?: TMeta; type?: string; inputs?: unknown[] } }>;
 
 /** `/compliance/evidence/{jobId}` → `/compliance/evidence/:jobId` */
 const expressPath = (openApiPath: string) => openApiPath.replace(/\{([^}]+)\}/g, ":$1");
@@ -48,28 +46,22 @@ async function send(res: Response, d: TDownload): Promise<void> {
 export function downloadRoutes(deps: TGatewayDeps): Router {
   const r = Router();
   const makeContext = contextFactory(deps);
-  const procedures = Object.entries(appRouter._def.procedures as unknown as TProcedureMap);
+  const catalog = routeCatalog(appRouter);
   // A literal path of another procedure wins over a download's parameter (GET
   // /partner/reports/portfolio is not the report "portfolio"), as in the REST handler.
   const literal = new Set(
-    procedures.flatMap(([, p]) => {
-      const o = p._def.meta?.openapi;
-      return o && !p._def.meta?.download && !o.path.includes("{") ? [`${o.method} /api${o.path}`] : [];
-    }),
+    catalog.rest.flatMap((e) =>
+      !e.download && e.rest.literal ? [`${e.rest.method} ${e.rest.apiPath}`] : [],
+    ),
   );
   const otherMethodsPath = literalPathOfOtherMethods(appRouter);
-  for (const [path, proc] of procedures) {
-    const meta = proc._def.meta;
-    const openapi = meta?.openapi;
-    if (!openapi || !meta.download) continue;
-    const negotiate = meta.download.negotiate === true;
-    const types = [...meta.download.contentTypes, "application/json"];
+  for (const { key, rest: openapi, download, input: schema } of catalog.rest) {
+    if (!download) continue;
+    const negotiate = download.negotiate === true;
+    const types = [...download.contentTypes, "application/json"];
     const method = openapi.method.toLowerCase() as "get" | "post";
-    const parseQuery = compileQueryParser(proc._def.inputs?.[0]);
-    const fields = compileRequestFields(proc._def.inputs?.[0], {
-      pathParams: pathParamsOf(openapi.path),
-      body: method !== "get",
-    });
+    const parseQuery = compileQueryParser(schema);
+    const fields = compileRequestFields(schema, { pathParams: openapi.params, body: method !== "get" });
     r[method](expressPath(openapi.path), async (req: Request, res: Response, next: NextFunction) => {
       if (
         literal.has(`${openapi.method} ${req.baseUrl}${req.path}`) ||
@@ -88,7 +80,7 @@ export function downloadRoutes(deps: TGatewayDeps): Router {
         if (negotiate && input.format === undefined && req.accepts(types) === "application/json") {
           input.format = "json";
         }
-        const out = await callerAt(ctx, path)(method === "get" ? input : { ...input, ...req.body });
+        const out = await callerAt(ctx, key)(method === "get" ? input : { ...input, ...req.body });
         for (const [k, v] of Object.entries(ctx.response.headers)) res.setHeader(k, v);
         if (isDownload(out)) {
           await send(res, out);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildCatalog, type TOpenApiDocument } from "@posture/mcp";
+import { routeCatalog } from "@posture/platform";
 import { gatewayCatalog } from "./mcp";
 import { buildOpenApiDocument } from "./openapi";
 import { appRouter } from "./router";
@@ -12,7 +13,7 @@ import { appRouter } from "./router";
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const PLANS = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
-const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>;
+const catalog = routeCatalog(appRouter);
 
 describe("the MCP tools' annotations", { timeout: 60_000 }, () => {
   const doc = buildOpenApiDocument("http://localhost:3000") as unknown as TOpenApiDocument;
@@ -21,7 +22,7 @@ describe("the MCP tools' annotations", { timeout: 60_000 }, () => {
   it("follow each tool's procedure: every query-backed tool reads, the mutations are the table", () => {
     const byKind: Record<string, Record<string, unknown>> = { query: {}, mutation: {} };
     for (const tool of served.tools) {
-      const kind = procedures[tool.op.key]?._def.type ?? "missing";
+      const kind = catalog.byKey.get(tool.op.key)?.kind ?? "missing";
       (byKind[kind] ??= {})[tool.name] = tool.annotations;
     }
     expect(Object.keys(byKind).sort()).toEqual(["mutation", "query"]);

@@ -16,6 +16,7 @@ import {
   compileQueryParser,
   isDownload,
   principalAllows,
+  routeCatalog,
   toWireError,
   withClient,
   type TPrincipal,
@@ -26,16 +27,14 @@ import { logFault, sendError } from "./middleware/errors";
 import { appRouter, callerAt } from "./router";
 import { contextFactory } from "./trpc-handlers";
 
-type TProcedureMap = Record<string, { _def: { inputs?: unknown[]; type?: string } }>;
-
 /**
  * The catalog as /mcp serves it: whether an operation is a tool, and its annotations, follow its
  * own procedure's kind (a tRPC query reads; anything else counts as a write), not the REST method.
  */
 export function gatewayCatalog(doc: TOpenApiDocument): TCatalog {
-  const procedures = appRouter._def.procedures as unknown as TProcedureMap;
+  const catalog = routeCatalog(appRouter);
   const kindOf = (key: string): TProcedureKind =>
-    procedures[key]?._def.type === "query" ? "query" : "mutation";
+    catalog.byKey.get(key)?.kind === "query" ? "query" : "mutation";
   return buildCatalog(doc, { kindOf });
 }
 
@@ -59,7 +58,7 @@ async function collect(body: Buffer | (() => AsyncIterable<Uint8Array>)): Promis
  */
 function inProcessDispatch(deps: TGatewayDeps, req: Request, res: Response): TDispatch {
   const makeContext = contextFactory(deps);
-  const procedures = appRouter._def.procedures as unknown as TProcedureMap;
+  const catalog = routeCatalog(appRouter);
   const parsers = new Map<string, TQueryParser>();
   const run = async (key: string, input: unknown, client: string) => {
     const ctx = makeContext({ req, res });
@@ -81,7 +80,7 @@ function inProcessDispatch(deps: TGatewayDeps, req: Request, res: Response): TDi
       // URI template values are strings: converted to the field types as a query string is.
       let parse = parsers.get(op.key);
       if (!parse) {
-        parse = compileQueryParser(procedures[op.key]?._def.inputs?.[0]);
+        parse = compileQueryParser(catalog.byKey.get(op.key)?.input);
         parsers.set(op.key, parse);
       }
       const r = await run(op.key, parse(args), client);

@@ -3,6 +3,7 @@ import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import {
   ERROR_STATUS,
   inputFieldNames,
+  routeCatalog,
   scopeFor,
   type TAccess,
   type TErrorCode,
@@ -270,18 +271,11 @@ function closeRequestBody(op: TOperation, input: unknown): void {
 
 /** Adds each operation's auth (security), plan and role from the procedure's access meta. */
 function annotateAccess(doc: OpenAPIObject): OpenAPIObject {
-  const procedures = appRouter._def.procedures as unknown as Record<
-    string,
-    { _def: { meta?: TMeta; inputs?: unknown[] } }
-  >;
-  for (const proc of Object.values(procedures)) {
-    const meta = proc._def.meta;
-    const openapi = meta?.openapi;
-    if (!openapi || !meta.access) continue;
-    const method = openapi.method.toLowerCase();
-    const op = (doc.paths?.[openapi.path] as Record<string, TOperation> | undefined)?.[method];
+  for (const { rest, meta, access, input } of routeCatalog(appRouter).rest) {
+    if (!meta || !access) continue;
+    const method = rest.method.toLowerCase();
+    const op = (doc.paths?.[rest.path] as Record<string, TOperation> | undefined)?.[method];
     if (!op) continue;
-    const access = meta.access;
     op.security = securityOf(access.auth, method);
     op["x-access"] = access;
     const parts = [
@@ -296,12 +290,12 @@ function annotateAccess(doc: OpenAPIObject): OpenAPIObject {
     if (access.auth !== "public" && method === "post") {
       op.parameters = [...(op.parameters ?? []), IDEMPOTENCY_PARAMETER];
     }
-    closeRequestBody(op, proc._def.inputs?.[0]);
-    contractResponses(openapi.path, method, op, access, meta);
+    closeRequestBody(op, input);
+    contractResponses(rest.path, method, op, access, meta);
     documentDownload(op, meta);
     moveSuccessStatus(op, meta);
     documentConditional(method, op, meta);
-    documentLimitHeaders(openapi.path, op);
+    documentLimitHeaders(rest.path, op);
   }
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas)) if (name.startsWith("error.")) delete schemas[name];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TMeta } from "@posture/platform";
+import { routeCatalog } from "@posture/platform";
 import { appRouter } from "./router";
 
 /**
@@ -56,9 +56,7 @@ function expectedKeys(method: string, path: string): string[] {
   return verbs.map((verb) => [...nouns, verb].join("."));
 }
 
-type TProcedureMap = Record<string, { _def: { meta?: TMeta } }>;
-
-const procedures = Object.entries(appRouter._def.procedures as unknown as TProcedureMap);
+const catalog = routeCatalog(appRouter);
 
 describe("procedure keys: area.noun.verb, mirroring the REST path", () => {
   it("derives keys from paths", () => {
@@ -75,14 +73,12 @@ describe("procedure keys: area.noun.verb, mirroring the REST path", () => {
   });
 
   it("every procedure of the router has an OpenAPI path", () => {
-    const withoutPath = procedures.filter(([, p]) => !p._def.meta?.openapi).map(([key]) => key);
+    const withoutPath = catalog.entries.filter((e) => !e.rest).map((e) => e.key);
     expect(withoutPath).toEqual([]);
   });
 
   it("every key is the one its REST path and method give", () => {
-    const wrong = procedures.flatMap(([key, p]) => {
-      const o = p._def.meta?.openapi;
-      if (!o) return [];
+    const wrong = catalog.rest.flatMap(({ key, rest: o }) => {
       const allowed = expectedKeys(o.method, o.path);
       return allowed.includes(key)
         ? []

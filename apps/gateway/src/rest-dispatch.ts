@@ -1,11 +1,13 @@
 import type { Request, Response } from "express";
 import {
   compileQueryParser,
+  normalisePath,
+  routeCatalog,
+  type TCatalogProcedure,
   compileRequestFields,
   toWireError,
   type TContext,
   type TLogger,
-  type TMeta,
   type TQueryParser,
   type TRequestFields,
   type TWireError,
@@ -14,18 +16,10 @@ import { logFault } from "./middleware/errors";
 import type { AppRouter } from "./router";
 
 type TZod = { _zod: { def: { type: string; [k: string]: unknown } }; _def: Record<string, unknown> };
-type TProcedure = ((opts: {
-  path: string;
-  getRawInput: () => Promise<unknown>;
-  ctx: unknown;
-  type: "query";
-  signal: undefined;
-  batchIndex: number;
-}) => Promise<unknown>) & { _def: { type: string; inputs: TZod[]; meta?: TMeta } };
 
 type TRoute = {
   name: string;
-  procedure: TProcedure;
+  procedure: TCatalogProcedure;
   pattern: RegExp;
   /** undefined: the procedure takes no input. */
   input: { arrayKeys: Set<string>; parse: TQueryParser } | undefined;
@@ -34,10 +28,6 @@ type TRoute = {
   /** false: an input shape this dispatcher does not replicate; trpc-to-openapi serves it. */
   fast: boolean;
 };
-
-/** `{orgId}` → orgId, for every parameter of an OpenAPI path. */
-export const pathParamsOf = (openApiPath: string): string[] =>
-  [...openApiPath.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? "");
 
 const kind = (t: TZod | undefined): string | undefined => t?._zod?.def?.type;
 
@@ -58,8 +48,8 @@ function unwrap(t: TZod): TZod {
 }
 
 /**
- * The REST GET routes compiled once from the procedures' OpenAPI meta: the route lookup, the
- * query conversion and the procedure itself are resolved at start-up instead of per request (what
+ * The REST GET routes compiled once from the route catalog: the route lookup, the query
+ * conversion and the procedure itself are resolved at start-up instead of per request (what
  * trpc-to-openapi's handler does on every call: URL parsing, a scan of every route's regular
  * expression and a caller proxy). Query values are converted to the field types strictly
  * (`compileQueryParser`), never by schema coercion. Matching is trpc-to-openapi's exactly — first
@@ -68,24 +58,11 @@ function unwrap(t: TZod): TZod {
  */
 export function compileGetRoutes(router: AppRouter) {
   const ordered: TRoute[] = [];
-  const procedures = router._def.procedures as unknown as Record<string, TProcedure>;
-  for (const [name, procedure] of Object.entries(procedures)) {
-    const openapi = procedure._def.meta?.openapi;
-    if (
-      !openapi ||
-      openapi.enabled === false ||
-      openapi.method !== "GET" ||
-      procedure._def.type !== "query"
-    ) {
-      continue;
-    }
-    if (procedure._def.inputs.length > 1) return null; // merged inputs: not worth replicating
-    const path = `/${openapi.path.replace(/^\/|\/$/g, "")}`;
-    const pattern = new RegExp(
-      `^${path.replace(/\{(.+?)\}/g, (_, key: string) => `(?<${key}>[^/]+)`)}$`,
-      "i",
-    );
-    const schema = procedure._def.inputs[0];
+  for (const entry of routeCatalog(router).rest) {
+    const { rest } = entry;
+    if (rest.method !== "GET" || entry.kind !== "query") continue;
+    if (entry.inputs.length > 1) return null; // merged inputs: not worth replicating
+    const schema = entry.input as TZod | undefined;
     const unwrapped = schema ? unwrap(schema) : undefined;
     const t = kind(unwrapped);
     let input: TRoute["input"] = { arrayKeys: new Set(), parse: compileQueryParser(schema) };
@@ -99,8 +76,8 @@ export function compileGetRoutes(router: AppRouter) {
         if (kind(inner) === "array") input.arrayKeys.add(key);
       }
     }
-    const fields = compileRequestFields(schema, { pathParams: pathParamsOf(openapi.path), body: false });
-    ordered.push({ name, procedure, pattern, input, fields, fast });
+    const fields = compileRequestFields(schema, { pathParams: rest.params, body: false });
+    ordered.push({ name: entry.key, procedure: entry.procedure, pattern: rest.pattern, input, fields, fast });
   }
   // For each literal path, the route trpc-to-openapi would pick (the first that matches).
   const exact = new Map<string, TRoute>();
@@ -115,7 +92,7 @@ export function compileGetRoutes(router: AppRouter) {
     match(rawPath: string): { route: TRoute; params: Record<string, string> } | undefined {
       // Only plain paths, which URL parsing would leave as they are.
       if (!/^[A-Za-z0-9/_~-]*$/.test(rawPath)) return undefined;
-      const path = `/${rawPath.replace(/^\/|\/$/g, "")}`;
+      const path = normalisePath(rawPath);
       const route = exact.get(path) ?? ordered.find((r) => r.pattern.test(path));
       if (!route?.fast) return undefined;
       return { route, params: { ...route.pattern.exec(path)?.groups } };
@@ -136,30 +113,21 @@ export function compileRouteInputs(router: AppRouter) {
     string,
     Array<{ pattern: RegExp; parse: TQueryParser; fields: TRequestFields; body: boolean }>
   >();
-  for (const procedure of Object.values(router._def.procedures as unknown as Record<string, TProcedure>)) {
-    const openapi = procedure._def.meta?.openapi;
-    if (!openapi || openapi.enabled === false || procedure._def.type === "subscription") continue;
-    const path = `/${openapi.path.replace(/^\/|\/$/g, "")}`;
-    const pattern = new RegExp(
-      `^${path.replace(/\{(.+?)\}/g, (_, key: string) => `(?<${key}>[^/]+)`)}$`,
-      "i",
-    );
-    const routes = byMethod.get(openapi.method) ?? [];
-    const schema = procedure._def.inputs[0];
-    const body = openapi.method !== "GET" && openapi.method !== "DELETE";
+  for (const { rest, input } of routeCatalog(router).rest) {
+    const routes = byMethod.get(rest.method) ?? [];
     routes.push({
-      pattern,
-      parse: compileQueryParser(schema),
-      fields: compileRequestFields(schema, { pathParams: pathParamsOf(openapi.path), body }),
-      body,
+      pattern: rest.pattern,
+      parse: compileQueryParser(input),
+      fields: compileRequestFields(input, { pathParams: rest.params, body: rest.body }),
+      body: rest.body,
     });
-    byMethod.set(openapi.method, routes);
+    byMethod.set(rest.method, routes);
   }
   return (method: string, url: string) => {
     const routes = byMethod.get(method);
     if (!routes) return undefined;
     const pathname = new URL(url.startsWith("/") ? `http://127.0.0.1${url}` : url).pathname;
-    const path = `/${pathname.replace(/^\/|\/$/g, "")}`;
+    const path = normalisePath(pathname);
     return routes.find((r) => r.pattern.test(path));
   };
 }
@@ -170,15 +138,9 @@ export function compileRouteInputs(router: AppRouter) {
  * template alone would hand it to `/compliance/evidence/{jobId}` and answer 404.
  */
 export function literalPathOfOtherMethods(router: AppRouter): (method: string, path: string) => boolean {
-  const literal = new Map<string, Set<string>>();
-  for (const p of Object.values(router._def.procedures as unknown as Record<string, TProcedure>)) {
-    const openapi = p._def.meta?.openapi;
-    if (!openapi || openapi.path.includes("{")) continue;
-    const path = `/${openapi.path.replace(/^\/|\/$/g, "")}`.toLowerCase();
-    literal.set(path, (literal.get(path) ?? new Set()).add(openapi.method));
-  }
+  const catalog = routeCatalog(router);
   return (method, rawPath) => {
-    const methods = literal.get(`/${rawPath.replace(/^\/|\/$/g, "")}`.toLowerCase());
+    const methods = catalog.literalMethods(rawPath);
     return methods !== undefined && !methods.has(method === "HEAD" ? "GET" : method);
   };
 }

@@ -7,7 +7,7 @@ import { flowGuardRouter } from "@posture/flow-guard";
 import { incidentsRouter } from "@posture/incidents";
 import { buildPartnerRouter } from "@posture/partner";
 import { partnerDeps } from "@posture/partner-clients";
-import { AppError, mergeRouters, type TContext } from "@posture/platform";
+import { AppError, mergeRouters, routeCatalog, type TContext } from "@posture/platform";
 import { buildPostureRouter, computeOrgPosture } from "@posture/posture";
 import { predictPostureScore, remediationRouter, simulatePosture } from "@posture/remediation";
 import { sandboxRouter } from "@posture/sandbox";
@@ -39,8 +39,9 @@ export type AppRouter = typeof appRouter;
 
 /** The procedure at a tRPC key (`findings.list`), called as the request's context: its guards apply. */
 export function callerAt(ctx: TContext, key: string): (input: unknown) => Promise<unknown> {
+  // The caller is a proxy that answers any path with a function: the catalog says what exists.
+  if (!routeCatalog(appRouter).byKey.has(key)) throw new AppError("not_found", `No procedure ${key}`);
   let node: unknown = appRouter.createCaller(ctx);
   for (const part of key.split(".")) node = (node as Record<string, unknown>)[part];
-  if (typeof node !== "function") throw new AppError("not_found", `No procedure ${key}`);
   return node as (input: unknown) => Promise<unknown>;
 }

@@ -4,6 +4,7 @@ import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
 import {
   forbidCoercion,
   ResponseControl,
+  routeCatalog,
   toWireError,
   type TContext,
   type TLogger,
@@ -107,10 +108,7 @@ function onErrorFactory(deps: TGatewayDeps) {
 export function restHandler(deps: TGatewayDeps, router: AppRouter) {
   // trpc-to-openapi turns on coercion of every number and boolean of an input on each request
   // (bodies included, and /trpc after it, since the schemas are shared): it must not.
-  for (const p of Object.values(
-    router._def.procedures as unknown as Record<string, { _def: { inputs: unknown[] } }>,
-  ))
-    for (const input of p._def.inputs) forbidCoercion(input);
+  for (const entry of routeCatalog(router).entries) for (const input of entry.inputs) forbidCoercion(input);
   const routeInputs = compileRouteInputs(router);
   const handler = createOpenApiNodeHttpHandler({
     router,

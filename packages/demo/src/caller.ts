@@ -8,9 +8,9 @@ import {
   mergeRouters,
   RateLimits,
   ResponseControl,
+  routeCatalog,
   type TContext,
   type TLogger,
-  type TMeta,
   type TPrincipal,
   type TRuntime,
 } from "@posture/platform";
@@ -30,15 +30,9 @@ const seedRouter = mergeRouters(
   incidentsRouter,
 );
 
-type TProcedure = { _def: { meta?: TMeta } };
-const procedures = seedRouter._def.procedures as unknown as Record<string, TProcedure>;
-
-/** The tRPC key of a REST operation, found in the routers' own OpenAPI meta. */
+/** The tRPC key of a REST operation, found in the routers' route catalog. */
 function keyOf(method: string, path: string): string {
-  const key = Object.keys(procedures).find((k) => {
-    const o = procedures[k]?._def.meta?.openapi;
-    return o?.method === method && o.path === path;
-  });
+  const key = routeCatalog(seedRouter).at(method, path)?.key;
   if (!key) throw new Error(`demo seed: no procedure for ${method} ${path}`);
   return key;
 }

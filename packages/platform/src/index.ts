@@ -30,5 +30,6 @@ export * from "./metrics";
 export * from "./download";
 export * from "./domains";
 export * from "./rest-input";
+export * from "./route-catalog";
 export * from "./managed-clients";
 export * from "./evidence-signing";

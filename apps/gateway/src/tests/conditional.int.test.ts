@@ -1,7 +1,7 @@
 import { request as httpRequest } from "node:http";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { TMeta } from "@posture/platform";
+import { routeCatalog } from "@posture/platform";
 import { entityTag } from "../middleware/conditional";
 import { appRouter } from "../router";
 import { useTestGateway, type TTestResponse } from "../testing";
@@ -299,11 +299,9 @@ describe("the tRPC GET path", () => {
 // ---- every JSON GET route ----
 
 type TGetRoute = { name: string; path: string; auth: string; download: boolean };
-const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: TMeta } }>;
-const getRoutes: TGetRoute[] = Object.entries(procedures).flatMap(([name, p]) => {
-  const meta = p._def.meta;
-  if (!meta?.openapi || meta.openapi.method !== "GET" || !meta.access) return [];
-  return [{ name, path: `/api${meta.openapi.path}`, auth: meta.access.auth, download: !!meta.download }];
+const getRoutes: TGetRoute[] = routeCatalog(appRouter).rest.flatMap(({ key, rest, access, download }) => {
+  if (rest.method !== "GET" || !access) return [];
+  return [{ name: key, path: `/api${rest.path}`, auth: access.auth, download: !!download }];
 });
 // A made-up id is a 404: the routes with a path parameter share the mechanism and are sampled
 // with real ids below (findings/{id}, incidents/{id}).

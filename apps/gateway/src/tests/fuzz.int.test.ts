@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ERROR_STATUS, type TAccess, type TMeta } from "@posture/platform";
+import { ERROR_STATUS, routeCatalog, type TAccess, type TRouteEntry } from "@posture/platform";
 import { appRouter } from "../router";
 import { type TTestGateway, useTestGateway } from "../testing";
 import { freshIp } from "./helpers";
@@ -19,12 +19,11 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 8);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 const KNOWN_CODES = new Set(Object.keys(ERROR_STATUS));
 
-type TProcedureDef = { _def: { meta?: TMeta; type?: "query" | "mutation"; inputs?: unknown[] } };
-const procedures = appRouter._def.procedures as unknown as Record<string, TProcedureDef>;
+const catalog = routeCatalog(appRouter);
 
 /** The input's top-level field names, so generated inputs also reach past validation. */
-function inputKeys(p: TProcedureDef): string[] {
-  const shape = (p._def.inputs?.[0] as { shape?: Record<string, unknown> } | undefined)?.shape;
+function inputKeys(e: TRouteEntry): string[] {
+  const shape = (e.input as { shape?: Record<string, unknown> } | undefined)?.shape;
   return shape ? Object.keys(shape) : [];
 }
 
@@ -38,18 +37,18 @@ type TTarget = {
   keys: string[];
 };
 
-const targets: TTarget[] = Object.entries(procedures).flatMap(([name, p]): TTarget[] => {
-  const access = p._def.meta?.access ?? { auth: "public" };
-  const keys = inputKeys(p);
+const targets: TTarget[] = catalog.entries.flatMap((e): TTarget[] => {
+  const access = e.access ?? { auth: "public" };
+  const keys = inputKeys(e);
   const trpc: TTarget = {
-    label: `tRPC ${name}`,
+    label: `tRPC ${e.key}`,
     transport: "trpc",
-    method: p._def.type === "query" ? "GET" : "POST",
-    path: name,
+    method: e.kind === "query" ? "GET" : "POST",
+    path: e.key,
     access,
     keys,
   };
-  const openapi = p._def.meta?.openapi;
+  const openapi = e.rest;
   if (!openapi) return [trpc];
   const rest: TTarget = {
     label: `${openapi.method} /api${openapi.path}`,
@@ -314,9 +313,9 @@ async function fire(t: TTarget, c: TCase) {
 
 describe("the fuzz covers the router", () => {
   it("has a REST target for every OpenAPI procedure and a tRPC target for every procedure", () => {
-    const rest = Object.values(procedures).filter((p) => p._def.meta?.openapi).length;
+    const rest = catalog.rest.length;
     expect(targets.filter((t) => t.transport === "rest")).toHaveLength(rest);
-    expect(targets.filter((t) => t.transport === "trpc")).toHaveLength(Object.keys(procedures).length);
+    expect(targets.filter((t) => t.transport === "trpc")).toHaveLength(catalog.entries.length);
     expect(rest).toBeGreaterThan(10);
   });
 });

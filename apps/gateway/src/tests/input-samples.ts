@@ -1,4 +1,4 @@
-import type { TMeta } from "@posture/platform";
+import { routeCatalog } from "@posture/platform";
 import { appRouter } from "../router";
 
 /**
@@ -12,10 +12,8 @@ export type TSchema = {
   _zod: { def: TDef };
   safeParse: (v: unknown) => { success: boolean; error?: { issues: unknown[] } };
 };
-export type TProcedureDef = {
-  _def: { meta?: TMeta; type?: string; inputs: TSchema[]; output?: TSchema };
-};
-export const procedures = appRouter._def.procedures as unknown as Record<string, TProcedureDef>;
+/** Every procedure of the router, from the route catalog. */
+export const entries = routeCatalog(appRouter).entries;
 
 const isSchema = (v: unknown): v is TSchema =>
   typeof v === "object" && v !== null && typeof (v as TSchema)._zod?.def?.type === "string";

@@ -1,16 +1,15 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { TMeta } from "@posture/platform";
+import { routeCatalog, type TRouteEntry } from "@posture/platform";
 import { appRouter } from "../router";
 import { type TTestGateway, useTestGateway, type TTestResponse } from "../testing";
 import { errorCode, freshIp } from "./helpers";
 import {
   objectPaths,
-  procedures as sampleProcedures,
+  entries,
   reachable,
   sample,
   withField,
-  type TProcedureDef as TSampleProcedure,
   type TSchema as TSampleSchema,
 } from "./input-samples";
 
@@ -27,8 +26,7 @@ const settings = { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }),
 
 type TDef = { type: string; [k: string]: unknown };
 type TSchema = { _zod: { def: TDef } };
-type TProcedureDef = { _def: { meta?: TMeta; type?: string; inputs: TSchema[] } };
-const procedures = appRouter._def.procedures as unknown as Record<string, TProcedureDef>;
+const catalog = routeCatalog(appRouter);
 
 const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "readonly", "nonoptional"]);
 function inner(s: TSchema): TSchema {
@@ -50,19 +48,13 @@ function fieldsOfType(s: TSchema | undefined, type: string, prefix: string[] = [
 }
 
 type TRoute = { label: string; method: string; path: string; input: TSchema | undefined; partner: boolean };
-const rest: TRoute[] = Object.values(procedures).flatMap((p) => {
-  const o = p._def.meta?.openapi;
-  if (!o) return [];
-  return [
-    {
-      label: `${o.method} /api${o.path}`,
-      method: o.method,
-      path: o.path.replace(/\{[^}]+\}/g, "00000000-0000-4000-8000-000000000000"),
-      input: p._def.inputs[0],
-      partner: p._def.meta?.access?.auth === "partner",
-    },
-  ];
-});
+const rest: TRoute[] = catalog.rest.map((e) => ({
+  label: `${e.rest.method} /api${e.rest.path}`,
+  method: e.rest.method,
+  path: e.rest.path.replace(/\{[^}]+\}/g, "00000000-0000-4000-8000-000000000000"),
+  input: e.input as TSchema | undefined,
+  partner: e.access?.auth === "partner",
+}));
 const withBody = rest.filter((r) => r.method !== "GET" && r.method !== "DELETE");
 const queryRoutes = rest.filter((r) => r.method === "GET" || r.method === "DELETE");
 const bodyBooleans = withBody.flatMap((r) => fieldsOfType(r.input, "boolean").map((f) => [r, f] as const));
@@ -132,9 +124,7 @@ describe("the reported cases", () => {
     for (const v of ["yes", "false", 1, 0, null])
       expectInvalidInput(await call(r, { rawBody: JSON.stringify({ notifyUnhealthy: v }) }), r.label);
     // The REST calls above must not have turned coercion on for the shared schema.
-    const name = Object.entries(procedures).find(
-      ([, p]) => p._def.meta?.openapi?.path === "/partner/settings" && p._def.meta.openapi.method === "PATCH",
-    )?.[0];
+    const name = catalog.at("PATCH", "/partner/settings")?.key;
     const trpc = await gw.request("POST", `/trpc/${name}`, {
       ip: freshIp(),
       headers: { cookie: await gw.createSession(partner.orgId, partner.user.id) },
@@ -254,18 +244,19 @@ const SAMPLE_OVERRIDES: Record<string, Record<string, unknown>> = {
   "reports.compliance.get": { period: 30 },
 };
 
-type TCase = { name: string; p: TSampleProcedure; input: TSampleSchema | undefined; value: unknown };
-const cases: TCase[] = Object.entries(sampleProcedures).map(([name, p]) => {
-  const input = p._def.inputs[0];
+type TCase = { name: string; e: TRouteEntry; input: TSampleSchema | undefined; value: unknown };
+const cases: TCase[] = entries.map((e) => {
+  const name = e.key;
+  const input = e.input as TSampleSchema | undefined;
   const base = input ? sample(input) : undefined;
   const value =
     SAMPLE_OVERRIDES[name] && typeof base === "object" ? { ...base, ...SAMPLE_OVERRIDES[name] } : base;
-  return { name, p, input, value };
+  return { name, e, input, value };
 });
 const objectInputs = cases.filter((c) => typeof c.value === "object" && c.value !== null);
 
 const restOf = (c: TCase) => {
-  const o = c.p._def.meta?.openapi;
+  const o = c.e.rest;
   if (!o) return undefined;
   const params = [...o.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? "");
   const value = (c.value ?? {}) as Record<string, unknown>;
@@ -283,7 +274,7 @@ function queryString(fields: Record<string, unknown>, extra = ""): string {
 }
 
 async function as(c: TCase) {
-  const who = c.p._def.meta?.access?.auth === "partner" ? partner : owner;
+  const who = c.e.access?.auth === "partner" ? partner : owner;
   return gw.createSession(who.orgId, who.user.id);
 }
 
@@ -300,7 +291,7 @@ async function restCall(c: TCase, o: { query?: string; body?: unknown }): Promis
 type TTrpcError = { error?: { data?: { error?: string; details?: TDetails; httpStatus?: number } } };
 async function trpc(c: TCase, input: unknown): Promise<TTestResponse> {
   const headers = { cookie: await as(c) };
-  if (c.p._def.type === "query")
+  if (c.e.kind === "query")
     return gw.request("GET", `/trpc/${c.name}?input=${encodeURIComponent(JSON.stringify(input))}`, {
       ip: freshIp(),
       headers,
@@ -324,10 +315,10 @@ describe("strict requests: the schemas", () => {
 
   it("declares every object of every input strict, and none of any output", () => {
     const inputObjects = new Set(
-      cases.flatMap((c) => c.p._def.inputs.flatMap(reachable)).filter((s) => s._zod.def.type === "object"),
+      cases.flatMap((c) => c.e.inputs.flatMap(reachable)).filter((s) => s._zod.def.type === "object"),
     );
     const open = cases.flatMap((c) =>
-      c.p._def.inputs
+      c.e.inputs
         .flatMap(reachable)
         .filter((s) => s._zod.def.type === "object")
         .filter((s) => (s._zod.def.catchall as TSampleSchema | undefined)?._zod.def.type !== "never")
@@ -335,7 +326,7 @@ describe("strict requests: the schemas", () => {
     );
     expect(open).toEqual([]);
     const outputObjects = cases.flatMap((c) =>
-      reachable(c.p._def.output).filter((s) => s._zod.def.type === "object"),
+      reachable(c.e.output).filter((s) => s._zod.def.type === "object"),
     );
     expect(outputObjects.length).toBeGreaterThan(100);
     // An input schema is never an output schema: making one strict would make a response fail.

@@ -5,8 +5,8 @@ import {
   PLANS,
   atLeast,
   minimumPlanFor,
+  routeCatalog,
   type TAccess,
-  type TMeta,
   type TPlanId,
 } from "@posture/platform";
 import { appRouter } from "../router";
@@ -22,14 +22,12 @@ import { freshIp } from "./helpers";
 type TRoute = { name: string; method: string; path: string; access: TAccess };
 
 const DUMMY_ID = "matrix_dummy_id";
-const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: TMeta } }>;
+const catalog = routeCatalog(appRouter);
 
-const restProcedures = Object.entries(procedures).filter(([, p]) => p._def.meta?.openapi);
-const routes: TRoute[] = restProcedures.flatMap(([name, p]) => {
-  const meta = p._def.meta;
-  if (!meta?.openapi || !meta.access) return [];
-  const path = `/api${meta.openapi.path.replace(/\{[^}]+\}/g, DUMMY_ID)}`;
-  return [{ name, method: meta.openapi.method, path, access: meta.access }];
+const routes: TRoute[] = catalog.rest.flatMap(({ key, rest, access }) => {
+  if (!access) return [];
+  const path = `/api${rest.path.replace(/\{[^}]+\}/g, DUMMY_ID)}`;
+  return [{ name: key, method: rest.method, path, access }];
 });
 
 const ROLES_BELOW: Record<NonNullable<TAccess["role"]>, TRole[]> = {
@@ -164,9 +162,9 @@ function rowsFor(route: TRoute): TRow[] {
 
 describe("the matrix covers the router", () => {
   it("every REST procedure declares its access", () => {
-    const undeclared = restProcedures.filter(([, p]) => !p._def.meta?.access).map(([name]) => name);
+    const undeclared = catalog.rest.filter((e) => !e.access).map((e) => e.key);
     expect(undeclared).toEqual([]);
-    expect(routes.length).toBeGreaterThan(0);
+    expect(routes.length).toBe(catalog.rest.length);
   });
 });
 

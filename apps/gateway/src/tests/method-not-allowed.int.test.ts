@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { TMeta } from "@posture/platform";
+import { routeCatalog } from "@posture/platform";
 import { appRouter } from "../router";
 import { type TTestGateway, useTestGateway } from "../testing";
 import { freshIp } from "./helpers";
@@ -15,11 +15,7 @@ const send = (method: string, path: string, o: Parameters<TTestGateway["request"
 
 // Every REST path of the router with the methods its procedures declare: what Allow must list.
 const declared = new Map<string, Set<string>>();
-for (const p of Object.values(
-  appRouter._def.procedures as unknown as Record<string, { _def: { meta?: TMeta } }>,
-)) {
-  const openapi = p._def.meta?.openapi;
-  if (!openapi) continue;
+for (const { rest: openapi } of routeCatalog(appRouter).rest) {
   const methods = declared.get(openapi.path) ?? new Set<string>();
   methods.add(openapi.method);
   declared.set(openapi.path, methods);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { ERROR_STATUS, type TErrorCode, type TMeta } from "@posture/platform";
+import { ERROR_STATUS, routeCatalog, type TErrorCode, type TMeta } from "@posture/platform";
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES } from "@posture/webhooks";
 import { appRouter } from "../router";
 import { useTestGateway } from "../testing";
@@ -28,10 +28,8 @@ type TBodySchema = {
 };
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
-const procedures = Object.values(
-  appRouter._def.procedures as unknown as Record<string, { _def: { meta?: TMeta } }>,
-)
-  .map((p) => p._def.meta)
+const procedures = routeCatalog(appRouter)
+  .rest.map((e) => e.meta)
   .filter((m): m is TMeta & { openapi: NonNullable<TMeta["openapi"]> } => Boolean(m?.openapi));
 
 const gw = useTestGateway();

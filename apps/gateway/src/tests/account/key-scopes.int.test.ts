@@ -7,7 +7,7 @@ import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, incidents } from "@posture/db";
 import { readUntrustedBlock } from "@posture/mcp";
-import type { TMeta } from "@posture/platform";
+import { routeCatalog } from "@posture/platform";
 import { appRouter } from "../../router";
 import { useTestGateway } from "../../testing";
 import { errorCode, freshIp } from "../helpers";
@@ -262,11 +262,9 @@ describe("a read key over MCP (stdio, `pnpm mcp`)", () => {
 });
 
 describe("every non-GET REST route", () => {
-  const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: TMeta } }>;
-  const writes = Object.values(procedures).flatMap((p) => {
-    const openapi = p._def.meta?.openapi;
-    if (!openapi || openapi.method === "GET") return [];
-    return [{ method: openapi.method, path: `/api${openapi.path.replace(/\{[^}]+\}/g, "scope_dummy_id")}` }];
+  const writes = routeCatalog(appRouter).rest.flatMap(({ rest }) => {
+    if (rest.method === "GET") return [];
+    return [{ method: rest.method, path: `/api${rest.path.replace(/\{[^}]+\}/g, "scope_dummy_id")}` }];
   });
 
   it("answers a read key 403 insufficient_scope, and writes no audit row", async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { seedWorkspace } from "@posture/compliance/testing";
 import { anomalies, connectors, events, incidents, partnerReports, type Db } from "@posture/db";
 import { buildScheduledReport, sweepClientHealth } from "@posture/partner";
-import { resolveApiKey, type TJobQueue, type TMeta } from "@posture/platform";
+import { resolveApiKey, routeCatalog, type TJobQueue } from "@posture/platform";
 import { runBehaviourRefresh } from "@posture/ueba";
 import { requeueOverdueDeliveries } from "@posture/webhooks";
 import { waitFor } from "@posture/webhooks/testing";
@@ -38,8 +38,6 @@ async function subscribed(a: TActor, types: string[]) {
   return { rx, of };
 }
 
-type TProcedure = { _def: { meta?: TMeta } };
-
 /** Calls the procedure of a REST route the way the gateway does, in a process with `db` and `jobs`. */
 async function callRoute(a: TActor, db: Db, jobs: TJobQueue, method: string, path: string, input: unknown) {
   const resolved = await resolveApiKey(h.gw.db.db, a.key);
@@ -55,11 +53,7 @@ async function callRoute(a: TActor, db: Db, jobs: TJobQueue, method: string, pat
       socket: {},
     },
   });
-  const procedures = appRouter._def.procedures as unknown as Record<string, TProcedure>;
-  const key = Object.keys(procedures).find((k) => {
-    const o = procedures[k]?._def.meta?.openapi;
-    return o?.method === method && o.path === path;
-  });
+  const key = routeCatalog(appRouter).at(method, path)?.key;
   if (!key) throw new Error(`no procedure for ${method} ${path}`);
   let node: unknown = appRouter.createCaller({ ...ctx, publishCredentialChanges: async () => {} });
   for (const part of key.split(".")) node = (node as Record<string, unknown>)[part];

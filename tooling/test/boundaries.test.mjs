@@ -31,7 +31,7 @@ const DOMAIN = [
   "workspace",
 ];
 /** They compose domain packages (the scan pipeline, plans applied at the source, the demo). */
-const ORCHESTRATING = ["demo", "job-modules", "partner-clients", "remediation", "sandbox", "scans"];
+const ORCHESTRATING = ["composition", "demo", "remediation", "sandbox", "scans"];
 /** What users are handed: the SDK (its own test keeps it free of @posture), the tRPC client, the docs bundle. */
 const HANDED_OUT = ["api-reference", "client", "sdk"];
 /** Build and lint configuration, not code. */

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { openDb, requestBound, resolveDataDir, type DbHandle } from "@posture/db";
 import { drainSignInFailures } from "@posture/account";
-import { buildJobRegistry, startPeriodicJobs } from "@posture/job-modules";
+import { buildJobRegistry, startPeriodicJobs } from "@posture/composition/jobs";
 import { createJobQueue, startWorkers, type TJobRegistry, type TWorkers } from "@posture/jobs";
 import {
   AccessGate,

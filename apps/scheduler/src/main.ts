@@ -1,5 +1,5 @@
 import { createDb } from "@posture/db";
-import { buildJobRegistry, startPeriodicJobs } from "@posture/job-modules";
+import { buildJobRegistry, startPeriodicJobs } from "@posture/composition/jobs";
 import { createBullQueue, type TJobRegistry } from "@posture/jobs";
 import {
   collectProcessMetrics,

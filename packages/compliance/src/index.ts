@@ -24,6 +24,6 @@ export {
   type TControlChange,
 } from "./engine/what-if";
 export type { TSignals } from "./engine/signals";
-// A partner's reads of a managed client (@posture/partner-clients): the same schemas and service.
+// A partner's reads of a managed client (@posture/composition, its partner wiring): the same schemas and service.
 export { getDashboard } from "./services/reports";
 export { ZGetDashboardInput, ZGetDashboardOutput } from "./procedures/get-dashboard.types";

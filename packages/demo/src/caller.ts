@@ -1,11 +1,7 @@
 import { eq } from "drizzle-orm";
 import { memberships, organizations, users, type Db } from "@posture/db";
-import { buildComplianceRouter } from "@posture/compliance";
-import { incidentsRouter } from "@posture/incidents";
-import { buildPartnerRouter } from "@posture/partner";
-import { partnerDeps } from "@posture/partner-clients";
+import { appRouter } from "@posture/composition/router";
 import {
-  mergeRouters,
   RateLimits,
   ResponseControl,
   routeCatalog,
@@ -14,25 +10,13 @@ import {
   type TPrincipal,
   type TRuntime,
 } from "@posture/platform";
-import { buildPostureRouter, computeOrgPosture } from "@posture/posture";
-import { remediationRouter, simulatePosture } from "@posture/remediation";
-import { workspaceRouter } from "@posture/workspace";
 import type { TSeedQueue } from "./queue";
 
-// The routers whose writes tell the demo's story: the seed goes through the same procedures as
-// the REST API (validation, plan and role checks, audit rows, events), as the demo's users.
-const seedRouter = mergeRouters(
-  buildPostureRouter({ simulate: simulatePosture }),
-  remediationRouter,
-  buildComplianceRouter({ breakdown: computeOrgPosture }),
-  buildPartnerRouter(partnerDeps),
-  workspaceRouter,
-  incidentsRouter,
-);
-
+// The seed goes through the same procedures as the REST API (validation, plan and role checks,
+// audit rows, events), as the demo's users: the service's own router, from the composition root.
 /** The tRPC key of a REST operation, found in the routers' route catalog. */
 function keyOf(method: string, path: string): string {
-  const key = routeCatalog(seedRouter).at(method, path)?.key;
+  const key = routeCatalog(appRouter).at(method, path)?.key;
   if (!key) throw new Error(`demo seed: no procedure for ${method} ${path}`);
   return key;
 }
@@ -83,7 +67,7 @@ export async function callerFor(deps: TCallDeps, email: string): Promise<TCaller
       probes: {},
       publishCredentialChanges: async () => {},
     };
-    let node: unknown = seedRouter.createCaller(ctx);
+    let node: unknown = appRouter.createCaller(ctx);
     for (const part of keyOf(method, path).split(".")) node = (node as Record<string, unknown>)[part];
     const result = await (node as (i: unknown) => Promise<unknown>)(input);
     // Work a response would start once sent (e.g. an apply's job) runs now.

@@ -1,4 +1,4 @@
-import { buildJobRegistry } from "@posture/job-modules";
+import { buildJobRegistry } from "@posture/composition/jobs";
 import { createInProcessQueue, type TJobRegistry } from "@posture/jobs";
 import type { Db } from "@posture/db";
 import type { TJobQueue, TLogger, TRuntime } from "@posture/platform";

@@ -4,7 +4,7 @@ import type { TActor, TJobQueue } from "@posture/platform";
 // Act once, everywhere (issue 17, item 5): the partner's one action becomes one remediation per
 // affected client, planned by the remediation engine in that client (its approval rules apply).
 // The partner package may not import the engine; the gateway hands in this planner
-// (packages/partner-clients/src/plan.ts).
+// (packages/composition/src/partner/plan.ts).
 
 /** What to change in one client: the remediation engine's own draft inputs. */
 export type TActTarget = {

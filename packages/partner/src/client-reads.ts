@@ -6,7 +6,7 @@ import type { z } from "zod";
 export type TClientViewer = { role: TRole };
 
 /**
- * One of the client's own reads, handed in by the orchestrating package (@posture/partner-clients)
+ * One of the client's own reads, handed in by the composition root (@posture/composition)
  * that may import its owner: the client procedure's input and output schemas, the same objects,
  * and the service behind it. The partner procedure takes `{orgId}` plus that input and answers
  * with that output, so a partner sees exactly what the client sees.

@@ -45,7 +45,7 @@ export {
 export { QUICK_WIN_GROUPS, RULE_CATEGORY, RULE_IDS } from "./engine/rule-ids";
 export { fingerprintOf } from "./engine/finding";
 export { TENANT_CONFIGURATION } from "./engine/tenant-findings";
-// A partner's reads of a managed client (@posture/partner-clients): the same schemas and services.
+// A partner's reads of a managed client (@posture/composition, its partner wiring): the same schemas and services.
 export { listTimeline } from "./services/timeline";
 export { ZListFindingsInput, ZListFindingsOutput } from "./procedures/findings.types";
 export { ZListTimelineInput, ZListTimelineOutput } from "./procedures/posture.types";

@@ -22,6 +22,6 @@ export {
   type TStoredGrant,
   type TStoredPermission,
 } from "./store/remediate";
-// A partner's reads of a managed client (@posture/partner-clients): the same schema and service.
+// A partner's reads of a managed client (@posture/composition, its partner wiring): the same schema and service.
 export { getSharingOverview } from "./services/sharing-overview";
 export { ZGetSharingOverviewOutput } from "./procedures/sharing.types";

@@ -3,7 +3,7 @@ import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { lockOrg, scans } from "@posture/db";
-import { buildJobRegistry } from "@posture/job-modules";
+import { buildJobRegistry } from "@posture/composition/jobs";
 import { createBullQueue, startWorkers, type TJobRegistry } from "@posture/jobs";
 import { dropPrefix, uniquePrefix } from "@posture/jobs/testing";
 import { SCAN_JOB } from "@posture/scans";

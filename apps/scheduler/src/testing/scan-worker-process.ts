@@ -5,7 +5,7 @@
 import { createDb } from "@posture/db";
 import { createBullQueue, startWorkers, type TJobRegistry } from "@posture/jobs";
 import { parseEncryptionKey, type TLogger } from "@posture/platform";
-import { buildJobRegistry } from "@posture/job-modules";
+import { buildJobRegistry } from "@posture/composition/jobs";
 
 function required(name: string): string {
   const value = process.env[name];

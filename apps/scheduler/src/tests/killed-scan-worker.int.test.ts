@@ -6,7 +6,7 @@ import { dropPrefix, TEST_REDIS_URL, uniquePrefix } from "@posture/jobs/testing"
 import { SCAN_JOB } from "@posture/scans";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildJobRegistry } from "@posture/job-modules";
+import { buildJobRegistry } from "@posture/composition/jobs";
 import { insertQueuedScan, seedDemoConnector, waitUntil } from "../testing/seed";
 import { spawnScanWorker, type TWorkerProcess } from "../testing/spawn-worker";
 

@@ -5,10 +5,10 @@ import { sweepDueScans } from "@posture/scans";
 import { eq } from "drizzle-orm";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// Neither app depends on the other (both take their jobs from @posture/job-modules); the
+// Neither app depends on the other (both take their jobs from @posture/composition); the
 // gateway's test harness is not part of its exports, so it is reached by path.
 import { startTestGateway, type TTestGateway } from "../../../gateway/src/testing";
-import { buildJobRegistry, type TJobDeps } from "@posture/job-modules";
+import { buildJobRegistry, type TJobDeps } from "@posture/composition/jobs";
 import { startScheduler, type TScheduler } from "../scheduler";
 import { waitUntil } from "../testing/seed";
 

@@ -1,7 +1,6 @@
 // What the partner router needs from the packages it may not import (issue 17): the client's own
-// reads and the remediation planner. An orchestrating package, like scans and remediation: it may
-// import domain packages; none imports it. The gateway and the demo seed hand `partnerDeps` to
-// buildPartnerRouter.
+// reads and the remediation planner, handed to buildPartnerRouter by the composition root
+// (../router.ts).
 import type { TPartnerDeps } from "@posture/partner";
 import { getAiReadiness } from "@posture/exposure";
 import { clientReads } from "./client-reads";

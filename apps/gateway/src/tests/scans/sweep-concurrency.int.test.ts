@@ -1,7 +1,7 @@
 import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { scans } from "@posture/db";
-import { buildJobRegistry } from "@posture/job-modules";
+import { buildJobRegistry } from "@posture/composition/jobs";
 import { createInProcessQueue, type TJobRegistry } from "@posture/jobs";
 import { SCAN_JOB, sweepDueScans } from "@posture/scans";
 import { randomClientIp, useTestGateway } from "../../testing";

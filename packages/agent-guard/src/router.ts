@@ -1,5 +1,5 @@
 import { router } from "@posture/platform";
-import { getAgentInventory } from "./procedures/get-agent-inventory";
+import { getAgentInventory } from "./procedures/list-agent-inventory";
 import { getAgentReach } from "./procedures/get-agent-reach";
 import { getAgentTimeline } from "./procedures/get-agent-timeline";
 import { getRiskMatrix } from "./procedures/get-risk-matrix";

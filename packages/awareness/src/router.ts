@@ -1,5 +1,5 @@
 import { router } from "@posture/platform";
-import { getMyScore } from "./procedures/get-my-score";
+import { getMyScore } from "./procedures/get-awareness-me";
 import { listScores } from "./procedures/list-scores";
 
 export const awarenessRouter = router({

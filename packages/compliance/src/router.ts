@@ -3,9 +3,9 @@ import { createReport } from "./procedures/create-report";
 import { generateEvidence } from "./procedures/generate-evidence";
 import { getDashboard } from "./procedures/get-dashboard";
 import { getEvidence } from "./procedures/get-evidence";
-import { getEvidenceKeys } from "./procedures/get-evidence-keys";
+import { getEvidenceKeys } from "./procedures/list-evidence-keys";
 import { getGapReport } from "./procedures/get-gap-report";
-import { getPostureReport } from "./procedures/get-posture-report";
+import { getPostureReport } from "./procedures/get-compliance-report";
 import { getReport } from "./procedures/get-report";
 import type { TPostureReportDeps } from "./services/posture-report-data";
 

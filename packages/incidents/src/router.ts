@@ -1,7 +1,7 @@
 import { router } from "@posture/platform";
 import { createIncident } from "./procedures/create-incident";
 import { createIncidentTicket } from "./procedures/create-incident-ticket";
-import { exportIncidentReport } from "./procedures/export-incident-report";
+import { exportIncidentReport } from "./procedures/export-incident";
 import { getIncident } from "./procedures/get-incident";
 import { getSettings, updateSettings } from "./procedures/incident-settings";
 import { listIncidents } from "./procedures/list-incidents";

@@ -1,9 +1,9 @@
 import { router } from "@posture/platform";
 import type { TClientReads } from "./client-reads";
 import type { TPartnerDeps } from "./deps";
-import { listDrift } from "./procedures/drift-list";
+import { listDrift } from "./procedures/list-drift";
 import { getClientReport } from "./procedures/get-client-report";
-import { getAiPortfolio } from "./procedures/get-ai-portfolio";
+import { getAiPortfolio } from "./procedures/get-ai-exposure";
 import { getPortfolio } from "./procedures/get-portfolio";
 import { getPortfolioPdf } from "./procedures/get-portfolio-pdf";
 import { getReport } from "./procedures/get-report";

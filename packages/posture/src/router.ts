@@ -1,5 +1,5 @@
 import { router } from "@posture/platform";
-import { configureTicketing } from "./procedures/configure-ticketing";
+import { configureTicketing } from "./procedures/set-ticketing";
 import { createConnector } from "./procedures/create-connector";
 import { createQuickWinTicket } from "./procedures/create-quick-win-ticket";
 import { createTicket } from "./procedures/create-ticket";
@@ -7,7 +7,7 @@ import { deleteConnector } from "./procedures/delete-connector";
 import { exportFindings } from "./procedures/export-findings";
 import { getFinding } from "./procedures/get-finding";
 import { getPostureBreakdown } from "./procedures/get-posture-breakdown";
-import { getPostureHistory } from "./procedures/get-posture-history";
+import { getPostureHistory } from "./procedures/list-posture-history";
 import { getScan } from "./procedures/get-scan";
 import { listConnectors } from "./procedures/list-connectors";
 import { listFindings } from "./procedures/list-findings";

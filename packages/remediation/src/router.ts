@@ -1,13 +1,13 @@
 import { router } from "@posture/platform";
-import { applyRemediation } from "./procedures/apply";
-import { approveRemediation } from "./procedures/approve";
-import { cancelRemediation } from "./procedures/cancel";
-import { planRemediation } from "./procedures/create";
-import { getRemediation } from "./procedures/get";
-import { listRemediations } from "./procedures/list";
-import { getRemediationSettings } from "./procedures/settings-get";
-import { updateRemediationSettings } from "./procedures/settings-update";
-import { undoRemediation } from "./procedures/undo";
+import { applyRemediation } from "./procedures/apply-remediation-plan";
+import { approveRemediation } from "./procedures/approve-remediation";
+import { cancelRemediation } from "./procedures/cancel-remediation";
+import { planRemediation } from "./procedures/create-remediation";
+import { getRemediation } from "./procedures/get-remediation";
+import { listRemediations } from "./procedures/list-remediations";
+import { getRemediationSettings } from "./procedures/get-remediation-settings";
+import { updateRemediationSettings } from "./procedures/update-remediation-settings";
+import { undoRemediation } from "./procedures/undo-remediation";
 
 // Keyed by the REST paths' first segments (docs/architecture.md, "Procedure keys").
 export const remediationRouter = router({
@@ -24,4 +24,4 @@ export const remediationRouter = router({
   remediationSettings: router({ get: getRemediationSettings, update: updateRemediationSettings }),
 });
 
-export { simulatePosture } from "./procedures/simulate";
+export { simulatePosture } from "./procedures/simulate-posture";

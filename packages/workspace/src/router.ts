@@ -1,12 +1,12 @@
 import { router } from "@posture/platform";
-import { addTrustedDomain } from "./procedures/add-trusted-domain";
-import { approveShare } from "./procedures/approve-share";
-import { getInventory } from "./procedures/get-inventory";
+import { addTrustedDomain } from "./procedures/create-trusted-domain";
+import { approveShare } from "./procedures/create-sharing-approval";
+import { getInventory } from "./procedures/list-inventory";
 import { getSharingOverview } from "./procedures/get-sharing-overview";
 import { listSharingItems } from "./procedures/list-sharing-items";
 import { listTrustedDomains } from "./procedures/list-trusted-domains";
-import { removeTrustedDomain } from "./procedures/remove-trusted-domain";
-import { withdrawApproval } from "./procedures/withdraw-approval";
+import { removeTrustedDomain } from "./procedures/delete-trusted-domain";
+import { withdrawApproval } from "./procedures/delete-sharing-approval";
 
 export const workspaceRouter = router({
   inventory: router({ list: getInventory }),

@@ -1,6 +1,6 @@
 import { procedure, scopeOf } from "@posture/platform";
 import { revokeKey as revokeKeyService } from "../services/api-keys";
-import { revokeKeyMeta, ZRevokeKeyInput, ZRevokeKeyOutput } from "./revoke-key.types";
+import { revokeKeyMeta, ZRevokeKeyInput, ZRevokeKeyOutput } from "./delete-key.types";
 
 export const revokeKey = procedure({ auth: "session", feature: "apiAccess", role: "OWNER" })
   .meta(revokeKeyMeta)

@@ -1,5 +1,5 @@
 import { publicProcedure } from "@posture/platform";
-import { getLivenessMeta, ZLiveness, ZLivenessInput } from "./get-liveness.types";
+import { getLivenessMeta, ZLiveness, ZLivenessInput } from "./get-health-live.types";
 
 // No dependency is consulted: an orchestrator restarts a process that fails this, and restarting
 // a gateway because its database is down would only add to the outage.

@@ -1,7 +1,7 @@
 import { procedure } from "@posture/platform";
 import { z } from "zod";
 import { myAwareness } from "../services/awareness";
-import { getMyScoreMeta, ZGetMyScoreOutput } from "./get-my-score.types";
+import { getMyScoreMeta, ZGetMyScoreOutput } from "./get-awareness-me.types";
 
 export const getMyScore = procedure({ auth: "apiKey" })
   .meta(getMyScoreMeta)

@@ -5,7 +5,7 @@ import {
   getPostureReportMeta,
   ZGetPostureReportInput,
   ZGetPostureReportOutput,
-} from "./get-posture-report.types";
+} from "./get-compliance-report.types";
 
 /** The breakdown it prints is the posture package's, handed in by the router's builder. */
 export const getPostureReport = (deps: TPostureReportDeps) =>

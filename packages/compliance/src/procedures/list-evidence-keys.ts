@@ -3,7 +3,7 @@ import {
   getEvidenceKeysMeta,
   ZGetEvidenceKeysInput,
   ZGetEvidenceKeysOutput,
-} from "./get-evidence-keys.types";
+} from "./list-evidence-keys.types";
 
 export const getEvidenceKeys = publicProcedure
   .meta(getEvidenceKeysMeta)

@@ -1,7 +1,7 @@
 import { download, procedure, scopeOf } from "@posture/platform";
 import { incidentReport } from "../services/report";
 import { ZIncidentId } from "./incidents.types";
-import { exportIncidentReportMeta, ZExportIncidentReportOutput } from "./export-incident-report.types";
+import { exportIncidentReportMeta, ZExportIncidentReportOutput } from "./export-incident.types";
 
 export const exportIncidentReport = procedure({ auth: "apiKey", plan: "business" })
   .meta(exportIncidentReportMeta)

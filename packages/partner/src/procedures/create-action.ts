@@ -2,7 +2,7 @@ import { procedure, scopeOf } from "@posture/platform";
 import type { TPartnerDeps } from "../deps";
 import { createAction } from "../services/actions";
 import { ZAction } from "./action.types";
-import { createActionMeta, ZCreateActionInput } from "./action-create.types";
+import { createActionMeta, ZCreateActionInput } from "./create-action.types";
 
 export const createActionProcedure = (deps: TPartnerDeps) =>
   procedure({ auth: "partner", plan: "enterprise", role: "ADMIN" })

@@ -1,7 +1,7 @@
 import { procedure } from "@posture/platform";
 import { getAction } from "../services/actions";
 import { ZAction } from "./action.types";
-import { getActionMeta, ZGetActionInput } from "./action-get.types";
+import { getActionMeta, ZGetActionInput } from "./get-action.types";
 
 export const getActionProcedure = procedure({ auth: "partner", plan: "enterprise", role: "ADMIN" })
   .meta(getActionMeta)

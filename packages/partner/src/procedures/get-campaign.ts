@@ -1,6 +1,6 @@
 import { procedure } from "@posture/platform";
 import { getCampaign as campaignOf } from "../services/campaigns";
-import { getCampaignMeta, ZGetCampaignInput, ZGetCampaignOutput } from "./campaign-get.types";
+import { getCampaignMeta, ZGetCampaignInput, ZGetCampaignOutput } from "./get-campaign.types";
 
 export const getCampaign = procedure({ auth: "partner", plan: "enterprise" })
   .meta(getCampaignMeta)

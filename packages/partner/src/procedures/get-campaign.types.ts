@@ -1,6 +1,6 @@
 import { ZTimestamp, type TMeta } from "@posture/platform";
 import { z } from "zod";
-import { ZCampaign } from "./campaign-list.types";
+import { ZCampaign } from "./list-campaigns.types";
 
 export const getCampaignMeta = {
   openapi: {

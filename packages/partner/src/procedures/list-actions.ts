@@ -1,6 +1,6 @@
 import { procedure } from "@posture/platform";
 import { listActions } from "../services/actions";
-import { listActionsMeta, ZListActionsInput, ZListActionsOutput } from "./action-list.types";
+import { listActionsMeta, ZListActionsInput, ZListActionsOutput } from "./list-actions.types";
 
 export const listActionsProcedure = procedure({ auth: "partner", plan: "enterprise", role: "ADMIN" })
   .meta(listActionsMeta)

@@ -1,6 +1,6 @@
 import { procedure } from "@posture/platform";
 import { listCampaigns as listOf } from "../services/campaigns";
-import { listCampaignsMeta, ZListCampaignsInput, ZListCampaignsOutput } from "./campaign-list.types";
+import { listCampaignsMeta, ZListCampaignsInput, ZListCampaignsOutput } from "./list-campaigns.types";
 
 export const listCampaigns = procedure({ auth: "partner", plan: "enterprise" })
   .meta(listCampaignsMeta)

@@ -1,8 +1,8 @@
 import { router } from "@posture/platform";
 import type { TPartnerDeps } from "../deps";
-import { createActionProcedure } from "../procedures/action-create";
-import { getActionProcedure } from "../procedures/action-get";
-import { listActionsProcedure } from "../procedures/action-list";
+import { createActionProcedure } from "../procedures/create-action";
+import { getActionProcedure } from "../procedures/get-action";
+import { listActionsProcedure } from "../procedures/list-actions";
 
 /** /partner/actions (issue 17, item 5): act once, everywhere. */
 export const actionsRouter = (deps: TPartnerDeps) =>

@@ -1,11 +1,11 @@
 import { router } from "@posture/platform";
 import type { TPartnerDeps } from "../deps";
-import { createGroup } from "../procedures/group-create";
-import { deleteGroup } from "../procedures/group-delete";
-import { getGroup } from "../procedures/group-get";
-import { listGroups } from "../procedures/group-list";
-import { setGroupClients } from "../procedures/group-set-clients";
-import { updateGroup } from "../procedures/group-update";
+import { createGroup } from "../procedures/create-group";
+import { deleteGroup } from "../procedures/delete-group";
+import { getGroup } from "../procedures/get-group";
+import { listGroups } from "../procedures/list-groups";
+import { setGroupClients } from "../procedures/set-group-clients";
+import { updateGroup } from "../procedures/update-group";
 
 /** /api/partner/groups: the partner's named groups of clients (issue 17, item 2). */
 export const groupsRouter = (_deps: TPartnerDeps) =>

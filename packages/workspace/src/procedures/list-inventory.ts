@@ -1,6 +1,6 @@
 import { procedure } from "@posture/platform";
 import { getInventory as get } from "../services/inventory";
-import { getInventoryMeta, ZGetInventoryInput, ZGetInventoryOutput } from "./get-inventory.types";
+import { getInventoryMeta, ZGetInventoryInput, ZGetInventoryOutput } from "./list-inventory.types";
 
 export const getInventory = procedure({ auth: "session", role: "ADMIN" })
   .meta(getInventoryMeta)

@@ -21,7 +21,10 @@ export function actorOf(principal: TPrincipal): TActor {
   return actor;
 }
 
-/** The `{orgId, actor}` every org-scoped service call starts from. */
-export function scopeOf(principal: TPrincipal): { orgId: string; actor: TActor } {
+/** The `{orgId, actor}` every org-scoped service call starts from: `service(db, {...scope, ...input})`. */
+export type TScope = { orgId: string; actor: TActor };
+
+/** The scope of a principal's call. */
+export function scopeOf(principal: TPrincipal): TScope {
   return { orgId: principal.org.id, actor: actorOf(principal) };
 }

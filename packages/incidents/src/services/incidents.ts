@@ -9,12 +9,19 @@ import {
   type TIncidentStatus,
   type TPostMortem,
 } from "@posture/db";
-import { AppError, audit, firstOr404, iso, type TActor, type TJobQueue } from "@posture/platform";
+import {
+  AppError,
+  audit,
+  firstOr404,
+  iso,
+  type TActor,
+  type TJobQueue,
+  type TScope,
+} from "@posture/platform";
 import { withEvents } from "@posture/webhooks";
 import { deadlinesOf, deadlinesWire, regulationsOff } from "./deadlines";
 import { canMove } from "./transitions";
 
-type TScope = { orgId: string; actor: TActor };
 type TIncidentRow = typeof incidents.$inferSelect;
 /** What announcing a change needs: the queue its deliveries go to once committed, the links' base. */
 export type TIncidentDeps = { jobs: TJobQueue; publicUrl: string };

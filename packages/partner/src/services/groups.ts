@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import { organizations, partnerAccess, partnerGroupMembers, partnerGroups, type Db } from "@posture/db";
-import { AppError, audit, iso, managedBy, managedClients, type TActor } from "@posture/platform";
+import { AppError, audit, iso, managedBy, managedClients, type TScope } from "@posture/platform";
 
 export type TGroupClient = { orgId: string; name: string };
 export type TGroup = {
@@ -11,8 +11,6 @@ export type TGroup = {
   createdAt: string;
 };
 export type TGroupDetail = TGroup & { clients: TGroupClient[] };
-
-type TScope = { orgId: string; actor: TActor };
 
 function notFound() {
   return new AppError("not_found", "Group not found");

@@ -7,7 +7,7 @@ import {
   partnerStandards,
   type Db,
 } from "@posture/db";
-import { AppError, audit, iso, managedClients, type TActor } from "@posture/platform";
+import { AppError, audit, iso, managedClients, type TScope } from "@posture/platform";
 import {
   canonicalMatch,
   policyRuleId,
@@ -39,8 +39,6 @@ export type TStandard = {
   createdAt: string;
   updatedAt: string;
 };
-
-type TScope = { orgId: string; actor: TActor };
 
 function notFound() {
   return new AppError("not_found", "Standard not found");

@@ -1,6 +1,6 @@
 import { and, eq, lt, sql } from "drizzle-orm";
 import { lockOrg, sandboxScenarioRuns, type Db } from "@posture/db";
-import { AppError, audit, iso, type TActor, type TJobQueue } from "@posture/platform";
+import { AppError, audit, iso, type TActor, type TJobQueue, type TScope } from "@posture/platform";
 import type { TScanRecord } from "./scans";
 import type { TTenantChange } from "./tenant-changes";
 
@@ -12,8 +12,6 @@ import type { TTenantChange } from "./tenant-changes";
 export const RUN_BOUND_MS = 25 * 60_000;
 
 const LOST = "the run did not finish within 25 minutes (its job was lost); ask for it again";
-
-type TScope = { orgId: string; actor: TActor };
 
 /**
  * A run's request. `prepare` decides, under the sandbox's lock, what the run works on (for a

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { connectors, organizations, type Db, type TPlanId } from "@posture/db";
-import { AppError, iso, type TActor, type TJobQueue } from "@posture/platform";
+import { AppError, iso, type TActor, type TJobQueue, type TScope } from "@posture/platform";
 import { createConnector } from "@posture/posture";
 import { assertSandbox, createSandboxOrganization } from "./organizations";
 import { enqueueRun, openRun, readRun } from "./runs";
@@ -23,8 +23,6 @@ export type TScenarioJob = {
 };
 
 export type TResetJob = { runId: string; orgId: string; connectorIds: string[]; actor: TActor };
-
-type TScope = { orgId: string; actor: TActor };
 
 /**
  * The organization a scenario changes. `client_unhealthy` is about a partner's client: in a

@@ -1,8 +1,7 @@
 import { and, desc, eq, gt, isNull, lte, sql } from "drizzle-orm";
 import { lockOrg, sharingApprovals, workspaceShares, type Db } from "@posture/db";
-import { AppError, audit, firstOr404, iso, type TActor } from "@posture/platform";
+import { AppError, audit, firstOr404, iso, type TScope } from "@posture/platform";
 
-type TScope = { orgId: string; actor: TActor };
 const DAY_MS = 86_400_000;
 
 const toView = (a: typeof sharingApprovals.$inferSelect) => ({

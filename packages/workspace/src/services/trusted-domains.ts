@@ -1,9 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { trustedDomains, type Db } from "@posture/db";
-import { AppError, audit, firstOr404, iso, type TActor } from "@posture/platform";
+import { AppError, audit, firstOr404, iso, type TScope } from "@posture/platform";
 import { rerateDomain } from "./rerate";
-
-type TScope = { orgId: string; actor: TActor };
 
 const toRow = (t: typeof trustedDomains.$inferSelect) => ({
   id: t.id,

@@ -10,5 +10,16 @@ describe("stageClock", () => {
     clock.mark("users");
     clock.mark("commit");
     expect(clock.read()).toEqual({ users: 350, files: 350, commit: 700, total: 1_400 });
+    // The scan row's form: the stages in the order they first ended, the wait for a worker.
+    expect(clock.timing(-5)).toEqual({
+      queuedMs: 0,
+      totalMs: 1_400,
+      stages: [
+        { stage: "users", ms: 350 },
+        { stage: "files", ms: 350 },
+        { stage: "commit", ms: 700 },
+      ],
+    });
+    expect(clock.timing(12.6).queuedMs).toBe(13);
   });
 });

@@ -3,11 +3,15 @@
 // or the findings' persistence took the time. A stage marked twice (an incremental read that fell
 // back to a full one) adds up.
 
+import type { TScanTiming } from "@posture/db";
+
 export type TStageClock = {
   /** Ends the stage that ran since the previous mark (or since the clock started). */
   mark: (stage: string) => void;
   /** The stages' milliseconds, in the order they first ended, and the total. */
   read: () => Record<string, number>;
+  /** The same, as the scan's row keeps it: the stages in order, and their total. */
+  timing: (queuedMs: number) => TScanTiming;
 };
 
 export function stageClock(now: () => number = () => performance.now()): TStageClock {
@@ -25,6 +29,13 @@ export function stageClock(now: () => number = () => performance.now()): TStageC
       for (const [stage, ms] of stages) out[stage] = Math.round(ms);
       out.total = Math.round(last - started);
       return out;
+    },
+    timing(queuedMs) {
+      return {
+        queuedMs: Math.max(0, Math.round(queuedMs)),
+        totalMs: Math.round(last - started),
+        stages: [...stages].map(([stage, ms]) => ({ stage, ms: Math.round(ms) })),
+      };
     },
   };
 }

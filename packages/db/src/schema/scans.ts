@@ -14,6 +14,12 @@ export const FULL_SCAN_REASONS = [
   "rules_changed",
 ] as const;
 
+export type TScanTiming = {
+  queuedMs: number;
+  totalMs: number;
+  stages: Array<{ stage: string; ms: number }>;
+};
+
 export const scans = pgTable(
   "scans",
   {
@@ -40,6 +46,11 @@ export const scans = pgTable(
     // adapter's coverage gaps and the unavailable tenant settings, deduplicated. Null before issue 18.
     coverage: jsonb("coverage").$type<Array<{ feature: string; missing: string; detail: string }>>(),
     error: text("error"),
+    // Where the scan's time went (issue 35): the wait for a worker, each stage's milliseconds in
+    // the order the stages ended (plan, the source's reads, settings, commit, persist, ai_reach,
+    // handoff) and their total, written when the last stage ends. Null before then, for a failed
+    // scan, and for scans before migration 0036.
+    timing: jsonb("timing").$type<TScanTiming>(),
     requestedByUserId: text("requested_by_user_id"),
     startedAt: tsColumn("started_at"),
     completedAt: tsColumn("completed_at"),

@@ -325,4 +325,18 @@ export const ZScanResult = z.object({
       }),
     )
     .describe("What the scan could not read and why: empty when it read everything"),
+  timing: z
+    .object({
+      queuedMs: z.number().int().nonnegative().describe("From the request to a worker starting the scan"),
+      totalMs: z.number().int().nonnegative().describe("From the first stage's start to the last's end"),
+      stages: z
+        .array(z.object({ stage: z.string(), ms: z.number().int().nonnegative() }))
+        .describe(
+          "Each stage's milliseconds, in the order the stages ended: `plan`, the source's reads (`groups`, `users`, `files`, `drives`, `apps`, as the source has them), `settings` (tenant configuration), `commit` (the snapshot), `persist` (the findings and score), `ai_reach`, `handoff` (events and follow-up jobs). They add up to `totalMs`.",
+        ),
+    })
+    .nullable()
+    .describe(
+      "Where the scan's time went, for an operator: null until the scan's last stage ended, and for a failed scan",
+    ),
 });

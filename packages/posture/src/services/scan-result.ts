@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { scans, type Db, type FULL_SCAN_REASONS } from "@posture/db";
+import { scans, type Db, type FULL_SCAN_REASONS, type TScanTiming } from "@posture/db";
 import type { TCoverageGap } from "@posture/connectors";
 import { dropDetections } from "./scan-detections";
 
@@ -26,6 +26,8 @@ export type TScanResult = {
   postureScore: number;
   /** What the scan could not read, and why (empty when it read everything). */
   coverage: TCoverageGap[];
+  /** Where the scan's time went; null until its last stage ended. */
+  timing: TScanTiming | null;
 };
 
 type TScanRow = typeof scans.$inferSelect;
@@ -41,6 +43,7 @@ export function toScanResult(s: TScanRow): TScanResult {
     findingsResolved: s.findingsResolved,
     postureScore: s.postureScore ?? 0,
     coverage: s.coverage ?? [],
+    timing: s.timing ?? null,
   };
 }
 

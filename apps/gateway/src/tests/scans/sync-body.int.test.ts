@@ -24,6 +24,8 @@ const revisionOf = async (id: string) =>
 const scanCount = async (id: string) =>
   (await gw.db.db.select({ id: scans.id }).from(scans).where(eq(scans.connectorId, id))).length;
 
+type TTiming = { queuedMs: number; totalMs: number; stages: Array<{ stage: string; ms: number }> };
+
 describe("POST /api/connectors/{id}/sync body", () => {
   it("refuses what is not a boolean or an advance of 1 to 1000, and scans nothing", async () => {
     const a = await gw.createActor({ plan: "business" });
@@ -83,5 +85,26 @@ describe("POST /api/connectors/{id}/sync body", () => {
     const scanId = (full.body as { scanId: string }).scanId;
     const read = await gw.request("GET", `/api/connectors/${id}/scans/${scanId}`, { key: a.key });
     expect(read.body).toMatchObject({ scanId, kind: "full", fullReason: "requested" });
+    // Where its time went, stage by stage (issue 35), the same on the sync answer and the read.
+    const timing = (read.body as { timing: TTiming }).timing;
+    expect(timing.stages.map((s) => s.stage)).toEqual([
+      "plan",
+      "groups",
+      "users",
+      "files",
+      "drives",
+      "apps",
+      "settings",
+      "commit",
+      "persist",
+      "ai_reach",
+      "handoff",
+    ]);
+    expect((full.body as { timing: TTiming }).timing).toEqual(timing);
+    for (const ms of [timing.queuedMs, timing.totalMs, ...timing.stages.map((s) => s.ms)])
+      expect(Number.isInteger(ms) && ms >= 0).toBe(true);
+    // The stages add up to the total, to rounding.
+    const sum = timing.stages.reduce((a, s) => a + s.ms, 0);
+    expect(Math.abs(sum - timing.totalMs)).toBeLessThanOrEqual(timing.stages.length);
   });
 });

@@ -11542,7 +11542,17 @@ export interface operations {
            *           "missing": "Missing",
            *           "detail": "Shared with anyone holding the link"
            *         }
-           *       ]
+           *       ],
+           *       "timing": {
+           *         "queuedMs": 120,
+           *         "totalMs": 120,
+           *         "stages": [
+           *           {
+           *             "stage": "Stage",
+           *             "ms": 120
+           *           }
+           *         ]
+           *       }
            *     }
            */
           "application/json": {
@@ -11570,6 +11580,18 @@ export interface operations {
               /** @description What the scan skipped because of it */
               detail: string;
             }[];
+            /** @description Where the scan's time went, for an operator: null until the scan's last stage ended, and for a failed scan */
+            timing: {
+              /** @description From the request to a worker starting the scan */
+              queuedMs: number;
+              /** @description From the first stage's start to the last's end */
+              totalMs: number;
+              /** @description Each stage's milliseconds, in the order the stages ended: `plan`, the source's reads (`groups`, `users`, `files`, `drives`, `apps`, as the source has them), `settings` (tenant configuration), `commit` (the snapshot), `persist` (the findings and score), `ai_reach`, `handoff` (events and follow-up jobs). They add up to `totalMs`. */
+              stages: {
+                stage: string;
+                ms: number;
+              }[];
+            } | null;
           };
         };
       };
@@ -11863,7 +11885,17 @@ export interface operations {
            *           "missing": "Missing",
            *           "detail": "Shared with anyone holding the link"
            *         }
-           *       ]
+           *       ],
+           *       "timing": {
+           *         "queuedMs": 120,
+           *         "totalMs": 120,
+           *         "stages": [
+           *           {
+           *             "stage": "Stage",
+           *             "ms": 120
+           *           }
+           *         ]
+           *       }
            *     }
            */
           "application/json": {
@@ -11891,6 +11923,18 @@ export interface operations {
               /** @description What the scan skipped because of it */
               detail: string;
             }[];
+            /** @description Where the scan's time went, for an operator: null until the scan's last stage ended, and for a failed scan */
+            timing: {
+              /** @description From the request to a worker starting the scan */
+              queuedMs: number;
+              /** @description From the first stage's start to the last's end */
+              totalMs: number;
+              /** @description Each stage's milliseconds, in the order the stages ended: `plan`, the source's reads (`groups`, `users`, `files`, `drives`, `apps`, as the source has them), `settings` (tenant configuration), `commit` (the snapshot), `persist` (the findings and score), `ai_reach`, `handoff` (events and follow-up jobs). They add up to `totalMs`. */
+              stages: {
+                stage: string;
+                ms: number;
+              }[];
+            } | null;
           };
         };
       };

@@ -14,13 +14,14 @@ const CLI = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
 export type TRun = { code: number; stdout: string; stderr: string };
 
-export function cli(args: string[], env: Record<string, string>): Promise<TRun> {
+/** `timeoutMs`: when the run is killed (and so fails); 60 s, longer for the demo seed's eight weeks. */
+export function cli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<TRun> {
   const { DATABASE_URL: _db, DATA_DIR: _dir, ...inherited } = process.env;
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ["--enable-source-maps", CLI, ...args],
-      { env: { ...inherited, ...env }, timeout: 60_000 },
+      { env: { ...inherited, ...env }, timeout: timeoutMs },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
         resolve({ code, stdout, stderr });

@@ -16,7 +16,8 @@ let seeded: TRun;
 beforeAll(async () => {
   fresh = await createTestDb();
   e = { DATABASE_URL: fresh.url, ENCRYPTION_KEY };
-  seeded = await cli(["demo:seed", "--json"], e);
+  // About 26 s on a quiet machine; a full run on two busy cores (load 11) took over 60 s.
+  seeded = await cli(["demo:seed", "--json"], e, 170_000);
 }, 180_000);
 afterAll(async () => {
   await fresh.drop();

@@ -246,6 +246,9 @@ describe("standards", () => {
     expect(rules).toContain("trusted_domain:outsider.io");
     // A domain below a listed one is within the standard.
     expect(rules).not.toContain("trusted_domain:eu.partner-approved.com");
+    // The drift's event is delivered after the sweep commits it: wait for the delivery (a full
+    // run on busy cores read the receiver before it came).
+    await waitFor(async () => announced(alpha.orgId, "trusted_domain:outsider.io").length > 0, 15_000);
     expect(announced(alpha.orgId, "trusted_domain:outsider.io")).toHaveLength(1);
 
     ok(await call(msp, "PATCH", `/api/partner/standards/${std.id}`, { minScore: null, trustedDomains: [] }));

@@ -1,4 +1,4 @@
-import type { TGUser } from "../google/api-types";
+import type { TGUser } from "@posture/connectors/wire";
 import {
   DIRECTORY_USERS_SCOPE,
   ORG_UNITS_SCOPE,
@@ -9,7 +9,7 @@ import {
   type TGRoleAssignment,
   type TGOrgUnit,
   type TGPolicy,
-} from "../google/settings";
+} from "@posture/connectors/wire";
 import type { TGoogleFixture } from "./fake-google";
 import type { TFakeRequest, TFakeResponse } from "./fake-server";
 

@@ -1,5 +1,5 @@
 import { afterEach, expect } from "vitest";
-import { type TGithubHttpOptions } from "../github/http";
+import { type TGithubHttpOptions } from "@posture/connectors/wire";
 import { buildGithubFixture, type generateGithubApp } from "./fake-github-fixture";
 import { startFakeGithub, type TFakeGithub, type TFakeGithubOptions } from "./fake-github";
 

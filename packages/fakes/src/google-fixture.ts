@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
-import { type TGoogleServiceAccount } from "../google/auth";
+import { type TGoogleServiceAccount } from "@posture/connectors/wire";
 import { type TGoogleFixture } from "./fake-google";
 
 /** A fresh RSA key pair: the private half for the adapter's credentials, the public half for the fake. */

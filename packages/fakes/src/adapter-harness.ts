@@ -1,6 +1,6 @@
 import { afterEach } from "vitest";
-import { type THttpOptions } from "../http/client";
-import { type TSourceAdapter, type TSourceGroup } from "../types";
+import { type THttpOptions } from "@posture/connectors/wire";
+import { type TSourceAdapter, type TSourceGroup } from "@posture/connectors/wire";
 import { startFakeGoogle, type TFakeGoogle } from "./fake-google";
 import { buildGoogleFixture, type generateServiceAccount } from "./google-fixture";
 

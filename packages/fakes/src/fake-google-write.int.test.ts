@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GOOGLE_SCOPE, GOOGLE_WRITE_SCOPE } from "../google/access";
-import { googleTokens } from "../google/auth";
+import { GOOGLE_SCOPE, GOOGLE_WRITE_SCOPE } from "@posture/connectors/wire";
+import { googleTokens } from "@posture/connectors/wire";
 import { ALL_CONNECTOR_SCOPES, startFakeGoogle, type TFakeGoogle } from "./fake-google";
 import { WRITE_METHODS } from "./fake-google-drive-write";
 import { buildGoogleFixture, generateServiceAccount } from "./google-fixture";

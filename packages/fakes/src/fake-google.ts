@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { GOOGLE_ACCESS } from "../google/access";
+import { GOOGLE_ACCESS } from "@posture/connectors/wire";
 import {
   type TGActivity,
   type TGDomain,
@@ -10,7 +10,7 @@ import {
   type TGSharedDrive,
   type TGToken,
   type TGUser,
-} from "../google/api-types";
+} from "@posture/connectors/wire";
 import {
   pageAt,
   pageSize,

@@ -4,7 +4,7 @@ import {
   type TGLabel,
   type TGSharedDrive,
   type TGUser,
-} from "../google/api-types";
+} from "@posture/connectors/wire";
 import { type TFakeResponse } from "./fake-server";
 import {
   applyFieldMask,

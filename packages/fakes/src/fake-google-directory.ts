@@ -5,7 +5,7 @@ import {
   type TGMember,
   type TGToken,
   type TGUser,
-} from "../google/api-types";
+} from "@posture/connectors/wire";
 import { type TGoogleError, type TListPage } from "./fake-google-drive";
 import { applyFieldMask, invalidField, parseFieldMask, type TShape } from "./fake-google-schema";
 import { type TFakeResponse } from "./fake-server";

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { BROADER_PERMISSIONS, MICROSOFT_GRAPH_ACCESS } from "../microsoft/access";
+import { BROADER_PERMISSIONS, MICROSOFT_GRAPH_ACCESS } from "@posture/connectors/wire";
 import { GRAPH_ROUTE_PERMISSIONS } from "./fake-graph";
 import { GRAPH_V1_PROPERTIES } from "./graph-v1-properties";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GOOGLE_SCOPE } from "../google/access";
-import { googleTokens } from "../google/auth";
+import { GOOGLE_SCOPE } from "@posture/connectors/wire";
+import { googleTokens } from "@posture/connectors/wire";
 import { ALL_CONNECTOR_SCOPES, startFakeGoogle, type TFakeGoogle } from "./fake-google";
 import { UNAUTHORIZED_CLIENT } from "./fake-google-token";
 import { buildGoogleFixture, generateServiceAccount } from "./google-fixture";

@@ -1,4 +1,4 @@
-import { CONTENT_TYPES, type TO365Record } from "../microsoft/management-activity";
+import { CONTENT_TYPES, type TO365Record } from "@posture/connectors/wire";
 import {
   createTokenBook,
   pageAt,

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { signAppJwt } from "../github/auth";
+import { signAppJwt } from "@posture/connectors/wire";
 import { buildGithubFixture, generateGithubApp } from "./fake-github-fixture";
 import { createTestClock, useFakeGithub, type TTestClock } from "./fake-github-harness";
 import { GITHUB_OPERATIONS, schemaProblems } from "./fake-github-schema";

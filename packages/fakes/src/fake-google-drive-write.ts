@@ -1,4 +1,4 @@
-import { type TGDomain, type TGDrivePermission } from "../google/api-types";
+import { type TGDomain, type TGDrivePermission } from "@posture/connectors/wire";
 import { type TFakeGoogleTenant } from "./fake-google-changes";
 import {
   fileResource,

@@ -12,7 +12,7 @@ import {
   type TMsDomain,
   type TMsSecurityDefaultsPolicy,
   type TMsSharepointSettings,
-} from "../microsoft/settings";
+} from "@posture/connectors/wire";
 import { pageAt, type TFakeRequest, type TFakeResponse } from "./fake-server";
 import { graphDenied, graphError, graphNotPremium } from "./graph-errors";
 

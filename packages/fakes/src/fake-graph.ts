@@ -1,5 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { MANAGEMENT_API_PERMISSIONS, MICROSOFT_ACCESS, MICROSOFT_WRITE_ACCESS } from "../microsoft/access";
+import {
+  MANAGEMENT_API_PERMISSIONS,
+  MICROSOFT_ACCESS,
+  MICROSOFT_WRITE_ACCESS,
+} from "@posture/connectors/wire";
 import {
   type TMsAgentIdentity,
   type TMsCopilotPackage,
@@ -14,7 +18,7 @@ import {
   type TMsSignIn,
   type TMsSubscribedSku,
   type TMsUser,
-} from "../microsoft/api-types";
+} from "@posture/connectors/wire";
 import {
   pageAt,
   pageSize,

@@ -1,4 +1,4 @@
-import { type TMsDriveItem, type TMsPermission } from "../microsoft/api-types";
+import { type TMsDriveItem, type TMsPermission } from "@posture/connectors/wire";
 import { pageSize, type TFakeRequest, type TFakeResponse } from "./fake-server";
 import { graphError } from "./graph-errors";
 

@@ -3,7 +3,7 @@ import {
   type TMsAppRoleAssignment,
   type TMsPermission,
   type TMsPermissionGrant,
-} from "../microsoft/api-types";
+} from "@posture/connectors/wire";
 import { type TGraphFixture, type TGraphRoute } from "./fake-graph";
 import { type TGraphTenant } from "./fake-graph-tenant";
 import { type TFakeRequest, type TFakeResponse } from "./fake-server";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { GOOGLE_SCOPE } from "../google/access";
-import { googleTokens } from "../google/auth";
+import { GOOGLE_SCOPE } from "@posture/connectors/wire";
+import { googleTokens } from "@posture/connectors/wire";
 import { useFakeGoogle } from "./adapter-harness";
 import { type TFakeGoogle } from "./fake-google";
 import { generateServiceAccount } from "./google-fixture";

@@ -1,4 +1,4 @@
-import { type TGDrivePermission, type TGSharedDrive, type TGUser } from "../google/api-types";
+import { type TGDrivePermission, type TGSharedDrive, type TGUser } from "@posture/connectors/wire";
 import { pageSize, type TFakeResponse } from "./fake-server";
 import {
   fileResource,

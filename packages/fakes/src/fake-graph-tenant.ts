@@ -1,4 +1,4 @@
-import { type TMsPermission } from "../microsoft/api-types";
+import { type TMsPermission } from "@posture/connectors/wire";
 import { type TGraphFixture } from "./fake-graph";
 import { type TDriveDeltaLog, type TFakeDriveItem } from "./fake-graph-delta";
 

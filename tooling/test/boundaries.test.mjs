@@ -71,7 +71,7 @@ function usesOf(pkg) {
   const imported = sourcesOf(join(dir, "src")).flatMap((file) =>
     [
       ...readFileSync(file, "utf8").matchAll(
-        /(?:from\s+|import\(\s*|require\(\s*)["']@posture\/([a-z0-9-]+)/g,
+        /(?:from\s+|import\s+|import\(\s*|require\(\s*)["']@posture\/([a-z0-9-]+)/g,
       ),
     ].map((m) => [m[1], file.slice(root.length), isTestSource(file)]),
   );
@@ -84,6 +84,44 @@ function violations(layer, allowed) {
     usesOf(pkg)
       .filter(([name, , testOnly]) => !allowed.has(name) && !(testOnly && TEST_ONLY.includes(name)))
       .map(([name, where]) => `${pkg} → ${name} (${where})`),
+  );
+}
+
+/**
+ * Every import of the fakes from a source that is not a test, in apps/* and packages/* (the fakes
+ * themselves and the benchmark app excepted): by package name, or by a relative path into
+ * packages/fakes as the connectors' own tests use, since a workspace dependency back would be a cycle.
+ */
+function productImportsOfFakes() {
+  const trees = ["apps", "packages"].flatMap((top) =>
+    readdirSync(join(root, top))
+      .filter((d) => !(top === "packages" && d === "fakes") && !(top === "apps" && d === "bench"))
+      .map((d) => join(root, top, d, "src"))
+      .filter((dir) => statSync(dir, { throwIfNoEntry: false })?.isDirectory()),
+  );
+  return trees.flatMap((dir) =>
+    sourcesOf(dir)
+      .filter((file) => !isTestSource(file))
+      .flatMap((file) =>
+        [
+          ...readFileSync(file, "utf8").matchAll(
+            /(?:from\s+|import\s+|import\(\s*|require\(\s*)["'](@posture\/fakes[^"']*|(?:\.\.?\/)+(?:packages\/)?fakes\/[^"']*)/g,
+          ),
+        ].map((m) => `${file.slice(root.length)} → ${m[1]}`),
+      ),
+  );
+}
+
+/** Where a manifest in apps/* or packages/* declares @posture/fakes as a run-time dependency. */
+function runtimeDependentsOfFakes() {
+  return ["apps", "packages"].flatMap((top) =>
+    readdirSync(join(root, top)).flatMap((d) => {
+      const path = join(root, top, d, "package.json");
+      if (!statSync(path, { throwIfNoEntry: false })?.isFile()) return [];
+      const manifest = JSON.parse(readFileSync(path, "utf8"));
+      const runtime = { ...manifest.dependencies, ...manifest.peerDependencies };
+      return "@posture/fakes" in runtime && `${top}/${d}` !== "apps/bench" ? [`${top}/${d}`] : [];
+    }),
   );
 }
 
@@ -100,5 +138,25 @@ describe("package layers", () => {
 
   it("lets a domain package use infrastructure only, never another domain package", () => {
     expect(violations(DOMAIN, new Set(INFRASTRUCTURE))).toEqual([]);
+  });
+
+  it("keeps the test doubles to infrastructure", () => {
+    expect(violations(TEST_ONLY, new Set(INFRASTRUCTURE))).toEqual([]);
+  });
+});
+
+describe("test doubles", () => {
+  it("lets no product source import the fakes (only tests and the benchmark app)", () => {
+    expect(productImportsOfFakes()).toEqual([]);
+    expect(runtimeDependentsOfFakes()).toEqual([]);
+  });
+
+  it("exports no test double from @posture/connectors", () => {
+    const manifest = JSON.parse(readFileSync(join(root, "packages/connectors/package.json"), "utf8"));
+    const exported = Object.entries(manifest.exports ?? {});
+    expect(exported.filter(([key, target]) => /testing|fake/.test(`${key} ${target}`))).toEqual([]);
+    expect(
+      statSync(join(root, "packages/connectors/src/testing"), { throwIfNoEntry: false }),
+    ).toBeUndefined();
   });
 });

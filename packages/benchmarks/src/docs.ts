@@ -48,7 +48,7 @@ export function renderTenantChecksDoc(catalogs: {
     "<!-- Generated from packages/benchmarks by `pnpm --filter @posture/benchmarks docs`; do not edit. -->",
     "",
     "Each check reads tenant settings through the documented APIs (see `google/settings/catalog.ts`,",
-    "`microsoft/settings.ts` and `github/adapter.ts` in `packages/connectors`), is evaluated on every scan, and when it fails opens",
+    "`microsoft/settings/catalog.ts` and `github/adapter.ts` in `packages/connectors`), is evaluated on every scan, and when it fails opens",
     "a `tenant_configuration` finding whose rule id is the check id and which carries the benchmark's",
     "recommendation id. A check whose settings cannot be read (a missing scope, permission or licence)",
     "is unavailable: no finding, and the scan's coverage says what was missing. Each result is the",

@@ -36,6 +36,11 @@ const ORCHESTRATING = ["composition", "demo", "remediation", "sandbox", "scans"]
 const HANDED_OUT = ["api-reference", "client", "sdk"];
 /** Build and lint configuration, not code. */
 const TOOLING = new Set(["tsconfig", "eslint-config", "build"]);
+/**
+ * Test doubles: the vendor fakes. They use infrastructure (the connectors' wire formats, platform's
+ * fake HTTP server); any layer's tests may use them, no product source may (see "test doubles").
+ */
+const TEST_ONLY = ["fakes"];
 
 const packages = readdirSync(join(root, "packages")).filter((d) =>
   statSync(join(root, "packages", d, "package.json"), { throwIfNoEntry: false })?.isFile(),
@@ -49,37 +54,80 @@ function sourcesOf(dir) {
   });
 }
 
-/** The @posture packages a package uses: [name, where] pairs (its manifest, or a source file). */
+/** A test, or code only tests run: `*.test.ts`, `*.int.test.ts`, and what is under `testing/` or `tests/`. */
+const isTestSource = (file) => /\.test\.(ts|mjs)$/.test(file) || /\/(testing|tests)\//.test(file);
+
+/**
+ * The @posture packages a package uses: [name, where, testOnly] triples (its manifest, or a source
+ * file); testOnly when the manifest declares it a devDependency or only a test source imports it.
+ */
 function usesOf(pkg) {
   const dir = join(root, "packages", pkg);
   const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-  const declared = Object.keys({
-    ...manifest.dependencies,
-    ...manifest.devDependencies,
-    ...manifest.peerDependencies,
-  }).flatMap((d) => (d.startsWith("@posture/") ? [[d.slice(9), "package.json"]] : []));
+  const declared = [
+    ...Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }).map((d) => [d, false]),
+    ...Object.keys({ ...manifest.devDependencies }).map((d) => [d, true]),
+  ].flatMap(([d, dev]) => (d.startsWith("@posture/") ? [[d.slice(9), "package.json", dev]] : []));
   const imported = sourcesOf(join(dir, "src")).flatMap((file) =>
     [
       ...readFileSync(file, "utf8").matchAll(
-        /(?:from\s+|import\(\s*|require\(\s*)["']@posture\/([a-z0-9-]+)/g,
+        /(?:from\s+|import\s+|import\(\s*|require\(\s*)["']@posture\/([a-z0-9-]+)/g,
       ),
-    ].map((m) => [m[1], file.slice(root.length)]),
+    ].map((m) => [m[1], file.slice(root.length), isTestSource(file)]),
   );
   return [...declared, ...imported].filter(([name]) => name !== pkg && !TOOLING.has(name));
 }
 
-/** Every use of a package outside `allowed`, as "pkg → used (where)". */
+/** Every use of a package outside `allowed`, as "pkg → used (where)"; tests may use the fakes. */
 function violations(layer, allowed) {
   return layer.flatMap((pkg) =>
     usesOf(pkg)
-      .filter(([name]) => !allowed.has(name))
+      .filter(([name, , testOnly]) => !allowed.has(name) && !(testOnly && TEST_ONLY.includes(name)))
       .map(([name, where]) => `${pkg} → ${name} (${where})`),
+  );
+}
+
+/**
+ * Every import of the fakes from a source that is not a test, in apps/* and packages/* (the fakes
+ * themselves and the benchmark app excepted): by package name, or by a relative path into
+ * packages/fakes as the connectors' own tests use, since a workspace dependency back would be a cycle.
+ */
+function productImportsOfFakes() {
+  const trees = ["apps", "packages"].flatMap((top) =>
+    readdirSync(join(root, top))
+      .filter((d) => !(top === "packages" && d === "fakes") && !(top === "apps" && d === "bench"))
+      .map((d) => join(root, top, d, "src"))
+      .filter((dir) => statSync(dir, { throwIfNoEntry: false })?.isDirectory()),
+  );
+  return trees.flatMap((dir) =>
+    sourcesOf(dir)
+      .filter((file) => !isTestSource(file))
+      .flatMap((file) =>
+        [
+          ...readFileSync(file, "utf8").matchAll(
+            /(?:from\s+|import\s+|import\(\s*|require\(\s*)["'](@posture\/fakes[^"']*|(?:\.\.?\/)+(?:packages\/)?fakes\/[^"']*)/g,
+          ),
+        ].map((m) => `${file.slice(root.length)} → ${m[1]}`),
+      ),
+  );
+}
+
+/** Where a manifest in apps/* or packages/* declares @posture/fakes as a run-time dependency. */
+function runtimeDependentsOfFakes() {
+  return ["apps", "packages"].flatMap((top) =>
+    readdirSync(join(root, top)).flatMap((d) => {
+      const path = join(root, top, d, "package.json");
+      if (!statSync(path, { throwIfNoEntry: false })?.isFile()) return [];
+      const manifest = JSON.parse(readFileSync(path, "utf8"));
+      const runtime = { ...manifest.dependencies, ...manifest.peerDependencies };
+      return "@posture/fakes" in runtime && `${top}/${d}` !== "apps/bench" ? [`${top}/${d}`] : [];
+    }),
   );
 }
 
 describe("package layers", () => {
   it("puts every package in exactly one layer", () => {
-    const layers = [...INFRASTRUCTURE, ...DOMAIN, ...ORCHESTRATING, ...HANDED_OUT, ...TOOLING];
+    const layers = [...INFRASTRUCTURE, ...DOMAIN, ...ORCHESTRATING, ...HANDED_OUT, ...TEST_ONLY, ...TOOLING];
     expect(new Set(layers).size).toBe(layers.length);
     expect(packages.filter((p) => !layers.includes(p))).toEqual([]);
   });
@@ -90,5 +138,25 @@ describe("package layers", () => {
 
   it("lets a domain package use infrastructure only, never another domain package", () => {
     expect(violations(DOMAIN, new Set(INFRASTRUCTURE))).toEqual([]);
+  });
+
+  it("keeps the test doubles to infrastructure", () => {
+    expect(violations(TEST_ONLY, new Set(INFRASTRUCTURE))).toEqual([]);
+  });
+});
+
+describe("test doubles", () => {
+  it("lets no product source import the fakes (only tests and the benchmark app)", () => {
+    expect(productImportsOfFakes()).toEqual([]);
+    expect(runtimeDependentsOfFakes()).toEqual([]);
+  });
+
+  it("exports no test double from @posture/connectors", () => {
+    const manifest = JSON.parse(readFileSync(join(root, "packages/connectors/package.json"), "utf8"));
+    const exported = Object.entries(manifest.exports ?? {});
+    expect(exported.filter(([key, target]) => /testing|fake/.test(`${key} ${target}`))).toEqual([]);
+    expect(
+      statSync(join(root, "packages/connectors/src/testing"), { throwIfNoEntry: false }),
+    ).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Regenerates packages/connectors/src/testing/vendor/github-rest-extract.json: the operations the
+// Regenerates packages/fakes/src/vendor/github-rest-extract.json: the operations the
 // GitHub connector makes, cut out of GitHub's official REST description as the npm package
 // @octokit/openapi publishes it (generated/api.github.com.json), with only what the fake checks
 // requests and responses against: each operation's parameters, request body and response schemas,
@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 
 const OUT = join(
   dirname(fileURLToPath(import.meta.url)),
-  "../../packages/connectors/src/testing/vendor/github-rest-extract.json",
+  "../../packages/fakes/src/vendor/github-rest-extract.json",
 );
 
 /**

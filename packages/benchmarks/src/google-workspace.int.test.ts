@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createGoogleWorkspaceAdapter } from "@posture/connectors";
-import { startFakeGoogle, type TFakeGoogle } from "@posture/connectors/testing/google";
-import { buildGoogleFixture } from "@posture/connectors/testing/google-fixture";
-// The tenant builders live beside the fake; the package does not export them.
-import { POLICIES_SCOPE, withGoogleTenant } from "../../connectors/src/testing/fake-google-settings";
+import { startFakeGoogle, type TFakeGoogle } from "@posture/fakes/google";
+import { buildGoogleFixture } from "@posture/fakes/google-fixture";
+import { POLICIES_SCOPE, withGoogleTenant } from "@posture/fakes/google-settings";
 import { evaluateTenantChecks } from "./evaluate";
 import { GOOGLE_WORKSPACE_CHECKS } from "./google-workspace";
 

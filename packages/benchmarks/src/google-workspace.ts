@@ -3,7 +3,7 @@ import type { TCheckControls, TTenantCheck } from "./types";
 
 /**
  * CIS Google Workspace Foundations Benchmark v1.3.0 recommendations that the Cloud Identity Policy
- * API and the Admin SDK Directory expose, over the settings of `connectors/src/google/settings.ts`.
+ * API and the Admin SDK Directory expose, over the settings of `connectors/src/google/settings/`.
  * Each setting's value is already the least secure across the root org unit and every org-unit or
  * group override, so a check fails when any org unit fails it. Recommendations the APIs do not
  * expose (DKIM, SPF, DMARC, alert rules, offline access, Takeout) are left out rather than guessed.

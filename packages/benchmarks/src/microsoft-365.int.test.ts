@@ -1,13 +1,12 @@
 import { createMicrosoft365Adapter, type TTenantSetting } from "@posture/connectors";
-import { startFakeGraph, type TFakeGraph } from "@posture/connectors/testing/graph";
-import { buildGraphFixture, GRAPH_TENANT_ID } from "@posture/connectors/testing/graph-fixture";
+import { startFakeGraph, type TFakeGraph } from "@posture/fakes/graph";
+import { buildGraphFixture, GRAPH_TENANT_ID } from "@posture/fakes/graph-fixture";
 import { afterEach, describe, expect, it } from "vitest";
-// Test-only relative import: the settings fixtures are not part of the connectors' public surface.
 import {
   buildSecureGraphSettings,
   buildWeakGraphSettings,
   type TGraphSettingsFixture,
-} from "../../connectors/src/testing/fake-graph-settings";
+} from "@posture/fakes/graph-settings";
 import { evaluateTenantChecks } from "./evaluate";
 import { MICROSOFT_365_CHECKS } from "./microsoft-365";
 

@@ -4,7 +4,7 @@ import type { TBenchmarkRef, TCheckControls, TTenantCheck } from "./types";
 // CIS Microsoft 365 Foundations Benchmark v4.0.0, the recommendations that Microsoft Graph v1.0
 // exposes to an application (Entra ID policies, Conditional Access, authentication methods,
 // SharePoint tenant settings). Recommendation ids as the benchmark numbers them; the settings
-// are those of `@posture/connectors` `microsoft/settings.ts`.
+// are those of `@posture/connectors` `microsoft/settings/`.
 
 const BENCHMARK = "CIS Microsoft 365 Foundations";
 const VERSION = "4.0.0";
@@ -97,7 +97,7 @@ const DEVICES: TCheckControls = {
 
 const m365 = (check: Omit<TTenantCheck, "source">): TTenantCheck => ({ ...check, source: "microsoft_365" });
 
-/** CIS Microsoft 365 Foundations Benchmark checks, over the settings of `microsoft/settings.ts`. */
+/** CIS Microsoft 365 Foundations Benchmark checks, over the settings of `microsoft/settings/`. */
 export const MICROSOFT_365_CHECKS: readonly TTenantCheck[] = [
   // 1 Microsoft 365 admin center
   m365({

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createSourceAdapter } from "./factory";
-import { startFakeGoogle, type TFakeGoogle } from "./testing/fake-google";
-import { startFakeGraph, type TFakeGraph } from "./testing/fake-graph";
-import { buildGoogleFixture, generateServiceAccount } from "./testing/google-fixture";
-import { buildGraphFixture, GRAPH_TENANT_ID } from "./testing/graph-fixture";
+import { startFakeGoogle, type TFakeGoogle } from "../../fakes/src/fake-google";
+import { startFakeGraph, type TFakeGraph } from "../../fakes/src/fake-graph";
+import { buildGoogleFixture, generateServiceAccount } from "../../fakes/src/google-fixture";
+import { buildGraphFixture, GRAPH_TENANT_ID } from "../../fakes/src/graph-fixture";
 
 const fakes: Array<TFakeGoogle | TFakeGraph> = [];
 afterEach(async () => {

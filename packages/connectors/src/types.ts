@@ -182,7 +182,7 @@ export type TSettingValue = string | number | boolean | null | string[];
 
 /**
  * One tenant setting (2-step verification enforcement, external sharing policy, legacy
- * authentication…), keyed by the source's setting key (`google/settings.ts`, `microsoft/settings.ts`).
+ * authentication…), keyed by the source's setting key (`google/settings/`, `microsoft/settings/`).
  * `unavailable` says why it could not be read (a missing scope, permission or licence): the
  * checks that need it are skipped, not failed.
  */

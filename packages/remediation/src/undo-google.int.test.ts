@@ -7,8 +7,8 @@ import {
   GOOGLE_WRITE_ACCESS,
   type TCreateSourceAdapterInput,
 } from "@posture/connectors";
-import { ALL_CONNECTOR_SCOPES, startFakeGoogle, type TFakeGoogle } from "@posture/connectors/testing/google";
-import { buildGoogleFixture, generateServiceAccount } from "@posture/connectors/testing/google-fixture";
+import { ALL_CONNECTOR_SCOPES, startFakeGoogle, type TFakeGoogle } from "@posture/fakes/google";
+import { buildGoogleFixture, generateServiceAccount } from "@posture/fakes/google-fixture";
 import {
   connectors,
   organizations,

@@ -5,11 +5,11 @@ import {
   createMicrosoft365Adapter,
   type TSourceAdapter,
 } from "@posture/connectors";
-import { startFakeGoogle, type TFakeGroup } from "@posture/connectors/testing/google";
-import { buildGoogleFixture, generateServiceAccount } from "@posture/connectors/testing/google-fixture";
-import { startFakeGraph } from "@posture/connectors/testing/graph";
-import { buildGraphFixture, GRAPH_TENANT_ID } from "@posture/connectors/testing/graph-fixture";
-import { withGroupGrants } from "@posture/connectors/testing/graph-groups-fixture";
+import { startFakeGoogle, type TFakeGroup } from "@posture/fakes/google";
+import { buildGoogleFixture, generateServiceAccount } from "@posture/fakes/google-fixture";
+import { startFakeGraph } from "@posture/fakes/graph";
+import { buildGraphFixture, GRAPH_TENANT_ID } from "@posture/fakes/graph-fixture";
+import { withGroupGrants } from "@posture/fakes/graph-groups-fixture";
 import { connectors, findings, organizations, scans, workspaceGroups } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
 import { runScanJob } from "./index";

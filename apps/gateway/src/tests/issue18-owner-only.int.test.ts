@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeGoogle, type TFakeGoogle } from "@posture/connectors/testing/google";
-import { buildGoogleFixture, generateServiceAccount } from "@posture/connectors/testing/google-fixture";
+import { startFakeGoogle, type TFakeGoogle } from "@posture/fakes/google";
+import { buildGoogleFixture, generateServiceAccount } from "@posture/fakes/google-fixture";
 import { startTestGateway, type TTestGateway } from "../testing";
 import { body, client, scannedOrg } from "./workspace/harness";
 

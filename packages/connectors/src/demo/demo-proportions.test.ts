@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { collect } from "../testing/adapter-harness";
+import { collect } from "../../../fakes/src/adapter-harness";
 import type { TActivityEvent, TSuiteType, TPermission } from "../types";
 import { createDemoAdapter, describeDemoWorkspace } from "./index";
 

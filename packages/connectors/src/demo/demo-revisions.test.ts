@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { collect } from "../testing/adapter-harness";
+import { collect } from "../../../fakes/src/adapter-harness";
 import type { TAppGrant, TPermission, TSourceAdapter, TSourceUser } from "../types";
 import { createDemoAdapter, describeDemoWorkspace, type TDemoOptions } from "./index";
 

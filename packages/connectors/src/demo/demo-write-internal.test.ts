@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { collect } from "../testing/adapter-harness";
+import { collect } from "../../../fakes/src/adapter-harness";
 import type { TSourceFile } from "../types";
 import type { TDemoOverlayStore, TWriteFile } from "../write";
 import { NO_RESTRICT_REASON } from "../reversibility";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { collect } from "../testing/adapter-harness";
+import { collect } from "../../../fakes/src/adapter-harness";
 import type { TAppGrant, TChangeCursor, TFileChange, TSourceFile } from "../types";
 import { SourceWriteError, type TDemoOverlayStore, type TWriteFile } from "../write";
 import { createDemoAdapter, type TDemoOptions } from "./index";

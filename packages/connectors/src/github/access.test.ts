@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { GITHUB_OPERATIONS } from "../testing/fake-github-schema";
+import { GITHUB_OPERATIONS } from "../../../fakes/src/fake-github-schema";
 import { checkGithubAccess, GITHUB_ACCESS } from "./access";
 import { GITHUB_WRITE_REQUIREMENTS } from "./write";
 

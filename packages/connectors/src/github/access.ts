@@ -2,9 +2,9 @@ import { type TAccessCheck, type TAccessRequirement } from "../types";
 
 // The installation permissions the connector's reads need, from GitHub's table "Permissions
 // required for GitHub Apps" (github/docs, src/github-apps/data/fpt-2022-11-28/
-// server-to-server-permissions.json), as `vendor/github-rest-extract.json` records them per
-// operation; `access.test.ts` checks the two agree. `permission` is the API name with its level
-// (the app settings page shows e.g. Organization permissions › Members: Read-only).
+// server-to-server-permissions.json), as `packages/fakes/src/vendor/github-rest-extract.json`
+// records them per operation; `access.test.ts` checks the two agree. `permission` is the API name
+// with its level (the app settings page shows e.g. Organization permissions › Members: Read-only).
 
 export const GITHUB_FEATURE = {
   repositories: "Repositories and their outside collaborators",

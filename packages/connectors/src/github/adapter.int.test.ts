@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { collect } from "../testing/adapter-harness";
-import { buildGithubFixture, generateGithubApp } from "../testing/fake-github-fixture";
-import { createTestClock, useFakeGithub, type TTestClock } from "../testing/fake-github-harness";
-import { type TFakeGithub } from "../testing/fake-github";
-import { GITHUB_OPERATIONS, matchOperation } from "../testing/fake-github-schema";
+import { collect } from "../../../fakes/src/adapter-harness";
+import { buildGithubFixture, generateGithubApp } from "../../../fakes/src/fake-github-fixture";
+import { createTestClock, useFakeGithub, type TTestClock } from "../../../fakes/src/fake-github-harness";
+import { type TFakeGithub } from "../../../fakes/src/fake-github";
+import { GITHUB_OPERATIONS, matchOperation } from "../../../fakes/src/fake-github-schema";
 import { SourceUnavailableError } from "../types";
 import { createGithubAdapter } from "./adapter";
 import { GITHUB_WRITE_REQUIREMENTS } from "./write";

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { generateGithubApp } from "../testing/fake-github-fixture";
-import { createTestClock, useFakeGithub, type TTestClock } from "../testing/fake-github-harness";
+import { generateGithubApp } from "../../../fakes/src/fake-github-fixture";
+import { createTestClock, useFakeGithub, type TTestClock } from "../../../fakes/src/fake-github-harness";
 import { SourceAuthError } from "../types";
 import { githubAppTokens, signAppJwt, TOKEN_REFRESH_MARGIN_MS } from "./auth";
 

@@ -1,10 +1,10 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { createSourceAdapter, createSourceWriter } from "../factory";
-import { collect } from "../testing/adapter-harness";
-import { buildGithubFixture, generateGithubApp } from "../testing/fake-github-fixture";
-import { createTestClock, useFakeGithub, type TTestClock } from "../testing/fake-github-harness";
-import { type TFakeGithub } from "../testing/fake-github";
-import { matchOperation, type TGithubPermissions } from "../testing/fake-github-schema";
+import { collect } from "../../../fakes/src/adapter-harness";
+import { buildGithubFixture, generateGithubApp } from "../../../fakes/src/fake-github-fixture";
+import { createTestClock, useFakeGithub, type TTestClock } from "../../../fakes/src/fake-github-harness";
+import { type TFakeGithub } from "../../../fakes/src/fake-github";
+import { matchOperation, type TGithubPermissions } from "../../../fakes/src/fake-github-schema";
 import { SourceWriteError } from "../write";
 import { GITHUB_WRITE_REQUIREMENTS } from "./write";
 

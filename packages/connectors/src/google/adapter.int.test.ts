@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type THttpOptions } from "../http/client";
-import { collect, recordingSleep } from "../testing/adapter-harness";
-import { startFakeGoogle, type TFakeGoogle } from "../testing/fake-google";
-import { buildGoogleFixture, generateServiceAccount } from "../testing/google-fixture";
+import { collect, recordingSleep } from "../../../fakes/src/adapter-harness";
+import { startFakeGoogle, type TFakeGoogle } from "../../../fakes/src/fake-google";
+import { buildGoogleFixture, generateServiceAccount } from "../../../fakes/src/google-fixture";
 import { SourceAuthError, SourceUnavailableError } from "../types";
 import { createGoogleWorkspaceAdapter } from "./adapter";
 import { type TGoogleCredentials } from "./auth";

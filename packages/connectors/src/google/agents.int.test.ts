@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { TAgentCatalogEntry } from "../agents/catalog";
-import { collect, recordingSleep } from "../testing/adapter-harness";
-import { startFakeGoogle, type TFakeGoogle, type TGoogleFixture } from "../testing/fake-google";
-import { buildGoogleFixture, generateServiceAccount } from "../testing/google-fixture";
+import { collect, recordingSleep } from "../../../fakes/src/adapter-harness";
+import { startFakeGoogle, type TFakeGoogle, type TGoogleFixture } from "../../../fakes/src/fake-google";
+import { buildGoogleFixture, generateServiceAccount } from "../../../fakes/src/google-fixture";
 import { type THttpOptions } from "../http/client";
 import { createGoogleWorkspaceAdapter } from "./adapter";
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ALL_CONNECTOR_SCOPES, startFakeGoogle, type TFakeGoogle } from "../testing/fake-google";
-import { buildGoogleFixture, generateServiceAccount } from "../testing/google-fixture";
+import { ALL_CONNECTOR_SCOPES, startFakeGoogle, type TFakeGoogle } from "../../../fakes/src/fake-google";
+import { buildGoogleFixture, generateServiceAccount } from "../../../fakes/src/google-fixture";
 import { SourceAuthError } from "../types";
 import { GOOGLE_SCOPE } from "./access";
 import { googleTokens } from "./auth";

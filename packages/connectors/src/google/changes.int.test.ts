@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { type THttpOptions } from "../http/client";
-import { collect, recordingSleep, useFakeGoogle } from "../testing/adapter-harness";
-import { type TFakeGoogle } from "../testing/fake-google";
-import { type TFakeGoogleTenant } from "../testing/fake-google-changes";
-import { buildGoogleFixture, generateServiceAccount } from "../testing/google-fixture";
+import { collect, recordingSleep, useFakeGoogle } from "../../../fakes/src/adapter-harness";
+import { type TFakeGoogle } from "../../../fakes/src/fake-google";
+import { type TFakeGoogleTenant } from "../../../fakes/src/fake-google-changes";
+import { buildGoogleFixture, generateServiceAccount } from "../../../fakes/src/google-fixture";
 import {
   ChangeCursorExpiredError,
   type TChangeCursor,

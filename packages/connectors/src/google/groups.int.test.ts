@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createJsonClient, type THttpOptions } from "../http/client";
 import { SourceHttpError } from "../http/errors";
 import { staticTokenProvider } from "../http/token";
-import { collect, groupsOf, recordingSleep } from "../testing/adapter-harness";
-import { ALL_CONNECTOR_SCOPES, startFakeGoogle, type TFakeGoogle } from "../testing/fake-google";
-import { type TFakeGroup } from "../testing/fake-google-directory";
-import { buildGoogleFixture, generateServiceAccount } from "../testing/google-fixture";
+import { collect, groupsOf, recordingSleep } from "../../../fakes/src/adapter-harness";
+import { ALL_CONNECTOR_SCOPES, startFakeGoogle, type TFakeGoogle } from "../../../fakes/src/fake-google";
+import { type TFakeGroup } from "../../../fakes/src/fake-google-directory";
+import { buildGoogleFixture, generateServiceAccount } from "../../../fakes/src/google-fixture";
 import { GOOGLE_FEATURE, GOOGLE_SCOPE } from "./access";
 import { createGoogleWorkspaceAdapter } from "./adapter";
 

@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { THttpOptions } from "../http/client";
-import { recordingSleep } from "../testing/adapter-harness";
-import { startFakeGoogle, type TFakeGoogle } from "../testing/fake-google";
+import { recordingSleep } from "../../../fakes/src/adapter-harness";
+import { startFakeGoogle, type TFakeGoogle } from "../../../fakes/src/fake-google";
 import {
   ORG_UNITS_SCOPE,
   POLICIES_SCOPE,
   ROLES_SCOPE,
   withGoogleTenant,
-} from "../testing/fake-google-settings";
-import { buildGoogleFixture } from "../testing/google-fixture";
+} from "../../../fakes/src/fake-google-settings";
+import { buildGoogleFixture } from "../../../fakes/src/google-fixture";
 import type { TTenantSetting } from "../types";
 import { createGoogleWorkspaceAdapter } from "./adapter";
 import { GOOGLE_SETTINGS, policyFilter } from "./settings";

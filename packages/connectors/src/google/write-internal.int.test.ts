@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { collect, recordingSleep, useFakeGoogle } from "../testing/adapter-harness";
-import { ALL_CONNECTOR_SCOPES, type TFakeGoogle } from "../testing/fake-google";
-import { generateServiceAccount } from "../testing/google-fixture";
+import { collect, recordingSleep, useFakeGoogle } from "../../../fakes/src/adapter-harness";
+import { ALL_CONNECTOR_SCOPES, type TFakeGoogle } from "../../../fakes/src/fake-google";
+import { generateServiceAccount } from "../../../fakes/src/google-fixture";
 import { type TWriteFile } from "../write";
 import { GOOGLE_WRITE_ACCESS, GOOGLE_WRITE_SCOPE } from "./access";
 import { createGoogleWorkspaceAdapter } from "./adapter";

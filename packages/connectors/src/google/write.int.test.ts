@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { type THttpOptions } from "../http/client";
-import { collect, recordingSleep, useFakeGoogle } from "../testing/adapter-harness";
-import { ALL_CONNECTOR_SCOPES, type TFakeGoogle } from "../testing/fake-google";
-import { generateServiceAccount } from "../testing/google-fixture";
+import { collect, recordingSleep, useFakeGoogle } from "../../../fakes/src/adapter-harness";
+import { ALL_CONNECTOR_SCOPES, type TFakeGoogle } from "../../../fakes/src/fake-google";
+import { generateServiceAccount } from "../../../fakes/src/google-fixture";
 import { SourceAuthError, SourceUnavailableError } from "../types";
 import { SourceWriteError, type TWriteFile } from "../write";
 import { GOOGLE_SCOPE, GOOGLE_WRITE_ACCESS, GOOGLE_WRITE_SCOPE } from "./access";

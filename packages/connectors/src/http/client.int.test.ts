@@ -1,8 +1,8 @@
 import { createServer } from "node:http";
 import { type AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { recordingSleep } from "../testing/adapter-harness";
-import { startFakeServer, type TFakeServer } from "../testing/fake-server";
+import { recordingSleep } from "../../../fakes/src/adapter-harness";
+import { startFakeServer, type TFakeServer } from "../../../fakes/src/fake-server";
 import { SourceAuthError, SourceUnavailableError } from "../types";
 import { createJsonClient, type THttpOptions } from "./client";
 import { SourceHttpError } from "./errors";

@@ -1,8 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type THttpOptions } from "../http/client";
-import { collect, recordingSleep } from "../testing/adapter-harness";
-import { ALL_GRAPH_ROLES, startFakeGraph, type TFakeGraph, type TGraphFixture } from "../testing/fake-graph";
-import { buildGraphFixture, GRAPH_TENANT_ID } from "../testing/graph-fixture";
+import { collect, recordingSleep } from "../../../fakes/src/adapter-harness";
+import {
+  ALL_GRAPH_ROLES,
+  startFakeGraph,
+  type TFakeGraph,
+  type TGraphFixture,
+} from "../../../fakes/src/fake-graph";
+import { buildGraphFixture, GRAPH_TENANT_ID } from "../../../fakes/src/graph-fixture";
 import { SourceAuthError, SourceUnavailableError } from "../types";
 import { MICROSOFT_ACCESS } from "./access";
 import { createJsonClient } from "../http/client";

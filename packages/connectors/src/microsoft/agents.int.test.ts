@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { collect, recordingSleep } from "../testing/adapter-harness";
-import { ALL_GRAPH_ROLES, startFakeGraph, type TFakeGraph, type TGraphFixture } from "../testing/fake-graph";
-import { buildGraphFixture, GRAPH_TENANT_ID } from "../testing/graph-fixture";
+import { collect, recordingSleep } from "../../../fakes/src/adapter-harness";
+import {
+  ALL_GRAPH_ROLES,
+  startFakeGraph,
+  type TFakeGraph,
+  type TGraphFixture,
+} from "../../../fakes/src/fake-graph";
+import { buildGraphFixture, GRAPH_TENANT_ID } from "../../../fakes/src/graph-fixture";
 import { type THttpOptions } from "../http/client";
 import { createMicrosoft365Adapter } from "./adapter";
 

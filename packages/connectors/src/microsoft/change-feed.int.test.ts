@@ -1,9 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type THttpOptions } from "../http/client";
-import { collect, recordingSleep } from "../testing/adapter-harness";
-import { ALL_GRAPH_ROLES, startFakeGraph, type TFakeGraph, type TGraphFixture } from "../testing/fake-graph";
-import { type TFakeDriveItem } from "../testing/fake-graph-delta";
-import { buildGraphFixture, GRAPH_TENANT_ID } from "../testing/graph-fixture";
+import { collect, recordingSleep } from "../../../fakes/src/adapter-harness";
+import {
+  ALL_GRAPH_ROLES,
+  startFakeGraph,
+  type TFakeGraph,
+  type TGraphFixture,
+} from "../../../fakes/src/fake-graph";
+import { type TFakeDriveItem } from "../../../fakes/src/fake-graph-delta";
+import { buildGraphFixture, GRAPH_TENANT_ID } from "../../../fakes/src/graph-fixture";
 import {
   ChangeCursorExpiredError,
   type TChangeCursor,

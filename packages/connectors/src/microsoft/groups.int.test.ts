@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createJsonClient, type THttpOptions } from "../http/client";
 import { SourceHttpError } from "../http/errors";
-import { collect, groupsOf, recordingSleep } from "../testing/adapter-harness";
-import { ALL_GRAPH_ROLES, startFakeGraph, type TFakeGraph } from "../testing/fake-graph";
-import { buildGraphFixture, GRAPH_TENANT_ID } from "../testing/graph-fixture";
-import { ALL_COMPANY_ID, withGroupGrants } from "../testing/graph-groups-fixture";
+import { collect, groupsOf, recordingSleep } from "../../../fakes/src/adapter-harness";
+import { ALL_GRAPH_ROLES, startFakeGraph, type TFakeGraph } from "../../../fakes/src/fake-graph";
+import { buildGraphFixture, GRAPH_TENANT_ID } from "../../../fakes/src/graph-fixture";
+import { ALL_COMPANY_ID, withGroupGrants } from "../../../fakes/src/graph-groups-fixture";
 import { type TSourceGroup } from "../types";
 import { MS_FEATURE } from "./access";
 import { createMicrosoft365Adapter } from "./adapter";

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createJsonClient } from "../http/client";
-import { collect, recordingSleep } from "../testing/adapter-harness";
-import { ALL_GRAPH_ROLES, startFakeGraph, type TFakeGraph } from "../testing/fake-graph";
-import { buildGraphFixture, GRAPH_TENANT_ID } from "../testing/graph-fixture";
+import { collect, recordingSleep } from "../../../fakes/src/adapter-harness";
+import { ALL_GRAPH_ROLES, startFakeGraph, type TFakeGraph } from "../../../fakes/src/fake-graph";
+import { buildGraphFixture, GRAPH_TENANT_ID } from "../../../fakes/src/graph-fixture";
 import { createMicrosoft365Adapter } from "./adapter";
 import { microsoftTokenProvider } from "./auth";
 

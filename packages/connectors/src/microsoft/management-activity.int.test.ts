@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type THttpOptions } from "../http/client";
-import { collect, recordingSleep } from "../testing/adapter-harness";
-import { startFakeGraph, type TFakeGraph } from "../testing/fake-graph";
+import { collect, recordingSleep } from "../../../fakes/src/adapter-harness";
+import { startFakeGraph, type TFakeGraph } from "../../../fakes/src/fake-graph";
 import {
   azureAdRecord,
   blobsOf,
@@ -9,8 +9,8 @@ import {
   startFakeO365Activity,
   type TFakeO365Activity,
   type TO365ActivityFixture,
-} from "../testing/fake-o365-activity";
-import { buildGraphFixture, GRAPH_TENANT_ID } from "../testing/graph-fixture";
+} from "../../../fakes/src/fake-o365-activity";
+import { buildGraphFixture, GRAPH_TENANT_ID } from "../../../fakes/src/graph-fixture";
 import { createMicrosoft365Adapter } from "./adapter";
 import { CONTENT_TYPES, createManagementActivity } from "./management-activity";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { azureAdRecord, sharePointRecord } from "../testing/fake-o365-activity";
+import { azureAdRecord, sharePointRecord } from "../../../fakes/src/fake-o365-activity";
 import { mapO365Record } from "./management-activity";
 
 const INTERNAL = ["contoso.test", "contoso.onmicrosoft.com"];

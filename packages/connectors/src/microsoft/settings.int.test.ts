@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type THttpOptions } from "../http/client";
-import { recordingSleep } from "../testing/adapter-harness";
-import { startFakeGraph, type TFakeGraph } from "../testing/fake-graph";
+import { recordingSleep } from "../../../fakes/src/adapter-harness";
+import { startFakeGraph, type TFakeGraph } from "../../../fakes/src/fake-graph";
 import {
   buildSecureGraphSettings,
   buildWeakGraphSettings,
   type TGraphSettingsFixture,
-} from "../testing/fake-graph-settings";
-import { buildGraphFixture, GRAPH_TENANT_ID } from "../testing/graph-fixture";
+} from "../../../fakes/src/fake-graph-settings";
+import { buildGraphFixture, GRAPH_TENANT_ID } from "../../../fakes/src/graph-fixture";
 import { SourceUnavailableError, type TSettingValue, type TTenantSetting } from "../types";
 import { createMicrosoft365Adapter } from "./adapter";
 import { MICROSOFT_SETTINGS, MICROSOFT_SETTINGS_ACCESS } from "./settings";

@@ -2,15 +2,15 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { ALL_GRAPH_WRITE_ROLES, startFakeGraph, type TFakeGraph } from "../testing/fake-graph";
-import { GRAPH_WRITE_ROUTE_PERMISSIONS } from "../testing/fake-graph-write";
-import { buildGraphFixture, GRAPH_TENANT_ID } from "../testing/graph-fixture";
+import { ALL_GRAPH_WRITE_ROLES, startFakeGraph, type TFakeGraph } from "../../../fakes/src/fake-graph";
+import { GRAPH_WRITE_ROUTE_PERMISSIONS } from "../../../fakes/src/fake-graph-write";
+import { buildGraphFixture, GRAPH_TENANT_ID } from "../../../fakes/src/graph-fixture";
 import { BROADER_WRITE_PERMISSIONS, MICROSOFT_WRITE_ACCESS } from "./access";
 import { microsoftTokenProvider } from "./auth";
 
 // The Graph fake's write endpoints refuse what Graph refuses, with Graph's error bodies; their
-// permissions are graph-permissions.json's (a verbatim extract in testing/vendor, checked against
-// the full file when the shared reference holds it).
+// permissions are graph-permissions.json's (a verbatim extract in packages/fakes/src/vendor, checked
+// against the full file when the shared reference holds it).
 
 const CLIENT_ID = "aaaaaaaa-0000-0000-0000-000000000001";
 const SECRET = "s3cret~value";
@@ -19,7 +19,9 @@ const PERMISSIONS = join(DIR, "graph-permissions.json");
 const extract = (
   JSON.parse(
     readFileSync(
-      fileURLToPath(new URL("../testing/vendor/graph-permissions-write-extract.json", import.meta.url)),
+      fileURLToPath(
+        new URL("../../../fakes/src/vendor/graph-permissions-write-extract.json", import.meta.url),
+      ),
       "utf8",
     ),
   ) as { routes: Record<string, string[]> }

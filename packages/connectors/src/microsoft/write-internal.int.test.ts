@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { collect, recordingSleep } from "../testing/adapter-harness";
-import { ALL_GRAPH_WRITE_ROLES, startFakeGraph, type TFakeGraph } from "../testing/fake-graph";
-import { buildGraphFixture, GRAPH_TENANT_ID } from "../testing/graph-fixture";
+import { collect, recordingSleep } from "../../../fakes/src/adapter-harness";
+import { ALL_GRAPH_WRITE_ROLES, startFakeGraph, type TFakeGraph } from "../../../fakes/src/fake-graph";
+import { buildGraphFixture, GRAPH_TENANT_ID } from "../../../fakes/src/graph-fixture";
 import { EVERYONE_CLAIM_REASON, NEW_LINK_REASON, NO_RESTRICT_REASON } from "../reversibility";
 import { type TWriteFile } from "../write";
 import { createMicrosoft365Adapter } from "./adapter";

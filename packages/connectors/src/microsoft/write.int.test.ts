@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type THttpOptions } from "../http/client";
-import { collect, recordingSleep } from "../testing/adapter-harness";
+import { collect, recordingSleep } from "../../../fakes/src/adapter-harness";
 import {
   ALL_GRAPH_ROLES,
   ALL_GRAPH_WRITE_ROLES,
   startFakeGraph,
   type TFakeGraph,
   type TGraphFixture,
-} from "../testing/fake-graph";
-import { buildGraphFixture, GRAPH_TENANT_ID } from "../testing/graph-fixture";
+} from "../../../fakes/src/fake-graph";
+import { buildGraphFixture, GRAPH_TENANT_ID } from "../../../fakes/src/graph-fixture";
 import { SourceAuthError, SourceUnavailableError, type TSourceFile } from "../types";
 import { SourceWriteError, type TWriteFile } from "../write";
 import { MICROSOFT_WRITE_ACCESS } from "./access";

@@ -1,15 +1,15 @@
 import { createGoogleWorkspaceAdapter, createMicrosoft365Adapter } from "@posture/connectors";
-import { startFakeGoogle } from "@posture/connectors/testing/google";
-import { buildGoogleFixture } from "@posture/connectors/testing/google-fixture";
-import { startFakeGraph } from "@posture/connectors/testing/graph";
-import { buildGraphFixture } from "@posture/connectors/testing/graph-fixture";
+import { startFakeGoogle } from "@posture/fakes/google";
+import { buildGoogleFixture } from "@posture/fakes/google-fixture";
+import { startFakeGraph } from "@posture/fakes/graph";
+import { buildGraphFixture } from "@posture/fakes/graph-fixture";
 import {
   azureAdRecord,
   blobsOf,
   sharePointRecord,
   startFakeO365Activity,
   type TO365Blob,
-} from "@posture/connectors/testing/o365";
+} from "@posture/fakes/o365";
 import { activityEvents, anomalies, connectors, organizations } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
 import { createInProcessQueue } from "@posture/jobs";

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startFakeGraph, type TFakeGraph } from "@posture/connectors/testing/graph";
-import { buildGraphFixture } from "@posture/connectors/testing/graph-fixture";
+import { startFakeGraph, type TFakeGraph } from "@posture/fakes/graph";
+import { buildGraphFixture } from "@posture/fakes/graph-fixture";
 import {
   azureAdRecord,
   blobsOf,
   sharePointRecord,
   startFakeO365Activity,
   type TFakeO365Activity,
-} from "@posture/connectors/testing/o365";
+} from "@posture/fakes/o365";
 import { startTestGateway, type TTestGateway } from "../../testing";
 
 // A real-mode Microsoft 365 connector, scanned over HTTP: its SharePoint, OneDrive and Entra audit

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GOOGLE_ACCESS, MICROSOFT_ACCESS } from "@posture/connectors";
-import { startFakeGraph, type TFakeGraph } from "@posture/connectors/testing/graph";
-import { buildGraphFixture } from "@posture/connectors/testing/graph-fixture";
+import { startFakeGraph, type TFakeGraph } from "@posture/fakes/graph";
+import { buildGraphFixture } from "@posture/fakes/graph-fixture";
 import { freePort } from "@posture/platform/testing";
 import { startTestGateway, type TTestGateway } from "../../testing";
 

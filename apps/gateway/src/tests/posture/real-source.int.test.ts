@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeGraph, type TFakeGraph } from "@posture/connectors/testing/graph";
-import { buildGraphFixture } from "@posture/connectors/testing/graph-fixture";
+import { startFakeGraph, type TFakeGraph } from "@posture/fakes/graph";
+import { buildGraphFixture } from "@posture/fakes/graph-fixture";
 import { startTestGateway, type TTestGateway } from "../../testing";
 
 // A real-mode Microsoft 365 connector scanned through the whole stack against a local Graph fake.

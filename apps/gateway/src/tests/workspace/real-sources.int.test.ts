@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeGoogle, type TFakeGoogle } from "@posture/connectors/testing/google";
-import { buildGoogleFixture, generateServiceAccount } from "@posture/connectors/testing/google-fixture";
-import { startFakeGraph, type TFakeGraph } from "@posture/connectors/testing/graph";
-import { buildGraphFixture } from "@posture/connectors/testing/graph-fixture";
+import { startFakeGoogle, type TFakeGoogle } from "@posture/fakes/google";
+import { buildGoogleFixture, generateServiceAccount } from "@posture/fakes/google-fixture";
+import { startFakeGraph, type TFakeGraph } from "@posture/fakes/graph";
+import { buildGraphFixture } from "@posture/fakes/graph-fixture";
 import { startTestGateway, type TTestGateway } from "../../testing";
 import { body, client } from "./harness";
 

@@ -151,12 +151,10 @@ describe("test doubles", () => {
     expect(runtimeDependentsOfFakes()).toEqual([]);
   });
 
-  it("exports no test double from @posture/connectors", () => {
-    const manifest = JSON.parse(readFileSync(join(root, "packages/connectors/package.json"), "utf8"));
+  it.each(["connectors", "ticketing"])("exports no test double from @posture/%s", (pkg) => {
+    const manifest = JSON.parse(readFileSync(join(root, `packages/${pkg}/package.json`), "utf8"));
     const exported = Object.entries(manifest.exports ?? {});
     expect(exported.filter(([key, target]) => /testing|fake/.test(`${key} ${target}`))).toEqual([]);
-    expect(
-      statSync(join(root, "packages/connectors/src/testing"), { throwIfNoEntry: false }),
-    ).toBeUndefined();
+    expect(statSync(join(root, `packages/${pkg}/src/testing`), { throwIfNoEntry: false })).toBeUndefined();
   });
 });

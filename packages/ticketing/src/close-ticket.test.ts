@@ -1,8 +1,8 @@
 import { AppError } from "@posture/platform";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeTicket, createTicket } from "./create-ticket";
-import { sampleFinding, startFakeGithub, startFakeJira, startFakeLinear } from "./testing";
-import type { TFakeTracker } from "./testing";
+import { sampleFinding, startFakeGithub, startFakeJira, startFakeLinear } from "../../fakes/src/trackers";
+import type { TFakeTracker } from "../../fakes/src/trackers";
 import type { TTicketingConfig } from "./types";
 
 const TEAM = { id: "0b6f3a57-3c1e-4d8a-9f0e-2a7b9c1d4e5f", key: "SEC" };

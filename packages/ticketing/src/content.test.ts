@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { adfDescription, markdownDescription, ticketTitle } from "./content";
-import { isValidAdf, sampleFinding } from "./testing";
+import { isValidAdf, sampleFinding } from "../../fakes/src/trackers";
 
 describe("ticketTitle", () => {
   it("names severity, finding and resource", () => {

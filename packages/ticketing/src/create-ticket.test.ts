@@ -1,8 +1,8 @@
 import { toWireError } from "@posture/platform";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTicket } from "./create-ticket";
-import { sampleFinding, startFakeGithub, startFakeJira, startFakeLinear } from "./testing";
-import type { TFakeTracker } from "./testing";
+import { sampleFinding, startFakeGithub, startFakeJira, startFakeLinear } from "../../fakes/src/trackers";
+import type { TFakeTracker } from "../../fakes/src/trackers";
 import type { TTicketingConfig } from "./types";
 
 type TSetup = { fake: TFakeTracker; config: TTicketingConfig; secret: string; requestsPerTicket: number };

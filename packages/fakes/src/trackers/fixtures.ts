@@ -1,4 +1,4 @@
-import type { TTicketFinding } from "../types";
+import type { TTicketFinding } from "@posture/ticketing";
 
 export function sampleFinding(overrides: Partial<TTicketFinding> = {}): TTicketFinding {
   return {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createTicket } from "../create-ticket";
-import { type TFakeGithub, sampleFinding, startFakeGithub } from "../testing";
+import { type TFakeGithub, sampleFinding, startFakeGithub } from "../../../fakes/src/trackers";
 import type { TTicketingConfig } from "../types";
 
 let fake: TFakeGithub | undefined;

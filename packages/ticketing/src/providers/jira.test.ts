@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createTicket } from "../create-ticket";
-import { type TFakeJira, isValidAdf, sampleFinding, startFakeJira } from "../testing";
+import { type TFakeJira, isValidAdf, sampleFinding, startFakeJira } from "../../../fakes/src/trackers";
 import type { TTicketingConfig } from "../types";
 
 let fake: TFakeJira | undefined;

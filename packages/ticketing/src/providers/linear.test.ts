@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createTicket } from "../create-ticket";
-import { type TFakeLinear, sampleFinding, startFakeLinear } from "../testing";
+import { type TFakeLinear, sampleFinding, startFakeLinear } from "../../../fakes/src/trackers";
 import type { TTicketingConfig } from "../types";
 
 const TEAM = { id: "0b6f3a57-3c1e-4d8a-9f0e-2a7b9c1d4e5f", key: "SEC" };

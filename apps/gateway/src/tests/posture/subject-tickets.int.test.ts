@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { auditLog, subjectTickets } from "@posture/db";
-import { isValidAdf, startFakeGithub, startFakeJira } from "@posture/ticketing/testing";
+import { isValidAdf, startFakeGithub, startFakeJira } from "@posture/fakes/trackers";
 import { useTestGateway } from "../../testing";
 import { seedFinding } from "./seed-finding";
 

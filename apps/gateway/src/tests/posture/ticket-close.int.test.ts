@@ -4,7 +4,7 @@ import { auditLog, findings, scans, tickets } from "@posture/db";
 import { closeComment, closeResolvedTickets } from "@posture/posture";
 import { closeTicket } from "@posture/ticketing";
 import { createLogger } from "@posture/platform";
-import { startFakeJira, startFakeLinear, type TFakeJira, type TFakeLinear } from "@posture/ticketing/testing";
+import { startFakeJira, startFakeLinear, type TFakeJira, type TFakeLinear } from "@posture/fakes/trackers";
 import { waitFor } from "@posture/webhooks/testing";
 import { useTestGateway } from "../../testing";
 import { freshIp } from "../helpers";

@@ -9,7 +9,7 @@ import {
   startFakeJira,
   startFakeLinear,
   type TSignedDelivery,
-} from "@posture/ticketing/testing";
+} from "@posture/fakes/trackers";
 import { closeResolvedTickets } from "@posture/posture";
 import { audit, createLogger, SYSTEM_ACTOR } from "@posture/platform";
 import { useTestGateway } from "../../testing";

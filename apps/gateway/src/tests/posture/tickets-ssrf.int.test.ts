@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tickets } from "@posture/db";
 import type { TResolver } from "@posture/platform";
-import { startFakeGithub, type TFakeGithub } from "@posture/ticketing/testing";
+import { startFakeGithub, type TFakeGithub } from "@posture/fakes/trackers";
 import { useTestGateway } from "../../testing";
 import { seedFinding } from "./seed-finding";
 

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { tickets } from "@posture/db";
-import { startFakeGithub, startFakeJira, type TFakeGithub, type TFakeJira } from "@posture/ticketing/testing";
+import { startFakeGithub, startFakeJira, type TFakeGithub, type TFakeJira } from "@posture/fakes/trackers";
 import { useTestGateway } from "../../testing";
 import { seedFinding } from "./seed-finding";
 

@@ -4,7 +4,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { connectors, findings } from "@posture/db";
-import { startFakeGithub } from "@posture/ticketing/testing";
+import { startFakeGithub } from "@posture/fakes/trackers";
 import { useTestGateway } from "../../testing";
 import { runExample, startExample } from "./run-example";
 

@@ -7,7 +7,7 @@ import { runScanJob } from "./index";
 import { scanOnlyDeps } from "./testing/scan-deps";
 import { createScriptedTenant, sampleSeed } from "./testing";
 
-// Issue 35: a scan's log line says where its time went, stage by stage, for an operator.
+// Issue 35: a scan's log line and its result say where its time went, stage by stage, for an operator.
 
 let db: TestDb;
 beforeAll(async () => {
@@ -67,6 +67,12 @@ describe("the scan finished log line", () => {
     expect(Math.abs(sum - (total ?? 0))).toBeLessThanOrEqual(Object.keys(parts).length);
     expect(typeof finished?.queuedMs).toBe("number");
     expect(finished).toMatchObject({ scanId: row.id, kind: "full", fullReason: "first" });
+    // The scan's row, and so its API result, keeps the same figures, the stages in order.
+    expect(result.timing).toEqual({
+      queuedMs: finished?.queuedMs,
+      totalMs: total,
+      stages: Object.entries(parts).map(([stage, ms]) => ({ stage, ms })),
+    });
     await deps.jobs.close();
   });
 });

@@ -85,22 +85,13 @@ describe("POST /api/connectors/{id}/sync body", () => {
     const scanId = (full.body as { scanId: string }).scanId;
     const read = await gw.request("GET", `/api/connectors/${id}/scans/${scanId}`, { key: a.key });
     expect(read.body).toMatchObject({ scanId, kind: "full", fullReason: "requested" });
-    // Where its time went, stage by stage (issue 35), the same on the sync answer and the read.
+    // Where its time went, stage by stage (issue 35; packages/scans' scan-stages.int checks the
+    // stages against the job's log line): the same on the sync answer and the read.
     const timing = (read.body as { timing: TTiming }).timing;
-    expect(timing.stages.map((s) => s.stage)).toEqual([
-      "plan",
-      "groups",
-      "users",
-      "files",
-      "drives",
-      "apps",
-      "settings",
-      "commit",
-      "persist",
-      "ai_reach",
-      "handoff",
-    ]);
     expect((full.body as { timing: TTiming }).timing).toEqual(timing);
+    const names = timing.stages.map((s) => s.stage);
+    expect([names[0], names.at(-1), new Set(names).size]).toEqual(["plan", "handoff", names.length]);
+    expect(names).toEqual(expect.arrayContaining(["files", "commit", "persist", "ai_reach"]));
     for (const ms of [timing.queuedMs, timing.totalMs, ...timing.stages.map((s) => s.ms)])
       expect(Number.isInteger(ms) && ms >= 0).toBe(true);
     // The stages add up to the total, to rounding.

@@ -1,11 +1,11 @@
 import type { Request, Response } from "express";
 import {
   compileQueryParser,
+  compileRequestFields,
   normalisePath,
   routeCatalog,
-  type TCatalogProcedure,
-  compileRequestFields,
   toWireError,
+  type TCatalogProcedure,
   type TContext,
   type TLogger,
   type TQueryParser,

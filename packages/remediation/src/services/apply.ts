@@ -52,6 +52,11 @@ export const REMEDIATION_SWEEP_JOB = "remediation.sweep";
 export const REMEDIATION_ATTEMPTS = 5;
 /** A source's 429 on one step is waited out this many times; then the step fails with it. */
 export const THROTTLE_RETRIES = 5;
+/**
+ * Steps whose outcomes are recorded together, in one transaction: small enough that a request
+ * waits at most one batch's transaction on embedded PGlite.
+ */
+export const APPLY_BATCH = 50;
 /** Undo is offered this long after the apply finished. */
 export const UNDO_WINDOW_MS = 30 * 86_400_000;
 
@@ -81,6 +86,14 @@ let sharedRate: TRateLimiter | undefined;
 /** The process's bucket per connector, shared by every job this process runs. */
 export const rateOf = (deps: TRemediationDeps): TRateLimiter =>
   deps.rate ?? (sharedRate ??= createRateLimiter(rateFromEnv()));
+
+/**
+ * Lets the process's other work run between two steps: on embedded PGlite every statement
+ * resolves without leaving the microtask queue, so a job that waits on no timer (an unrated
+ * source) would hold the event loop for its whole run, with requests unread and the lease's
+ * renewal timer late.
+ */
+export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The source's refusal as a step records it. */
 export function stepErrorOf(err: unknown): TStepError {
@@ -155,18 +168,26 @@ function act(writer: TSourceWriter, step: TStepRow): Promise<TWriteOutcome> {
 }
 
 /**
- * A source call under the connector's rate, riding out the source's 429s (bounded), made only
+ * The source a step changes: its writer, and whether its calls take the connector's tokens. A
+ * demo connector's source is the sandbox's overlay in this service's own database, with no quota
+ * to keep: its calls are bounded by the database alone (docs/decisions.md, "Remediation: the
+ * apply in batches").
+ */
+export type TSourceOf = { connectorId: string; writer: TSourceWriter; rated: boolean };
+
+/**
+ * A source call under the connector's rate (a rated source), riding out the source's 429s (bounded), made only
  * while this worker holds the remediation's lease (checked before each try).
  */
 export async function throttled<T>(
   deps: TRemediationDeps,
   lease: TLease,
-  connectorId: string,
+  source: TSourceOf,
   call: () => Promise<T>,
 ): Promise<T> {
   const wait = deps.wait ?? sleep;
   for (let tries = 0; ; tries++) {
-    await rateOf(deps).take(connectorId);
+    if (source.rated) await rateOf(deps).take(source.connectorId);
     lease.check();
     try {
       return await call();
@@ -203,15 +224,22 @@ async function recheck(writer: TSourceWriter, step: TStepRow, pre: TPreImage | n
   return "pending" as const;
 }
 
-/** One step: claim, (re-read), pre-image, the change, and the outcome with what it causes. */
-async function applyStep(
+/** A decided step: its outcome and the pre-image it was decided with. */
+type TDecided = { outcome: TOutcome; pre: TPreImage | null };
+
+/**
+ * One step at the source: claim, (re-read), pre-image, the change. Returns its outcome, for the
+ * batch's transaction to record; undefined when another worker decided it meanwhile.
+ */
+async function decideStep(
   deps: TRemediationDeps,
   lease: TLease,
   rem: TRemediationRow,
   step: TStepRow,
-  writer: TSourceWriter,
-) {
+  source: TSourceOf,
+): Promise<TDecided | undefined> {
   const { db } = deps;
+  const { writer } = source;
   const resumed = step.startedAt !== null;
   // The claim only the lease's holder can win: a lost claim means someone else has it.
   const claimed = await db
@@ -220,88 +248,135 @@ async function applyStep(
     .where(and(eq(remediationSteps.id, step.id), eq(remediationSteps.status, "PENDING"), lease.live()))
     .returning({ id: remediationSteps.id });
   if (claimed.length === 0) {
-    if (await lease.stillHeld()) return; // decided meanwhile by the worker this one took over from
+    if (await lease.stillHeld()) return undefined; // decided meanwhile by the worker this one took over from
     throw new LeaseLostError(rem.id, "step claim refused");
   }
   let pre = preImageOf(step);
-  let outcome: TOutcome | null = null;
   try {
     if (resumed) {
-      const seen = await throttled(deps, lease, step.connectorId, () => recheck(writer, step, pre));
-      if (seen === "done") outcome = { status: "APPLIED" };
-      if (seen === "gone") outcome = { status: "ALREADY_GONE" };
+      const seen = await throttled(deps, lease, source, () => recheck(writer, step, pre));
+      if (seen === "done") return { outcome: { status: "APPLIED" }, pre };
+      if (seen === "gone") return { outcome: { status: "ALREADY_GONE" }, pre };
     }
-    if (!outcome && readsPreImage(step) && !pre?.source) {
-      const image = await throttled(deps, lease, step.connectorId, () => readAtSource(writer, step));
-      if (image === null) outcome = { status: "ALREADY_GONE" };
-      else {
-        // Kept before the change is made: whatever happens next, undo has what to restore.
-        pre = { source: image };
-        const kept = await db
-          .update(remediationSteps)
-          .set({ preImage: pre as unknown as Record<string, unknown> })
-          .where(and(eq(remediationSteps.id, step.id), eq(remediationSteps.status, "PENDING"), lease.held()))
-          .returning({ id: remediationSteps.id });
-        if (kept.length === 0) throw new LeaseLostError(rem.id, "pre-image refused");
-      }
+    if (readsPreImage(step) && !pre?.source) {
+      const image = await throttled(deps, lease, source, () => readAtSource(writer, step));
+      if (image === null) return { outcome: { status: "ALREADY_GONE" }, pre };
+      // Kept before the change is made: whatever happens next, undo has what to restore.
+      pre = { source: image };
+      const kept = await db
+        .update(remediationSteps)
+        .set({ preImage: pre as unknown as Record<string, unknown> })
+        .where(and(eq(remediationSteps.id, step.id), eq(remediationSteps.status, "PENDING"), lease.held()))
+        .returning({ id: remediationSteps.id });
+      if (kept.length === 0) throw new LeaseLostError(rem.id, "pre-image refused");
     }
-    if (!outcome) {
-      const made = await throttled(deps, lease, step.connectorId, () => act(writer, step));
-      // Found already made on a step an earlier try started (and, reading pre-images, took the
-      // pre-image of): that try's own change, which undo must put back.
-      const ours = resumed && (!readsPreImage(step) || !!pre?.source);
-      outcome = { status: made === "applied" || ours ? "APPLIED" : "ALREADY_GONE" };
-    }
+    const made = await throttled(deps, lease, source, () => act(writer, step));
+    // Found already made on a step an earlier try started (and, reading pre-images, took the
+    // pre-image of): that try's own change, which undo must put back.
+    const ours = resumed && (!readsPreImage(step) || !!pre?.source);
+    return { outcome: { status: made === "applied" || ours ? "APPLIED" : "ALREADY_GONE" }, pre };
   } catch (err) {
     if (err instanceof LeaseLostError || retryable(err)) throw err;
-    outcome = { status: "FAILED", error: stepErrorOf(err) };
+    return { outcome: { status: "FAILED", error: stepErrorOf(err) }, pre };
   }
-  await recordOutcome(deps, lease, rem, step, outcome, pre);
 }
 
-/** The step's outcome, the store and findings it changes and the counts, in one transaction. */
-async function recordOutcome(
+/**
+ * A batch of steps, in order: each one at the source (decideStep), then their outcomes with what
+ * they cause in one transaction. A worker that dies before it leaves them started: the next try
+ * re-reads each at the source before sending anything (recheck), as for the step it died on.
+ */
+async function applySteps(
   deps: TRemediationDeps,
   lease: TLease,
   rem: TRemediationRow,
-  step: TStepRow,
-  outcome: TOutcome,
-  pre: TPreImage | null,
+  batch: readonly TStepRow[],
+  sourceOf: (connectorId: string) => TSourceOf,
 ) {
+  const decided = new Map<string, TDecided>();
+  try {
+    for (const step of batch) {
+      const outcome = await decideStep(deps, lease, rem, step, sourceOf(step.connectorId));
+      if (outcome) decided.set(step.id, outcome);
+      await yieldToEventLoop();
+    }
+  } catch (err) {
+    // What was decided before the try ended is recorded (steps done stay done), under the token
+    // as always; if that fails too, the next try re-reads those steps at the source.
+    await recordOutcomes(deps, lease, rem, batch, decided).catch((recordErr: unknown) =>
+      deps.log.warn(
+        { remediationId: rem.id, err: stepErrorOf(recordErr).message },
+        "remediation apply: outcomes of the try's last batch not recorded",
+      ),
+    );
+    throw err;
+  }
+  await recordOutcomes(deps, lease, rem, batch, decided);
+}
+
+/**
+ * The steps' outcomes, the store and findings they change and the counts, in one transaction:
+ * one write per outcome (a failure's per step, with its error), the store's files once.
+ */
+async function recordOutcomes(
+  deps: TRemediationDeps,
+  lease: TLease,
+  rem: TRemediationRow,
+  steps: readonly TStepRow[],
+  decided: ReadonlyMap<string, TDecided>,
+) {
+  if (decided.size === 0) return;
   const now = new Date();
   const deliveries = await deps.db.transaction(async (tx) => {
     await lockFindings(tx, rem.orgId);
-    const [updated] = await tx
-      .update(remediationSteps)
-      .set({
-        status: outcome.status,
-        appliedAt: outcome.status === "FAILED" ? null : now,
-        error: outcome.status === "FAILED" ? outcome.error : null,
-      })
-      .where(and(eq(remediationSteps.id, step.id), eq(remediationSteps.status, "PENDING"), lease.held()))
-      .returning();
-    if (!updated) {
-      await lease.assertHeldIn(tx);
-      return [];
-    }
-    if (outcome.status === "FAILED") {
-      await refreshStepCounts(tx, rem.id);
-      return [];
-    }
-    // What the source no longer has leaves the store (a downgrade found gone changes nothing).
-    if (outcome.status === "APPLIED" || step.action !== "downgrade_permission") {
-      const store = await storeAfterApply(tx, rem.orgId, updated);
-      if (store || pre) {
-        await tx
+    const updated: TStepRow[] = [];
+    const pending = (ids: string[]) =>
+      and(inArray(remediationSteps.id, ids), eq(remediationSteps.status, "PENDING"), lease.held());
+    for (const status of ["APPLIED", "ALREADY_GONE"] as const) {
+      const ids = steps.filter((s) => decided.get(s.id)?.outcome.status === status).map((s) => s.id);
+      if (ids.length === 0) continue;
+      updated.push(
+        ...(await tx
           .update(remediationSteps)
-          .set({ preImage: { ...(pre ?? { source: null }), store } as unknown as Record<string, unknown> })
-          .where(eq(remediationSteps.id, step.id));
-      }
+          .set({ status, appliedAt: now, error: null })
+          .where(pending(ids))
+          .returning()),
+      );
     }
+    for (const step of steps) {
+      const outcome = decided.get(step.id)?.outcome;
+      if (outcome?.status !== "FAILED") continue;
+      updated.push(
+        ...(await tx
+          .update(remediationSteps)
+          .set({ status: "FAILED", appliedAt: null, error: outcome.error })
+          .where(pending([step.id]))
+          .returning()),
+      );
+    }
+    // A step not written was decided meanwhile, unless the lease is gone (then this throws).
+    if (updated.length < decided.size) await lease.assertHeldIn(tx);
+    if (updated.length === 0) return [];
+    const done = updated.filter((s) => s.status !== "FAILED").sort((a, b) => a.seq - b.seq);
+    // What the source no longer has leaves the store (a downgrade found gone changes nothing).
+    const changing = done.filter((s) => s.status === "APPLIED" || s.action !== "downgrade_permission");
+    const stored = await storeAfterApply(tx, rem.orgId, changing);
+    const images = changing.flatMap((step, i) => {
+      const store = stored[i] ?? null;
+      const pre = decided.get(step.id)?.pre ?? null;
+      return store || pre
+        ? [sql`(${step.id}, ${JSON.stringify({ ...(pre ?? { source: null }), store })}::jsonb)`]
+        : [];
+    });
+    if (images.length > 0)
+      await tx.execute(
+        sql`UPDATE remediation_steps s SET pre_image = v.pre FROM (VALUES ${sql.join(images, sql`, `)}) AS v(id, pre)
+            WHERE s.id = v.id`,
+      );
     const ids = await resolveFindings(tx, {
       orgId: rem.orgId,
       remediationId: rem.id,
-      step: updated,
+      steps: done,
       publicUrl: deps.runtime.publicUrl,
       now,
     });
@@ -403,17 +478,22 @@ async function finishApply(deps: TRemediationDeps, lease: TLease): Promise<TReme
   return result.status;
 }
 
-/** The writers of the connectors a remediation's steps act on, built once per try. */
+/** The sources (writers) of the connectors a remediation's steps act on, built once per try. */
 export async function writersOf(deps: TRemediationDeps, steps: readonly TStepRow[]) {
   const ids = [...new Set(steps.map((s) => s.connectorId))];
   const rows: TConnectorRow[] =
     ids.length === 0 ? [] : await deps.db.select().from(connectors).where(inArray(connectors.id, ids));
-  const writers = new Map<string, TSourceWriter>();
-  for (const c of rows) writers.set(c.id, (deps.writerFor ?? defaultWriterFor)(deps.db, c, deps.runtime));
-  return (connectorId: string) => {
-    const w = writers.get(connectorId);
-    if (!w) throw new Error(`connector ${connectorId} is gone`);
-    return w;
+  const sources = new Map<string, TSourceOf>();
+  for (const c of rows)
+    sources.set(c.id, {
+      connectorId: c.id,
+      writer: (deps.writerFor ?? defaultWriterFor)(deps.db, c, deps.runtime),
+      rated: c.mode !== "demo",
+    });
+  return (connectorId: string): TSourceOf => {
+    const source = sources.get(connectorId);
+    if (!source) throw new Error(`connector ${connectorId} is gone`);
+    return source;
   };
 }
 
@@ -465,7 +545,8 @@ export async function runApplyJob(
       .orderBy(asc(remediationSteps.seq));
     try {
       const writer = await writersOf(deps, steps);
-      for (const step of steps) await applyStep(deps, lease, rem, step, writer(step.connectorId));
+      for (let at = 0; at < steps.length; at += APPLY_BATCH)
+        await applySteps(deps, lease, rem, steps.slice(at, at + APPLY_BATCH), writer);
     } catch (err) {
       const last = ctx.attempt >= (ctx.attempts ?? REMEDIATION_ATTEMPTS);
       if (err instanceof LeaseLostError) {

@@ -190,8 +190,10 @@ export async function resolveFindings(
             (SELECT s.id FROM scans s WHERE s.org_id = f.org_id AND s.connector_id = f.connector_id AND s.status = 'COMPLETE'
               ORDER BY s.completed_at DESC, s.id DESC LIMIT 1), f.last_seen_scan_id) END
         WHERE f.org_id = ${input.orgId} AND f.id = ANY(${arrayLiteral([...lastStep.keys()])}::text[]) AND f.status = 'OPEN'
-          AND NOT EXISTS (SELECT 1 FROM remediation_steps s WHERE s.remediation_id = ${input.remediationId}
-            AND f.id = ANY(s.finding_ids) AND s.status NOT IN ('APPLIED', 'ALREADY_GONE'))
+          -- The findings a step not yet done names, read once for the batch (not once per finding).
+          AND f.id NOT IN (SELECT x FROM remediation_steps s, unnest(s.finding_ids) AS x
+            WHERE s.remediation_id = ${input.remediationId} AND s.status NOT IN ('APPLIED', 'ALREADY_GONE')
+              AND x IS NOT NULL)
         RETURNING f.id, f.title`,
   );
   // As the steps were decided one by one: each step's findings, by id.

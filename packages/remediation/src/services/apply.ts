@@ -180,12 +180,15 @@ export async function runApplyJob(
       .from(remediationSteps)
       .where(and(eq(remediationSteps.remediationId, rem.id), eq(remediationSteps.status, "PENDING")))
       .orderBy(asc(remediationSteps.seq));
+    const last = ctx.attempt >= (ctx.attempts ?? REMEDIATION_ATTEMPTS);
+    // The last try records each step on its own: what it leaves undecided is failed below, and a
+    // batch whose transaction failed would leave up to a batch of changed steps to fail.
+    const size = last ? 1 : APPLY_BATCH;
     try {
       const writer = await writersOf(deps, steps);
-      for (let at = 0; at < steps.length; at += APPLY_BATCH)
-        await applySteps(deps, lease, rem, steps.slice(at, at + APPLY_BATCH), writer);
+      for (let at = 0; at < steps.length; at += size)
+        await applySteps(deps, lease, rem, steps.slice(at, at + size), writer);
     } catch (err) {
-      const last = ctx.attempt >= (ctx.attempts ?? REMEDIATION_ATTEMPTS);
       if (err instanceof LeaseLostError) {
         deps.log.warn({ remediationId, err: err.message }, "remediation apply stopped: lease lost");
         if (!last) throw err;

@@ -16,6 +16,7 @@ export { listSharingItems } from "./services/sharing-items";
 export { baseSeverity, sensitivityOf } from "./store/classify";
 export {
   changeStoredFile,
+  changeStoredFiles,
   removeStoredGrant,
   restoreStoredGrant,
   type TStoredFileChange,

@@ -1,14 +1,4 @@
-import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
-import {
-  PERMISSION_ROLE_RANK,
-  SourceAuthError,
-  SourceUnavailableError,
-  SourceWriteError,
-  type TPermissionRole,
-  type TSourceWriter,
-  type TWriteFile,
-  type TWriteOutcome,
-} from "@posture/connectors";
+import { and, asc, count, eq } from "drizzle-orm";
 import {
   connectors,
   findings,
@@ -17,299 +7,40 @@ import {
   type Db,
   type TRemediationStatus,
 } from "@posture/db";
-import {
-  AppError,
-  SYSTEM_ACTOR,
-  type TActor,
-  type TJobQueue,
-  type TLogger,
-  type TRuntime,
-  audit,
-} from "@posture/platform";
+import { AppError, SYSTEM_ACTOR, type TActor, type TJobQueue, audit } from "@posture/platform";
 import { dispatchDeliveries } from "@posture/webhooks";
-import { DEFAULT_LEASE, LeaseLostError, takeLease, type TLease, type TLeaseOptions } from "./lease";
-import { createRateLimiter, rateFromEnv, sleep, type TRateLimiter } from "./rate";
+import { APPLY_BATCH, applySteps } from "./apply-steps";
+import { DEFAULT_LEASE, LeaseLostError, takeLease, type TLease } from "./lease";
 import { recordRemediationEvent } from "./record";
 import { remediationLink } from "./plan";
-import {
-  lockFindings,
-  newOwnerOf,
-  preImageOf,
-  refreshStepCounts,
-  resolveFindings,
-  storeAfterApply,
-  targetRoleOf,
-  type TPreImage,
-  type TStepRow,
-  lockRemediation,
-} from "./store-sync";
-import { writerFor as defaultWriterFor, type TConnectorRow, type TWriterFor } from "./writer";
+import { stepErrorOf, writersOf, type TRemediationDeps, type TRemediationRow } from "./source-calls";
+import { refreshStepCounts, lockRemediation } from "./store-sync";
+
+// What the remediation's jobs and callers import from here: the source calls, and the batch size.
+export {
+  rateOf,
+  stepErrorOf,
+  THROTTLE_RETRIES,
+  throttled,
+  writersOf,
+  yieldToEventLoop,
+  type TRemediationDeps,
+  type TSourceOf,
+  type TStepError,
+} from "./source-calls";
+export { APPLY_BATCH } from "./apply-steps";
 
 export const REMEDIATION_APPLY_JOB = "remediation.apply";
 export const REMEDIATION_UNDO_JOB = "remediation.undo";
 export const REMEDIATION_SWEEP_JOB = "remediation.sweep";
 /** Tries of one apply or undo job (the first included): a source down for a while is ridden out. */
 export const REMEDIATION_ATTEMPTS = 5;
-/** A source's 429 on one step is waited out this many times; then the step fails with it. */
-export const THROTTLE_RETRIES = 5;
+
 /** Undo is offered this long after the apply finished. */
 export const UNDO_WINDOW_MS = 30 * 86_400_000;
 
 export const applyJobId = (id: string) => `remediation-apply-${id}`;
 export const undoJobId = (id: string) => `remediation-undo-${id}`;
-
-export type TRemediationDeps = {
-  db: Db;
-  jobs: TJobQueue;
-  runtime: TRuntime;
-  log: TLogger;
-  /** The writer of a connector's source (tests inject a fake). */
-  writerFor?: TWriterFor;
-  /** The per-connector bound on changes (a process-wide token bucket by default). */
-  rate?: TRateLimiter;
-  /** How a 429's Retry-After is waited (tests may shorten it). */
-  wait?: (ms: number) => Promise<void>;
-  /** The remediation lease's timings (services/lease.ts; tests shorten them). */
-  lease?: TLeaseOptions;
-};
-
-type TRemediationRow = typeof remediations.$inferSelect;
-export type TStepError = { status: number | null; code: string; message: string };
-type TOutcome = { status: "APPLIED" | "ALREADY_GONE" } | { status: "FAILED"; error: TStepError };
-
-let sharedRate: TRateLimiter | undefined;
-/** The process's bucket per connector, shared by every job this process runs. */
-export const rateOf = (deps: TRemediationDeps): TRateLimiter =>
-  deps.rate ?? (sharedRate ??= createRateLimiter(rateFromEnv()));
-
-/** The source's refusal as a step records it. */
-export function stepErrorOf(err: unknown): TStepError {
-  if (err instanceof SourceWriteError) return { status: err.status, code: err.code, message: err.message };
-  if (err instanceof SourceAuthError) return { status: 401, code: "source_auth", message: err.message };
-  if (err instanceof SourceUnavailableError)
-    return { status: null, code: "source_unavailable", message: err.message };
-  return { status: null, code: "internal", message: err instanceof Error ? err.message : String(err) };
-}
-
-/**
- * Failures a later try of the job may not meet: a server error, the source away, credentials
- * refused. A refusal (403, 400…) and a 429 outlasting its retries are the step's outcome.
- */
-const retryable = (err: unknown) => !(err instanceof SourceWriteError) || err.status >= 500;
-
-const fileOf = (step: TStepRow): TWriteFile => {
-  const r = step.resource;
-  if (r.kind === "grant") throw new Error(`step ${step.id} acts on a grant, not a file`);
-  return { id: r.fileId, driveId: r.driveId, ownerEmail: r.ownerEmail };
-};
-const grantOf = (step: TStepRow) => {
-  const r = step.resource;
-  if (r.kind !== "grant") throw new Error(`step ${step.id} acts on a file, not a grant`);
-  return { id: r.grantId, clientId: r.clientId, userEmail: r.userEmail };
-};
-const permissionIdOf = (step: TStepRow) => {
-  const r = step.resource;
-  if (r.kind !== "permission") throw new Error(`step ${step.id} does not name a permission`);
-  return r.permissionId;
-};
-
-/** Whether a step reads its pre-image before acting (a transfer is undone by transferring back). */
-const readsPreImage = (step: TStepRow) => step.reversible && step.action !== "transfer_ownership";
-
-/** The permission or grant as the source has it now (null: gone). */
-async function readAtSource(writer: TSourceWriter, step: TStepRow) {
-  return step.action === "revoke_oauth_grant"
-    ? writer.readGrant(grantOf(step))
-    : writer.readPermission(fileOf(step), permissionIdOf(step));
-}
-
-/** The one change a step makes. */
-function act(writer: TSourceWriter, step: TStepRow): Promise<TWriteOutcome> {
-  switch (step.action) {
-    case "remove_public_link":
-    case "remove_external_user":
-    case "remove_external_domain":
-    case "remove_org_wide_link":
-    case "remove_everyone_grant":
-    case "remove_group_grant":
-      return writer.deletePermission(fileOf(step), permissionIdOf(step));
-    case "downgrade_permission":
-      // Lowered only: a permission already at or below the role (by rank) is left as it is.
-      return writer.updatePermissionRole(
-        fileOf(step),
-        permissionIdOf(step),
-        targetRoleOf(step) as TPermissionRole,
-        "lower",
-      );
-    case "revoke_oauth_grant":
-      return writer.revokeGrant(grantOf(step));
-    case "transfer_ownership":
-      return writer.transferOwnership(fileOf(step), newOwnerOf(step));
-    case "restrict_org_wide_link":
-      if (!writer.restrictLink)
-        return Promise.reject(
-          new SourceWriteError(400, "unsupported", "This source cannot make a link link-only"),
-        );
-      return writer.restrictLink(fileOf(step), permissionIdOf(step));
-  }
-}
-
-/**
- * A source call under the connector's rate, riding out the source's 429s (bounded), made only
- * while this worker holds the remediation's lease (checked before each try).
- */
-export async function throttled<T>(
-  deps: TRemediationDeps,
-  lease: TLease,
-  connectorId: string,
-  call: () => Promise<T>,
-): Promise<T> {
-  const wait = deps.wait ?? sleep;
-  for (let tries = 0; ; tries++) {
-    await rateOf(deps).take(connectorId);
-    lease.check();
-    try {
-      return await call();
-    } catch (err) {
-      if (err instanceof SourceWriteError && err.status === 429 && tries < THROTTLE_RETRIES) {
-        await wait(err.retryAfterMs ?? 1_000 * 2 ** tries);
-        continue;
-      }
-      throw err;
-    }
-  }
-}
-
-/**
- * A step started by an earlier try that recorded no outcome (its worker died mid-call): what the
- * source shows now. `done`: the change is there; `gone`: it was never ours to make; `pending`: act.
- */
-async function recheck(writer: TSourceWriter, step: TStepRow, pre: TPreImage | null) {
-  if (step.action === "transfer_ownership") return "pending" as const;
-  const now = await readAtSource(writer, step);
-  // A reversible step saves its pre-image before acting: without one, this try never acted.
-  const ours = !readsPreImage(step) || !!pre?.source;
-  if (now === null) return ours ? ("done" as const) : ("gone" as const);
-  if (step.action === "restrict_org_wide_link") {
-    // Link-only already: made by the try that took the pre-image (ours), else never ours to make.
-    if ((now as { link?: { discoverable?: boolean } }).link?.discoverable !== true)
-      return ours ? "done" : "gone";
-  }
-  if (step.action === "downgrade_permission") {
-    const role = (now as { role?: TPermissionRole }).role;
-    const target = targetRoleOf(step) as TPermissionRole;
-    if (role && PERMISSION_ROLE_RANK[role] <= PERMISSION_ROLE_RANK[target]) return ours ? "done" : "gone";
-  }
-  return "pending" as const;
-}
-
-/** One step: claim, (re-read), pre-image, the change, and the outcome with what it causes. */
-async function applyStep(
-  deps: TRemediationDeps,
-  lease: TLease,
-  rem: TRemediationRow,
-  step: TStepRow,
-  writer: TSourceWriter,
-) {
-  const { db } = deps;
-  const resumed = step.startedAt !== null;
-  // The claim only the lease's holder can win: a lost claim means someone else has it.
-  const claimed = await db
-    .update(remediationSteps)
-    .set({ startedAt: new Date(), attempts: sql`${remediationSteps.attempts} + 1` })
-    .where(and(eq(remediationSteps.id, step.id), eq(remediationSteps.status, "PENDING"), lease.live()))
-    .returning({ id: remediationSteps.id });
-  if (claimed.length === 0) {
-    if (await lease.stillHeld()) return; // decided meanwhile by the worker this one took over from
-    throw new LeaseLostError(rem.id, "step claim refused");
-  }
-  let pre = preImageOf(step);
-  let outcome: TOutcome | null = null;
-  try {
-    if (resumed) {
-      const seen = await throttled(deps, lease, step.connectorId, () => recheck(writer, step, pre));
-      if (seen === "done") outcome = { status: "APPLIED" };
-      if (seen === "gone") outcome = { status: "ALREADY_GONE" };
-    }
-    if (!outcome && readsPreImage(step) && !pre?.source) {
-      const image = await throttled(deps, lease, step.connectorId, () => readAtSource(writer, step));
-      if (image === null) outcome = { status: "ALREADY_GONE" };
-      else {
-        // Kept before the change is made: whatever happens next, undo has what to restore.
-        pre = { source: image };
-        const kept = await db
-          .update(remediationSteps)
-          .set({ preImage: pre as unknown as Record<string, unknown> })
-          .where(and(eq(remediationSteps.id, step.id), eq(remediationSteps.status, "PENDING"), lease.held()))
-          .returning({ id: remediationSteps.id });
-        if (kept.length === 0) throw new LeaseLostError(rem.id, "pre-image refused");
-      }
-    }
-    if (!outcome) {
-      const made = await throttled(deps, lease, step.connectorId, () => act(writer, step));
-      // Found already made on a step an earlier try started (and, reading pre-images, took the
-      // pre-image of): that try's own change, which undo must put back.
-      const ours = resumed && (!readsPreImage(step) || !!pre?.source);
-      outcome = { status: made === "applied" || ours ? "APPLIED" : "ALREADY_GONE" };
-    }
-  } catch (err) {
-    if (err instanceof LeaseLostError || retryable(err)) throw err;
-    outcome = { status: "FAILED", error: stepErrorOf(err) };
-  }
-  await recordOutcome(deps, lease, rem, step, outcome, pre);
-}
-
-/** The step's outcome, the store and findings it changes and the counts, in one transaction. */
-async function recordOutcome(
-  deps: TRemediationDeps,
-  lease: TLease,
-  rem: TRemediationRow,
-  step: TStepRow,
-  outcome: TOutcome,
-  pre: TPreImage | null,
-) {
-  const now = new Date();
-  const deliveries = await deps.db.transaction(async (tx) => {
-    await lockFindings(tx, rem.orgId);
-    const [updated] = await tx
-      .update(remediationSteps)
-      .set({
-        status: outcome.status,
-        appliedAt: outcome.status === "FAILED" ? null : now,
-        error: outcome.status === "FAILED" ? outcome.error : null,
-      })
-      .where(and(eq(remediationSteps.id, step.id), eq(remediationSteps.status, "PENDING"), lease.held()))
-      .returning();
-    if (!updated) {
-      await lease.assertHeldIn(tx);
-      return [];
-    }
-    if (outcome.status === "FAILED") {
-      await refreshStepCounts(tx, rem.id);
-      return [];
-    }
-    // What the source no longer has leaves the store (a downgrade found gone changes nothing).
-    if (outcome.status === "APPLIED" || step.action !== "downgrade_permission") {
-      const store = await storeAfterApply(tx, rem.orgId, updated);
-      if (store || pre) {
-        await tx
-          .update(remediationSteps)
-          .set({ preImage: { ...(pre ?? { source: null }), store } as unknown as Record<string, unknown> })
-          .where(eq(remediationSteps.id, step.id));
-      }
-    }
-    const ids = await resolveFindings(tx, {
-      orgId: rem.orgId,
-      remediationId: rem.id,
-      step: updated,
-      publicUrl: deps.runtime.publicUrl,
-      now,
-    });
-    await refreshStepCounts(tx, rem.id);
-    return ids;
-  });
-  await dispatchDeliveries(deps.jobs, deliveries);
-}
 
 /** Every step not yet decided fails with the error that ended the last try. */
 async function failUndecided(deps: TRemediationDeps, lease: TLease, rem: TRemediationRow, err: unknown) {
@@ -403,20 +134,6 @@ async function finishApply(deps: TRemediationDeps, lease: TLease): Promise<TReme
   return result.status;
 }
 
-/** The writers of the connectors a remediation's steps act on, built once per try. */
-export async function writersOf(deps: TRemediationDeps, steps: readonly TStepRow[]) {
-  const ids = [...new Set(steps.map((s) => s.connectorId))];
-  const rows: TConnectorRow[] =
-    ids.length === 0 ? [] : await deps.db.select().from(connectors).where(inArray(connectors.id, ids));
-  const writers = new Map<string, TSourceWriter>();
-  for (const c of rows) writers.set(c.id, (deps.writerFor ?? defaultWriterFor)(deps.db, c, deps.runtime));
-  return (connectorId: string) => {
-    const w = writers.get(connectorId);
-    if (!w) throw new Error(`connector ${connectorId} is gone`);
-    return w;
-  };
-}
-
 /**
  * Runs `work` under the remediation's lease (services/lease.ts), taken when the remediation is in
  * `status`. Another worker holding it: nothing is done (that worker carries the remediation on;
@@ -463,11 +180,15 @@ export async function runApplyJob(
       .from(remediationSteps)
       .where(and(eq(remediationSteps.remediationId, rem.id), eq(remediationSteps.status, "PENDING")))
       .orderBy(asc(remediationSteps.seq));
+    const last = ctx.attempt >= (ctx.attempts ?? REMEDIATION_ATTEMPTS);
+    // The last try records each step on its own: what it leaves undecided is failed below, and a
+    // batch whose transaction failed would leave up to a batch of changed steps to fail.
+    const size = last ? 1 : APPLY_BATCH;
     try {
       const writer = await writersOf(deps, steps);
-      for (const step of steps) await applyStep(deps, lease, rem, step, writer(step.connectorId));
+      for (let at = 0; at < steps.length; at += size)
+        await applySteps(deps, lease, rem, steps.slice(at, at + size), writer);
     } catch (err) {
-      const last = ctx.attempt >= (ctx.attempts ?? REMEDIATION_ATTEMPTS);
       if (err instanceof LeaseLostError) {
         deps.log.warn({ remediationId, err: err.message }, "remediation apply stopped: lease lost");
         if (!last) throw err;

@@ -11,8 +11,10 @@ import {
 } from "@posture/db";
 import {
   changeStoredFile,
+  changeStoredFiles,
   removeStoredGrant,
   restoreStoredGrant,
+  type TStoredFileChange,
   type TStoredGrant,
   type TStoredPermission,
 } from "@posture/workspace";
@@ -47,12 +49,10 @@ export const targetRoleOf = (step: TStepRow): string => String(step.after?.role 
 export const newOwnerOf = (step: TStepRow): string =>
   String(step.after?.ownerEmail ?? step.after?.owner ?? "");
 
-/** The store after a step was applied: returns the store's rows as they were (kept for undo). */
-export async function storeAfterApply(
-  tx: Db,
-  orgId: string,
+/** What applying a step changes in the store: a file of its connector, a grant, or nothing. */
+function storeChangeOf(
   step: TStepRow,
-): Promise<TStoredPermission | TStoredGrant | null> {
+): { file: string; change: TStoredFileChange } | { grant: string } | null {
   const r = step.resource;
   switch (step.action) {
     case "remove_public_link":
@@ -62,41 +62,55 @@ export async function storeAfterApply(
     case "remove_everyone_grant":
     case "remove_group_grant":
       if (r.kind !== "permission") return null;
-      return (
-        (
-          await changeStoredFile(tx, fileScope(orgId, step), {
-            kind: "remove_permission",
-            permissionId: r.permissionId,
-          })
-        )?.before ?? null
-      );
+      return { file: r.fileId, change: { kind: "remove_permission", permissionId: r.permissionId } };
     case "downgrade_permission":
       if (r.kind !== "permission") return null;
-      return (
-        (
-          await changeStoredFile(tx, fileScope(orgId, step), {
-            kind: "set_role",
-            permissionId: r.permissionId,
-            role: targetRoleOf(step),
-          })
-        )?.before ?? null
-      );
+      return {
+        file: r.fileId,
+        change: { kind: "set_role", permissionId: r.permissionId, role: targetRoleOf(step) },
+      };
     case "transfer_ownership":
-      return (
-        (
-          await changeStoredFile(tx, fileScope(orgId, step), {
-            kind: "set_owner",
-            ownerEmail: newOwnerOf(step),
-          })
-        )?.before ?? null
-      );
+      if (r.kind === "grant") return null;
+      return { file: r.fileId, change: { kind: "set_owner", ownerEmail: newOwnerOf(step) } };
     case "revoke_oauth_grant":
       if (r.kind !== "grant") return null;
-      return removeStoredGrant(tx, { connectorId: step.connectorId, grantExternalId: r.grantId });
+      return { grant: r.grantId };
     case "restrict_org_wide_link":
       // The store keeps who a permission reaches, not whether search finds it: nothing to change.
       return null;
   }
+}
+
+/**
+ * The store after steps were applied, in their order: the files they touch are written once per
+ * connector (changeStoredFiles). Returns, per step, the store's row as it was (kept for undo).
+ */
+export async function storeAfterApply(
+  tx: Db,
+  orgId: string,
+  steps: readonly TStepRow[],
+): Promise<Array<TStoredPermission | TStoredGrant | null>> {
+  const before: Array<TStoredPermission | TStoredGrant | null> = steps.map(() => null);
+  const files = new Map<string, Array<{ at: number; fileExternalId: string; change: TStoredFileChange }>>();
+  for (const [at, step] of steps.entries()) {
+    const change = storeChangeOf(step);
+    if (!change) continue;
+    if ("grant" in change) {
+      before[at] = await removeStoredGrant(tx, {
+        connectorId: step.connectorId,
+        grantExternalId: change.grant,
+      });
+      continue;
+    }
+    const batch = files.get(step.connectorId) ?? [];
+    batch.push({ at, fileExternalId: change.file, change: change.change });
+    files.set(step.connectorId, batch);
+  }
+  for (const [connectorId, batch] of files) {
+    const changed = await changeStoredFiles(tx, { orgId, connectorId }, batch);
+    for (const [i, { at }] of batch.entries()) before[at] = changed[i]?.before ?? null;
+  }
+  return before;
 }
 
 /** The store after a step was undone (`restoredId`: the id the source gave the restored permission or grant). */
@@ -156,15 +170,17 @@ export async function storeAfterUndo(tx: Db, orgId: string, step: TStepRow, rest
 export const lockFindings = (tx: Db, orgId: string) => tx.execute(lockOrg(orgId, "findings"));
 
 /**
- * Resolves the findings this step names whose every step (in this remediation) is now applied or
- * found already gone, with `finding.resolved` for each. Returns the deliveries to dispatch.
+ * Resolves the findings these steps (decided, in order) name whose every step (in this
+ * remediation) is now applied or found already gone, with `finding.resolved` for each, naming
+ * the last of the steps that names it. Returns the deliveries to dispatch.
  */
 export async function resolveFindings(
   tx: Db,
-  input: { orgId: string; remediationId: string; step: TStepRow; publicUrl: string; now: Date },
+  input: { orgId: string; remediationId: string; steps: readonly TStepRow[]; publicUrl: string; now: Date },
 ): Promise<string[]> {
-  const { step } = input;
-  if (step.findingIds.length === 0) return [];
+  const lastStep = new Map<string, TStepRow>();
+  for (const step of input.steps) for (const id of step.findingIds) lastStep.set(id, step);
+  if (lastStep.size === 0) return [];
   const resolved = await queryRows<{ id: string; title: string }>(
     tx,
     sql`UPDATE findings f SET status = 'RESOLVED', resolved_at = ${input.now.toISOString()}::timestamptz,
@@ -173,13 +189,20 @@ export async function resolveFindings(
           last_seen_scan_id = CASE WHEN f.category = 'tenant_configuration' THEN f.last_seen_scan_id ELSE coalesce(
             (SELECT s.id FROM scans s WHERE s.org_id = f.org_id AND s.connector_id = f.connector_id AND s.status = 'COMPLETE'
               ORDER BY s.completed_at DESC, s.id DESC LIMIT 1), f.last_seen_scan_id) END
-        WHERE f.org_id = ${input.orgId} AND f.id = ANY(${arrayLiteral(step.findingIds)}::text[]) AND f.status = 'OPEN'
-          AND NOT EXISTS (SELECT 1 FROM remediation_steps s WHERE s.remediation_id = ${input.remediationId}
-            AND f.id = ANY(s.finding_ids) AND s.status NOT IN ('APPLIED', 'ALREADY_GONE'))
+        WHERE f.org_id = ${input.orgId} AND f.id = ANY(${arrayLiteral([...lastStep.keys()])}::text[]) AND f.status = 'OPEN'
+          -- The findings a step not yet done names, read once for the batch (not once per finding).
+          AND f.id NOT IN (SELECT x FROM remediation_steps s, unnest(s.finding_ids) AS x
+            WHERE s.remediation_id = ${input.remediationId} AND s.status NOT IN ('APPLIED', 'ALREADY_GONE')
+              AND x IS NOT NULL)
         RETURNING f.id, f.title`,
   );
+  // As the steps were decided one by one: each step's findings, by id.
+  const seq = (f: { id: string }) => lastStep.get(f.id)?.seq ?? 0;
+  resolved.sort((a, b) => seq(a) - seq(b) || (a.id < b.id ? -1 : 1));
   const deliveries: string[] = [];
-  for (const f of resolved.sort((a, b) => (a.id < b.id ? -1 : 1))) {
+  for (const f of resolved) {
+    const step = lastStep.get(f.id);
+    if (!step) continue;
     deliveries.push(
       ...(await recordRemediationEvent(tx, {
         orgId: input.orgId,

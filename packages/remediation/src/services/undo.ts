@@ -17,7 +17,9 @@ import {
   throttled,
   underLease,
   writersOf,
+  yieldToEventLoop,
   type TRemediationDeps,
+  type TSourceOf,
   type TStepError,
 } from "./apply";
 import { LeaseLostError, type TLease } from "./lease";
@@ -146,9 +148,10 @@ async function undoStep(
   lease: TLease,
   rem: TRemediationRow,
   step: TStepRow,
-  writer: TSourceWriter,
+  source: TSourceOf,
 ) {
   const { db } = deps;
+  const { writer } = source;
   const pre = preImageOf(step) as TUndoPreImage | null;
   const resumed = !!pre?.undoStartedAt;
   const marked: TUndoPreImage = { ...(pre ?? { source: null }), undoStartedAt: new Date().toISOString() };
@@ -166,11 +169,9 @@ async function undoStep(
   try {
     const back =
       resumed && pre
-        ? await throttled(deps, lease, step.connectorId, () => restoredAlready(writer, step, pre))
+        ? await throttled(deps, lease, source, () => restoredAlready(writer, step, pre))
         : undefined;
-    restoredId = back
-      ? back.id
-      : await throttled(deps, lease, step.connectorId, () => restore(writer, step, pre));
+    restoredId = back ? back.id : await throttled(deps, lease, source, () => restore(writer, step, pre));
   } catch (err) {
     if (!(err instanceof SourceWriteError) || err.status >= 500) throw err;
     // Refused: the step stays applied, with the source's words.
@@ -268,7 +269,10 @@ export async function runUndoJob(
     ).filter((s) => !(preImageOf(s) as TUndoPreImage | null)?.undoError);
     try {
       const writer = await writersOf(deps, steps);
-      for (const step of steps) await undoStep(deps, lease, rem, step, writer(step.connectorId));
+      for (const step of steps) {
+        await undoStep(deps, lease, rem, step, writer(step.connectorId));
+        await yieldToEventLoop();
+      }
     } catch (err) {
       const last = ctx.attempt >= (ctx.attempts ?? REMEDIATION_ATTEMPTS);
       if (err instanceof LeaseLostError) {

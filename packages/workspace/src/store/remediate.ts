@@ -67,60 +67,50 @@ export async function changeStoredFile(
   scope: TStoredFileScope,
   change: TStoredFileChange,
 ): Promise<{ before: TStoredPermission | null } | null> {
-  const { orgId, connectorId } = scope;
-  // The connector's snapshots take the same lock: a scan writing the store and this change take turns.
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`workspace:${connectorId}`}))`);
-  const [file] = rowsOf<TFileRow>(
-    await tx.execute(sql`
-      SELECT id, external_id, name, mime_type, owner_email, drive_external_id, labels, size_bytes, modified_at
-      FROM workspace_files WHERE connector_id = ${connectorId} AND external_id = ${scope.fileExternalId}`),
-  );
-  if (!file) return null;
-  const stored = rowsOf<{
-    external_id: string;
-    sharing_type: TSharingType;
-    target: string;
-    role: string;
-    target_domain: string | null;
-  }>(
-    await tx.execute(sql`
-      SELECT external_id, sharing_type, target, role, target_domain FROM workspace_permissions
-      WHERE connector_id = ${connectorId} AND file_id = ${file.id} ORDER BY external_id`),
-  );
-  let permissions: TStoredPermission[] = stored.map((p) => ({
-    externalId: p.external_id,
-    sharingType: p.sharing_type,
-    target: p.target,
-    role: p.role,
-    targetDomain: p.target_domain,
-  }));
-  let owner = file.owner_email;
+  const [result] = await changeStoredFiles(tx, scope, [{ fileExternalId: scope.fileExternalId, change }]);
+  return result ?? null;
+}
+
+type TStoredFileState = { file: TFileRow; owner: string; permissions: TStoredPermission[]; changed: boolean };
+
+/** One change laid over a file's stored state: what it removed or changed, or null (nothing to do). */
+function changeState(
+  state: TStoredFileState,
+  change: TStoredFileChange,
+): { before: TStoredPermission | null } | null {
   let before: TStoredPermission | null = null;
   switch (change.kind) {
     case "remove_permission":
-      before = permissions.find((p) => p.externalId === change.permissionId) ?? null;
-      permissions = permissions.filter((p) => p.externalId !== change.permissionId);
+      before = state.permissions.find((p) => p.externalId === change.permissionId) ?? null;
+      if (!before) return null;
+      state.permissions = state.permissions.filter((p) => p.externalId !== change.permissionId);
       break;
     case "set_role":
-      before = permissions.find((p) => p.externalId === change.permissionId) ?? null;
-      permissions = permissions.map((p) =>
+      before = state.permissions.find((p) => p.externalId === change.permissionId) ?? null;
+      if (!before) return null;
+      state.permissions = state.permissions.map((p) =>
         p.externalId === change.permissionId ? { ...p, role: change.role } : p,
       );
       break;
     case "add_permission":
-      permissions = [
-        ...permissions.filter((p) => p.externalId !== change.permission.externalId),
+      state.permissions = [
+        ...state.permissions.filter((p) => p.externalId !== change.permission.externalId),
         change.permission,
       ];
       break;
     case "set_owner":
-      owner = change.ownerEmail.toLowerCase();
+      state.owner = change.ownerEmail.toLowerCase();
       // The new owner's own grant becomes the owner column: returned, so undo can put it back.
-      before = permissions.find((p) => p.target === owner) ?? null;
+      before = state.permissions.find((p) => p.target === state.owner) ?? null;
       break;
   }
-  if (change.kind !== "add_permission" && change.kind !== "set_owner" && before === null) return null;
+  state.changed = true;
+  return { before };
+}
 
+/** The file's rows as a snapshot would write them, from its stored state after the changes. */
+function rowsOfState(state: TStoredFileState, orgId: string, connectorId: string, trusted: Set<string>) {
+  const { file, owner, permissions } = state;
   // The workspace's own domains, as the stored classification had them: the internal grants'.
   const internal = new Set<string>();
   for (const p of permissions) {
@@ -129,9 +119,6 @@ export async function changeStoredFile(
   }
   const ownerDomain = emailDomain(owner);
   if (ownerDomain) internal.add(ownerDomain);
-  const trusted = rowsOf<{ domain: string }>(
-    await tx.execute(sql`SELECT domain FROM trusted_domains WHERE org_id = ${orgId}`),
-  );
   const source: TSourceFile = {
     id: file.external_id,
     name: file.name,
@@ -143,16 +130,74 @@ export async function changeStoredFile(
     sizeBytes: Number(file.size_bytes),
     label: file.labels[0] ?? null,
   };
-  const rows = fileRows(source, {
-    orgId,
-    connectorId,
-    internal,
-    trusted: new Set(trusted.map((t) => t.domain.toLowerCase())),
-  });
+  return fileRows(source, { orgId, connectorId, internal, trusted });
+}
 
-  const changes = createFileChanges(tx, connectorId);
-  await changes.apply([[file.external_id, rows]]);
-  const { delta, touched } = changes;
+/**
+ * Changes stored files of one connector, in the order given (several may change one file), and
+ * re-derives what the store derives from them once for all: each file is written again exactly
+ * as changing it alone would write it, with one statement per table for the whole batch. Returns,
+ * per change, what changeStoredFile returns for it.
+ */
+export async function changeStoredFiles(
+  tx: Db,
+  scope: { orgId: string; connectorId: string },
+  changes: ReadonlyArray<{ fileExternalId: string; change: TStoredFileChange }>,
+): Promise<Array<{ before: TStoredPermission | null } | null>> {
+  const { orgId, connectorId } = scope;
+  if (changes.length === 0) return [];
+  // The connector's snapshots take the same lock: a scan writing the store and this change take turns.
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`workspace:${connectorId}`}))`);
+  const externalIds = [...new Set(changes.map((c) => c.fileExternalId))];
+  const files = rowsOf<TFileRow>(
+    await tx.execute(sql`
+      SELECT id, external_id, name, mime_type, owner_email, drive_external_id, labels, size_bytes, modified_at
+      FROM workspace_files WHERE connector_id = ${connectorId}
+        AND external_id = ANY(${arrayLiteral(externalIds)}::text[])`),
+  );
+  const states = new Map<string, TStoredFileState>();
+  for (const file of files)
+    states.set(file.external_id, { file, owner: file.owner_email, permissions: [], changed: false });
+  if (files.length > 0) {
+    const stored = rowsOf<{
+      file_id: string;
+      external_id: string;
+      sharing_type: TSharingType;
+      target: string;
+      role: string;
+      target_domain: string | null;
+    }>(
+      await tx.execute(sql`
+        SELECT file_id, external_id, sharing_type, target, role, target_domain FROM workspace_permissions
+        WHERE connector_id = ${connectorId} AND file_id = ANY(${arrayLiteral(files.map((f) => f.id))}::text[])
+        ORDER BY file_id, external_id`),
+    );
+    const byId = new Map(files.map((f) => [f.id, states.get(f.external_id)]));
+    for (const p of stored)
+      byId.get(p.file_id)?.permissions.push({
+        externalId: p.external_id,
+        sharingType: p.sharing_type,
+        target: p.target,
+        role: p.role,
+        targetDomain: p.target_domain,
+      });
+  }
+  const results = changes.map(({ fileExternalId, change }) => {
+    const state = states.get(fileExternalId);
+    return state ? changeState(state, change) : null;
+  });
+  const written = [...states.values()].filter((s) => s.changed);
+  if (written.length === 0) return results;
+
+  const trusted = rowsOf<{ domain: string }>(
+    await tx.execute(sql`SELECT domain FROM trusted_domains WHERE org_id = ${orgId}`),
+  );
+  const trustedSet = new Set(trusted.map((t) => t.domain.toLowerCase()));
+  const fileChanges = createFileChanges(tx, connectorId);
+  await fileChanges.apply(
+    written.map((s) => [s.file.external_id, rowsOfState(s, orgId, connectorId, trustedSet)] as const),
+  );
+  const { delta, touched } = fileChanges;
   const metrics = FILE_METRIC_KEYS.map((k) => sql`${k}::text, ${delta.metrics[k]}::int`);
   await tx.execute(sql`
     UPDATE workspace_snapshots SET files = files + ${delta.files}, permissions = permissions + ${delta.permissions},
@@ -168,11 +213,12 @@ export async function changeStoredFile(
       WHERE connector_id = ${connectorId} AND email = ${email}`);
   }
   // Approvals follow their item (a restored item is covered again while its approval lasts).
+  const fileIds = arrayLiteral(written.map((s) => s.file.id));
   await tx.execute(sql`
     UPDATE workspace_shares s SET approved_until = a.until
     FROM (SELECT item_id, max(expires_at) AS until FROM sharing_approvals
           WHERE org_id = ${orgId} AND withdrawn_at IS NULL AND lapsed_at IS NULL AND expires_at > now() GROUP BY item_id) a
-    WHERE s.connector_id = ${connectorId} AND s.file_id = ${file.id} AND s.id = a.item_id
+    WHERE s.connector_id = ${connectorId} AND s.file_id = ANY(${fileIds}::text[]) AND s.id = a.item_id
       AND s.approved_until IS DISTINCT FROM a.until`);
   if (touched.fileIds.size > 0) {
     await updateFlowGraph(tx, orgId, {
@@ -182,7 +228,7 @@ export async function changeStoredFile(
       drives: false,
     });
   }
-  return { before };
+  return results;
 }
 
 /** An app's grant as the store keeps it (oauth_grants), what undo writes back. */

@@ -19,6 +19,11 @@ export default defineConfig({
       {
         test: {
           name: "integration",
+          // A worker's files share one module graph instead of importing the whole app again per
+          // file (each file has its own database, key prefix and gateway; nothing in them mocks a
+          // module): the suite's import time fell from 457 s to 109 s, its test phase from 542 s
+          // to 358 s (decisions, "Integration files share a worker's modules").
+          isolate: false,
           include: ["{apps,packages}/*/src/**/*.int.test.ts"],
           exclude: ["**/node_modules/**"],
           // Checks PostgreSQL, Redis and the PDF tools once, and says what is missing; builds the

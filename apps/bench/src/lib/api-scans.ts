@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { createApiKeyFor, createOrganization, createUser } from "@posture/account";
-import { queryRows, type Db } from "@posture/db";
+import { createEmbeddedDb, queryRows, type Db, type TScanTiming } from "@posture/db";
 import { startGatewayChild } from "./gateway";
 import type { TBenchSettings } from "../types";
 import { peakRssMb, resetPeakRss, type TChild } from "./child";
@@ -16,7 +19,19 @@ export type TApiScan = {
   postureScore: number;
   /** Added with incremental scans (issue 15); absent on a server that predates them. */
   kind?: "full" | "incremental";
+  /** Where the scan's time went (issue 35): its wait in the queue, its total and each stage. */
+  timing?: TScanTiming | null;
 };
+
+/**
+ * How the gateway child runs the scans, as `pnpm start` does (`--with-scheduler`):
+ * - `server`: DATABASE_URL and REDIS_URL — a sync's scan goes to BullMQ and the scheduler's
+ *   workers, in the same process, run it;
+ * - `embedded`: no DATABASE_URL — PGlite in a fresh DATA_DIR, jobs in process: the default;
+ * - `in-process`: DATABASE_URL, no REDIS_URL and no scheduler: the gateway's own in-process
+ *   runner (what the API scenarios timed before the two modes above).
+ */
+export type TApiScanMode = "server" | "embedded" | "in-process";
 
 /**
  * The server does not yet do what the scenario drives (a sized demo connector): the scenario is
@@ -39,7 +54,7 @@ export type TSyncResult = TSyncStep & {
    * scan's completion until the refresh wrote its baselines (null: not within the wait), the
    * connector's stored events by then, and the gateway's peak RSS over that time.
    */
-  behaviour: { ms: number | null; activityEvents: number; peakRssMb: number | null };
+  behaviour: { ms: number | null; activityEvents: number | null; peakRssMb: number | null };
 };
 
 /**
@@ -115,8 +130,8 @@ async function settle(gateway: TChild, idleMsPerSec = 30, maxMs = 600_000): Prom
 
 /**
  * The whole product as a user drives it, over HTTP: the gateway's production build in its own
- * process with the scans in it (no REDIS_URL: the in-process job runner, as the embedded default
- * runs them), an owner who signs in, a demo connector sized through `POST /api/connectors {…,
+ * process with the scans in it (`mode`: `pnpm start` on PostgreSQL and Redis, or embedded on
+ * PGlite, or the in-process job runner on PostgreSQL), an owner who signs in, a demo connector sized through `POST /api/connectors {…,
  * mode: "demo", demo: {files}}`, then each step's `POST /api/connectors/{id}/sync` timed from the
  * request to the scan's completion (a sync that answers 202 is followed on `GET …/scans/{scanId}`).
  * The activity job and behaviour refresh the scan queued are then timed on their own, and
@@ -127,16 +142,38 @@ export type TApiSession = { url: string; cookie: string; connectorId: string; or
 
 export async function runApiScans<T = undefined>(
   settings: TBenchSettings,
-  db: { db: Db; url: string },
+  /** The PostgreSQL database of the `server` and `in-process` modes (null: `embedded`). */
+  db: { db: Db; url: string } | null,
   input: {
+    /** `in-process` unless told. */
+    mode?: TApiScanMode;
     files: number;
     steps: TSyncStep[];
     /** Run after the last step, on the same gateway and connector (e.g. time other endpoints). */
     after?: (session: TApiSession) => Promise<T>;
   },
 ): Promise<{ connectorId: string; results: TSyncResult[]; after?: T }> {
-  const owner = await seedOwnerWithPassword(db.db);
-  const gateway = await startGatewayChild(settings, db.url, { inProcessJobs: true });
+  const mode = input.mode ?? "in-process";
+  // Embedded: the database belongs to the gateway's process once it runs, so the owner is seeded
+  // before it starts (which also keeps the first start's demo seed out of the timings: it seeds an
+  // empty database only).
+  const dataDir = mode === "embedded" ? await mkdtemp(join(tmpdir(), "bench-embedded-")) : null;
+  let owner: Awaited<ReturnType<typeof seedOwnerWithPassword>>;
+  if (dataDir) {
+    const embedded = await createEmbeddedDb(join(dataDir, "pg"));
+    try {
+      await embedded.migrate();
+      owner = await seedOwnerWithPassword(embedded.db);
+    } finally {
+      await embedded.close();
+    }
+  } else if (db) owner = await seedOwnerWithPassword(db.db);
+  else throw new Error(`mode ${mode} needs a PostgreSQL database`);
+  const gateway = await startGatewayChild(settings, db?.url ?? null, {
+    mode,
+    ...(dataDir ? { dataDir } : {}),
+    jobsPrefix: `bench-${randomBytes(4).toString("hex")}`,
+  });
   try {
     const call = async (
       method: string,
@@ -198,11 +235,13 @@ export async function runApiScans<T = undefined>(
       // The sync's start: baselines stamped after it are this scan's refresh (the last step's finished before).
       const syncedAt = new Date(Date.now() - ms);
       if (scan.status !== "COMPLETE") {
-        // The API's scan result does not say why; the row does.
-        const [row] = await queryRows<{ error: string | null }>(
-          db.db,
-          sql`SELECT error FROM scans WHERE id = ${scan.scanId}`,
-        );
+        // The API's scan result does not say why; the row does (out of reach while embedded runs).
+        const [row] = db
+          ? await queryRows<{ error: string | null }>(
+              db.db,
+              sql`SELECT error FROM scans WHERE id = ${scan.scanId}`,
+            )
+          : [];
         throw new Error(`${step.label}: scan ended ${scan.status}: ${row?.error ?? "no error recorded"}`);
       }
       // A demo workspace holds its files plus users and drives: fewer resources than files means
@@ -213,7 +252,11 @@ export async function runApiScans<T = undefined>(
         );
       const scanPeak = await peakRssMb(gateway.pid);
       await resetPeakRss(gateway.pid);
-      const behaviour = await waitForBehaviour(db.db, { orgId: owner.orgId, connectorId, since: syncedAt });
+      // Embedded: the baselines are in the gateway's PGlite, so the activity job and refresh are
+      // timed until the gateway is idle instead.
+      const behaviour = db
+        ? await waitForBehaviour(db.db, { orgId: owner.orgId, connectorId, since: syncedAt })
+        : await timeUntilIdle(gateway);
       results.push({
         ...step,
         ms,
@@ -228,14 +271,32 @@ export async function runApiScans<T = undefined>(
     return { connectorId, results, after };
   } finally {
     await gateway.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+async function timeUntilIdle(gateway: TChild): Promise<{ ms: number | null; activityEvents: null }> {
+  const started = performance.now();
+  await settle(gateway);
+  // settle() ends after two quiet seconds.
+  return { ms: Math.max(0, Math.round(performance.now() - started) - 2_000), activityEvents: null };
 }
 
 export const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
+/** A scan's `timing` as the API returned it: queue wait, then each stage, largest first marked. */
+export const describeTiming = (t: TScanTiming | null | undefined) => {
+  if (!t) return "timing not reported";
+  const top = Math.max(...t.stages.map((s) => s.ms));
+  const stages = t.stages
+    .map((s) => `${s.stage} ${seconds(s.ms)}${s.ms === top ? " (most)" : ""}`)
+    .join(", ");
+  return `job ${seconds(t.totalMs)} after ${seconds(t.queuedMs)} queued: ${stages}`;
+};
+
 /** What a step's scan says about itself, for the notes. */
 export const describeScan = (r: TSyncResult) =>
-  `${r.label}: ${seconds(r.ms)}, kind ${r.scan.kind ?? "not reported"}, ${r.scan.resources.toLocaleString("en")} resources, ` +
+  `${r.label}: ${seconds(r.ms)} [${describeTiming(r.scan.timing)}], kind ${r.scan.kind ?? "not reported"}, ${r.scan.resources.toLocaleString("en")} resources, ` +
   `findings new ${r.scan.findingsNew.toLocaleString("en")}, resolved ${r.scan.findingsResolved.toLocaleString("en")}, score ${r.scan.postureScore}, peak RSS ${r.peakRssMb ?? "n/a"} MB; ` +
   `then activity job + behaviour refresh ${r.behaviour.ms === null ? "not finished" : seconds(r.behaviour.ms)} ` +
-  `(${r.behaviour.activityEvents.toLocaleString("en")} events stored, peak RSS ${r.behaviour.peakRssMb ?? "n/a"} MB)`;
+  `(${r.behaviour.activityEvents === null ? "n/a" : r.behaviour.activityEvents.toLocaleString("en")} events stored, peak RSS ${r.behaviour.peakRssMb ?? "n/a"} MB)`;

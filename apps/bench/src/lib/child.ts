@@ -63,12 +63,21 @@ async function procCpuMs(pid: number): Promise<number | null> {
 export async function startChild(
   entry: URL,
   // An undefined value removes the variable from the child's environment.
-  o: { port: number; env: Record<string, string | undefined>; readyPath: string; cwd?: URL },
+  o: {
+    port: number;
+    env: Record<string, string | undefined>;
+    readyPath: string;
+    cwd?: URL;
+    /** The entry's own arguments (e.g. the gateway's `--with-scheduler`). */
+    args?: string[];
+    /** How long the child may take to answer `readyPath` (30 s unless told). */
+    readyTimeoutMs?: number;
+  },
 ): Promise<TChild> {
   const file = fileURLToPath(entry);
   const loader = file.endsWith(".ts") ? ["--import", "tsx"] : [];
   const extra = process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...extra, ...loader, file], {
+  const child = spawn(process.execPath, [...extra, ...loader, file, ...(o.args ?? [])], {
     cwd: fileURLToPath(o.cwd ?? new URL("../..", import.meta.url)),
     env: { ...process.env, ...o.env, PORT: String(o.port) },
     stdio: ["ignore", "ignore", "pipe"],
@@ -79,7 +88,7 @@ export async function startChild(
   });
   const url = `http://127.0.0.1:${o.port}`;
   try {
-    await waitUntilReady(`${url}${o.readyPath}`, child, 30_000);
+    await waitUntilReady(`${url}${o.readyPath}`, child, o.readyTimeoutMs ?? 30_000);
   } catch (e) {
     child.kill("SIGKILL");
     throw new Error(`${(e as Error).message}\n${stderr}`);

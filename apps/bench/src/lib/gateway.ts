@@ -12,28 +12,53 @@ export const GATEWAY_ENV_NOTE =
 const GATEWAY_DIR = new URL("../../../gateway/", import.meta.url);
 
 /**
- * The whole stack as deployed: the gateway's own main.ts on the given database and Redis. With
- * `inProcessJobs`, no REDIS_URL: jobs (scans) run in the gateway's own process, as the embedded
- * default runs them.
+ * How the gateway child runs its jobs (scans):
+ * - `requests` (the default): DATABASE_URL and REDIS_URL, no scheduler — jobs go to BullMQ and
+ *   nothing in the child works them (the request-serving gateway of a deployment);
+ * - `in-process`: DATABASE_URL, no REDIS_URL: jobs run in the child's own in-process runner;
+ * - `server`: `pnpm start` (`dist/main.js --with-scheduler`) on PostgreSQL and Redis: jobs go to
+ *   BullMQ and the scheduler's workers, started in the same process, run them;
+ * - `embedded`: `pnpm start` with no DATABASE_URL or REDIS_URL — PGlite in `dataDir`, jobs in
+ *   process, the default.
+ */
+export type TGatewayMode = "requests" | "in-process" | "server" | "embedded";
+
+/**
+ * The whole stack as deployed: the gateway's own main.ts on the given database and Redis, or
+ * (`embedded`) on PGlite in `dataDir`. With `inProcessJobs` (kept for the scenarios that pass
+ * it): the `in-process` mode.
  */
 export async function startGatewayChild(
   settings: TBenchSettings,
-  databaseUrl: string,
-  opts: { inProcessJobs?: boolean } = {},
+  databaseUrl: string | null,
+  opts: { inProcessJobs?: boolean; mode?: TGatewayMode; dataDir?: string; jobsPrefix?: string } = {},
 ): Promise<TChild> {
+  const mode = opts.mode ?? (opts.inProcessJobs ? "in-process" : "requests");
+  if (mode === "embedded" ? !opts.dataDir : !databaseUrl)
+    throw new Error(
+      `gateway mode ${mode}: ${mode === "embedded" ? "a data dir" : "a database URL"} is needed`,
+    );
   // As users start it: built when the bundle is missing or older than its sources.
   await bundle({ appDir: fileURLToPath(GATEWAY_DIR), entries: ["src/main.ts"], ifStale: true, quiet: true });
   return startChild(new URL("dist/main.js", GATEWAY_DIR), {
     port: await freePort(),
     readyPath: "/api/health",
     cwd: GATEWAY_DIR,
+    // `pnpm start` is `start:all`: the scheduler's workers and sweeps in the same process.
+    args: mode === "server" || mode === "embedded" ? ["--with-scheduler"] : [],
+    // The embedded default opens PGlite and migrates it before it listens.
+    readyTimeoutMs: mode === "embedded" ? 120_000 : 30_000,
     env: {
       HOST: "127.0.0.1",
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: opts.inProcessJobs ? undefined : settings.redisUrl,
+      DATABASE_URL: mode === "embedded" ? undefined : (databaseUrl ?? undefined),
+      REDIS_URL: mode === "requests" || mode === "server" ? settings.redisUrl : undefined,
+      DATA_DIR: mode === "embedded" ? opts.dataDir : undefined,
+      // Its own BullMQ keys: other runs on the same Redis must not work this child's jobs.
+      JOBS_PREFIX: opts.jobsPrefix,
       TRUST_PROXY: "loopback",
       COOKIE_SECURE: "false",
-      ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+      // Embedded: generated once in DATA_DIR, as a user's first start does.
+      ENCRYPTION_KEY: mode === "embedded" ? undefined : randomBytes(32).toString("hex"),
       LOG_LEVEL: "warn",
       // As the Dockerfile deploys it.
       NODE_ENV: "production",

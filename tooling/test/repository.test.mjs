@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { openSync, readSync, closeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -34,5 +34,26 @@ describe("the repository", () => {
       if (err.status !== 1) throw err; // 1: no match
     }
     expect(found.split("\n").filter(Boolean)).toEqual(["packages/platform/src/route-catalog.ts"]);
+  });
+
+  it("takes a service's organization in its input object, never positionally", () => {
+    // `service(db, {orgId, actor, ...input}, deps?)` (docs/architecture.md, "Services").
+    const tracked = execFileSync(
+      "git",
+      ["ls-files", "-z", "packages/*/src/services/*.ts", "packages/*/src/services/**/*.ts"],
+      {
+        cwd: root,
+        encoding: "utf8",
+      },
+    )
+      .split("\0")
+      .filter((path) => path !== "" && !/\.test\.ts$/.test(path));
+    const positional = tracked.filter((path) =>
+      /export (async )?function \w+(<[^>]*>)?\(\s*\w+: \w*Db\w*,\s*orgId: string/.test(
+        readFileSync(`${root}${path}`, "utf8"),
+      ),
+    );
+    expect(positional).toEqual([]);
+    expect(tracked.length).toBeGreaterThan(100);
   });
 });

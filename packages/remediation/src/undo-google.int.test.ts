@@ -128,7 +128,7 @@ describe("undo through the Google writer", () => {
           inArray(workspaceShares.fileExternalId, ["f-public", "f-private"]),
         ),
       );
-    const draft = await draftPlan(db, t.orgId, { shareIds: shares.map((s) => s.id) });
+    const draft = await draftPlan(db, { orgId: t.orgId, shareIds: shares.map((s) => s.id) });
     const id = await insertPlan(db, {
       orgId: t.orgId,
       origin: "manual",

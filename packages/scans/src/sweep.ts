@@ -59,7 +59,7 @@ export async function sweepDueScans(deps: Pick<TScanDeps, "db" | "jobs">, now = 
       // The list above was read without the lock: a manual sync or another sweep may have
       // started a scan of this source since, or one may have finished.
       if (!(await stillDue(tx, c.id, since))) return [];
-      if (!(await scheduledScanAllowed(tx, c.orgId, now))) return [];
+      if (!(await scheduledScanAllowed(tx, { orgId: c.orgId, now }))) return [];
       await tx
         .update(scans)
         .set({ status: "FAILED", error: "abandoned: no worker finished it", completedAt: now })

@@ -43,11 +43,6 @@ export async function createOrganization(db: Db, input: TCreateOrganization) {
   });
 }
 
-export async function findOrganization(db: Db, orgId: string) {
-  const [org] = await db.select().from(organizations).where(eq(organizations.id, orgId)).limit(1);
-  return org ?? null;
-}
-
 /** The organization, or 404. */
 export async function getOrganization(db: Db, input: { orgId: string }) {
   return firstOr404(

@@ -9,7 +9,7 @@ export const getAgentReach = procedure({ auth: "session", feature: "agentGuard",
   .output(ZGetAgentReachOutput)
   .query(async ({ ctx, input }) => {
     const orgId = ctx.principal.org.id;
-    const agent = (await listAgents(ctx.db, orgId)).find((a) => a.id === input.agentId);
+    const agent = (await listAgents(ctx.db, { orgId })).find((a) => a.id === input.agentId);
     if (!agent) throw notFound("Agent");
     return get(ctx.db, { orgId, ...input, scopes: agent.scopes });
   });

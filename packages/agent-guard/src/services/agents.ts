@@ -53,7 +53,7 @@ export function riskBandOf(score: number): TRiskBand {
  * resourceCount = what the scopes reach: every file and user for organization-wide scopes, the
  * granting users' accounts for per-user scopes.
  */
-export async function listAgents(db: Db, orgId: string): Promise<TAgent[]> {
+export async function listAgents(db: Db, { orgId }: { orgId: string }): Promise<TAgent[]> {
   const [grants, snapshots] = await Promise.all([
     db.select().from(oauthGrants).where(eq(oauthGrants.orgId, orgId)),
     db
@@ -120,7 +120,7 @@ export async function listAgents(db: Db, orgId: string): Promise<TAgent[]> {
 }
 
 export async function getAgentInventory(db: Db, { orgId }: { orgId: string }) {
-  const agents = await listAgents(db, orgId);
+  const agents = await listAgents(db, { orgId });
   const count = (p: (a: TAgent) => boolean) => agents.filter(p).length;
   return {
     agents,
@@ -147,14 +147,14 @@ export const BROAD_REACH_SHARE = 0.1;
  */
 export async function getRiskMatrix(db: Db, { orgId }: { orgId: string }) {
   const [agents, snapshots] = await Promise.all([
-    listAgents(db, orgId),
+    listAgents(db, { orgId }),
     db
       .select({ connectorId: workspaceSnapshots.connectorId, files: workspaceSnapshots.files })
       .from(workspaceSnapshots)
       .where(eq(workspaceSnapshots.orgId, orgId)),
   ]);
   const filesOf = new Map(snapshots.map((s) => [s.connectorId, s.files]));
-  const reach = await reachByAgent(db, orgId, new Map(agents.map((a) => [a.id, a.scopes])));
+  const reach = await reachByAgent(db, { orgId, scopesOf: new Map(agents.map((a) => [a.id, a.scopes])) });
   const quadrantCounts = Object.fromEntries(QUADRANTS.map((q) => [q, 0])) as Record<TQuadrant, number>;
   const points = agents.map((a) => {
     const r = reach.get(a.id) ?? { basis: "no_file_access" as const, counts: null };

@@ -35,9 +35,9 @@ const NONE: TReachCounts = {
 /** Each app's file reach by id (the risk matrix): one count per app that reads files. */
 export async function reachByAgent(
   db: Db,
-  orgId: string,
-  scopesOf: ReadonlyMap<string, readonly string[]>,
+  q: { orgId: string; scopesOf: ReadonlyMap<string, readonly string[]> },
 ): Promise<Map<string, { basis: TReachBasis; counts: TReachCounts }>> {
+  const { orgId, scopesOf } = q;
   const principals = await listAgentPrincipals(db, orgId);
   const out = new Map<string, { basis: TReachBasis; counts: TReachCounts }>();
   for (const p of principals) {

@@ -16,7 +16,7 @@ const MAX_EVENTS = 200;
  * connector can read it (demo sources always can; a real one needs the reports / audit-log scope).
  */
 export async function getAgentTimeline(db: Db, { orgId, agentId }: { orgId: string; agentId: string }) {
-  const agents = await listAgents(db, orgId);
+  const agents = await listAgents(db, { orgId });
   const agent = agents.find((a) => a.id === agentId);
   if (!agent) throw notFound("Agent");
   const [connector] = await db

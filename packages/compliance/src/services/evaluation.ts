@@ -24,7 +24,7 @@ export type TOrgEvaluation = {
   crossGaps: TCrossGap[];
 };
 
-export async function orgName(db: Db, orgId: string): Promise<string> {
+export async function orgName(db: Db, { orgId }: { orgId: string }): Promise<string> {
   const [org] = await db
     .select({ name: organizations.name })
     .from(organizations)
@@ -47,7 +47,7 @@ export async function evaluateOrg(
 ): Promise<TOrgEvaluation> {
   const catalog = o.tenantChecks ?? TENANT_CHECKS;
   const [name, signals] = await Promise.all([
-    orgName(db, o.orgId),
+    orgName(db, { orgId: o.orgId }),
     gatherSignals(db, { ...o, tenantChecks: catalog }),
   ]);
   const kinds = assessAll(signals);

@@ -208,17 +208,17 @@ export async function buildEvidencePackage(
       }),
     );
   }
-  await add(F.findings, findingsCsv(db, o.orgId, from));
-  await add(F.users, usersCsv(db, o.orgId, false));
-  await add(F.admins, usersCsv(db, o.orgId, true));
-  await add(F.shares, externalSharesCsv(db, o.orgId));
-  await add(F.apps, oauthAppsCsv(db, o.orgId));
+  await add(F.findings, findingsCsv(db, { orgId: o.orgId, from }));
+  await add(F.users, usersCsv(db, { orgId: o.orgId, adminsOnly: false }));
+  await add(F.admins, usersCsv(db, { orgId: o.orgId, adminsOnly: true }));
+  await add(F.shares, externalSharesCsv(db, { orgId: o.orgId }));
+  await add(F.apps, oauthAppsCsv(db, { orgId: o.orgId }));
   await add(F.summary, json({ organization: e.org, period: e.signals.period, signals: e.signals }));
   await add(F.tenantChecks, json(await tenantChecksJson(db, o.orgId)));
-  const auditCheck = await verifyAuditChain(db, o.orgId);
-  await add(F.audit, auditCsv(db, o.orgId, from));
+  const auditCheck = await verifyAuditChain(db, { orgId: o.orgId });
+  await add(F.audit, auditCsv(db, { orgId: o.orgId, from }));
   await add(F.auditCheck, json({ ...auditCheck, verifiedAt: now.toISOString() }));
-  await add(F.incidents, json(await incidentsJson(db, o.orgId, from)));
+  await add(F.incidents, json(await incidentsJson(db, { orgId: o.orgId, from })));
   await add(F.gapReport, await renderGapReport(e, await reportTheme(db, o.orgId), now));
   const generatedAt = now.toISOString();
   await add(

@@ -38,7 +38,8 @@ async function* csvRows(
   }
 }
 
-export function findingsCsv(db: Db, orgId: string, from: Date): AsyncGenerator<string> {
+export function findingsCsv(db: Db, q: { orgId: string; from: Date }): AsyncGenerator<string> {
+  const { orgId, from } = q;
   return csvRows(
     db,
     [
@@ -73,7 +74,8 @@ export function findingsCsv(db: Db, orgId: string, from: Date): AsyncGenerator<s
   );
 }
 
-export function usersCsv(db: Db, orgId: string, adminsOnly: boolean): AsyncGenerator<string> {
+export function usersCsv(db: Db, q: { orgId: string; adminsOnly: boolean }): AsyncGenerator<string> {
+  const { orgId, adminsOnly } = q;
   return csvRows(
     db,
     ["email", "name", "status", "is_admin", "mfa_enabled", "dormant", "last_login_at"],
@@ -84,7 +86,7 @@ export function usersCsv(db: Db, orgId: string, adminsOnly: boolean): AsyncGener
   );
 }
 
-export function externalSharesCsv(db: Db, orgId: string): AsyncGenerator<string> {
+export function externalSharesCsv(db: Db, { orgId }: { orgId: string }): AsyncGenerator<string> {
   return csvRows(
     db,
     ["file", "owner", "sensitivity", "sharing_type", "target", "role"],
@@ -96,7 +98,7 @@ export function externalSharesCsv(db: Db, orgId: string): AsyncGenerator<string>
   );
 }
 
-export function oauthAppsCsv(db: Db, orgId: string): AsyncGenerator<string> {
+export function oauthAppsCsv(db: Db, { orgId }: { orgId: string }): AsyncGenerator<string> {
   return csvRows(
     db,
     ["label", "kind", "publisher", "known_publisher", "scopes", "granted_by", "granted_at"],
@@ -114,7 +116,8 @@ export function oauthAppsCsv(db: Db, orgId: string): AsyncGenerator<string> {
   );
 }
 
-export function auditCsv(db: Db, orgId: string, from: Date): AsyncGenerator<string> {
+export function auditCsv(db: Db, q: { orgId: string; from: Date }): AsyncGenerator<string> {
+  const { orgId, from } = q;
   return csvRows(
     db,
     ["seq", "created_at", "action", "target", "user_email", "prev_hash", "hash"],
@@ -129,7 +132,7 @@ export function auditCsv(db: Db, orgId: string, from: Date): AsyncGenerator<stri
  * The whole chain is verified with the process's audit key (platform's keyed verifier), not
  * only the extract: a break anywhere, or a chain recomputed without the key, shows.
  */
-export async function verifyAuditChain(db: Db, orgId: string) {
+export async function verifyAuditChain(db: Db, { orgId }: { orgId: string }) {
   const key = auditKey();
   if (!key) throw new Error("audit key not set: every process sets it at start (setAuditKey)");
   const check = await verifyKeyedAuditChain(db, orgId, key);
@@ -157,7 +160,8 @@ export async function verifyAuditChain(db: Db, orgId: string) {
   };
 }
 
-export async function incidentsJson(db: Db, orgId: string, from: Date): Promise<unknown[]> {
+export async function incidentsJson(db: Db, q: { orgId: string; from: Date }): Promise<unknown[]> {
+  const { orgId, from } = q;
   return queryRows(
     db,
     sql`SELECT id, title, status, priority, assignee, linked_finding_ids AS "linkedFindings", log, post_mortem AS "postMortem",

@@ -57,9 +57,9 @@ export type TPostureReportData = {
 /** Daily trend from completed scans: the last score of each UTC day in the period. */
 export async function dailyTrend(
   db: Db,
-  orgId: string,
-  from: Date,
+  q: { orgId: string; from: Date },
 ): Promise<Array<{ day: string; score: number }>> {
+  const { orgId, from } = q;
   const rows = await db
     .selectDistinctOn([sql`date_trunc('day', ${scans.completedAt} AT TIME ZONE 'UTC')`], {
       day: sql<string>`to_char(${scans.completedAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
@@ -95,7 +95,7 @@ export async function postureReportData(
   // made stale.
   const [breakdown, trend, top, counts, evaluation] = await Promise.all([
     deps.breakdown(db, { orgId: o.orgId }),
-    dailyTrend(db, o.orgId, from),
+    dailyTrend(db, { orgId: o.orgId, from }),
     db
       .select({
         id: findings.id,

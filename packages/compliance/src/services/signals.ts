@@ -130,7 +130,7 @@ export async function gatherSignals(
   }));
   const score = src?.score === null || src?.score === undefined ? null : n(src.score);
   const lastScan = src?.last_scan_at ? new Date(String(src.last_scan_at)).toISOString() : null;
-  const chain = await verifyAuditChain(db, o.orgId);
+  const chain = await verifyAuditChain(db, { orgId: o.orgId });
   return {
     period: { days: o.days, from: from.toISOString(), to: to.toISOString() },
     sources: {

@@ -155,8 +155,8 @@ export async function getAiExposure(
   { orgId }: { orgId: string },
   deps: { predictPosture?: TPredictPosture } = {},
 ) {
-  await freshAiReach(db, orgId);
-  const key = await exposureStateKey(db, orgId);
+  await freshAiReach(db, { orgId });
+  const key = await exposureStateKey(db, { orgId });
   return memoised(`${orgId}:${deps.predictPosture ? "posture" : "readiness"}`, key, () =>
     computeAiExposure(db, orgId, deps),
   );
@@ -166,7 +166,7 @@ async function computeAiExposure(db: Db, orgId: string, deps: { predictPosture?:
   const [t, connectorRows, reach] = await Promise.all([
     tallies(db, orgId),
     queryRows<{ id: string; type: string }>(db, sql`SELECT id, type FROM connectors WHERE org_id = ${orgId}`),
-    aiReachRows(db, orgId),
+    aiReachRows(db, { orgId }),
   ]);
   const points = pointsOf(t.all);
   const score = readinessScore(t.files, points);
@@ -253,7 +253,7 @@ export async function listAiFiles(
       ? null
       : await agentFor(db, q.orgId, q.assistant);
   if (agent === null || agent.access === "delegated") {
-    await freshAiReach(db, q.orgId);
+    await freshAiReach(db, { orgId: q.orgId });
     const subject = q.assistant ?? ANY_ASSISTANT;
     const stored = await assistantFilesPage(db, {
       orgId: q.orgId,
@@ -263,7 +263,7 @@ export async function listAiFiles(
     });
     const total =
       stored.total ??
-      mergeCounts((await aiReachRows(db, q.orgId)).filter((r) => r.subject === subject)).total;
+      mergeCounts((await aiReachRows(db, { orgId: q.orgId })).filter((r) => r.subject === subject)).total;
     return { rows: stored.rows.map(pageRow), total, ...page };
   }
   const who: TReachWho = agentWho(agent);

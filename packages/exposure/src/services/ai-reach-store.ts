@@ -36,7 +36,7 @@ export type TSummaryRow = {
 };
 
 /** Computes again the connectors whose stored reach is not from their store as it now is. */
-export async function freshAiReach(db: Db, orgId: string): Promise<void> {
+export async function freshAiReach(db: Db, { orgId }: { orgId: string }): Promise<void> {
   // A connector's store without a snapshot row (written without a scan) has the version -1.
   const stale = await queryRows<{ connector_id: string }>(
     db,
@@ -49,7 +49,7 @@ export async function freshAiReach(db: Db, orgId: string): Promise<void> {
   for (const c of stale) await refreshAiReach(db, { orgId, connectorId: c.connector_id });
 }
 
-export async function aiReachRows(db: Db, orgId: string): Promise<TSummaryRow[]> {
+export async function aiReachRows(db: Db, { orgId }: { orgId: string }): Promise<TSummaryRow[]> {
   const rows = await queryRows<{
     connector_id: string;
     subject: string;
@@ -153,7 +153,7 @@ export async function assistantFilesPage(
     ),
     q.severity === undefined
       ? null
-      : exposureStateKey(db, q.orgId).then((key) =>
+      : exposureStateKey(db, { orgId: q.orgId }).then((key) =>
           memoised(`${q.orgId}:files:${q.assistant ?? ANY_ASSISTANT}:${q.severity}`, key, async () => {
             const [c] = await queryRows<{ n: number }>(
               db,

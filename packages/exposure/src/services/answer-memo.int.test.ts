@@ -71,7 +71,7 @@ describe("the AI exposure answer kept per organization", () => {
   it("is served while nothing moves, and computed again after each committed change", async () => {
     let computed = 0;
     const read = async () =>
-      memoised(`${orgId}:test`, await exposureStateKey(db.db, orgId), async () => ++computed);
+      memoised(`${orgId}:test`, await exposureStateKey(db.db, { orgId }), async () => ++computed);
 
     expect(await read()).toBe(1);
     expect(await read()).toBe(1);
@@ -109,7 +109,7 @@ describe("the AI exposure answer kept per organization", () => {
   });
 
   it("forgets a failed computation, so the next read tries again", async () => {
-    const key = await exposureStateKey(db.db, orgId);
+    const key = await exposureStateKey(db.db, { orgId });
     await expect(
       memoised(`${orgId}:failing`, key, () => Promise.reject(new Error("db down"))),
     ).rejects.toThrow("db down");

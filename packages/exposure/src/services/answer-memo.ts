@@ -18,7 +18,7 @@ const memo = new Map<string, { key: string; answer: Promise<unknown> }>();
  * version and last scan (workspace_snapshots: a scan's commit and every remediation's change to the
  * store move it), the last completed scan, and the stored reach summaries.
  */
-export async function exposureStateKey(db: Db, orgId: string): Promise<string> {
+export async function exposureStateKey(db: Db, { orgId }: { orgId: string }): Promise<string> {
   const [row] = await queryRows<{ key: string }>(
     db,
     sql`SELECT concat_ws('|',

@@ -20,5 +20,5 @@ export const createIncident = procedure({ auth: "apiKey", plan: "business", role
       },
       { jobs: ctx.jobs, publicUrl: ctx.runtime.publicUrl },
     );
-    return toDetail(row, await showContext(ctx.db, row.orgId));
+    return toDetail(row, await showContext(ctx.db, { orgId: row.orgId }));
   });

@@ -9,5 +9,8 @@ export const getIncident = procedure({ auth: "apiKey", plan: "business" })
   .output(ZIncidentDetail)
   .query(async ({ ctx, input }) => {
     const orgId = ctx.principal.org.id;
-    return toDetail(await getIncidentRow(ctx.db, { orgId, id: input.id }), await showContext(ctx.db, orgId));
+    return toDetail(
+      await getIncidentRow(ctx.db, { orgId, id: input.id }),
+      await showContext(ctx.db, { orgId }),
+    );
   });

@@ -18,5 +18,5 @@ export const updateIncident = procedure({ auth: "apiKey", plan: "business", role
       { id, ...change },
       { jobs: ctx.jobs, publicUrl: ctx.runtime.publicUrl },
     );
-    return toDetail(result.row, await showContext(ctx.db, result.row.orgId));
+    return toDetail(result.row, await showContext(ctx.db, { orgId: result.row.orgId }));
   });

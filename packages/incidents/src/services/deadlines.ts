@@ -84,7 +84,7 @@ export const deadlinesWire = (d: readonly TDeadline[]) =>
   }));
 
 /** The regulations an organization turned off (incident settings). */
-export async function regulationsOff(db: Db, orgId: string): Promise<string[]> {
+export async function regulationsOff(db: Db, { orgId }: { orgId: string }): Promise<string[]> {
   const [row] = await db
     .select({ off: organizations.incidentRegulationsOff })
     .from(organizations)

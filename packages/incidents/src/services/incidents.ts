@@ -43,8 +43,9 @@ const clocksOf = (r: TIncidentRow, show: TShowContext) =>
   deadlinesWire(deadlinesOf({ openedAt: r.openedAt, resolvedAt: r.resolvedAt }, show.off, show.now));
 
 /** The context to show an organization's incidents in, read once per request. */
-export async function showContext(db: Db, orgId: string, now = new Date()): Promise<TShowContext> {
-  return { off: await regulationsOff(db, orgId), now };
+export async function showContext(db: Db, q: { orgId: string; now?: Date }): Promise<TShowContext> {
+  const { orgId, now = new Date() } = q;
+  return { off: await regulationsOff(db, { orgId }), now };
 }
 
 export function toSummary(r: TIncidentRow, show: TShowContext) {
@@ -94,7 +95,7 @@ export async function listIncidents(
     .from(incidents)
     .where(and(...where))
     .orderBy(desc(incidents.openedAt), desc(incidents.id));
-  const show = await showContext(db, q.orgId);
+  const show = await showContext(db, { orgId: q.orgId });
   return rows.map((r) => toSummary(r, show));
 }
 
@@ -290,7 +291,7 @@ export async function updateIncident(
   });
 }
 
-export async function organizationName(db: Db, orgId: string): Promise<string> {
+export async function organizationName(db: Db, { orgId }: { orgId: string }): Promise<string> {
   const [org] = await db
     .select({ name: organizations.name })
     .from(organizations)

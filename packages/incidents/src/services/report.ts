@@ -42,11 +42,11 @@ export async function incidentReport(db: Db, q: { orgId: string; id: string; now
         };
   });
   const pdf = await renderIncidentReport({
-    organization: await organizationName(db, q.orgId),
+    organization: await organizationName(db, { orgId: q.orgId }),
     generatedAt: q.now ?? new Date(),
     incident: { ...row, postMortem: row.postMortem ?? null },
     findings: linked,
-    regulationsOff: await regulationsOff(db, q.orgId),
+    regulationsOff: await regulationsOff(db, { orgId: q.orgId }),
     theme: await reportTheme(db, q.orgId),
   });
   const slug =

@@ -13,7 +13,7 @@ export type TPartnerSettings = {
 
 export type TSettingsPatch = Partial<TPartnerSettings>;
 
-export async function getPartnerSettings(db: Db, orgId: string): Promise<TPartnerSettings> {
+export async function getPartnerSettings(db: Db, { orgId }: { orgId: string }): Promise<TPartnerSettings> {
   const [row] = await db
     .select({ orgName: organizations.name, s: partnerSettings })
     .from(organizations)
@@ -37,7 +37,7 @@ export async function updatePartnerSettings(
   o: { orgId: string; actor: TActor; patch: TSettingsPatch; fetcher: TLogoFetcher },
 ): Promise<TPartnerSettings> {
   const { patch } = o;
-  const current = await getPartnerSettings(db, o.orgId);
+  const current = await getPartnerSettings(db, { orgId: o.orgId });
   let logo: { logo: Buffer | null; logoMime: string | null } | undefined;
   if (patch.logoUrl === null) logo = { logo: null, logoMime: null };
   else if (patch.logoUrl !== undefined && patch.logoUrl !== current.logoUrl) {
@@ -64,5 +64,5 @@ export async function updatePartnerSettings(
       metadata: { fields: Object.keys(patch).sort() },
     });
   });
-  return getPartnerSettings(db, o.orgId);
+  return getPartnerSettings(db, { orgId: o.orgId });
 }

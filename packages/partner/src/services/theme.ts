@@ -5,7 +5,7 @@ import { getPartnerSettings } from "./settings";
 
 /** A partner's own reports carry its own brand (partner endpoints are enterprise+, which has whiteLabel). */
 export async function partnerTheme(db: Db, partnerOrgId: string): Promise<{ theme: TTheme; name: string }> {
-  const s = await getPartnerSettings(db, partnerOrgId);
+  const s = await getPartnerSettings(db, { orgId: partnerOrgId });
   const [row] = await db
     .select({ logo: partnerSettings.logo })
     .from(partnerSettings)

@@ -64,7 +64,7 @@ export async function requestManualScan(
     }
     const max = PLANS[input.plan].scansPerDay;
     if (max !== null) {
-      if ((await scansStartedToday(tx, input.orgId, "manual", now)) >= max) {
+      if ((await scansStartedToday(tx, { orgId: input.orgId, trigger: "manual", now })) >= max) {
         const retryAfter = secondsToUtcMidnight(now);
         throw new AppError(
           "rate_limited",

@@ -13,10 +13,9 @@ export function utcMidnight(now: Date): Date {
  */
 export async function scansStartedToday(
   db: Db,
-  orgId: string,
-  trigger: "manual" | "scheduled",
-  now = new Date(),
+  q: { orgId: string; trigger: "manual" | "scheduled"; now?: Date },
 ): Promise<number> {
+  const { orgId, trigger, now = new Date() } = q;
   const [row] = await db
     .select({ n: count() })
     .from(scans)
@@ -29,7 +28,8 @@ export async function scansStartedToday(
  * one per source the plan allows. Without the cap, each deleted-and-recreated connector (never
  * scanned, so due at once) would be a free scan beyond the plan's manual ceiling.
  */
-export async function scheduledScanAllowed(db: Db, orgId: string, now = new Date()): Promise<boolean> {
+export async function scheduledScanAllowed(db: Db, q: { orgId: string; now?: Date }): Promise<boolean> {
+  const { orgId, now = new Date() } = q;
   const [org] = await db
     .select({
       plan: organizations.plan,
@@ -41,5 +41,5 @@ export async function scheduledScanAllowed(db: Db, orgId: string, now = new Date
   if (!org) return false;
   const max = PLANS[effectivePlan(org, now).plan].sourcesMax;
   if (max === null) return true;
-  return (await scansStartedToday(db, orgId, "scheduled", now)) < max;
+  return (await scansStartedToday(db, { orgId, trigger: "scheduled", now })) < max;
 }

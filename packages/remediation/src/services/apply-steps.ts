@@ -257,7 +257,7 @@ async function recordOutcomes(
     const done = updated.filter((s) => s.status !== "FAILED").sort((a, b) => a.seq - b.seq);
     // What the source no longer has leaves the store (a downgrade found gone changes nothing).
     const changing = done.filter((s) => s.status === "APPLIED" || s.action !== "downgrade_permission");
-    const stored = await storeAfterApply(tx, rem.orgId, changing);
+    const stored = await storeAfterApply(tx, { orgId: rem.orgId, steps: changing });
     const images = changing.flatMap((step, i) => {
       const store = stored[i] ?? null;
       const pre = decided.get(step.id)?.pre ?? null;

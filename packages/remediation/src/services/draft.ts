@@ -199,7 +199,8 @@ function peopleOf(p: TPermRow): string[] {
  * findings that fixes completely, and what it does to the files and apps the compliance
  * evaluation counts. Unknown ids of the organization are 404; what cannot be fixed is skipped.
  */
-export async function draftPlan(db: Db, orgId: string, input: TDraftInput): Promise<TDraft> {
+export async function draftPlan(db: Db, q: { orgId: string } & TDraftInput): Promise<TDraft> {
+  const { orgId, ...input } = q;
   const skipped: TSkipped[] = [];
   /** Files whose permissions of some sharing types go: `${connector}\0${fileRow}` → types. */
   const fileKinds = new Map<string, Set<TPermRow["sharing_type"]>>();

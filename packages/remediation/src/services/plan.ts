@@ -204,7 +204,7 @@ export async function createPlan(
   if (!asked)
     throw new AppError("invalid_input", "Nothing to do: give findingIds, shareIds, agentIds or a playbook");
   const orgId = await targetOrg(db, scope, input.organizationId);
-  const draft = await draftPlan(db, orgId, input);
+  const draft = await draftPlan(db, { orgId, ...input });
   if (draft.steps.length === 0)
     throw new AppError(
       "invalid_input",
@@ -222,7 +222,7 @@ export async function createPlan(
       `${readOnly.map((c) => `${c?.displayName} (${c?.id})`).join(", ")} ${readOnly.length === 1 ? "is" : "are"} read-only: turn write access on (PATCH /api/connectors/{id} {"writeAccess": true}) and grant the write scopes each action needs (docs/operations.md)`,
       { readOnlyConnectors: readOnly.map((c) => c?.id) },
     );
-  const { predicted, controls } = await predict(db, orgId, { resolved: draft.fixed, effects: draft.effects });
+  const { predicted, controls } = await predict(db, { orgId, resolved: draft.fixed, effects: draft.effects });
   const request: Record<string, unknown> = {};
   if (input.findingIds?.length) request.findingIds = input.findingIds;
   if (input.shareIds?.length) request.shareIds = input.shareIds;

@@ -123,12 +123,12 @@ export async function planPrevention(
     );
     if (hits.length === 0) continue;
     // The same planner as POST /remediations, over the store this scan just wrote.
-    const draft = await draftPlan(tx, input.orgId, { findingIds: hits.map((h) => h.id) });
+    const draft = await draftPlan(tx, { orgId: input.orgId, findingIds: hits.map((h) => h.id) });
     const steps = stepsOf(draft);
     if (steps.length === 0) continue;
     for (const h of hits) taken.add(h.id);
     const findingIds = draft.fixed.map((f) => f.id);
-    const predicted = await predictScore(tx, input.orgId, { resolved: draft.fixed });
+    const predicted = await predictScore(tx, { orgId: input.orgId, resolved: draft.fixed });
     // Four eyes: the system applies a rule's plan only when a second person stands behind the rule.
     const standing = !org.fourEyes || approvedRule(rule);
     const outcome: "applying" | "awaiting_approval" | "dry_run" = rule.dryRun

@@ -81,9 +81,9 @@ export type TPrediction = {
  */
 export async function predictScore(
   db: Db,
-  orgId: string,
-  what: { resolved: readonly TFixedFinding[]; rerated?: readonly TRerated[] },
+  q: { orgId: string; resolved: readonly TFixedFinding[]; rerated?: readonly TRerated[] },
 ): Promise<TPrediction["predicted"]> {
+  const { orgId, ...what } = q;
   const { counts } = await openFindingCounts(db, { orgId });
   const before = scoreCounts(counts);
   const after: TCategoryCounts = new Map([...counts].map(([k, c]) => [k, { ...c }]));
@@ -108,15 +108,19 @@ export async function predictScore(
 /** The predicted score (`predictScore`) and the compliance controls whose status would change. */
 export async function predict(
   db: Db,
-  orgId: string,
-  what: {
+  q: {
+    orgId: string;
     resolved: readonly TFixedFinding[];
     rerated?: readonly TRerated[];
     effects?: TDraft["effects"];
     trustedDomainsAdded?: number;
   },
 ): Promise<TPrediction> {
-  const [predicted, signals] = await Promise.all([predictScore(db, orgId, what), signalsFor(db, orgId)]);
+  const { orgId, ...what } = q;
+  const [predicted, signals] = await Promise.all([
+    predictScore(db, { orgId, ...what }),
+    signalsFor(db, orgId),
+  ]);
   const base = { ...signals, posture: predicted.before };
   const whatIf: TWhatIf = {
     resolved: what.resolved,
@@ -217,7 +221,8 @@ async function resolvedBy(
   db: Db,
   input: { orgId: string; findingIds?: string[]; agentIds?: string[] },
 ): Promise<{ draft: TDraft; resolved: Map<string, TFixedFinding> }> {
-  const draft = await draftPlan(db, input.orgId, {
+  const draft = await draftPlan(db, {
+    orgId: input.orgId,
     findingIds: input.findingIds,
     agentIds: input.agentIds,
   });
@@ -244,7 +249,7 @@ export async function predictPostureScore(
   input: { orgId: string; findingIds: string[] },
 ): Promise<{ before: number; after: number }> {
   const { resolved } = await resolvedBy(db, input);
-  const predicted = await predictScore(db, input.orgId, { resolved: [...resolved.values()] });
+  const predicted = await predictScore(db, { orgId: input.orgId, resolved: [...resolved.values()] });
   return { before: predicted.before.score, after: predicted.score };
 }
 
@@ -270,7 +275,8 @@ export async function simulatePosture(
     : [];
   const added =
     new Set((input.trustedDomains ?? []).map((d) => d.toLowerCase())).size - (existing[0]?.n ?? 0);
-  const { predicted, controls } = await predict(db, input.orgId, {
+  const { predicted, controls } = await predict(db, {
+    orgId: input.orgId,
     resolved: [...resolved.values()],
     rerated,
     effects: draft.effects,

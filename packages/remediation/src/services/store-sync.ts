@@ -87,9 +87,9 @@ function storeChangeOf(
  */
 export async function storeAfterApply(
   tx: Db,
-  orgId: string,
-  steps: readonly TStepRow[],
+  q: { orgId: string; steps: readonly TStepRow[] },
 ): Promise<Array<TStoredPermission | TStoredGrant | null>> {
+  const { orgId, steps } = q;
   const before: Array<TStoredPermission | TStoredGrant | null> = steps.map(() => null);
   const files = new Map<string, Array<{ at: number; fileExternalId: string; change: TStoredFileChange }>>();
   for (const [at, step] of steps.entries()) {
@@ -114,7 +114,11 @@ export async function storeAfterApply(
 }
 
 /** The store after a step was undone (`restoredId`: the id the source gave the restored permission or grant). */
-export async function storeAfterUndo(tx: Db, orgId: string, step: TStepRow, restoredId: string | null) {
+export async function storeAfterUndo(
+  tx: Db,
+  q: { orgId: string; step: TStepRow; restoredId: string | null },
+) {
+  const { orgId, step, restoredId } = q;
   const r = step.resource;
   const pre = preImageOf(step);
   switch (step.action) {

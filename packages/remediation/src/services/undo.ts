@@ -199,7 +199,7 @@ async function undoStep(
       await lease.assertHeldIn(tx);
       return;
     }
-    await storeAfterUndo(tx, rem.orgId, updated, restoredId);
+    await storeAfterUndo(tx, { orgId: rem.orgId, step: updated, restoredId });
     await reopenFindings(tx, { orgId: rem.orgId, remediationId: rem.id, step: updated });
     await refreshStepCounts(tx, rem.id);
   });

@@ -243,7 +243,7 @@ export async function approvedPlan(
   opts: { status?: "APPROVED" | "PLANNED"; dryRun?: boolean } = {},
 ): Promise<string> {
   const findingIds = actions.flatMap((a) => a.findingIds);
-  const draft = await draftPlan(db, t.orgId, { findingIds });
+  const draft = await draftPlan(db, { orgId: t.orgId, findingIds });
   const id = await insertPlan(db, {
     orgId: t.orgId,
     origin: "manual",

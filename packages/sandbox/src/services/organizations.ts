@@ -28,7 +28,7 @@ export async function createSandboxOrganization(db: Db, input: TCreateSandboxOrg
 }
 
 /** The caller's own organization (it exists: the credential resolved to it), sandbox flag and all. */
-export async function sandboxOf(db: Db, orgId: string) {
+export async function sandboxOf(db: Db, { orgId }: { orgId: string }) {
   const [org] = await db
     .select({
       id: organizations.id,
@@ -46,8 +46,8 @@ export async function sandboxOf(db: Db, orgId: string) {
 }
 
 /** 403 `sandbox_required` unless the organization is a sandbox: scenarios never touch a real tenant. */
-export async function assertSandbox(db: Db, orgId: string) {
-  const org = await sandboxOf(db, orgId);
+export async function assertSandbox(db: Db, { orgId }: { orgId: string }) {
+  const org = await sandboxOf(db, { orgId });
   if (!org.isSandbox)
     throw new AppError(
       "sandbox_required",
@@ -70,7 +70,7 @@ export async function createSandbox(
 ) {
   const userId = input.actor.userId;
   if (!userId) throw new AppError("invalid_input", "A sandbox is made for a user");
-  const home = await sandboxOf(db, input.orgId);
+  const home = await sandboxOf(db, { orgId: input.orgId });
   const name = input.name ?? `${home.name} (sandbox)`;
   const org = await db.transaction(async (tx) => {
     // The cap is a count then an insert: the user's row, locked in the same transaction, makes a

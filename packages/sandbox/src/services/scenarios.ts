@@ -97,7 +97,7 @@ export async function startScenario(
   input: TScope & { kind: TScenarioKind },
   deps: { encryptionKey: Buffer },
 ) {
-  const org = await assertSandbox(db, input.orgId);
+  const org = await assertSandbox(db, { orgId: input.orgId });
   const run = await openRun(db, input, {
     kind: input.kind,
     audit: "SANDBOX_SCENARIO_STARTED",
@@ -134,7 +134,7 @@ export async function startScenario(
  * scenario's: not while another runs.
  */
 export async function startReset(db: Db, jobs: TJobQueue, input: TScope) {
-  const org = await assertSandbox(db, input.orgId);
+  const org = await assertSandbox(db, { orgId: input.orgId });
   const run = await openRun(db, input, {
     kind: "reset",
     audit: "SANDBOX_RESET",
@@ -172,6 +172,6 @@ async function resetSources(db: Db, org: { id: string; isPartner: boolean }): Pr
 
 /** GET /api/sandbox/scenarios/{id}: a run of this sandbox, from its row. */
 export async function getRun(db: Db, input: { orgId: string; id: string }) {
-  await assertSandbox(db, input.orgId);
+  await assertSandbox(db, { orgId: input.orgId });
   return readRun(db, input);
 }

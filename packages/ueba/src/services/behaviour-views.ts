@@ -129,7 +129,11 @@ async function deletionBaseline(
   const last = weeks.length - 1;
   const floor = RULES.deletions.scaleFloor;
   const pooled: number[] = [];
-  const all = await loadSeries(db, q.orgId, weeks, q.source === "self" ? q.principal : undefined);
+  const all = await loadSeries(db, {
+    orgId: q.orgId,
+    weeks,
+    principal: q.source === "self" ? q.principal : undefined,
+  });
   if (q.source === "organization")
     for (const p of all.values())
       for (let i = p.firstWeek; i < last; i++) pooled.push(p.series.deletions[i] ?? 0);

@@ -81,10 +81,9 @@ async function announce(emit: TEmit, orgId: string, fresh: TNewAnomaly[], public
 /** Weekly series per principal over `weeks` (oldest first); one principal's only with `principal`. */
 export async function loadSeries(
   db: Db,
-  orgId: string,
-  weeks: string[],
-  principal?: string,
+  q: { orgId: string; weeks: string[]; principal?: string },
 ): Promise<Map<string, TPrincipalSeries>> {
+  const { orgId, weeks, principal } = q;
   // One row per principal and metric, its weeks as indexes into `weeks`: a large tenant has a
   // million weekly counts, and an object and a date string each did not fit the scheduler's heap.
   const start = sql`${weeks[0]}::date`;
@@ -163,7 +162,7 @@ export async function refreshBehaviour(
   const horizonStart = new Date(`${weeks[0]}T00:00:00Z`).getTime();
   const from = new Date(Math.max(horizonStart, q.changedSince?.getTime() ?? horizonStart));
   await refreshWeeklyAggregates(db, { orgId: q.orgId, from });
-  const all = await loadSeries(db, q.orgId, weeks);
+  const all = await loadSeries(db, { orgId: q.orgId, weeks });
 
   // The organization's pooled complete weeks: the fallback for principals with a short history.
   const pooled = Object.fromEntries(RATE_METRICS.map((m) => [m, [] as number[]])) as Record<

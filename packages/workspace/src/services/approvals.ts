@@ -93,7 +93,7 @@ export async function withdrawApproval(db: Db, scope: TScope & { id: string }) {
   });
 }
 
-export async function listActiveApprovals(db: Db, orgId: string) {
+export async function listActiveApprovals(db: Db, { orgId }: { orgId: string }) {
   const rows = await db
     .select()
     .from(sharingApprovals)

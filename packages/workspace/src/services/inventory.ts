@@ -30,7 +30,7 @@ const pct = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((part
  * search the total comes from the snapshot tallies rather than a count.
  */
 export async function getInventory(db: Db, q: TInventoryQuery) {
-  const totals = await orgTotals(db, q.orgId);
+  const totals = await orgTotals(db, { orgId: q.orgId });
   const term = q.search?.trim() ? likePattern(q.search.trim()) : null;
   const page = { limit: q.limit, offset: q.offset };
   const label = q.label?.trim() || null;

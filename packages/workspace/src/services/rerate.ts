@@ -27,9 +27,9 @@ const reaches = (domain: string, d: string) =>
  */
 export async function rerateDomain(
   tx: Db,
-  orgId: string,
-  domain: string,
+  q: { orgId: string; domain: string },
 ): Promise<{ items: number; findings: number }> {
+  const { orgId, domain } = q;
   // Before any finding row, as the scan pipeline does (see syncFindings in approvals.ts).
   await tx.execute(lockOrg(orgId, "findings"));
   const changed = rowsOf<{ file_id: string }>(

@@ -124,7 +124,7 @@ async function countItems(db: Db, where: ReturnType<typeof and>): Promise<number
 
 /** Snapshot tallies minus the approved items: no count over the whole share table per page. */
 async function totalWithoutSeverity(db: Db, orgId: string, type?: TShareType): Promise<number> {
-  const totals = await orgTotals(db, orgId);
+  const totals = await orgTotals(db, { orgId });
   const m = totals.metrics;
   const all =
     type === "public"

@@ -14,7 +14,7 @@ const TOP = 10;
  */
 export async function getSharingOverview(db: Db, { orgId }: { orgId: string }) {
   const [totals, domains, critical, sharers, trusted, approvals] = await Promise.all([
-    orgTotals(db, orgId),
+    orgTotals(db, { orgId }),
     db.execute(sql`
       SELECT d AS key, count(DISTINCT s.file_id)::int AS count, (count(*) OVER ())::int AS domains
       FROM workspace_shares s CROSS JOIN LATERAL unnest(s.target_domains) d
@@ -35,7 +35,7 @@ export async function getSharingOverview(db: Db, { orgId }: { orgId: string }) {
       .orderBy(desc(workspaceUsers.externalSharesOwned), workspaceUsers.email)
       .limit(TOP),
     listTrustedDomains(db, { orgId }),
-    listActiveApprovals(db, orgId),
+    listActiveApprovals(db, { orgId }),
   ]);
   const m = totals.metrics;
   const domainRows = rowsOf<{ key: string; count: number; domains: number }>(domains);

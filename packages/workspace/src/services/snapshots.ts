@@ -13,7 +13,7 @@ export type TOrgTotals = {
 };
 
 /** The organization's resource-store sizes and tallies: the sum over its connectors' snapshots. */
-export async function orgTotals(db: Db, orgId: string): Promise<TOrgTotals> {
+export async function orgTotals(db: Db, { orgId }: { orgId: string }): Promise<TOrgTotals> {
   const rows = await db.select().from(workspaceSnapshots).where(eq(workspaceSnapshots.orgId, orgId));
   const totals: TOrgTotals = {
     users: 0,

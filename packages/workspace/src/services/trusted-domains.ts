@@ -29,7 +29,7 @@ export async function addTrustedDomain(db: Db, scope: TScope & { domain: string;
       .onConflictDoNothing()
       .returning();
     if (!row) throw new AppError("conflict", `${domain} is already a trusted domain`);
-    const rerated = await rerateDomain(tx as unknown as Db, scope.orgId, domain);
+    const rerated = await rerateDomain(tx as unknown as Db, { orgId: scope.orgId, domain });
     await audit(tx as unknown as Db, scope, {
       action: "TRUSTED_DOMAIN_ADDED",
       target: domain,
@@ -53,7 +53,7 @@ export async function removeTrustedDomain(db: Db, scope: TScope & { id: string }
         .returning(),
       "Trusted domain",
     );
-    const rerated = await rerateDomain(tx as unknown as Db, scope.orgId, row.domain);
+    const rerated = await rerateDomain(tx as unknown as Db, { orgId: scope.orgId, domain: row.domain });
     await audit(tx as unknown as Db, scope, {
       action: "TRUSTED_DOMAIN_REMOVED",
       target: row.domain,

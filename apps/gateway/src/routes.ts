@@ -20,7 +20,9 @@ export function compileRoutes(router: AppRouter): (req: Request) => string {
       exact.set(`${rest.method} ${rest.apiPath.toLowerCase()}`, rest.template);
       continue;
     }
-    withParams.set(rest.method, [...(withParams.get(rest.method) ?? []), rest]);
+    const list = withParams.get(rest.method) ?? [];
+    list.push(rest);
+    withParams.set(rest.method, list);
   }
   return (req) => {
     const url = req.originalUrl;

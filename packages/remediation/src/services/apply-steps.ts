@@ -5,7 +5,6 @@ import {
   SourceWriteError,
   type TPermissionRole,
   type TSourceWriter,
-  type TWriteFile,
   type TWriteOutcome,
 } from "@posture/connectors";
 import { remediationSteps } from "@posture/db";
@@ -22,8 +21,11 @@ import {
   type TStepError,
 } from "./source-calls";
 import {
+  fileOf,
+  grantOf,
   lockFindings,
   newOwnerOf,
+  permissionIdOf,
   preImageOf,
   refreshStepCounts,
   resolveFindings,
@@ -40,22 +42,6 @@ import {
 export const APPLY_BATCH = 50;
 
 type TOutcome = { status: "APPLIED" | "ALREADY_GONE" } | { status: "FAILED"; error: TStepError };
-
-const fileOf = (step: TStepRow): TWriteFile => {
-  const r = step.resource;
-  if (r.kind === "grant") throw new Error(`step ${step.id} acts on a grant, not a file`);
-  return { id: r.fileId, driveId: r.driveId, ownerEmail: r.ownerEmail };
-};
-const grantOf = (step: TStepRow) => {
-  const r = step.resource;
-  if (r.kind !== "grant") throw new Error(`step ${step.id} acts on a file, not a grant`);
-  return { id: r.grantId, clientId: r.clientId, userEmail: r.userEmail };
-};
-const permissionIdOf = (step: TStepRow) => {
-  const r = step.resource;
-  if (r.kind !== "permission") throw new Error(`step ${step.id} does not name a permission`);
-  return r.permissionId;
-};
 
 /** Whether a step reads its pre-image before acting (a transfer is undone by transferring back). */
 const readsPreImage = (step: TStepRow) => step.reversible && step.action !== "transfer_ownership";

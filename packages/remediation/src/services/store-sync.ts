@@ -1,5 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { TGrantImage, TPermissionImage } from "@posture/connectors";
+import type { TGrantImage, TPermissionImage, TWriteFile } from "@posture/connectors";
 import {
   arrayLiteral,
   lockOrg,
@@ -45,6 +45,24 @@ const fileScope = (orgId: string, step: TStepRow) => {
 };
 
 /** The role a downgrade lowers to, and the owner a transfer hands the file to (the plan's `after`). */
+/** The file a step acts on, as the source writer names it. */
+export const fileOf = (step: TStepRow): TWriteFile => {
+  const r = step.resource;
+  if (r.kind === "grant") throw new Error(`step ${step.id} acts on a grant, not a file`);
+  return { id: r.fileId, driveId: r.driveId, ownerEmail: r.ownerEmail };
+};
+/** The OAuth grant a step revokes. */
+export const grantOf = (step: TStepRow) => {
+  const r = step.resource;
+  if (r.kind !== "grant") throw new Error(`step ${step.id} acts on a file, not a grant`);
+  return { id: r.grantId, clientId: r.clientId, userEmail: r.userEmail };
+};
+/** The permission a step changes. */
+export const permissionIdOf = (step: TStepRow) => {
+  const r = step.resource;
+  if (r.kind !== "permission") throw new Error(`step ${step.id} does not name a permission`);
+  return r.permissionId;
+};
 export const targetRoleOf = (step: TStepRow): string => String(step.after?.role ?? "reader");
 export const newOwnerOf = (step: TStepRow): string =>
   String(step.after?.ownerEmail ?? step.after?.owner ?? "");

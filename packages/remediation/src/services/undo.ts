@@ -6,7 +6,6 @@ import {
   type TPermissionImage,
   type TPermissionRole,
   type TSourceWriter,
-  type TWriteFile,
 } from "@posture/connectors";
 import { remediations, remediationSteps, type TRemediationStatus } from "@posture/db";
 import { SYSTEM_ACTOR, audit } from "@posture/platform";
@@ -27,6 +26,7 @@ import { recordRemediationEvent } from "./record";
 import { undoneNothing } from "./undo-request";
 import { remediationLink } from "./plan";
 import {
+  fileOf,
   lockFindings,
   preImageOf,
   refreshStepCounts,
@@ -39,12 +39,6 @@ import {
 
 type TRemediationRow = typeof remediations.$inferSelect;
 type TUndoPreImage = TPreImage & { undoError?: TStepError };
-
-const fileOf = (step: TStepRow): TWriteFile => {
-  const r = step.resource;
-  if (r.kind === "grant") throw new Error(`step ${step.id} acts on a grant`);
-  return { id: r.fileId, driveId: r.driveId, ownerEmail: r.ownerEmail };
-};
 
 /** The role a downgraded permission had: what undo puts back. */
 const formerRoleOf = (pre: TPreImage | null): TPermissionRole | null =>

@@ -10,6 +10,7 @@ import {
   sha256Hex,
   type TCredentialLookup,
 } from "./credentials";
+import type { TDataEpoch } from "./data-epochs";
 import { metrics } from "./metrics";
 import type { TPrincipal } from "./principal";
 import type { RateLimits, TGateDecision, TRateDecision } from "./rate-limit";
@@ -25,6 +26,8 @@ export type TGateResult = {
   failure: TCredentialFailure | null;
   /** The organization's credential epoch the principal was checked against. */
   epoch: number | null;
+  /** The organization's data epoch read in the same round trip (data-epochs.ts); null: do not cache. */
+  dataEpoch: TDataEpoch | null;
 };
 
 export type TAccessGateOptions = {
@@ -35,7 +38,7 @@ export type TAccessGateOptions = {
   touchFlushMs?: number;
 };
 
-const strip = ({ epoch: _e, ...d }: TGateDecision): TRateDecision => d;
+const strip = ({ epoch: _e, dataEpoch: _d, ...d }: TGateDecision): TRateDecision => d;
 
 /**
  * The request path's checks in one place, cheapest first:
@@ -75,19 +78,31 @@ export class AccessGate {
     const { limits } = this.o;
     if (presented === null || presented.kind === "malformed") {
       const d = await limits.hit("anonymous", client, { cost });
-      return { decision: strip(d), principal: null, failure: presented ? "malformed" : null, epoch: null };
+      return {
+        decision: strip(d),
+        principal: null,
+        failure: presented ? "malformed" : null,
+        epoch: null,
+        dataEpoch: null,
+      };
     }
     const now = Date.now();
     const hash = sha256Hex(presented.token);
     const cached = this.cache.get(hash, now);
     if (cached) {
       const orgId = cached.principal.org.id;
-      const d = await limits.hit("authenticated", client, { cost, epoch: { orgId } });
+      const d = await limits.hit("authenticated", client, { cost, epoch: { orgId, data: true } });
       if (d.epoch !== null && d.epoch === cached.epoch) {
         metrics.credentialChecks.inc({ source: "cache", outcome: "ok" });
         cached.lastUsedAt = now;
         this.touches.record(cached.principal.kind, cached.principal.credentialId, now);
-        return { decision: strip(d), principal: cached.principal, failure: null, epoch: cached.epoch };
+        return {
+          decision: strip(d),
+          principal: cached.principal,
+          failure: null,
+          epoch: cached.epoch,
+          dataEpoch: d.dataEpoch,
+        };
       }
       // Changed since it was cached (or Redis is unreachable): the database decides, and the
       // request has already been counted.
@@ -100,19 +115,35 @@ export class AccessGate {
         epoch: { orgId: fresh.principal.org.id, atLeast: fresh.epoch },
       });
       this.remember(hash, fresh, published.epoch, now);
-      return { decision: strip(d), principal: fresh.principal, failure: null, epoch: fresh.epoch };
+      // The data epoch was read before the lookup, so whatever the request reads is no older.
+      return {
+        decision: strip(d),
+        principal: fresh.principal,
+        failure: null,
+        epoch: fresh.epoch,
+        dataEpoch: d.dataEpoch,
+      };
     }
 
     const peek = await limits.hit("credentialFailures", client, { cost: 0 });
-    if (!peek.allowed) return { decision: strip(peek), principal: null, failure: null, epoch: null };
+    if (!peek.allowed) {
+      return { decision: strip(peek), principal: null, failure: null, epoch: null, dataEpoch: null };
+    }
     const found = await this.lookup(presented, hash);
     if (!found.ok) return this.failed(client, cost, found.reason);
     const d = await limits.hit("authenticated", client, {
       cost,
-      epoch: { orgId: found.principal.org.id, atLeast: found.epoch },
+      epoch: { orgId: found.principal.org.id, atLeast: found.epoch, data: true },
     });
     this.remember(hash, found, d.epoch, now);
-    return { decision: strip(d), principal: found.principal, failure: null, epoch: found.epoch };
+    // Read after the lookup, before the request's own reads: what those read is no older.
+    return {
+      decision: strip(d),
+      principal: found.principal,
+      failure: null,
+      epoch: found.epoch,
+      dataEpoch: d.dataEpoch,
+    };
   }
 
   /**
@@ -121,7 +152,7 @@ export class AccessGate {
    */
   async checkStatic(client: string): Promise<TGateResult> {
     const d = await this.o.limits.hit("docs", client);
-    return { decision: strip(d), principal: null, failure: null, epoch: null };
+    return { decision: strip(d), principal: null, failure: null, epoch: null, dataEpoch: null };
   }
 
   /** A credential that failed its lookup: the request is anonymous, and the failure is counted. */
@@ -130,7 +161,7 @@ export class AccessGate {
       this.o.limits.hit("anonymous", client, { cost }),
       this.o.limits.hit("credentialFailures", client, { cost: 1 }),
     ]);
-    return { decision: strip(anon), principal: null, failure: reason, epoch: null };
+    return { decision: strip(anon), principal: null, failure: reason, epoch: null, dataEpoch: null };
   }
 
   /** One database lookup per token at a time: a burst of requests with a new key shares it. */

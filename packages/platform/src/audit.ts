@@ -2,6 +2,7 @@ import { auditLog, type Db } from "@posture/db";
 import type { TActor } from "./actor";
 import { desc, eq } from "drizzle-orm";
 import { appendKeyedAudit, auditKey, lockAuditChain } from "./audit-chain";
+import { noteReadWrite } from "./data-epochs";
 
 export const AUDIT_ACTIONS = [
   "SIGN_IN",
@@ -78,6 +79,7 @@ export type TAuditEntry = {
  * unkeyed — refused once the organization's chain holds a keyed row.
  */
 export async function recordAudit(db: Db, entry: TAuditEntry): Promise<void> {
+  noteReadWrite(entry.orgId);
   const key = auditKey();
   const row = {
     orgId: entry.orgId,

@@ -11,6 +11,7 @@ export * from "./context";
 export * from "./jobs";
 export * from "./credentials";
 export * from "./rate-limit";
+export * from "./data-epochs";
 export * from "./client-address";
 export * from "./credential-cache";
 export * from "./credential-touches";

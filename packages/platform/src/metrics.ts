@@ -34,6 +34,11 @@ export const metrics = {
     help: "Credentials checked on the request path: cache (no database) or lookup (PostgreSQL), by outcome",
     labelNames: ["source", "outcome"] as const,
   }),
+  readCache: new client.Counter({
+    name: "read_cache_requests_total",
+    help: "JSON GETs and the read cache: hit (answered from memory), miss (read and stored), bypass (a write in progress, the epoch unknown, or not cacheable)",
+    labelNames: ["outcome"] as const,
+  }),
   jobDuration: new client.Histogram({
     name: "job_duration_seconds",
     help: "Background job run time, by job name and outcome",

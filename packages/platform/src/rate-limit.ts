@@ -1,4 +1,12 @@
 import type { Redis } from "ioredis";
+import {
+  dataEpochKeys,
+  LocalDataEpochs,
+  seedEpoch,
+  ALL_ORGANIZATIONS,
+  type TDataEpoch,
+  type TDataEpochStore,
+} from "./data-epochs";
 import { AppError } from "./errors";
 import { metrics } from "./metrics";
 
@@ -57,8 +65,10 @@ export function rateLimitedError(d: TRateDecision): AppError {
 /**
  * One round trip: a fixed-window counter (INCRBY, or a plain read when the cost is 0) and,
  * when a second key is given, the organization's published credential epoch, raised first to
- * ARGV[3] when that is higher (the value just read from PostgreSQL). Returns {count, ms to
- * reset, epoch or -1}.
+ * ARGV[3] when that is higher (the value just read from PostgreSQL); when four more are given,
+ * the organization's and every organization's data epoch (data-epochs.ts), or '' while a write
+ * of either is in progress (marks that expired before ARGV[4], now, are dropped first; an absent
+ * epoch starts at ARGV[5]). Returns {count, ms to reset, epoch or -1, data epoch or ''}.
  */
 const WINDOW_SCRIPT = `
 local cost = tonumber(ARGV[2])
@@ -83,7 +93,41 @@ if #KEYS > 1 then
     epoch = seen
   end
 end
-return {count, ttl, epoch}
+local data = ''
+if #KEYS > 2 then
+  local now = tonumber(ARGV[4])
+  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+  redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now)
+  if redis.call('ZCARD', KEYS[4]) + redis.call('ZCARD', KEYS[6]) == 0 then
+    local own = redis.call('GET', KEYS[3])
+    if not own then own = ARGV[5]; redis.call('SET', KEYS[3], own) end
+    local all = redis.call('GET', KEYS[5])
+    if not all then all = ARGV[5]; redis.call('SET', KEYS[5], all) end
+    data = own .. ':' .. all
+  end
+end
+return {count, ttl, epoch, data}
+`;
+
+/**
+ * A write's marks (data-epochs.ts) on each organization's pair of keys (epoch, writes in
+ * progress): ARGV[4] 'begin' and 'end' bump the epoch (from ARGV[3] when absent); 'begin' and
+ * 'renew' list the write ARGV[1] until ARGV[2], 'end' takes it off.
+ */
+const DATA_WRITE_SCRIPT = `
+local mode = ARGV[4]
+for i = 1, #KEYS, 2 do
+  if mode ~= 'renew' then
+    if redis.call('EXISTS', KEYS[i]) == 0 then redis.call('SET', KEYS[i], ARGV[3]) end
+    redis.call('INCR', KEYS[i])
+  end
+  if mode == 'end' then
+    redis.call('ZREM', KEYS[i + 1], ARGV[1])
+  else
+    redis.call('ZADD', KEYS[i + 1], ARGV[2], ARGV[1])
+  end
+end
+return 1
 `;
 
 /**
@@ -98,8 +142,9 @@ return redis.call('DECRBY', KEYS[1], math.min(count, tonumber(ARGV[1])))
 `;
 
 type TWindowRedis = Redis & {
-  postureWindow: (...args: Array<string | number>) => Promise<[number, number, number]>;
+  postureWindow: (...args: Array<string | number>) => Promise<[number, number, number, string]>;
   postureRefund: (...args: Array<string | number>) => Promise<number>;
+  postureDataWrite: (...args: Array<string | number>) => Promise<number>;
 };
 
 /** Per-process fixed windows: the embedded default, and the fallback while Redis is away. */
@@ -131,12 +176,18 @@ class MemoryWindows {
 export type TConsumeOptions = {
   /** Points this request costs (a tRPC batch costs one per call); 0 only reads the counter. */
   cost?: number;
-  /** Read (and heal) this organization's published credential epoch in the same round trip. */
-  epoch?: { orgId: string; atLeast?: number };
+  /**
+   * Read (and heal) this organization's published credential epoch in the same round trip and,
+   * with `data`, its data epoch (data-epochs.ts).
+   */
+  epoch?: { orgId: string; atLeast?: number; data?: boolean };
 };
 
-/** A decision, plus the published credential epoch when one was asked for (null: unknown). */
-export type TGateDecision = TRateDecision & { epoch: number | null };
+/**
+ * A decision, plus the published credential epoch when one was asked for (null: unknown) and the
+ * data epoch (null: unknown, or a write in progress: nothing may be cached).
+ */
+export type TGateDecision = TRateDecision & { epoch: number | null; dataEpoch: TDataEpoch | null };
 
 export type TRateLimitOptions = {
   /**
@@ -160,8 +211,10 @@ export const DEFAULT_REDIS_LIMIT_COOLDOWN_MS = 1_000;
  * limits stay enforced per process, requests never wait on Redis for longer than that bound
  * (the client has no offline queue), and shared counting resumes by itself.
  */
-export class RateLimits {
+export class RateLimits implements TDataEpochStore {
   private readonly memory = new MemoryWindows();
+  // Embedded mode: the data epochs are this process's own too.
+  private readonly localData = new LocalDataEpochs();
   // Embedded mode: the published epochs are this process's own.
   private readonly localEpochs = new Map<string, number>();
   private readonly timeoutMs: number;
@@ -182,6 +235,9 @@ export class RateLimits {
     }
     if (redis && !("postureRefund" in redis)) {
       redis.defineCommand("postureRefund", { numberOfKeys: 1, lua: REFUND_SCRIPT });
+    }
+    if (redis && !("postureDataWrite" in redis)) {
+      redis.defineCommand("postureDataWrite", { lua: DATA_WRITE_SCRIPT });
     }
   }
 
@@ -204,12 +260,18 @@ export class RateLimits {
     let count: number;
     let ttlMs: number;
     let epoch: number | null;
+    let dataEpoch: TDataEpoch | null = null;
     if (shared) {
-      [count, ttlMs, epoch] = shared;
+      let data: string;
+      [count, ttlMs, epoch, data] = shared;
+      if (data) dataEpoch = data;
     } else {
-      ({ count, ttlMs } = this.memory.hit(counterKey, windowMs, cost, Date.now()));
-      // A replica cut off from Redis cannot see other replicas' revocations: no epoch, no cache.
+      const now = Date.now();
+      ({ count, ttlMs } = this.memory.hit(counterKey, windowMs, cost, now));
+      // A replica cut off from Redis cannot see other replicas' revocations or writes: no epoch,
+      // no cache.
       epoch = o.epoch && !this.redis ? this.localEpoch(o.epoch.orgId, o.epoch.atLeast) : null;
+      if (o.epoch?.data && !this.redis) dataEpoch = this.localData.read(o.epoch.orgId, now);
     }
     // A read (cost 0) asks whether one more request would pass.
     const allowed = cost === 0 ? count < policy.points : count <= policy.points;
@@ -220,6 +282,7 @@ export class RateLimits {
       remaining: Math.max(0, policy.points - count),
       resetSec: Math.max(1, Math.ceil(ttlMs / 1000)),
       epoch: epoch === -1 ? null : epoch,
+      dataEpoch,
       ...(charge && allowed ? { charge } : {}),
     };
   }
@@ -249,14 +312,71 @@ export class RateLimits {
     windowMs: number,
     cost: number,
     epoch: TConsumeOptions["epoch"],
-  ): Promise<[number, number, number] | null> {
+  ): Promise<[number, number, number, string] | null> {
     const redis = this.redis as TWindowRedis | null;
     if (!redis || Date.now() < this.skipRedisUntil) return null;
-    return this.bounded(() =>
-      epoch
-        ? redis.postureWindow(2, counterKey, this.epochKey(epoch.orgId), windowMs, cost, epoch.atLeast ?? -1)
-        : redis.postureWindow(1, counterKey, windowMs, cost),
+    return this.bounded(() => {
+      if (!epoch) return redis.postureWindow(1, counterKey, windowMs, cost);
+      const credential = this.epochKey(epoch.orgId);
+      if (!epoch.data)
+        return redis.postureWindow(2, counterKey, credential, windowMs, cost, epoch.atLeast ?? -1);
+      const own = dataEpochKeys(this.keyPrefix, epoch.orgId);
+      const all = dataEpochKeys(this.keyPrefix, ALL_ORGANIZATIONS);
+      const now = Date.now();
+      return redis.postureWindow(
+        6,
+        counterKey,
+        credential,
+        own.epoch,
+        own.writing,
+        all.epoch,
+        all.writing,
+        windowMs,
+        cost,
+        epoch.atLeast ?? -1,
+        now,
+        seedEpoch(now),
+      );
+    });
+  }
+
+  // The data epochs' store (data-epochs.ts): Redis when there is one, else this process's memory.
+  // A Redis that fails or does not answer in time throws, so the writer can say so.
+
+  begin(orgIds: readonly string[], token: string, expiresAt: number): Promise<void> {
+    return this.dataWrite(orgIds, token, expiresAt, "begin");
+  }
+
+  renew(orgIds: readonly string[], token: string, expiresAt: number): Promise<void> {
+    return this.dataWrite(orgIds, token, expiresAt, "renew");
+  }
+
+  end(orgIds: readonly string[], token: string): Promise<void> {
+    return this.dataWrite(orgIds, token, 0, "end");
+  }
+
+  private async dataWrite(
+    orgIds: readonly string[],
+    token: string,
+    expiresAt: number,
+    mode: "begin" | "renew" | "end",
+  ): Promise<void> {
+    const redis = this.redis as TWindowRedis | null;
+    if (!redis) {
+      if (mode === "end") return this.localData.end(orgIds, token);
+      return mode === "begin"
+        ? this.localData.begin(orgIds, token, expiresAt)
+        : this.localData.renew(orgIds, token, expiresAt);
+    }
+    const keys = orgIds.flatMap((id) => {
+      const k = dataEpochKeys(this.keyPrefix, id);
+      return [k.epoch, k.writing];
+    });
+    // Sent even during a cool-off, like a credential epoch's publication: a write matters more.
+    const done = await this.bounded(() =>
+      redis.postureDataWrite(keys.length, ...keys, token, expiresAt, seedEpoch(Date.now()), mode),
     );
+    if (done === null) throw new Error(`data epochs: Redis did not take the write's ${mode}`);
   }
 
   /**
@@ -330,7 +450,7 @@ export class RateLimits {
   }
 
   async consume(policyName: TRatePolicyName, key: string): Promise<TRateDecision> {
-    const { epoch: _epoch, ...decision } = await this.hit(policyName, key);
+    const { epoch: _epoch, dataEpoch: _data, ...decision } = await this.hit(policyName, key);
     return decision;
   }
 

@@ -15,7 +15,7 @@ import { z } from "zod";
 import { demoLog, demoRuntime } from "./demo-runtime";
 import { readCliEnv } from "./env";
 
-type TResult = Record<string, unknown>;
+export type TResult = Record<string, unknown>;
 /** What a check found wrong: its result is still printed, and the CLI exits 3. */
 type TFault = { code: string; message: string };
 

@@ -12,6 +12,8 @@ export type TCliEnv = {
   /** The evidence signing key and the previous public keys, as the server has them (the demo seed signs). */
   evidenceSigningKey: string | undefined;
   evidenceSigningKeysPrevious: string | undefined;
+  /** The servers' Redis: a writing command marks the data epochs their read caches check. */
+  redisUrl: string | undefined;
 };
 
 export function readCliEnv(source: NodeJS.ProcessEnv = process.env): TCliEnv {
@@ -23,5 +25,6 @@ export function readCliEnv(source: NodeJS.ProcessEnv = process.env): TCliEnv {
     auditHmacKey: source.AUDIT_HMAC_KEY || undefined,
     evidenceSigningKey: source.EVIDENCE_SIGNING_KEY || undefined,
     evidenceSigningKeysPrevious: source.EVIDENCE_SIGNING_KEYS_PREVIOUS || undefined,
+    redisUrl: source.REDIS_URL || undefined,
   };
 }

@@ -1,11 +1,21 @@
 import { DataDirInUseError, openDb } from "@posture/db";
-import { auditKeyMatches, isAppError, setAuditKey } from "@posture/platform";
+import {
+  ALL_ORGANIZATIONS,
+  asDataWrite,
+  auditKeyMatches,
+  createRedis,
+  dataWrites,
+  isAppError,
+  RateLimits,
+  setAuditKey,
+  type TDataWrites,
+} from "@posture/platform";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { loadAuditKey } from "./audit-key";
-import { COMMANDS, isCommandName } from "./commands";
+import { COMMANDS, isCommandName, type TResult } from "./commands";
 import { readCliEnv } from "./env";
 import { evidenceVerify } from "./evidence-verify";
 
@@ -100,6 +110,32 @@ async function verifyCommand(
   return 3;
 }
 
+/**
+ * A writing command beside running servers (DATABASE_URL and REDIS_URL): a write of every
+ * organization for their read caches (data-epochs.ts), marked before and after it, so no server
+ * answers from memory what it changed. Embedded, no server runs beside it (DataDirInUseError).
+ */
+async function asServersWrite<T>(
+  redisUrl: string | undefined,
+  db: Parameters<typeof dataWrites>[0]["db"],
+  readOnly: boolean | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
+  if (readOnly || !redisUrl) return fn();
+  const redis = createRedis(redisUrl);
+  try {
+    const writes: TDataWrites = dataWrites({
+      db,
+      store: new RateLimits(redis, "rl"),
+      onError: (err) =>
+        console.error(`warning: the servers' read caches were not told of this change: ${err.message}`),
+    });
+    return await asDataWrite(writes, [ALL_ORGANIZATIONS], fn);
+  } finally {
+    redis.disconnect();
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const wantsJson = argv.includes("--json");
   try {
@@ -137,7 +173,12 @@ async function main(argv: string[]): Promise<number> {
         );
       }
       setAuditKey(auditKey);
-      const result = await run(handle.db);
+      const result = await asServersWrite(
+        env.redisUrl,
+        handle.db,
+        COMMANDS[name].readOnly,
+        (): Promise<TResult> => run(handle.db),
+      );
       console.log(args.json ? JSON.stringify(result) : JSON.stringify(result, null, 2));
       const fault = COMMANDS[name].fault?.(result);
       if (fault) {

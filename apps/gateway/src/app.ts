@@ -8,6 +8,7 @@ import { httpMetrics } from "./middleware/http-metrics";
 import { idempotency } from "./middleware/idempotency";
 import { access } from "./middleware/access";
 import { conditionalGet } from "./middleware/conditional";
+import { readCacheLookup } from "./middleware/read-cache";
 import { requestId } from "./middleware/request-context";
 import { requestLog } from "./middleware/request-log";
 import { sanitizeInput } from "./middleware/sanitize";
@@ -55,8 +56,10 @@ export function createApp(deps: TGatewayDeps): Express {
   const rest = restHandler(deps, appRouter);
   // Limits first, then credentials (cached; the database only for a credential not seen before).
   app.use(["/api", "/trpc"], wrap(access(deps.access)));
+  // A JSON GET kept at the organization's current data epoch is answered from memory (read-cache.ts).
+  if (deps.readCache) app.use(["/api", "/trpc"], readCacheLookup(deps.readCache, appRouter, deps.limits));
   // Every JSON GET: an ETag over the identity body; If-None-Match → 304, not charged (conditional.ts).
-  app.use(["/api", "/trpc"], conditionalGet(deps.limits));
+  app.use(["/api", "/trpc"], conditionalGet(deps.limits, deps.readCache));
   // Trackers' signed webhooks: the raw body is what their HMAC covers (ticket-events.ts).
   app.use(ticketEventRoutes(deps));
   // Hostile input (depth, size, NUL, lone surrogates) stops here, before anything does work with it.

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Db, DbHandle } from "@posture/db";
-import type { AccessGate, RateLimits, TJobQueue, TProbes, TRuntime } from "@posture/platform";
+import type { AccessGate, RateLimits, TDataWrites, TJobQueue, TProbes, TRuntime } from "@posture/platform";
+import type { ReadCache } from "./read-cache";
 
 /** Everything the gateway is assembled from; built by server.ts (or a test harness). */
 export type TGatewayDeps = {
@@ -11,6 +12,10 @@ export type TGatewayDeps = {
    */
   requestDb: Db;
   limits: RateLimits;
+  /** Marks the data epochs around every write (data-epochs.ts); unset: no read is cached. */
+  dataWrites?: TDataWrites;
+  /** JSON GET answers kept per credential and data epoch (read-cache.ts); unset: none. */
+  readCache?: ReadCache;
   /** Rate limits and credential resolution of every /api and /trpc request (cached, epoch-checked). */
   access: AccessGate;
   jobs: TJobQueue;

@@ -31,6 +31,10 @@ const ZEnv = z.object({
   REDIS_URL: z.string().url().optional(),
   /** How long a request waits for Redis (rate limits, credential epochs) before counting in memory. */
   RATE_LIMIT_REDIS_TIMEOUT_MS: z.coerce.number().int().min(1).max(5_000).default(75),
+  /** The read cache's bound per process (MB of bodies, compressed variants included); 0 turns it off. */
+  READ_CACHE_MAX_MB: z.coerce.number().int().min(0).max(4_096).default(64),
+  /** The longest a cached answer is served (ms), whatever the epochs say: clock-derived fields age. */
+  READ_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   TRUST_PROXY: z.string().optional(),
   COOKIE_SECURE: z.enum(["true", "false"]).default("true"),
   PUBLIC_URL: z.string().url().optional(),

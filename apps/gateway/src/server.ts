@@ -8,7 +8,10 @@ import { buildJobRegistry, startPeriodicJobs } from "@posture/composition/jobs";
 import { createJobQueue, startWorkers, type TJobRegistry, type TWorkers } from "@posture/jobs";
 import {
   AccessGate,
+  ALL_ORGANIZATIONS,
+  asDataWrite,
   createLogger,
+  dataWrites,
   createRedis,
   observedGauge,
   deriveAuditKey,
@@ -27,6 +30,7 @@ import { sql } from "drizzle-orm";
 import type { Redis } from "ioredis";
 import { resumeLeftScans } from "@posture/scans";
 import { createApp } from "./app";
+import { ReadCache } from "./read-cache";
 import { trackConnections } from "./drain";
 import type { TGatewayDeps } from "./deps";
 import { parseTrustProxy, type TEnv } from "./env";
@@ -156,14 +160,30 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
       encryptionKey: runtime.encryptionKey,
     }),
   );
-  await sealUnkeyedAuditChains(db.db, auditKey);
-  // Failed sign-ins a stopped process recorded but did not yet append to the audit chain.
-  await drainSignInFailures(db.db).catch((err: unknown) =>
-    log.warn({ err: (err as Error).message }, "sign-in failures: audit rows not yet appended"),
+  const limits = new RateLimits(
+    redis,
+    opts.rateLimitPrefix ?? "rl",
+    (err) => log.warn({ err: err.message }, "rate limit: redis unavailable, counting in memory"),
+    { redisTimeoutMs: env.RATE_LIMIT_REDIS_TIMEOUT_MS },
   );
+  // Every write of this process (mutations, jobs, the start-up work below) marks the data epochs
+  // the read caches of every replica check (data-epochs.ts).
+  const writes = dataWrites({
+    db: requestDb,
+    store: limits,
+    onError: (err) => log.warn({ err: err.message }, "data epochs: a write could not be marked"),
+  });
+  await asDataWrite(writes, [ALL_ORGANIZATIONS], async () => {
+    await sealUnkeyedAuditChains(db.db, auditKey);
+    // Failed sign-ins a stopped process recorded but did not yet append to the audit chain.
+    await drainSignInFailures(db.db).catch((err: unknown) =>
+      log.warn({ err: (err as Error).message }, "sign-in failures: audit rows not yet appended"),
+    );
+  });
   // Handlers enqueue follow-up jobs, so the registry is resolved lazily, after the queue exists.
   let registry: TJobRegistry | undefined;
-  const registryOf = (): TJobRegistry => (registry ??= buildJobRegistry({ db: db.db, jobs, runtime, log }));
+  const registryOf = (): TJobRegistry =>
+    (registry ??= buildJobRegistry({ db: db.db, jobs, runtime, log, dataWrites: writes }));
   const jobs: TJobQueue =
     opts.jobs ??
     createJobQueue({
@@ -192,16 +212,12 @@ export async function startGateway(opts: TStartOptions): Promise<TGateway> {
   };
   if (redis) probes.redis = async () => void (await redis.ping());
 
-  const limits = new RateLimits(
-    redis,
-    opts.rateLimitPrefix ?? "rl",
-    (err) => log.warn({ err: err.message }, "rate limit: redis unavailable, counting in memory"),
-    { redisTimeoutMs: env.RATE_LIMIT_REDIS_TIMEOUT_MS },
-  );
   const deps: TGatewayDeps = {
     db,
     requestDb,
     limits,
+    dataWrites: writes,
+    readCache: new ReadCache({ maxBytes: env.READ_CACHE_MAX_MB * 1024 * 1024, ttlMs: env.READ_CACHE_TTL_MS }),
     access: new AccessGate({ db: requestDb, limits, log }),
     jobs,
     runtime,

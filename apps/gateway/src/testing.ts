@@ -4,6 +4,7 @@ import { apiKeys, memberships, organizations, sessions, users, type TPlanId, typ
 import { createTestDb, type TestDb } from "@posture/db/testing";
 import { hashPassword } from "@posture/account";
 import {
+  ALL_ORGANIZATIONS,
   createLogger,
   createRedis,
   generateApiKey,
@@ -170,6 +171,11 @@ export async function startTestGateway(opts: TTestGatewayOptions = {}) {
     return `${SESSION_COOKIE}=${s.token}`;
   }
 
+  async function publishDataChanges(orgId: string = ALL_ORGANIZATIONS) {
+    const writes = gateway.deps.dataWrites;
+    if (writes) await (await writes.begin([orgId])).end();
+  }
+
   /** An organization with one member of the given role, holding both an API key and a session. */
   async function createActor(o: { plan?: TPlanId; role?: TRole; isPartner?: boolean; orgId?: string } = {}) {
     const orgId = o.orgId ?? (await createOrg({ plan: o.plan, isPartner: o.isPartner })).id;
@@ -195,7 +201,15 @@ export async function startTestGateway(opts: TTestGatewayOptions = {}) {
      * What an operator's out-of-band SQL change to credentials needs to take effect before the
      * cache TTL: the organization's credential epoch (bumped by the triggers) published.
      */
-    publishCredentialChanges: (orgId: string) => gateway.deps.access.afterMutation(orgId, null),
+    publishCredentialChanges: async (orgId: string) => {
+      await gateway.deps.access.afterMutation(orgId, null);
+      await publishDataChanges(orgId);
+    },
+    /**
+     * What an out-of-band SQL change to an organization's data needs to be seen by every read
+     * cache (a test's fixture written to the database directly): its data epochs marked.
+     */
+    publishDataChanges,
     /** Writes the batched lastUsedAt / lastSeenAt times now instead of at the next flush. */
     flushCredentialUse: () => gateway.deps.access.touches.flush(),
     /** Waits for the jobs this gateway queued (a scan's partner refresh, deliveries) to finish. */

@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import { ALL_ORGANIZATIONS, asDataWrite } from "@posture/platform";
 import { receiveTicketEvent } from "@posture/posture";
 import type { TGatewayDeps } from "./deps";
 import { BODY_LIMIT_BYTES } from "./middleware/body";
@@ -18,10 +19,13 @@ export function ticketEventRoutes(deps: TGatewayDeps): Router {
     async (req: Request, res: Response, next: NextFunction) => {
       try {
         const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-        const result = await receiveTicketEvent(
-          deps.db.db,
-          { hookId: String(req.params.hookId), headers: req.headers, rawBody },
-          { runtime: deps.runtime, jobs: deps.jobs },
+        // Whose tickets it moves is known only inside: a write of every organization.
+        const result = await asDataWrite(deps.dataWrites, [ALL_ORGANIZATIONS], () =>
+          receiveTicketEvent(
+            deps.db.db,
+            { hookId: String(req.params.hookId), headers: req.headers, rawBody },
+            { runtime: deps.runtime, jobs: deps.jobs },
+          ),
         );
         res.status(200).json(result);
       } catch (err) {

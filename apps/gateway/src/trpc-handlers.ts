@@ -73,6 +73,7 @@ export function contextFactory(deps: TGatewayDeps) {
       probes: deps.probes,
       publishCredentialChanges: (orgId) =>
         deps.access.afterMutation(orgId, orgId === req.principal?.org.id ? req.credentialEpoch : null),
+      ...(deps.dataWrites ? { dataWrites: deps.dataWrites } : {}),
     };
   };
 }

@@ -4,6 +4,9 @@ import { createBullQueue, type TJobRegistry } from "@posture/jobs";
 import {
   collectProcessMetrics,
   createLogger,
+  createRedis,
+  dataWrites,
+  RateLimits,
   deriveAuditKey,
   observedGauge,
   ownMetrics,
@@ -60,9 +63,18 @@ const jobs = createBullQueue({
   registry: () => registry,
   onError: (err) => log.warn({ err: err.message }, "job queue redis error"),
 });
+// Each job marks the data epochs of its organizations, which every gateway's read cache checks
+// (data-epochs.ts): the keys are the rate limiter's, under the gateway's default prefix.
+const redis = createRedis(env.REDIS_URL, (err) => log.warn({ err: err.message }, "data epochs: redis error"));
+const writes = dataWrites({
+  db: db.db,
+  store: new RateLimits(redis, "rl"),
+  onError: (err) => log.warn({ err: err.message }, "data epochs: a write could not be marked"),
+});
 const registry: TJobRegistry = buildJobRegistry({
   db: db.db,
   jobs,
+  dataWrites: writes,
   runtime: {
     encryptionKey: parseEncryptionKey(env.ENCRYPTION_KEY),
     publicUrl: env.PUBLIC_URL,
@@ -125,6 +137,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       stopPeriodic();
       await scheduler.close();
       await jobs.close();
+      redis.disconnect();
       await db.close();
     })().then(
       () => {

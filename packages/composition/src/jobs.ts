@@ -4,6 +4,7 @@ import {
   startPeriodicTasks,
   type TJobRegistry,
   type TPeriodicOptions,
+  withDataWrites,
 } from "@posture/jobs";
 import type { TJobQueue } from "@posture/platform";
 import { JOB_MODULES, type TJobDeps } from "./modules";
@@ -11,9 +12,10 @@ import { JOB_MODULES, type TJobDeps } from "./modules";
 export { JOB_MODULES, type TJobDeps } from "./modules";
 export { housekeepingJobs, PURGE_JOB } from "./housekeeping";
 
-/** Every job of the service, as the packages define them. */
+/** Every job of the service, as the packages define them (each run as a write of its organizations). */
 export function buildJobRegistry(deps: TJobDeps): TJobRegistry {
-  return combineJobModules(JOB_MODULES, deps);
+  const registry = combineJobModules(JOB_MODULES, deps);
+  return deps.dataWrites ? withDataWrites(registry, deps.dataWrites) : registry;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Db } from "@posture/db";
 import type { TJobModule } from "@posture/jobs";
-import type { TJobQueue, TLogger, TRuntime } from "@posture/platform";
+import type { TDataWrites, TJobQueue, TLogger, TRuntime } from "@posture/platform";
 import { complianceJobModule } from "@posture/compliance";
 import { incidentJobs } from "@posture/incidents";
 import { partnerJobModule } from "@posture/partner";
@@ -20,6 +20,8 @@ export type TJobDeps = {
   jobs: TJobQueue;
   runtime: TRuntime;
   log: TLogger;
+  /** Marks each job's organizations as written (data-epochs.ts), so no read cache serves stale data. */
+  dataWrites?: TDataWrites;
 };
 
 /**

@@ -9,6 +9,7 @@ export { createInProcessQueue, type TInProcessOptions } from "./in-process";
 export { createBullQueue, LEGACY_QUEUE_NAME, type TBullQueueOptions } from "./bullmq";
 export { startWorkers, type TWorkers, type TWorkersOptions } from "./workers";
 export { withTimeout } from "./timeout";
+export { withDataWrites } from "./data-writes";
 
 /** Default Redis key prefix of the job queue; the gateway and the scheduler must agree on it. */
 export const DEFAULT_JOBS_PREFIX = "jobs";

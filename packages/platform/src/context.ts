@@ -1,5 +1,6 @@
 import type { TResolver } from "./outbound/guard";
 import type { Db } from "@posture/db";
+import type { TDataWrites } from "./data-epochs";
 import type { TJobQueue } from "./jobs";
 import type { TPrincipal } from "./principal";
 import type { RateLimits } from "./rate-limit";
@@ -98,6 +99,11 @@ export type TContext = {
    * factory calls it after each successful mutation; cheap when nothing changed.
    */
   publishCredentialChanges: (orgId: string) => Promise<void>;
+  /**
+   * Marks the organization's data as being written around each mutation (data-epochs.ts), so
+   * that no replica's read cache serves what it changes. Unset: nothing caches reads.
+   */
+  dataWrites?: TDataWrites;
   /**
    * What the REST layer found wrong with the request's shape before validation (a field or query
    * parameter the operation does not take, a body that is not an object): thrown by the access

@@ -2,6 +2,7 @@ import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { TRole } from "@posture/db";
 import type { TAuthedContext, TContext } from "./context";
+import { ALL_ORGANIZATIONS, asDataWrite, asRead } from "./data-epochs";
 import type { TDownloadMeta } from "./download";
 import { AppError, type TErrorCode } from "./errors";
 import { hasRole, type TPrincipal } from "./principal";
@@ -35,6 +36,12 @@ export type TMeta = OpenApiMeta<{
    */
   longReads?: true;
   successStatus?: 201 | 202;
+  /**
+   * `false`: the gateway's read cache never keeps this GET's answer — it shows what changes
+   * without a write (a credential's last use, written in batches off the request path) or is
+   * charged to a budget of its own that a cached answer would skip.
+   */
+  readCache?: false;
   download?: TDownloadMeta;
   errors?: readonly TErrorCode[];
 }>;
@@ -139,13 +146,24 @@ async function publishAfterMutation(ctx: TContext, type: string, ok: boolean): P
   if (type === "mutation" && ok && orgId) await ctx.publishCredentialChanges(orgId);
 }
 
+/**
+ * Which organizations' data a call writes, for the read caches (data-epochs.ts): a mutation
+ * writes its principal's organization; a public mutation (sign-in, sign-up, an invitation
+ * accepted) has no organization until it has run, so it counts as a write of every organization.
+ * A query writes nothing, or says so (`asRead`).
+ */
+function writeScope(ctx: TContext, type: string): string[] | null {
+  return type === "mutation" ? [ctx.principal?.org.id ?? ALL_ORGANIZATIONS] : null;
+}
+
 // Public procedures: the REST layer's finding about the request's fields (context.ts) in the
 // input's place in the order, and credential changes published after a mutation (sign-in).
 const publicAccess = t.middleware(async ({ ctx, type, next }) => {
   // A read-only key presented to a public mutation (sign-in, sign-out) is refused like any write.
   checkScope(ctx.principal, type);
   if (ctx.requestProblem) throw ctx.requestProblem;
-  const result = await next();
+  const scope = writeScope(ctx, type);
+  const result = scope ? await asDataWrite(ctx.dataWrites, scope, () => next()) : await next();
   await publishAfterMutation(ctx, type, result.ok);
   return result;
 });
@@ -168,7 +186,9 @@ export function procedure(access: TAccess & { auth: Exclude<TAuthMode, "public">
     // tRPC merges the given fields into the context: the principal, now known to be present, and
     // for a report, export or PDF the database under the pool's longer bounds.
     const db = (meta?.download || meta?.longReads ? ctx.reportDb : undefined) ?? ctx.db;
-    const result = await next({ ctx: { principal, db } satisfies Partial<TAuthedContext> });
+    const scope = writeScope(ctx, type);
+    const run = () => next({ ctx: { principal, db } satisfies Partial<TAuthedContext> });
+    const result = scope ? await asDataWrite(ctx.dataWrites, scope, run) : await asRead(ctx.dataWrites, run);
     await publishAfterMutation(ctx, type, result.ok);
     return result;
   });

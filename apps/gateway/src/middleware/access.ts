@@ -82,6 +82,7 @@ export function access(gate: AccessGate) {
     req.credentialFailure = null;
     req.credentialSource = null;
     req.credentialEpoch = null;
+    req.dataEpoch = null;
     req.rateDecision = undefined;
     if (isExempt(req)) {
       req.clientIp = req.ip;
@@ -108,6 +109,7 @@ export function access(gate: AccessGate) {
     req.principal = result.principal;
     req.credentialFailure = result.failure;
     req.credentialEpoch = result.epoch;
+    req.dataEpoch = result.dataEpoch;
     req.rateDecision = result.decision;
     next();
   };

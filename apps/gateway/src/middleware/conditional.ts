@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import { rateLimitHeaders, type RateLimits } from "@posture/platform";
+import type { ReadCache } from "../read-cache";
+import type { TReadCacheSlot } from "./read-cache";
 import { isDocsRequest } from "./access";
 
 /** What a JSON GET answers with (and a 304 keeps): revalidate every time, never in a shared cache. */
@@ -41,8 +43,49 @@ function addVary(res: Response, field: string): void {
 
 type TChunk = Buffer | string | Uint8Array;
 
+/** The validator and caching headers of every tagged JSON answer, fresh or from the read cache. */
+export function setValidators(res: Response, tag: string): void {
+  res.setHeader("ETag", tag);
+  res.setHeader("Cache-Control", JSON_GET_CACHE_CONTROL);
+  addVary(res, "Accept-Encoding");
+}
+
+/**
+ * Turns the answer into a 304: the validators and caching headers stay, the representation's own
+ * do not, and the points the limiter charged on the way in are given back.
+ */
+export function notModified(req: Request, res: Response, limits: RateLimits): void {
+  res.statusCode = 304;
+  res.removeHeader("Content-Type");
+  res.removeHeader("Content-Length");
+  if (req.rateDecision) {
+    const refunded = limits.refund(req.rateDecision);
+    req.rateDecision = refunded;
+    const headers = rateLimitHeaders(refunded);
+    res.setHeader("RateLimit", headers.RateLimit ?? "");
+  }
+}
+
+/** Headers every answer gets on its way (set before the read cache looks, or after it): not kept. */
+const NOT_KEPT = new Set(["etag", "cache-control", "vary", "content-length", "content-encoding"]);
+
+/**
+ * Keeps a 200 JSON answer in the read cache under the epoch its request saw before it read,
+ * with the headers its procedure set (a Link, a Deprecation); never one that sets a cookie.
+ */
+function keep(cache: ReadCache, slot: TReadCacheSlot, res: Response, body: Buffer, tag: string): void {
+  if (res.hasHeader("Set-Cookie")) return;
+  const headers: Array<readonly [string, string | string[]]> = [];
+  for (const name of res.getHeaderNames()) {
+    if (slot.baseline.has(name) || NOT_KEPT.has(name)) continue;
+    const value = res.getHeader(name);
+    if (value !== undefined) headers.push([name, typeof value === "number" ? String(value) : value]);
+  }
+  cache.set(slot.key, { epoch: slot.epoch, storedAt: slot.at, body, tag, headers });
+}
+
 /** tRPC's streamed batches must leave part by part: never held, never tagged. */
-const streamed = (req: Request) =>
+export const streamed = (req: Request) =>
   /(^|,)\s*application\/jsonl\s*(;|,|$)/i.test(`${req.get("trpc-accept") ?? ""},${req.get("accept") ?? ""}`);
 
 /**
@@ -60,7 +103,7 @@ const streamed = (req: Request) =>
  * already being streamed, the API reference (its own public caching, docs-page.ts) — passes
  * through as written, as soon as that is known.
  */
-export function conditionalGet(limits: RateLimits) {
+export function conditionalGet(limits: RateLimits, cache?: ReadCache) {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (req.method !== "GET" || isDocsRequest(req) || streamed(req)) return next();
     const write = res.write.bind(res) as (...args: unknown[]) => boolean;
@@ -108,23 +151,13 @@ export function conditionalGet(limits: RateLimits) {
       res.end = end as Response["end"];
       const body = held.length === 1 ? (held[0] as Buffer) : Buffer.concat(held);
       const tag = entityTag(body);
-      res.setHeader("ETag", tag);
-      res.setHeader("Cache-Control", JSON_GET_CACHE_CONTROL);
-      addVary(res, "Accept-Encoding");
+      if (cache && req.readCacheSlot) keep(cache, req.readCacheSlot, res, body, tag);
+      setValidators(res, tag);
       if (!noneMatch(req.get("if-none-match"), tag)) {
         res.setHeader("Content-Length", body.length);
         return callback ? end(body, callback) : end(body);
       }
-      // 304: the validators and caching headers stay; the representation's own do not.
-      res.statusCode = 304;
-      res.removeHeader("Content-Type");
-      res.removeHeader("Content-Length");
-      if (req.rateDecision) {
-        const refunded = limits.refund(req.rateDecision);
-        req.rateDecision = refunded;
-        const headers = rateLimitHeaders(refunded);
-        res.setHeader("RateLimit", headers.RateLimit ?? "");
-      }
+      notModified(req, res, limits);
       return callback ? end(callback) : end();
     }) as Response["end"];
     next();

@@ -12,6 +12,8 @@ export const getSessionMeta = {
     description: "The signed-in user and organization, as returned by sign-in; 401 without a live session.",
     protect: true,
   },
+  // Shows the credential itself, whose use is written in batches off the request path.
+  readCache: false,
 } satisfies TMeta;
 
 export const ZGetSessionInput = z.void();

@@ -12,6 +12,8 @@ export const listKeysMeta = {
       "Key metadata, newest first. Only the display prefix is ever shown, never the key or its hash.",
     protect: true,
   },
+  // Shows the credential itself, whose use is written in batches off the request path.
+  readCache: false,
 } satisfies TMeta;
 
 export const ZListKeysInput = z.void();

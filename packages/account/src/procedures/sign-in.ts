@@ -20,7 +20,7 @@ export const signIn = publicProcedure
     }).catch((err: unknown) => {
       // The failure is recorded; its audit row is appended once the 401 is on its way.
       if (err instanceof AppError && err.code === "invalid_credentials") {
-        ctx.response.afterResponse(() => drainSoon(ctx.db, ctx.log));
+        ctx.response.afterResponse(() => drainSoon(ctx.db, ctx.log, ctx.dataWrites));
       }
       throw err;
     });

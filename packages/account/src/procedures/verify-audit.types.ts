@@ -13,6 +13,8 @@ export const verifyAuditMeta = {
   },
   // One query over the whole chain: on a large organization it outlasts a request's 2 s bound.
   longReads: true,
+  // It exists to find changes made outside the service: verified on every request, never kept.
+  readCache: false,
 } satisfies TMeta;
 
 export const ZVerifyAuditInput = z.void();

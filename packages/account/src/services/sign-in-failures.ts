@@ -1,5 +1,5 @@
 import { organizations, signInFailures, type Db } from "@posture/db";
-import { audit, type TLogger } from "@posture/platform";
+import { ALL_ORGANIZATIONS, asDataWrite, audit, type TDataWrites, type TLogger } from "@posture/platform";
 import { asc, eq, inArray } from "drizzle-orm";
 
 /**
@@ -98,8 +98,12 @@ export async function drainSignInFailures(db: Db, max = 1_000): Promise<number> 
 let running: Promise<void> | null = null;
 let again = false;
 
-/** Starts a drain (call it once the response has been sent), unless one runs: then it runs again after. */
-export function drainSoon(db: Db, log: TLogger): void {
+/**
+ * Starts a drain (call it once the response has been sent), unless one runs: then it runs again
+ * after. The audit rows it appends are a write of every organization they may belong to, for the
+ * read caches (data-epochs.ts).
+ */
+export function drainSoon(db: Db, log: TLogger, writes?: TDataWrites): void {
   if (running) {
     again = true;
     return;
@@ -108,7 +112,7 @@ export function drainSoon(db: Db, log: TLogger): void {
     .then(async () => {
       do {
         again = false;
-        await drainSignInFailures(db);
+        await asDataWrite(writes, [ALL_ORGANIZATIONS], () => drainSignInFailures(db));
       } while (again);
     })
     .catch((err: unknown) => {

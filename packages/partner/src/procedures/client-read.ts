@@ -33,6 +33,7 @@ export function clientReadProcedure<T extends TClientRead>(name: TClientReadName
               partnerOrgId: ctx.principal.org.id,
               actor: actorOf(ctx.principal),
               viewer: { role: ctx.principal.role },
+              ...(ctx.dataWrites ? { dataWrites: ctx.dataWrites } : {}),
             },
             name,
             read,

@@ -2,6 +2,7 @@ import { and, eq, gt, sql } from "drizzle-orm";
 import { auditLog, organizations, partnerAccess, type Db, type TPlanId } from "@posture/db";
 import {
   AppError,
+  asDataWrite,
   atLeast,
   audit,
   effectivePlan,
@@ -9,13 +10,20 @@ import {
   minimumPlanFor,
   PLANS,
   type TActor,
+  type TDataWrites,
 } from "@posture/platform";
 import type { TClientRead, TClientReadName, TClientViewer } from "../client-reads";
 
 /** One PARTNER_CLIENT_READ row per partner user, client and read within this window. */
 export const CLIENT_READ_AUDIT_WINDOW_MINUTES = 15;
 
-type TPartnerScope = { partnerOrgId: string; actor: TActor; viewer: TClientViewer };
+type TPartnerScope = {
+  partnerOrgId: string;
+  actor: TActor;
+  viewer: TClientViewer;
+  /** The visit's audit row is a write of the client (and so of its partner) for the read caches. */
+  dataWrites?: TDataWrites;
+};
 
 /**
  * The client, if the partner may read it now (managed, consent not withdrawn: `managedBy`), with
@@ -105,14 +113,16 @@ export async function readClient<TOut>(
   // Written once the read succeeded and before it is answered: a refused read leaves no row, a
   // returned one always has its row. Two first reads at once may both write: more rows, never fewer.
   if (!recorded) {
-    await audit(
-      db,
-      { orgId: client.id, actor: s.actor },
-      {
-        action: "PARTNER_CLIENT_READ",
-        target: s.partnerOrgId,
-        metadata: { partnerOrgId: s.partnerOrgId, read: name },
-      },
+    await asDataWrite(s.dataWrites, [client.id], () =>
+      audit(
+        db,
+        { orgId: client.id, actor: s.actor },
+        {
+          action: "PARTNER_CLIENT_READ",
+          target: s.partnerOrgId,
+          metadata: { partnerOrgId: s.partnerOrgId, read: name },
+        },
+      ),
     );
   }
   return out;

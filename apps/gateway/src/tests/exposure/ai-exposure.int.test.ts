@@ -262,11 +262,14 @@ describe("GET /api/exposure/ai", () => {
     const before = await exposure();
     const win = before.quickWins[0];
     expect(win).toBeDefined();
-    const resolve = (status: "RESOLVED" | "OPEN") =>
-      gw.db.db
+    // Written to the database directly: the read caches are told, as for any out-of-band change.
+    const resolve = async (status: "RESOLVED" | "OPEN") => {
+      await gw.db.db
         .update(findings)
         .set({ status })
         .where(inArray(findings.id, win?.findingIds ?? []));
+      await gw.publishDataChanges();
+    };
     await resolve("RESOLVED");
     try {
       const after = await exposure();

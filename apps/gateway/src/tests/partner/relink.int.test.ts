@@ -50,6 +50,13 @@ async function reads(partner: TActor, clientId: string) {
   return { findings: findings.status, listed };
 }
 
+/** The CLI's org:set-manager: the change, then every server's read cache told of it (main.ts). */
+async function relink(change: Parameters<typeof setOrganizationManager>[1]) {
+  const done = await setOrganizationManager(gw.db.db, change);
+  await gw.publishDataChanges();
+  return done;
+}
+
 const linkRows = (orgId: string) =>
   gw.db.db
     .select({ target: auditLog.target, userEmail: auditLog.userEmail, metadata: auditLog.metadata })
@@ -62,7 +69,7 @@ describe("moving a client that withdrew its partner's access", () => {
     const acme = await client("Acme Relink");
     await withdraw(acme);
 
-    const moved = await setOrganizationManager(gw.db.db, { orgId: acme.orgId, managedByOrgId: second.orgId });
+    const moved = await relink({ orgId: acme.orgId, managedByOrgId: second.orgId });
     expect(moved).toEqual({
       id: acme.orgId,
       managedByOrgId: second.orgId,
@@ -114,9 +121,10 @@ describe("moving a client that withdrew its partner's access", () => {
       .update(organizations)
       .set({ managedByOrgId: second.orgId })
       .where(eq(organizations.id, globex.orgId));
+    await gw.publishDataChanges();
     expect(await accessOf(globex)).toMatchObject({ partner: { orgId: second.orgId }, access: "withdrawn" });
 
-    const unlinked = await setOrganizationManager(gw.db.db, { orgId: globex.orgId, managedByOrgId: null });
+    const unlinked = await relink({ orgId: globex.orgId, managedByOrgId: null });
     expect(unlinked).toEqual({ id: globex.orgId, managedByOrgId: null, access: null, changed: true });
     expect(await accessOf(globex)).toEqual({
       partner: null,
@@ -124,7 +132,7 @@ describe("moving a client that withdrew its partner's access", () => {
       grantedAt: null,
       withdrawnAt: null,
     });
-    await setOrganizationManager(gw.db.db, { orgId: globex.orgId, managedByOrgId: first.orgId });
+    await relink({ orgId: globex.orgId, managedByOrgId: first.orgId });
     expect(await accessOf(globex)).toMatchObject({ partner: { orgId: first.orgId }, access: "withdrawn" });
     expect(await reads(first, globex.orgId)).toEqual({ findings: 404, listed: false });
   });
@@ -134,14 +142,14 @@ describe("moving a client that had not withdrawn", () => {
   it("gives the new partner the operator's grant and takes the old one's away; the same move twice records once", async () => {
     const initech = await client("Initech Relink");
     expect(await reads(first, initech.orgId)).toEqual({ findings: 200, listed: true });
-    const moved = await setOrganizationManager(gw.db.db, {
+    const moved = await relink({
       orgId: initech.orgId,
       managedByOrgId: second.orgId,
     });
     expect(moved.access).toBe("granted");
     expect(await reads(second, initech.orgId)).toEqual({ findings: 200, listed: true });
     expect(await reads(first, initech.orgId)).toEqual({ findings: 404, listed: false });
-    const again = await setOrganizationManager(gw.db.db, {
+    const again = await relink({
       orgId: initech.orgId,
       managedByOrgId: second.orgId,
     });

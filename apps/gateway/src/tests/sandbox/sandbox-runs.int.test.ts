@@ -97,6 +97,7 @@ describe("sandbox runs", () => {
       .update(sandboxScenarioRuns)
       .set({ createdAt: new Date(Date.now() - 26 * MINUTE) })
       .where(eq(sandboxScenarioRuns.id, held.id));
+    await gw.publishDataChanges(); // the clock moved by hand: the read caches are told
     const lost = await call(gw, "GET", `/api/sandbox/scenarios/${held.id}`, { key });
     expect(lost.body).toMatchObject({ status: "FAILED", error: expect.stringMatching(/25 minutes/) });
     const reset = await call(gw, "POST", "/api/sandbox/reset", { key });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect } from "vitest";
-import { createInProcessQueue } from "@posture/jobs";
+import { createInProcessQueue, withDataWrites } from "@posture/jobs";
 import type { TJobQueue, TLogger } from "@posture/platform";
 import { webhookJobDefinitions } from "@posture/webhooks";
 import { startReceiver, type TReceiver } from "@posture/webhooks/testing";
@@ -65,13 +65,16 @@ export function useWebhookGateway() {
   beforeAll(async () => {
     const jobs = createInProcessQueue(() => {
       const gw = need(state.gw);
-      return webhookJobDefinitions({
+      const registry = webhookJobDefinitions({
         db: gw.db.db,
         runtime: gw.gateway.deps.runtime,
         jobs,
         log: silent,
         backoff: (failed) => (failed < 3 ? 20 : null),
       });
+      // As the service composes its jobs: each a write of its organization, for the read cache.
+      const writes = gw.gateway.deps.dataWrites;
+      return writes ? withDataWrites(registry, writes) : registry;
     });
     state.jobs = jobs;
     state.gw = await startTestGateway({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }, jobs });

@@ -31,7 +31,14 @@ export type TGatewayMode = "requests" | "in-process" | "server" | "embedded";
 export async function startGatewayChild(
   settings: TBenchSettings,
   databaseUrl: string | null,
-  opts: { inProcessJobs?: boolean; mode?: TGatewayMode; dataDir?: string; jobsPrefix?: string } = {},
+  opts: {
+    inProcessJobs?: boolean;
+    mode?: TGatewayMode;
+    dataDir?: string;
+    jobsPrefix?: string;
+    /** More environment (a replica's shared ENCRYPTION_KEY, READ_CACHE_MAX_MB=0 for a cold one). */
+    env?: Record<string, string | undefined>;
+  } = {},
 ): Promise<TChild> {
   const mode = opts.mode ?? (opts.inProcessJobs ? "in-process" : "requests");
   if (mode === "embedded" ? !opts.dataDir : !databaseUrl)
@@ -63,6 +70,7 @@ export async function startGatewayChild(
       // As the Dockerfile deploys it.
       NODE_ENV: "production",
       GATEWAY_WORKERS: "1",
+      ...opts.env,
     },
   });
 }

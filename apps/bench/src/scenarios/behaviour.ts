@@ -139,7 +139,7 @@ export const behaviour: TScenario = {
           databaseUrl: db.url,
           path,
           key: owner.key,
-          targets: { minRatio: 0, maxP99Ms: 25 },
+          targets: { minRatio: 0, maxP99Ms: 25, coldMinRatio: 0, conditionalMinRatio: 0 },
           describe: (body) => `${path}: ${body.length} bytes`,
         });
         if (out.kind !== "done") continue;

@@ -8,6 +8,7 @@ import { findingsList } from "./findings-list";
 import { mcpFindings } from "./mcp-findings";
 import { partnerPortfolio } from "./partner-portfolio";
 import { posturePdf } from "./posture-pdf";
+import { readCache1k } from "./read-cache-1k";
 import { remediation1m } from "./remediation-1m";
 import { remediationApply } from "./remediation-apply";
 import { rescan1m } from "./rescan-1m";
@@ -22,6 +23,7 @@ export const scenarios: TScenario[] = [
   auditList,
   timeline,
   usage,
+  readCache1k,
   scan100k,
   scan100kApi,
   evidence1m,

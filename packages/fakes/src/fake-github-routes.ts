@@ -277,27 +277,63 @@ function writeRoute(operationId: string, ctx: TRouteContext, repo: TGithubFixtur
         permission,
       };
       fixture.invitations.push(invitation);
+      return { status: 201, body: invitationOf(ctx, repo, invitation) };
+    }
+    case "repos/list-invitations": {
+      const list = (fixture.invitations ?? []).filter((i) => i.repo === repo.name);
       return {
-        status: 201,
-        body: complete(
-          "repository-invitation",
-          {
-            id: invitation.id,
-            node_id: `RI_${invitation.id}`,
-            repository: repository(fixture, repo, base),
-            invitee: simpleUser(u, base),
-            permissions: ROLE_NAME[permission],
-            created_at: "2025-06-01T12:00:00Z",
-            url: `${base}/user/repository_invitations/${invitation.id}`,
-            html_url: `https://github.com/${fixture.org.login}/${repo.name}/invitations`,
-          },
-          base,
-        ),
+        status: 200,
+        list,
+        render: (i: TGithubFixtureInvitation) => invitationOf(ctx, repo, i),
       };
+    }
+    case "repos/update-invitation": {
+      const invitation = (fixture.invitations ?? []).find(
+        (i) => i.repo === repo.name && String(i.id) === params.invitation_id,
+      );
+      if (!invitation) return notFound;
+      const to = (body as { permissions?: string }).permissions;
+      if (to !== undefined) invitation.permission = PERMISSION_OF_ROLE[to] ?? invitation.permission;
+      return { status: 200, body: invitationOf(ctx, repo, invitation) };
     }
     default:
       return null;
   }
+}
+
+type TGithubFixtureInvitation = NonNullable<TGithubFixture["invitations"]>[number];
+
+/** An invitation's `permissions` (a role name) as the fixture keeps it (the `permission` body value). */
+const PERMISSION_OF_ROLE: Record<string, TGithubRepoPermission> = {
+  read: "pull",
+  triage: "triage",
+  write: "push",
+  maintain: "maintain",
+  admin: "admin",
+};
+
+/** A pending invitation as GitHub answers it (`repository-invitation`): never expired in the fake. */
+function invitationOf(ctx: TRouteContext, repo: TGithubFixtureRepo, i: TGithubFixtureInvitation) {
+  const { fixture, base } = ctx;
+  const invitee = [...fixture.members.map((m) => m.user), ...fixture.outsideCollaborators].find(
+    (u) => u.login === i.login,
+  );
+  return complete(
+    "repository-invitation",
+    {
+      id: i.id,
+      node_id: `RI_${i.id}`,
+      repository: repository(fixture, repo, base),
+      invitee: invitee ? simpleUser(invitee, base) : null,
+      inviter: null,
+      permissions: ROLE_NAME[i.permission],
+      expired: false,
+      created_at: "2025-06-01T12:00:00Z",
+      url: `${base}/user/repository_invitations/${i.id}`,
+      html_url: `https://github.com/${fixture.org.login}/${repo.name}/invitations`,
+    },
+    base,
+  );
 }
 
 export function route(operationId: string, ctx: TRouteContext): TRouteAnswer {

@@ -193,6 +193,21 @@ describe("a real GitHub connector", () => {
     expect(fixture.invitations).toEqual([
       { id: 8000, repo: "payments-api", login: "contractor-carl", permission: "admin" },
     ]);
+    // The undo retried after a crash (its outcome not recorded): the permission endpoint does not
+    // show a pending invitation, so the engine's re-read finds nothing and restores again; the
+    // writer finds the invitation it sent and sends no second one.
+    expect(await writer.readPermission(payments, "contractor-carl")).toBeNull();
+    expect(
+      await writer.restorePermission(payments, before ?? { id: "", type: "user", role: "reader" }),
+    ).toEqual({ id: "contractor-carl" });
+    expect(fixture.invitations).toHaveLength(1);
+    // An invitation at another role meanwhile (someone edited it): set back to theirs, still one.
+    const sent = fixture.invitations?.[0];
+    if (sent) sent.permission = "pull";
+    await writer.restorePermission(payments, before ?? { id: "", type: "user", role: "reader" });
+    expect(fixture.invitations).toEqual([
+      { id: 8000, repo: "payments-api", login: "contractor-carl", permission: "admin" },
+    ]);
 
     // A public repository made private: one-way (forks detached, outside stars dropped).
     const website = { id: "acme/website", driveId: null, ownerEmail: "owners@acme.github" };
@@ -211,8 +226,40 @@ describe("a real GitHub connector", () => {
     expect(writes(fake)).toEqual([
       "DELETE /repos/acme/payments-api/collaborators/contractor-carl",
       'PUT /repos/acme/payments-api/collaborators/contractor-carl {"permission":"admin"}',
+      'PATCH /repos/acme/payments-api/invitations/8000 {"permissions":"admin"}',
       'PATCH /repos/acme/website {"visibility":"private"}',
     ]);
+  });
+
+  it("finds a pending invitation on a later page before inviting again", async () => {
+    const fixture = buildGithubFixture();
+    // 150 pending invitations to the repository, the removed collaborator's the last: page 2 of 100.
+    fixture.invitations = Array.from({ length: 150 }, (_, i) => ({
+      id: 9000 + i,
+      repo: "payments-api",
+      login: i === 149 ? "contractor-carl" : `invitee-${i}`,
+      permission: i === 149 ? ("admin" as const) : ("pull" as const),
+    }));
+    fixture.repositories = fixture.repositories.map((r) =>
+      r.name === "payments-api"
+        ? { ...r, collaborators: r.collaborators.filter((c) => c.login !== "contractor-carl") }
+        : r,
+    );
+    const fake = await start({ fixture, permissions: { 88: WRITER } });
+    const writer = createSourceWriter(input(fake));
+    const payments = { id: "acme/payments-api", driveId: null, ownerEmail: "owners@acme.github" };
+    const image = {
+      id: "contractor-carl",
+      type: "user" as const,
+      role: "organizer" as const,
+      extra: { githubRole: "admin" },
+    };
+    expect(await writer.restorePermission(payments, image)).toEqual({ id: "contractor-carl" });
+    expect(writes(fake)).toEqual([]);
+    expect(
+      fake.requests.filter((r) => r.path.endsWith("/invitations")).map((r) => r.url.replace(/^.*\?/, "")),
+    ).toEqual(["per_page=100", "per_page=100&page=2"]);
+    expect(fixture.invitations).toHaveLength(150);
   });
 
   it("lowers an outside collaborator's role, and puts back exactly GitHub's role on undo", async () => {
@@ -255,6 +302,7 @@ describe("a real GitHub connector", () => {
     });
     expect(writer.requirements().map((r) => r.permission)).toEqual([
       "metadata: read",
+      "administration: read",
       "administration: write",
     ]);
   });

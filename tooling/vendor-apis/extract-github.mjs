@@ -78,6 +78,10 @@ export const OPERATIONS = [
     path: "/repos/{owner}/{repo}/invitations/{invitation_id}",
     anyOf: [{ administration: "write" }],
   },
+  // A writable deploy key deleted (its pre-image read first) and, on undo, its public key added back.
+  { method: "get", path: "/repos/{owner}/{repo}/keys/{key_id}", anyOf: [{ administration: "read" }] },
+  { method: "delete", path: "/repos/{owner}/{repo}/keys/{key_id}", anyOf: [{ administration: "write" }] },
+  { method: "post", path: "/repos/{owner}/{repo}/keys", anyOf: [{ administration: "write" }] },
 ];
 
 const KEEP = ["type", "format", "enum", "nullable", "required", "minimum", "maximum"];

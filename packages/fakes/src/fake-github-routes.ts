@@ -296,9 +296,71 @@ function writeRoute(operationId: string, ctx: TRouteContext, repo: TGithubFixtur
       if (to !== undefined) invitation.permission = PERMISSION_OF_ROLE[to] ?? invitation.permission;
       return { status: 200, body: invitationOf(ctx, repo, invitation) };
     }
+    case "repos/get-deploy-key": {
+      const key = repo.deployKeys.find((k) => String(k.id) === params.key_id);
+      return key ? { status: 200, body: deployKeyOf(ctx, repo, key) } : notFound;
+    }
+    case "repos/delete-deploy-key": {
+      if (!repo.deployKeys.some((k) => String(k.id) === params.key_id)) return notFound;
+      repo.deployKeys = repo.deployKeys.filter((k) => String(k.id) !== params.key_id);
+      return { status: 204, body: undefined };
+    }
+    case "repos/create-deploy-key":
+      return createDeployKey(ctx, repo);
     default:
       return null;
   }
+}
+
+type TGithubFixtureDeployKey = TGithubFixtureRepo["deployKeys"][number];
+
+const publicKeyOf = (k: TGithubFixtureDeployKey) => k.key ?? `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA${k.id}`;
+
+function deployKeyOf(ctx: TRouteContext, repo: TGithubFixtureRepo, k: TGithubFixtureDeployKey) {
+  const { fixture, base } = ctx;
+  return complete(
+    "deploy-key",
+    {
+      id: k.id,
+      key: publicKeyOf(k),
+      url: `${base}/repos/${fixture.org.login}/${repo.name}/keys/${k.id}`,
+      title: k.title,
+      verified: true,
+      created_at: k.createdAt,
+      read_only: k.readOnly,
+      last_used: k.lastUsed,
+      enabled: true,
+    },
+    base,
+  );
+}
+
+/** GitHub adds a key under a new id, and refuses one the repository already has ("key is already in use"). */
+function createDeployKey(ctx: TRouteContext, repo: TGithubFixtureRepo): TRouteAnswer {
+  const body = (ctx.body ?? {}) as { title?: string; key?: string; read_only?: boolean };
+  const invalid = (code: string, message?: string) => ({
+    status: 422,
+    body: {
+      message: "Validation Failed",
+      errors: [{ resource: "PublicKey", code, field: "key", ...(message ? { message } : {}) }],
+      documentation_url: "https://docs.github.com/rest/deploy-keys/deploy-keys#create-a-deploy-key",
+      status: "422",
+    },
+  });
+  if (!body.key) return invalid("missing_field");
+  const key = body.key.trim();
+  if (repo.deployKeys.some((k) => publicKeyOf(k) === key)) return invalid("custom", "key is already in use");
+  const ids = ctx.fixture.repositories.flatMap((r) => r.deployKeys.map((k) => k.id));
+  const created: TGithubFixtureDeployKey = {
+    id: Math.max(7000, ...ids) + 1,
+    title: body.title ?? "",
+    key,
+    readOnly: body.read_only ?? false,
+    createdAt: "2025-06-01T12:00:00Z",
+    lastUsed: null,
+  };
+  repo.deployKeys.push(created);
+  return { status: 201, body: deployKeyOf(ctx, repo, created) };
 }
 
 type TGithubFixtureInvitation = NonNullable<TGithubFixture["invitations"]>[number];
@@ -391,24 +453,8 @@ export function route(operationId: string, ctx: TRouteContext): TRouteAnswer {
     case "repos/list-collaborators":
       return repo ? collaborators(ctx, repo) : notFound;
     case "repos/list-deploy-keys": {
-      const list = (repo?.deployKeys ?? []).map((k) =>
-        complete(
-          "deploy-key",
-          {
-            id: k.id,
-            key: `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA${k.id}`,
-            url: `${base}/repos/${fixture.org.login}/${repo?.name ?? ""}/keys/${k.id}`,
-            title: k.title,
-            verified: true,
-            created_at: k.createdAt,
-            read_only: k.readOnly,
-            last_used: k.lastUsed,
-            enabled: true,
-          },
-          base,
-        ),
-      );
-      return { status: 200, list };
+      if (!repo) return notFound;
+      return { status: 200, list: repo.deployKeys.map((k) => deployKeyOf(ctx, repo, k)) };
     }
     case "orgs/list-app-installations": {
       const list = fixture.installations.map((i) =>

@@ -199,16 +199,22 @@ describe("the fake GitHub", () => {
       "repos/list-invitations": "/repos/acme/website/invitations",
       "repos/update-invitation": "/repos/acme/website/invitations/8000",
       "repos/update": "/repos/acme/website",
+      "repos/get-deploy-key": "/repos/acme/website/keys/7001",
+      "repos/delete-deploy-key": "/repos/acme/website/keys/7001",
+      "repos/create-deploy-key": "/repos/acme/website/keys",
     };
     const bodies: Record<string, unknown> = {
       "repos/add-collaborator": { permission: "push" },
       "repos/update-invitation": { permissions: "read" },
+      "repos/create-deploy-key": { title: "netlify deploy", key: "ssh-ed25519 AAAAnew", read_only: false },
       "repos/update": { visibility: "private" },
     };
     // GitHub's answer to each write: 204 without a body, 201 with the invitation it sent.
     const statuses: Record<string, number> = {
       "repos/remove-collaborator": 204,
       "repos/add-collaborator": 201,
+      "repos/delete-deploy-key": 204,
+      "repos/create-deploy-key": 201,
     };
     const installationOps = GITHUB_OPERATIONS.filter((op) => op.auth === "installation");
     expect(installationOps.map((op) => op.operationId).sort()).toEqual(Object.keys(paths).sort());

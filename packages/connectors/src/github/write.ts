@@ -11,6 +11,7 @@ import {
 import type { TGithubRequirement } from "./access";
 import { githubAppTokens, type TGithubAppCredentials } from "./auth";
 import { createGithubClient, GithubApiError, type TGithubHttpOptions } from "./http";
+import { githubDeployKeyWrites } from "./write-deploy-keys";
 import {
   GITHUB_PERMISSION_OF,
   githubOrgDomain,
@@ -25,7 +26,9 @@ import {
 // (PUT …/collaborators/{username} {permission}: for someone who is no longer a collaborator GitHub
 // sends an invitation, and access returns when they accept it; an undo first looks for the
 // invitation an earlier, crashed try sent, GET …/invitations), a public or internal repository
-// made private (PATCH /repos/{owner}/{repo} {visibility}). A repository's id at the source is its
+// made private (PATCH /repos/{owner}/{repo} {visibility}), a deploy key deleted
+// (DELETE /repos/{owner}/{repo}/keys/{key_id}; on undo its public key added back,
+// POST …/keys {title, key, read_only}, under a new id). A repository's id at the source is its
 // full name (`owner/repo`, source.ts). GitHub has no call with which an organization suspends or
 // removes another app's installation, and no ownership transfer of a repository's files: both are
 // refused as `unsupported`.
@@ -43,12 +46,12 @@ export const GITHUB_WRITE_REQUIREMENTS: readonly TGithubRequirement[] = [
     impact: "A change's pre-image (visibility, a collaborator's role) cannot be read: nothing is changed.",
   },
   {
-    feature: "Remediation: invitations an undo already sent",
+    feature: "Remediation: invitations an undo already sent, deploy keys' pre-images",
     permission: "administration: read",
     needs: { administration: "read" },
-    operations: ["GET /repos/{owner}/{repo}/invitations"],
+    operations: ["GET /repos/{owner}/{repo}/invitations", "GET /repos/{owner}/{repo}/keys/{key_id}"],
     impact:
-      "An undo cannot see the invitation an interrupted try already sent (the permission endpoint does not show pending invitations): a removed collaborator is not invited back.",
+      "An undo cannot see the invitation an interrupted try already sent (the permission endpoint does not show pending invitations), and a deploy key's pre-image cannot be read: a removed collaborator is not invited back, no deploy key is deleted.",
   },
   {
     feature: "Remediation: outside collaborators and repository visibility",
@@ -59,9 +62,11 @@ export const GITHUB_WRITE_REQUIREMENTS: readonly TGithubRequirement[] = [
       "PUT /repos/{owner}/{repo}/collaborators/{username}",
       "DELETE /repos/{owner}/{repo}/collaborators/{username}",
       "PATCH /repos/{owner}/{repo}/invitations/{invitation_id}",
+      "DELETE /repos/{owner}/{repo}/keys/{key_id}",
+      "POST /repos/{owner}/{repo}/keys",
     ],
     impact:
-      "Outside collaborators cannot be removed or lowered, and repositories cannot be made private, from a remediation.",
+      "Outside collaborators cannot be removed or lowered, repositories cannot be made private and deploy keys cannot be deleted, from a remediation.",
   },
 ];
 
@@ -202,6 +207,7 @@ export function createGithubWriter(opts: TGithubWriterOptions): TSourceWriter {
   };
 
   return {
+    ...githubDeployKeyWrites({ client, repoPath, asWriteError }),
     requirements: () => [...GITHUB_WRITE_ACCESS],
     reversibility: (action, permission) => reversibilityOf("github", action, permission),
     readPermission: async (file, permissionId): Promise<TPermissionImage | null> => {

@@ -302,6 +302,7 @@ function writeRoute(operationId: string, ctx: TRouteContext, repo: TGithubFixtur
     }
     case "repos/delete-deploy-key": {
       if (!repo.deployKeys.some((k) => String(k.id) === params.key_id)) return notFound;
+      highestKeyId(fixture);
       repo.deployKeys = repo.deployKeys.filter((k) => String(k.id) !== params.key_id);
       return { status: 204, body: undefined };
     }
@@ -335,6 +336,15 @@ function deployKeyOf(ctx: TRouteContext, repo: TGithubFixtureRepo, k: TGithubFix
   );
 }
 
+// GitHub never hands out a key id twice, not even a deleted key's: the highest the fixture had.
+const lastKeyId = new WeakMap<TGithubFixture, number>();
+function highestKeyId(fixture: TGithubFixture): number {
+  const ids = fixture.repositories.flatMap((r) => r.deployKeys.map((k) => k.id));
+  const highest = Math.max(7000, lastKeyId.get(fixture) ?? 0, ...ids);
+  lastKeyId.set(fixture, highest);
+  return highest;
+}
+
 /** GitHub adds a key under a new id, and refuses one the repository already has ("key is already in use"). */
 function createDeployKey(ctx: TRouteContext, repo: TGithubFixtureRepo): TRouteAnswer {
   const body = (ctx.body ?? {}) as { title?: string; key?: string; read_only?: boolean };
@@ -350,9 +360,10 @@ function createDeployKey(ctx: TRouteContext, repo: TGithubFixtureRepo): TRouteAn
   if (!body.key) return invalid("missing_field");
   const key = body.key.trim();
   if (repo.deployKeys.some((k) => publicKeyOf(k) === key)) return invalid("custom", "key is already in use");
-  const ids = ctx.fixture.repositories.flatMap((r) => r.deployKeys.map((k) => k.id));
+  const id = highestKeyId(ctx.fixture) + 1;
+  lastKeyId.set(ctx.fixture, id);
   const created: TGithubFixtureDeployKey = {
-    id: Math.max(7000, ...ids) + 1,
+    id,
     title: body.title ?? "",
     key,
     readOnly: body.read_only ?? false,

@@ -20,7 +20,15 @@ type TFinding = {
   status: string;
   benchmark?: { name: string; version: string; id: string };
 };
-type TStep = { id: string; action: string; status: string; reversible: boolean; findingIds: string[] };
+type TStep = {
+  id: string;
+  action: string;
+  status: string;
+  reversible: boolean;
+  findingIds: string[];
+  resource: unknown;
+  before: Record<string, unknown>;
+};
 type TRemediation = { id: string; status: string; steps: TStep[] };
 type TRepoRow = {
   name: string;
@@ -344,14 +352,7 @@ describe("GitHub demo connector over HTTP", () => {
 
     // Delete the writable deploy key of payments-api; undo adds its public key back, under a new id.
     const key = byKey("deploy_key_write", "northwind-labs/payments-api");
-    const keyPlan = (await call(
-      "POST",
-      "/api/remediations",
-      { findingIds: [key.id] },
-      201,
-    )) as TRemediation & {
-      steps: Array<TStep & { resource: unknown; before: Record<string, unknown> }>;
-    };
+    const keyPlan = (await call("POST", "/api/remediations", { findingIds: [key.id] }, 201)) as TRemediation;
     expect(keyPlan.steps.map((s) => [s.action, s.reversible, s.findingIds, s.resource])).toEqual([
       [
         "delete_deploy_key",

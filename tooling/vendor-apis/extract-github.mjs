@@ -70,6 +70,18 @@ export const OPERATIONS = [
     path: "/repos/{owner}/{repo}/collaborators/{username}",
     anyOf: [{ administration: "write" }],
   },
+  // Undo of a removed collaborator: the invitation a crashed try already sent (the permission
+  // endpoint does not see it), and its role set to the one they had.
+  { method: "get", path: "/repos/{owner}/{repo}/invitations", anyOf: [{ administration: "read" }] },
+  {
+    method: "patch",
+    path: "/repos/{owner}/{repo}/invitations/{invitation_id}",
+    anyOf: [{ administration: "write" }],
+  },
+  // A writable deploy key deleted (its pre-image read first) and, on undo, its public key added back.
+  { method: "get", path: "/repos/{owner}/{repo}/keys/{key_id}", anyOf: [{ administration: "read" }] },
+  { method: "delete", path: "/repos/{owner}/{repo}/keys/{key_id}", anyOf: [{ administration: "write" }] },
+  { method: "post", path: "/repos/{owner}/{repo}/keys", anyOf: [{ administration: "write" }] },
 ];
 
 const KEEP = ["type", "format", "enum", "nullable", "required", "minimum", "maximum"];

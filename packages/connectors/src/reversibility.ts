@@ -13,6 +13,8 @@ const NO_TRANSFER_REASON =
 
 const GITHUB_PRIVATE_REASON =
   "GitHub detaches a repository's public forks and drops the stars and watchers of people outside the organization when it is made private; making it public again does not bring them back.";
+const GITHUB_DEPLOY_KEY_CAVEAT =
+  "Undo adds the same public key back to the repository, so whoever holds its private key can push again; GitHub gives it a new id and creation date, and its last-used date starts over.";
 const GITHUB_NO_SUCH_CHANGE = "GitHub has no such change: it applies to files, not repositories.";
 const GITHUB_APP_REASON =
   "GitHub has no API for an organization to suspend or remove another app's installation: an owner uninstalls it in the organization's settings.";
@@ -28,6 +30,8 @@ function githubReversibility(action: TWriteAction): TReversibility {
       return { reversible: false, reason: GITHUB_PRIVATE_REASON };
     case "revoke_oauth_grant":
       return { reversible: false, reason: GITHUB_APP_REASON };
+    case "delete_deploy_key":
+      return { reversible: true, caveat: GITHUB_DEPLOY_KEY_CAVEAT };
     default:
       return { reversible: false, reason: GITHUB_NO_SUCH_CHANGE };
   }
@@ -43,6 +47,8 @@ export function reversibilityOf(
   permission?: Pick<TPermission, "type">,
 ): TReversibility {
   if (type === "github") return githubReversibility(action);
+  if (action === "delete_deploy_key")
+    return { reversible: false, reason: "Deploy keys are GitHub's: this source has none." };
   if (type === "google_workspace")
     return action === "revoke_oauth_grant"
       ? { reversible: false, reason: GOOGLE_TOKEN_REASON }
@@ -64,6 +70,7 @@ export function reversibilityOf(
 
 export {
   EVERYONE_CLAIM_REASON,
+  GITHUB_DEPLOY_KEY_CAVEAT,
   GITHUB_PRIVATE_REASON,
   NEW_LINK_REASON,
   NO_RESTRICT_REASON,

@@ -20,7 +20,8 @@ export type TWriteAction =
   | "remove_org_wide_link"
   | "remove_everyone_grant"
   | "remove_group_grant"
-  | "restrict_org_wide_link";
+  | "restrict_org_wide_link"
+  | "delete_deploy_key";
 
 /** A file as the writer needs it: its id at the source and the drive that holds it. */
 export type TWriteFile = {
@@ -48,6 +49,12 @@ export type TWriteGrant = {
 
 /** A grant as the source had it before a revoke, when the source can grant it back. */
 export type TGrantImage = { id: string; extra: Record<string, unknown> };
+
+/**
+ * A repository's deploy key as the source had it before it was deleted (GitHub
+ * `GET /repos/{owner}/{repo}/keys/{key_id}`): `key` is the public key, what undo adds back.
+ */
+export type TDeployKeyImage = { id: string; title: string; key: string; readOnly: boolean };
 
 /**
  * How `updatePermissionRole` changes a role. `lower` (a remediation's downgrade) only ever lowers
@@ -86,7 +93,7 @@ export class SourceWriteError extends Error {
  * Google cannot re-issue a revoked OAuth token; a Microsoft anonymous link, once deleted, comes
  * back only as a new link with a new URL.
  */
-export type TReversibility = { reversible: true } | { reversible: false; reason: string };
+export type TReversibility = { reversible: true; caveat?: string } | { reversible: false; reason: string };
 
 export type TSourceWriter = {
   /** The scopes or application permissions each action needs (documented; checked on connect). */
@@ -129,6 +136,15 @@ export type TSourceWriter = {
   revokeGrant: (grant: TWriteGrant) => Promise<TWriteOutcome>;
   /** Undo of a revoke where the source allows it (Graph); absent where it cannot be (Google). */
   restoreGrant?: (image: TGrantImage) => Promise<{ id: string }>;
+  /** A repository's deploy key as the source has it now; null when it is gone (GitHub only). */
+  readDeployKey?: (file: TWriteFile, keyId: string) => Promise<TDeployKeyImage | null>;
+  /** Deletes a repository's deploy key: `already_gone` when it is gone. */
+  deleteDeployKey?: (file: TWriteFile, keyId: string) => Promise<TWriteOutcome>;
+  /**
+   * Undo of a delete: the same public key added back, under a new id (the source's); a key with
+   * the same public key already there (an undo retried) is that restore, nothing is added.
+   */
+  restoreDeployKey?: (file: TWriteFile, image: TDeployKeyImage) => Promise<{ id: string }>;
 };
 
 /**

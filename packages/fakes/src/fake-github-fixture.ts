@@ -23,6 +23,8 @@ export type TGithubFixtureRepo = {
   deployKeys: Array<{
     id: number;
     title: string;
+    /** The public key (absent: one made up from the id). */
+    key?: string;
     readOnly: boolean;
     createdAt: string;
     lastUsed: string | null;

@@ -277,27 +277,136 @@ function writeRoute(operationId: string, ctx: TRouteContext, repo: TGithubFixtur
         permission,
       };
       fixture.invitations.push(invitation);
+      return { status: 201, body: invitationOf(ctx, repo, invitation) };
+    }
+    case "repos/list-invitations": {
+      const list = (fixture.invitations ?? []).filter((i) => i.repo === repo.name);
       return {
-        status: 201,
-        body: complete(
-          "repository-invitation",
-          {
-            id: invitation.id,
-            node_id: `RI_${invitation.id}`,
-            repository: repository(fixture, repo, base),
-            invitee: simpleUser(u, base),
-            permissions: ROLE_NAME[permission],
-            created_at: "2025-06-01T12:00:00Z",
-            url: `${base}/user/repository_invitations/${invitation.id}`,
-            html_url: `https://github.com/${fixture.org.login}/${repo.name}/invitations`,
-          },
-          base,
-        ),
+        status: 200,
+        list,
+        render: (i: TGithubFixtureInvitation) => invitationOf(ctx, repo, i),
       };
     }
+    case "repos/update-invitation": {
+      const invitation = (fixture.invitations ?? []).find(
+        (i) => i.repo === repo.name && String(i.id) === params.invitation_id,
+      );
+      if (!invitation) return notFound;
+      const to = (body as { permissions?: string }).permissions;
+      if (to !== undefined) invitation.permission = PERMISSION_OF_ROLE[to] ?? invitation.permission;
+      return { status: 200, body: invitationOf(ctx, repo, invitation) };
+    }
+    case "repos/get-deploy-key": {
+      const key = repo.deployKeys.find((k) => String(k.id) === params.key_id);
+      return key ? { status: 200, body: deployKeyOf(ctx, repo, key) } : notFound;
+    }
+    case "repos/delete-deploy-key": {
+      if (!repo.deployKeys.some((k) => String(k.id) === params.key_id)) return notFound;
+      highestKeyId(fixture);
+      repo.deployKeys = repo.deployKeys.filter((k) => String(k.id) !== params.key_id);
+      return { status: 204, body: undefined };
+    }
+    case "repos/create-deploy-key":
+      return createDeployKey(ctx, repo);
     default:
       return null;
   }
+}
+
+type TGithubFixtureDeployKey = TGithubFixtureRepo["deployKeys"][number];
+
+const publicKeyOf = (k: TGithubFixtureDeployKey) => k.key ?? `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA${k.id}`;
+
+function deployKeyOf(ctx: TRouteContext, repo: TGithubFixtureRepo, k: TGithubFixtureDeployKey) {
+  const { fixture, base } = ctx;
+  return complete(
+    "deploy-key",
+    {
+      id: k.id,
+      key: publicKeyOf(k),
+      url: `${base}/repos/${fixture.org.login}/${repo.name}/keys/${k.id}`,
+      title: k.title,
+      verified: true,
+      created_at: k.createdAt,
+      read_only: k.readOnly,
+      last_used: k.lastUsed,
+      enabled: true,
+    },
+    base,
+  );
+}
+
+// GitHub never hands out a key id twice, not even a deleted key's: the highest the fixture had.
+const lastKeyId = new WeakMap<TGithubFixture, number>();
+function highestKeyId(fixture: TGithubFixture): number {
+  const ids = fixture.repositories.flatMap((r) => r.deployKeys.map((k) => k.id));
+  const highest = Math.max(7000, lastKeyId.get(fixture) ?? 0, ...ids);
+  lastKeyId.set(fixture, highest);
+  return highest;
+}
+
+/** GitHub adds a key under a new id, and refuses one the repository already has ("key is already in use"). */
+function createDeployKey(ctx: TRouteContext, repo: TGithubFixtureRepo): TRouteAnswer {
+  const body = (ctx.body ?? {}) as { title?: string; key?: string; read_only?: boolean };
+  const invalid = (code: string, message?: string) => ({
+    status: 422,
+    body: {
+      message: "Validation Failed",
+      errors: [{ resource: "PublicKey", code, field: "key", ...(message ? { message } : {}) }],
+      documentation_url: "https://docs.github.com/rest/deploy-keys/deploy-keys#create-a-deploy-key",
+      status: "422",
+    },
+  });
+  if (!body.key) return invalid("missing_field");
+  const key = body.key.trim();
+  if (repo.deployKeys.some((k) => publicKeyOf(k) === key)) return invalid("custom", "key is already in use");
+  const id = highestKeyId(ctx.fixture) + 1;
+  lastKeyId.set(ctx.fixture, id);
+  const created: TGithubFixtureDeployKey = {
+    id,
+    title: body.title ?? "",
+    key,
+    readOnly: body.read_only ?? false,
+    createdAt: "2025-06-01T12:00:00Z",
+    lastUsed: null,
+  };
+  repo.deployKeys.push(created);
+  return { status: 201, body: deployKeyOf(ctx, repo, created) };
+}
+
+type TGithubFixtureInvitation = NonNullable<TGithubFixture["invitations"]>[number];
+
+/** An invitation's `permissions` (a role name) as the fixture keeps it (the `permission` body value). */
+const PERMISSION_OF_ROLE: Record<string, TGithubRepoPermission> = {
+  read: "pull",
+  triage: "triage",
+  write: "push",
+  maintain: "maintain",
+  admin: "admin",
+};
+
+/** A pending invitation as GitHub answers it (`repository-invitation`): never expired in the fake. */
+function invitationOf(ctx: TRouteContext, repo: TGithubFixtureRepo, i: TGithubFixtureInvitation) {
+  const { fixture, base } = ctx;
+  const invitee = [...fixture.members.map((m) => m.user), ...fixture.outsideCollaborators].find(
+    (u) => u.login === i.login,
+  );
+  return complete(
+    "repository-invitation",
+    {
+      id: i.id,
+      node_id: `RI_${i.id}`,
+      repository: repository(fixture, repo, base),
+      invitee: invitee ? simpleUser(invitee, base) : null,
+      inviter: null,
+      permissions: ROLE_NAME[i.permission],
+      expired: false,
+      created_at: "2025-06-01T12:00:00Z",
+      url: `${base}/user/repository_invitations/${i.id}`,
+      html_url: `https://github.com/${fixture.org.login}/${repo.name}/invitations`,
+    },
+    base,
+  );
 }
 
 export function route(operationId: string, ctx: TRouteContext): TRouteAnswer {
@@ -355,24 +464,8 @@ export function route(operationId: string, ctx: TRouteContext): TRouteAnswer {
     case "repos/list-collaborators":
       return repo ? collaborators(ctx, repo) : notFound;
     case "repos/list-deploy-keys": {
-      const list = (repo?.deployKeys ?? []).map((k) =>
-        complete(
-          "deploy-key",
-          {
-            id: k.id,
-            key: `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA${k.id}`,
-            url: `${base}/repos/${fixture.org.login}/${repo?.name ?? ""}/keys/${k.id}`,
-            title: k.title,
-            verified: true,
-            created_at: k.createdAt,
-            read_only: k.readOnly,
-            last_used: k.lastUsed,
-            enabled: true,
-          },
-          base,
-        ),
-      );
-      return { status: 200, list };
+      if (!repo) return notFound;
+      return { status: 200, list: repo.deployKeys.map((k) => deployKeyOf(ctx, repo, k)) };
     }
     case "orgs/list-app-installations": {
       const list = fixture.installations.map((i) =>

@@ -59,6 +59,15 @@ describe("the fake GitHub", () => {
         errors: [{ field: "visibility", code: "not_permitted", value: "public" }],
       },
     });
+    // The invitations list takes only GitHub's paging parameters.
+    const invitationFilter = await call(
+      fake.url,
+      "/repos/acme/website/invitations?invitee=contractor-carl",
+      ghs,
+    );
+    expect(invitationFilter.body).toMatchObject({
+      errors: [{ field: "invitee", code: "not_permitted", value: "contractor-carl" }],
+    });
     const badEnum = await call(fake.url, "/orgs/acme/members?role=billing_manager", ghs);
     expect(badEnum.body).toMatchObject({ errors: [{ field: "role", code: "invalid" }] });
     const oldVersion = await fetch(`${fake.url}/orgs/acme`, {
@@ -81,6 +90,7 @@ describe("the fake GitHub", () => {
       "404 GET /orgs/acme/secrets-everywhere",
       "404 DELETE /orgs/acme/repos",
       "422 GET /orgs/acme/repos?visibility=public",
+      "422 GET /repos/acme/website/invitations?invitee=contractor-carl",
       "422 GET /orgs/acme/members?role=billing_manager",
       "400 GET /orgs/acme",
       "422 POST /app/installations/88/access_tokens",
@@ -98,6 +108,24 @@ describe("the fake GitHub", () => {
     );
     const last = await call(fake.url, "/orgs/acme/repos?per_page=100&page=3", ghs);
     expect((last.body as unknown[]).length).toBe(50);
+    // Invitations page the same way.
+    const invited = buildGithubFixture();
+    invited.invitations = Array.from({ length: 101 }, (_, i) => ({
+      id: 9000 + i,
+      repo: "website",
+      login: "contractor-carl",
+      permission: "pull" as const,
+    }));
+    const other = await start({
+      fixture: invited,
+      permissions: { 88: { metadata: "read", administration: "read" } },
+    });
+    const ghs2 = String((await token(other.url)).body.token);
+    const invitations = await call(other.url, "/repos/acme/website/invitations?per_page=100&page=2", ghs2);
+    expect(invitations.body).toMatchObject([
+      { id: 9100, permissions: "read", invitee: { login: "contractor-carl" } },
+    ]);
+    expect(invitations.headers.get("link")).toContain('rel="prev"');
     expect(last.headers.get("link")).toBe(
       `<${fake.url}/orgs/acme/repos?per_page=100&page=2>; rel="prev", <${fake.url}/orgs/acme/repos?per_page=100&page=1>; rel="first"`,
     );
@@ -168,16 +196,25 @@ describe("the fake GitHub", () => {
         "/repos/acme/website/collaborators/contractor-carl/permission",
       "repos/remove-collaborator": "/repos/acme/website/collaborators/contractor-carl",
       "repos/add-collaborator": "/repos/acme/website/collaborators/contractor-carl",
+      "repos/list-invitations": "/repos/acme/website/invitations",
+      "repos/update-invitation": "/repos/acme/website/invitations/8000",
       "repos/update": "/repos/acme/website",
+      "repos/get-deploy-key": "/repos/acme/website/keys/7001",
+      "repos/delete-deploy-key": "/repos/acme/website/keys/7001",
+      "repos/create-deploy-key": "/repos/acme/website/keys",
     };
     const bodies: Record<string, unknown> = {
       "repos/add-collaborator": { permission: "push" },
+      "repos/update-invitation": { permissions: "read" },
+      "repos/create-deploy-key": { title: "netlify deploy", key: "ssh-ed25519 AAAAnew", read_only: false },
       "repos/update": { visibility: "private" },
     };
     // GitHub's answer to each write: 204 without a body, 201 with the invitation it sent.
     const statuses: Record<string, number> = {
       "repos/remove-collaborator": 204,
       "repos/add-collaborator": 201,
+      "repos/delete-deploy-key": 204,
+      "repos/create-deploy-key": 201,
     };
     const installationOps = GITHUB_OPERATIONS.filter((op) => op.auth === "installation");
     expect(installationOps.map((op) => op.operationId).sort()).toEqual(Object.keys(paths).sort());

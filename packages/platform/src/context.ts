@@ -67,6 +67,7 @@ export type TRuntime = {
   sourceEndpoints?: {
     google?: Partial<Record<string, string>>;
     microsoft?: Partial<Record<string, string>>;
+    github?: { baseUrl: string };
   };
 };
 

@@ -1,23 +1,12 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { connect } from "node:net";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSourceWriter, GOOGLE_WRITE_ACCESS, type TWriteFile } from "@posture/connectors";
 import { ALL_CONNECTOR_SCOPES, startFakeGoogle, type TFakeGoogle } from "@posture/fakes/google";
 import { buildGoogleFixture, generateServiceAccount } from "@posture/fakes/google-fixture";
-import { connectors, createDb, organizations, remediations, type Db, type DbHandle } from "@posture/db";
+import { connectors, organizations, remediations, type Db } from "@posture/db";
 import { createTestDb, type TestDb } from "@posture/db/testing";
-import { createBullQueue, startWorkers, type TWorkers } from "@posture/jobs";
-import {
-  createLogger,
-  encryptSecret,
-  parseEncryptionKey,
-  SYSTEM_ACTOR,
-  type TJobQueue,
-} from "@posture/platform";
-import { freePort } from "@posture/platform/testing";
-import { remediationJobs, type TRemediationJobDeps } from "./jobs/module";
+import { encryptSecret, parseEncryptionKey, SYSTEM_ACTOR } from "@posture/platform";
 import {
   applyJobId,
   REMEDIATION_APPLY_JOB,
@@ -27,7 +16,15 @@ import {
   undoJobId,
 } from "./services/apply";
 import { insertPlan } from "./services/plan";
-import { createRateLimiter } from "./services/rate";
+import {
+  enqueueSoon,
+  idleQueue,
+  sleep,
+  startOwnRedis,
+  startSchedulers,
+  until,
+  type TOwnRedis,
+} from "./testing/own-redis";
 
 // The fault of issue 28, in CI's reach: two schedulers (two sets of BullMQ workers over the real
 // remediation job module, each with its own database pool and rate bucket, as two processes
@@ -40,90 +37,23 @@ const STEPS = 24;
 const OWNER = "alice@acme.test";
 const LINK = "anyoneWithLink";
 
-let redisProc: ChildProcess | undefined;
-let port = 0;
-
-/** Resolves once redis-server answers PING on the port. */
-async function redisUp(): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect(port, "127.0.0.1");
-      s.once("error", () => resolve(false));
-      s.once("connect", () => s.write("PING\r\n"));
-      s.once("data", (d) => {
-        s.destroy();
-        resolve(d.toString().startsWith("+PONG"));
-      });
-    });
-    if (ok) return;
-    await sleep(50);
-  }
-  throw new Error("redis-server did not start");
-}
-async function startRedis(): Promise<void> {
-  redisProc = spawn("redis-server", ["--port", String(port), "--save", "", "--appendonly", "no"], {
-    stdio: "ignore",
-  });
-  await redisUp();
-}
-async function stopRedis(): Promise<void> {
-  const proc = redisProc;
-  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise((resolve) => proc.once("exit", resolve));
-  proc.kill("SIGKILL");
-  await exited;
-}
-/** Redis dies and comes back with nothing: no RDB, no AOF, as a cache-configured Redis would. */
-async function restartEmpty(): Promise<void> {
-  await stopRedis();
-  await sleep(300);
-  await startRedis();
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-async function until(what: string, ok: () => Promise<boolean> | boolean, timeoutMs = 60_000) {
-  const started = Date.now();
-  while (!(await ok())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-/** Enqueues once Redis is back (the producer fails fast while it reconnects). */
-async function enqueueSoon(jobs: TJobQueue, ...args: Parameters<TJobQueue["enqueue"]>) {
-  await until(
-    `enqueue ${args[0]}`,
-    async () => {
-      try {
-        await jobs.enqueue(...args);
-        return true;
-      } catch {
-        await sleep(100);
-        return false;
-      }
-    },
-    15_000,
-  );
-}
-
+let redis: TOwnRedis;
 let tdb: TestDb;
 let db: Db;
 const closers: Array<() => Promise<unknown>> = [];
 beforeAll(async () => {
-  port = await freePort();
-  await startRedis();
+  redis = await startOwnRedis();
   tdb = await createTestDb();
   db = tdb.db;
 });
 afterAll(async () => {
   for (const close of closers.splice(0).reverse()) await close().catch(() => {});
-  await stopRedis();
+  await redis?.stop();
   await tdb?.drop();
 });
 
 describe("two schedulers, Redis restarted empty mid-apply and mid-undo", () => {
   it("writes each step exactly once at the fake tenant, and undo puts every link back once", async () => {
-    const redisUrl = `redis://127.0.0.1:${port}`;
-    const prefix = "jobs";
     const fixture = buildGoogleFixture();
     const files: TWriteFile[] = [];
     for (let i = 0; i < STEPS; i++) {
@@ -198,51 +128,14 @@ describe("two schedulers, Redis restarted empty mid-apply and mid-undo", () => {
     });
     await db.update(remediations).set({ status: "APPROVED" }).where(eq(remediations.id, id));
 
-    // Two schedulers: each its own pool, queue client, rate bucket (8 changes a second) and workers.
-    const schedulers: TWorkers[] = [];
-    for (let s = 0; s < 2; s++) {
-      const handle: DbHandle = createDb({ databaseUrl: tdb.url, poolSize: 4 });
-      const queue = createBullQueue({ redisUrl, prefix, registry: () => registry, onError: () => {} });
-      const deps: TRemediationJobDeps = {
-        db: handle.db,
-        jobs: queue,
-        runtime,
-        log: createLogger("fatal"),
-        rate: createRateLimiter({ perSecond: 8 }),
-        backoffMs: 200,
-      };
-      const registry = remediationJobs.definitions(deps);
-      const workers = startWorkers({
-        redisUrl,
-        prefix,
-        registry,
-        queues: {
-          scans: { concurrency: 1, perOrg: 2 },
-          maintenance: { concurrency: 1 },
-          deliveries: { concurrency: 1 },
-          reports: { concurrency: 1 },
-        },
-      });
-      schedulers.push(workers);
-      closers.push(
-        () => handle.close(),
-        () => queue.close(),
-        () => workers.close(),
-      );
-    }
-    const registry = remediationJobs.definitions({
+    const { producer, schedulers } = startSchedulers({
+      count: 2,
+      databaseUrl: tdb.url,
+      redisUrl: redis.url,
       db,
-      jobs: {
-        enqueue: async () => {},
-        runAndWait: async () => undefined as never,
-        ping: async () => {},
-        close: async () => {},
-      },
       runtime,
-      log: createLogger("fatal"),
+      closers,
     });
-    const producer = createBullQueue({ redisUrl, prefix, registry, onError: () => {} });
-    closers.push(() => producer.close());
 
     const statusOf = async () =>
       (await db.select({ s: remediations.status }).from(remediations).where(eq(remediations.id, id)))[0]?.s;
@@ -265,15 +158,12 @@ describe("two schedulers, Redis restarted empty mid-apply and mid-undo", () => {
       { jobs: producer },
     );
     await until("a quarter of the deletes", () => requests("DELETE").length >= STEPS / 4);
-    await restartEmpty();
+    await redis.restartEmpty();
     await enqueueSoon(producer, REMEDIATION_SWEEP_JOB, {});
     await enqueueSoon(producer, REMEDIATION_APPLY_JOB, { remediationId: id }, { jobId: applyJobId(id) });
     await until("APPLIED", async () => (await statusOf()) === "APPLIED");
     // Whatever the second scheduler was running has finished too.
-    await until("an idle queue", async () => {
-      const depth = await producer.depth?.().catch(() => undefined);
-      return !!depth && (depth.active ?? 0) + (depth.waiting ?? 0) + (depth.delayed ?? 0) === 0;
-    });
+    await idleQueue(producer);
     await sleep(500);
     expect(perFile("DELETE")).toEqual(once);
     const [applied] = await db.select().from(remediations).where(eq(remediations.id, id));
@@ -286,14 +176,11 @@ describe("two schedulers, Redis restarted empty mid-apply and mid-undo", () => {
       "a quarter of the restores",
       () => requests("POST").filter((r) => r.path !== "/token").length >= STEPS / 4,
     );
-    await restartEmpty();
+    await redis.restartEmpty();
     await enqueueSoon(producer, REMEDIATION_SWEEP_JOB, {});
     await enqueueSoon(producer, REMEDIATION_UNDO_JOB, { remediationId: id }, { jobId: undoJobId(id) });
     await until("REVERTED", async () => (await statusOf()) === "REVERTED");
-    await until("an idle queue", async () => {
-      const depth = await producer.depth?.().catch(() => undefined);
-      return !!depth && (depth.active ?? 0) + (depth.waiting ?? 0) + (depth.delayed ?? 0) === 0;
-    });
+    await idleQueue(producer);
     await sleep(500);
     expect(perFile("POST")).toEqual(once);
     const [reverted] = await db.select().from(remediations).where(eq(remediations.id, id));

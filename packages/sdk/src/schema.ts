@@ -40531,7 +40531,8 @@ export interface operations {
                 | "remove_org_wide_link"
                 | "remove_everyone_grant"
                 | "remove_group_grant"
-                | "restrict_org_wide_link";
+                | "restrict_org_wide_link"
+                | "delete_deploy_key";
               connectorId: string;
               resource:
                 | {
@@ -40558,6 +40559,18 @@ export interface operations {
                     clientId: string;
                     label: string;
                     userEmail: string;
+                  }
+                | {
+                    /** @constant */
+                    kind: "deploy_key";
+                    /** @description The repository's full name, `owner/repo` */
+                    fileId: string;
+                    driveId: string | null;
+                    name: string;
+                    ownerEmail: string;
+                    /** @description The deploy key's id at GitHub (an undo adds it back under a new one) */
+                    keyId: string;
+                    title: string;
                   };
               before: {
                 [key: string]: unknown;
@@ -41170,7 +41183,8 @@ export interface operations {
                 | "remove_org_wide_link"
                 | "remove_everyone_grant"
                 | "remove_group_grant"
-                | "restrict_org_wide_link";
+                | "restrict_org_wide_link"
+                | "delete_deploy_key";
               connectorId: string;
               resource:
                 | {
@@ -41197,6 +41211,18 @@ export interface operations {
                     clientId: string;
                     label: string;
                     userEmail: string;
+                  }
+                | {
+                    /** @constant */
+                    kind: "deploy_key";
+                    /** @description The repository's full name, `owner/repo` */
+                    fileId: string;
+                    driveId: string | null;
+                    name: string;
+                    ownerEmail: string;
+                    /** @description The deploy key's id at GitHub (an undo adds it back under a new one) */
+                    keyId: string;
+                    title: string;
                   };
               before: {
                 [key: string]: unknown;
@@ -41725,7 +41751,8 @@ export interface operations {
                 | "remove_org_wide_link"
                 | "remove_everyone_grant"
                 | "remove_group_grant"
-                | "restrict_org_wide_link";
+                | "restrict_org_wide_link"
+                | "delete_deploy_key";
               connectorId: string;
               resource:
                 | {
@@ -41752,6 +41779,18 @@ export interface operations {
                     clientId: string;
                     label: string;
                     userEmail: string;
+                  }
+                | {
+                    /** @constant */
+                    kind: "deploy_key";
+                    /** @description The repository's full name, `owner/repo` */
+                    fileId: string;
+                    driveId: string | null;
+                    name: string;
+                    ownerEmail: string;
+                    /** @description The deploy key's id at GitHub (an undo adds it back under a new one) */
+                    keyId: string;
+                    title: string;
                   };
               before: {
                 [key: string]: unknown;
@@ -42363,7 +42402,8 @@ export interface operations {
                 | "remove_org_wide_link"
                 | "remove_everyone_grant"
                 | "remove_group_grant"
-                | "restrict_org_wide_link";
+                | "restrict_org_wide_link"
+                | "delete_deploy_key";
               connectorId: string;
               resource:
                 | {
@@ -42390,6 +42430,18 @@ export interface operations {
                     clientId: string;
                     label: string;
                     userEmail: string;
+                  }
+                | {
+                    /** @constant */
+                    kind: "deploy_key";
+                    /** @description The repository's full name, `owner/repo` */
+                    fileId: string;
+                    driveId: string | null;
+                    name: string;
+                    ownerEmail: string;
+                    /** @description The deploy key's id at GitHub (an undo adds it back under a new one) */
+                    keyId: string;
+                    title: string;
                   };
               before: {
                 [key: string]: unknown;
@@ -43001,7 +43053,8 @@ export interface operations {
                 | "remove_org_wide_link"
                 | "remove_everyone_grant"
                 | "remove_group_grant"
-                | "restrict_org_wide_link";
+                | "restrict_org_wide_link"
+                | "delete_deploy_key";
               connectorId: string;
               resource:
                 | {
@@ -43028,6 +43081,18 @@ export interface operations {
                     clientId: string;
                     label: string;
                     userEmail: string;
+                  }
+                | {
+                    /** @constant */
+                    kind: "deploy_key";
+                    /** @description The repository's full name, `owner/repo` */
+                    fileId: string;
+                    driveId: string | null;
+                    name: string;
+                    ownerEmail: string;
+                    /** @description The deploy key's id at GitHub (an undo adds it back under a new one) */
+                    keyId: string;
+                    title: string;
                   };
               before: {
                 [key: string]: unknown;
@@ -43639,7 +43704,8 @@ export interface operations {
                 | "remove_org_wide_link"
                 | "remove_everyone_grant"
                 | "remove_group_grant"
-                | "restrict_org_wide_link";
+                | "restrict_org_wide_link"
+                | "delete_deploy_key";
               connectorId: string;
               resource:
                 | {
@@ -43666,6 +43732,18 @@ export interface operations {
                     clientId: string;
                     label: string;
                     userEmail: string;
+                  }
+                | {
+                    /** @constant */
+                    kind: "deploy_key";
+                    /** @description The repository's full name, `owner/repo` */
+                    fileId: string;
+                    driveId: string | null;
+                    name: string;
+                    ownerEmail: string;
+                    /** @description The deploy key's id at GitHub (an undo adds it back under a new one) */
+                    keyId: string;
+                    title: string;
                   };
               before: {
                 [key: string]: unknown;

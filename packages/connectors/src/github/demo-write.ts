@@ -3,6 +3,7 @@ import { reversibilityOf } from "../reversibility";
 import type { TSourceFile } from "../types";
 import { ranksAbove, type TDemoOverlayStore, type TSourceWriter } from "../write";
 import { GITHUB_DEMO_ORG, githubDemoIndexOf, githubDemoRepository, githubDemoRepositoryCount } from "./demo";
+import { deployKeyEntry, demoDeployKeys } from "./demo-deploy-keys";
 import { GITHUB_UNSUPPORTED, githubNotFound } from "./write";
 import { repositoryFile, VISIBILITY_PERMISSION_ID } from "./source";
 
@@ -10,7 +11,8 @@ import { repositoryFile, VISIBILITY_PERMISSION_ID } from "./source";
  * The demo GitHub organization's writer: each change is an overlay entry (`perm:<repo>:<id>`, as
  * the file sandbox keys them, demo/overlay.ts) that the demo adapter lays over its reads. It does
  * what the real writer does (write.ts) and refuses what GitHub refuses: removing an outside
- * collaborator, changing their role, making a public or internal repository private.
+ * collaborator, changing their role, making a public or internal repository private, deleting a
+ * deploy key (and adding it back under a new id, demo-deploy-keys.ts).
  */
 export function createGithubDemoWriter(opts: {
   repositoryCount?: number | undefined;
@@ -71,6 +73,39 @@ export function createGithubDemoWriter(opts: {
       const generated = located.base.permissions.find((p) => p.id === image.id);
       await put(overlay, key, located.index, permissionEntry(generated, permission));
       return { id: image.id };
+    },
+    readDeployKey: async (file, keyId) => {
+      const overlay = await load();
+      const located = locate(overlay, file.id);
+      if (!located) return null;
+      return demoDeployKeys(overlay.entries, located.base).find((k) => k.id === keyId) ?? null;
+    },
+    deleteDeployKey: async (file, keyId) => {
+      const overlay = await load();
+      const located = locate(overlay, file.id);
+      if (!located) throw githubNotFound();
+      if (!demoDeployKeys(overlay.entries, located.base).some((k) => k.id === keyId)) return "already_gone";
+      const key = deployKeyEntry(file.id, keyId);
+      // A key the sandbox added back goes with its entry; a generated one is marked removed.
+      if (overlay.entries.get(key)?.op === "added") await store.remove(key);
+      else await put(overlay, key, located.index, { op: "removed" });
+      return "applied";
+    },
+    restoreDeployKey: async (file, image) => {
+      const overlay = await load();
+      const located = locate(overlay, file.id);
+      if (!located) throw githubNotFound();
+      const back = demoDeployKeys(overlay.entries, located.base).find((k) => k.key === image.key);
+      if (back) return { id: back.id };
+      // As GitHub: the same public key under a new id.
+      const id = `${image.id}-${stamp(overlay)}`;
+      await put(overlay, deployKeyEntry(file.id, id), located.index, {
+        op: "added",
+        title: image.title,
+        key: image.key,
+        readOnly: image.readOnly,
+      });
+      return { id };
     },
     transferOwnership: async () => {
       throw GITHUB_UNSUPPORTED.transfer();

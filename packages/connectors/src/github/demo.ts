@@ -1,6 +1,7 @@
 import { SourceAuthError, type TAccessCheck, type TSourceAdapter, type TTenantSetting } from "../types";
 import type { TDemoOverlayStore } from "../write";
 import { loadOverlay, overlayFile } from "../demo/overlay";
+import { keyedRepositories, withDemoDeployKeys } from "./demo-deploy-keys";
 import { GITHUB_ACCESS } from "./access";
 import type { TGithubAdapter } from "./adapter";
 import { githubSourceAdapter } from "./source";
@@ -314,8 +315,12 @@ export function createGithubDemoAdapter(opts: TGithubDemoOptions): TSourceAdapte
     },
     files: async function* () {
       const overlay = await loadOverlay(opts.overlay);
-      for await (const file of source.files())
-        yield overlay.files.size === 0 ? file : overlayFile(file, overlay.files.get(file.id), file.id);
+      const keyed = keyedRepositories(overlay.entries);
+      for await (const file of source.files()) {
+        const overlaid =
+          overlay.files.size === 0 ? file : overlayFile(file, overlay.files.get(file.id), file.id);
+        yield keyed.has(file.id) ? withDemoDeployKeys(overlay.entries, overlaid) : overlaid;
+      }
     },
   };
 }

@@ -153,9 +153,9 @@ export type TGithubClient = {
   get: <T>(path: string, query?: TQuery) => Promise<T>;
   /** Every item of a paged list, 100 a page, following `Link: rel="next"`; `pick` unwraps an envelope. */
   list: <T>(path: string, query?: TQuery, pick?: (body: unknown) => T[]) => AsyncGenerator<T>;
-  /** One write (PUT, PATCH, DELETE): the final status and its JSON body (null when there is none). */
+  /** One write (PUT, PATCH, DELETE, POST): the final status and its JSON body (null when there is none). */
   send: (
-    method: "PUT" | "PATCH" | "DELETE",
+    method: "PUT" | "PATCH" | "DELETE" | "POST",
     path: string,
     body?: unknown,
   ) => Promise<{ status: number; body: unknown }>;

@@ -44,6 +44,15 @@ const writes = (fake: TFakeGithub) =>
     .filter((r) => r.method !== "GET" && !r.path.startsWith("/app/"))
     .map((r) => `${r.method} ${r.path}${r.body ? ` ${r.body}` : ""}`);
 
+/** The operations the writer tests below made (each allowed by the description: the harness checks). */
+const made = new Set<string>();
+const madeBy = (fake: TFakeGithub) => {
+  for (const r of fake.requests) {
+    const op = matchOperation(r.method, r.path)?.op;
+    if (op) made.add(`${op.method} ${op.path}`);
+  }
+};
+
 describe("a real GitHub connector", () => {
   it("reads the organization as repositories, people, apps and settings", async () => {
     const fake = await start();
@@ -193,6 +202,21 @@ describe("a real GitHub connector", () => {
     expect(fixture.invitations).toEqual([
       { id: 8000, repo: "payments-api", login: "contractor-carl", permission: "admin" },
     ]);
+    // The undo retried after a crash (its outcome not recorded): the permission endpoint does not
+    // show a pending invitation, so the engine's re-read finds nothing and restores again; the
+    // writer finds the invitation it sent and sends no second one.
+    expect(await writer.readPermission(payments, "contractor-carl")).toBeNull();
+    expect(
+      await writer.restorePermission(payments, before ?? { id: "", type: "user", role: "reader" }),
+    ).toEqual({ id: "contractor-carl" });
+    expect(fixture.invitations).toHaveLength(1);
+    // An invitation at another role meanwhile (someone edited it): set back to theirs, still one.
+    const sent = fixture.invitations?.[0];
+    if (sent) sent.permission = "pull";
+    await writer.restorePermission(payments, before ?? { id: "", type: "user", role: "reader" });
+    expect(fixture.invitations).toEqual([
+      { id: 8000, repo: "payments-api", login: "contractor-carl", permission: "admin" },
+    ]);
 
     // A public repository made private: one-way (forks detached, outside stars dropped).
     const website = { id: "acme/website", driveId: null, ownerEmail: "owners@acme.github" };
@@ -201,18 +225,44 @@ describe("a real GitHub connector", () => {
     expect(fixture.repositories.find((r) => r.name === "website")?.visibility).toBe("private");
     expect(await writer.deletePermission(website, "~visibility")).toBe("already_gone");
 
-    // Every operation remediation's requirements list was made, each allowed by the description.
-    const used = new Set(fake.requests.map((r) => matchOperation(r.method, r.path)?.op));
-    expect(
-      GITHUB_WRITE_REQUIREMENTS.flatMap((r) => r.operations).filter(
-        (key) => ![...used].some((op) => op && `${op.method} ${op.path}` === key),
-      ),
-    ).toEqual([]);
+    madeBy(fake);
     expect(writes(fake)).toEqual([
       "DELETE /repos/acme/payments-api/collaborators/contractor-carl",
       'PUT /repos/acme/payments-api/collaborators/contractor-carl {"permission":"admin"}',
+      'PATCH /repos/acme/payments-api/invitations/8000 {"permissions":"admin"}',
       'PATCH /repos/acme/website {"visibility":"private"}',
     ]);
+  });
+
+  it("finds a pending invitation on a later page before inviting again", async () => {
+    const fixture = buildGithubFixture();
+    // 150 pending invitations to the repository, the removed collaborator's the last: page 2 of 100.
+    fixture.invitations = Array.from({ length: 150 }, (_, i) => ({
+      id: 9000 + i,
+      repo: "payments-api",
+      login: i === 149 ? "contractor-carl" : `invitee-${i}`,
+      permission: i === 149 ? ("admin" as const) : ("pull" as const),
+    }));
+    fixture.repositories = fixture.repositories.map((r) =>
+      r.name === "payments-api"
+        ? { ...r, collaborators: r.collaborators.filter((c) => c.login !== "contractor-carl") }
+        : r,
+    );
+    const fake = await start({ fixture, permissions: { 88: WRITER } });
+    const writer = createSourceWriter(input(fake));
+    const payments = { id: "acme/payments-api", driveId: null, ownerEmail: "owners@acme.github" };
+    const image = {
+      id: "contractor-carl",
+      type: "user" as const,
+      role: "organizer" as const,
+      extra: { githubRole: "admin" },
+    };
+    expect(await writer.restorePermission(payments, image)).toEqual({ id: "contractor-carl" });
+    expect(writes(fake)).toEqual([]);
+    expect(
+      fake.requests.filter((r) => r.path.endsWith("/invitations")).map((r) => r.url.replace(/^.*\?/, "")),
+    ).toEqual(["per_page=100", "per_page=100&page=2"]);
+    expect(fixture.invitations).toHaveLength(150);
   });
 
   it("lowers an outside collaborator's role, and puts back exactly GitHub's role on undo", async () => {
@@ -243,6 +293,72 @@ describe("a real GitHub connector", () => {
     ]);
   });
 
+  it("deletes a writable deploy key and, on undo, adds its public key back under a new id", async () => {
+    const fixture = buildGithubFixture();
+    const fake = await start({ fixture, permissions: { 88: WRITER } });
+    const writer = createSourceWriter(input(fake));
+    const website = { id: "acme/website", driveId: null, ownerEmail: "owners@acme.github" };
+    const keys = () => fixture.repositories.find((r) => r.name === "website")?.deployKeys.map((k) => k.id);
+    expect(writer.reversibility("delete_deploy_key")).toEqual({
+      reversible: true,
+      caveat:
+        "Undo adds the same public key back to the repository, so whoever holds its private key can push again; GitHub gives it a new id and creation date, and its last-used date starts over.",
+    });
+    const before = await writer.readDeployKey?.(website, "7001");
+    expect(before).toEqual({
+      id: "7001",
+      title: "netlify deploy",
+      key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA7001",
+      readOnly: false,
+    });
+    expect(await writer.deleteDeployKey?.(website, "7001")).toBe("applied");
+    expect(keys()).toEqual([]);
+    expect(await writer.readDeployKey?.(website, "7001")).toBeNull();
+    expect(await writer.deleteDeployKey?.(website, "7001")).toBe("already_gone");
+    if (!before) throw new Error("no pre-image");
+    // Undo: the same public key, a new id (the highest of the organization's plus one).
+    expect(await writer.restoreDeployKey?.(website, before)).toEqual({ id: "7003" });
+    // Retried (the first undo's outcome not recorded): found in the list, not added twice.
+    expect(await writer.restoreDeployKey?.(website, before)).toEqual({ id: "7003" });
+    expect(fixture.repositories.find((r) => r.name === "website")?.deployKeys).toMatchObject([
+      { id: 7003, title: "netlify deploy", key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA7001", readOnly: false },
+    ]);
+    expect(writes(fake)).toEqual([
+      "DELETE /repos/acme/website/keys/7001",
+      'POST /repos/acme/website/keys {"title":"netlify deploy","key":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA7001","read_only":false}',
+    ]);
+    madeBy(fake);
+  });
+
+  it("adds a deploy key back once when GitHub carried out a POST it answered with a 502", async () => {
+    const fixture = buildGithubFixture();
+    const fake = await start({ fixture, permissions: { 88: WRITER } });
+    // The first POST reaches GitHub, which adds the key; its answer is lost to a 502 on the way back.
+    let lost = false;
+    const fetchLosingOne: typeof fetch = async (url, init) => {
+      const response = await fetch(url, init);
+      if (init?.method !== "POST" || String(url).includes("/access_tokens") || lost) return response;
+      lost = true;
+      await response.body?.cancel();
+      return new Response(JSON.stringify({ message: "Server Error" }), { status: 502 });
+    };
+    const writer = createSourceWriter({ ...input(fake), http: { ...clock.http, fetch: fetchLosingOne } });
+    const website = { id: "acme/website", driveId: null, ownerEmail: "owners@acme.github" };
+    const image = { id: "6999", title: "old deploy", key: "ssh-ed25519 AAAAold", readOnly: false };
+    expect(await writer.restoreDeployKey?.(website, image)).toEqual({ id: "7003" });
+    // Retried after the 502, refused as "key is already in use": the key found, added once.
+    expect(fake.requests.filter((r) => r.method === "POST" && r.path.endsWith("/keys"))).toHaveLength(2);
+    expect(fixture.repositories.find((r) => r.name === "website")?.deployKeys.map((k) => k.id)).toEqual([
+      7001, 7003,
+    ]);
+  });
+
+  it("made every operation remediation's requirements list", () => {
+    expect(GITHUB_WRITE_REQUIREMENTS.flatMap((r) => r.operations).filter((key) => !made.has(key))).toEqual(
+      [],
+    );
+  });
+
   it("is refused without administration: write, with GitHub's own answer", async () => {
     const fake = await start();
     const writer = createSourceWriter(input(fake));
@@ -255,6 +371,7 @@ describe("a real GitHub connector", () => {
     });
     expect(writer.requirements().map((r) => r.permission)).toEqual([
       "metadata: read",
+      "administration: read",
       "administration: write",
     ]);
   });

@@ -11,6 +11,7 @@ import {
 import type { TGithubRequirement } from "./access";
 import { githubAppTokens, type TGithubAppCredentials } from "./auth";
 import { createGithubClient, GithubApiError, type TGithubHttpOptions } from "./http";
+import { githubDeployKeyWrites } from "./write-deploy-keys";
 import {
   GITHUB_PERMISSION_OF,
   githubOrgDomain,
@@ -23,8 +24,11 @@ import {
 // API through the installation's token: an outside collaborator removed
 // (DELETE /repos/{owner}/{repo}/collaborators/{username}), their role lowered or, on undo, put back
 // (PUT …/collaborators/{username} {permission}: for someone who is no longer a collaborator GitHub
-// sends an invitation, and access returns when they accept it), a public or internal repository
-// made private (PATCH /repos/{owner}/{repo} {visibility}). A repository's id at the source is its
+// sends an invitation, and access returns when they accept it; an undo first looks for the
+// invitation an earlier, crashed try sent, GET …/invitations), a public or internal repository
+// made private (PATCH /repos/{owner}/{repo} {visibility}), a deploy key deleted
+// (DELETE /repos/{owner}/{repo}/keys/{key_id}; on undo its public key added back,
+// POST …/keys {title, key, read_only}, under a new id). A repository's id at the source is its
 // full name (`owner/repo`, source.ts). GitHub has no call with which an organization suspends or
 // removes another app's installation, and no ownership transfer of a repository's files: both are
 // refused as `unsupported`.
@@ -42,6 +46,14 @@ export const GITHUB_WRITE_REQUIREMENTS: readonly TGithubRequirement[] = [
     impact: "A change's pre-image (visibility, a collaborator's role) cannot be read: nothing is changed.",
   },
   {
+    feature: "Remediation: invitations an undo already sent, deploy keys' pre-images",
+    permission: "administration: read",
+    needs: { administration: "read" },
+    operations: ["GET /repos/{owner}/{repo}/invitations", "GET /repos/{owner}/{repo}/keys/{key_id}"],
+    impact:
+      "An undo cannot see the invitation an interrupted try already sent (the permission endpoint does not show pending invitations), and a deploy key's pre-image cannot be read: a removed collaborator is not invited back, no deploy key is deleted.",
+  },
+  {
     feature: "Remediation: outside collaborators and repository visibility",
     permission: "administration: write",
     needs: { administration: "write" },
@@ -49,9 +61,12 @@ export const GITHUB_WRITE_REQUIREMENTS: readonly TGithubRequirement[] = [
       "PATCH /repos/{owner}/{repo}",
       "PUT /repos/{owner}/{repo}/collaborators/{username}",
       "DELETE /repos/{owner}/{repo}/collaborators/{username}",
+      "PATCH /repos/{owner}/{repo}/invitations/{invitation_id}",
+      "DELETE /repos/{owner}/{repo}/keys/{key_id}",
+      "POST /repos/{owner}/{repo}/keys",
     ],
     impact:
-      "Outside collaborators cannot be removed or lowered, and repositories cannot be made private, from a remediation.",
+      "Outside collaborators cannot be removed or lowered, repositories cannot be made private and deploy keys cannot be deleted, from a remediation.",
   },
 ];
 
@@ -82,6 +97,10 @@ const GITHUB_ROLE_BODY: Record<string, string> = {
   maintain: "maintain",
   admin: "admin",
 };
+/** …and the other way: the role name an invitation's `permissions` carries for a PUT body value. */
+const GITHUB_ROLE_NAME: Record<string, string> = Object.fromEntries(
+  Object.entries(GITHUB_ROLE_BODY).map(([name, body]) => [body, name]),
+);
 
 const repoPath = (file: TWriteFile) => `/repos/${file.id.split("/").map(encodeURIComponent).join("/")}`;
 
@@ -140,6 +159,45 @@ export function createGithubWriter(opts: TGithubWriterOptions): TSourceWriter {
     }
   };
 
+  /** The pending invitation of `login` to the repository, if any (an expired one grants nothing). */
+  const pendingInvitation = async (
+    file: TWriteFile,
+    login: string,
+  ): Promise<{ id: number; permissions: string } | null> => {
+    try {
+      for await (const invitation of client.list<{
+        id: number;
+        permissions: string;
+        expired?: boolean;
+        invitee: { login: string } | null;
+      }>(`${repoPath(file)}/invitations`))
+        if (invitation.invitee?.login.toLowerCase() === login.toLowerCase() && invitation.expired !== true)
+          return { id: invitation.id, permissions: invitation.permissions };
+      return null;
+    } catch (error) {
+      throw asWriteError(error);
+    }
+  };
+
+  /**
+   * Puts a collaborator back with GitHub's role `permission` (a PUT body value). Someone no longer
+   * a collaborator is sent an invitation, which the permission endpoint does not show: an undo
+   * retried after a crash finds the one it sent (at another role, that role is corrected) instead
+   * of inviting them twice.
+   */
+  const restoreCollaborator = async (file: TWriteFile, login: string, permission: string) => {
+    const pending = await pendingInvitation(file, login);
+    const roleName = GITHUB_ROLE_NAME[permission];
+    if (pending && pending.permissions === (roleName ?? permission)) return;
+    // A custom role has no invitation value: the PUT is GitHub's only way to set it.
+    if (!pending || roleName === undefined) return putCollaborator(file, login, permission);
+    try {
+      await client.send("PATCH", `${repoPath(file)}/invitations/${pending.id}`, { permissions: roleName });
+    } catch (error) {
+      throw asWriteError(error);
+    }
+  };
+
   const setVisibility = async (file: TWriteFile, to: string) => {
     try {
       await client.send("PATCH", repoPath(file), { visibility: to });
@@ -149,6 +207,7 @@ export function createGithubWriter(opts: TGithubWriterOptions): TSourceWriter {
   };
 
   return {
+    ...githubDeployKeyWrites({ client, repoPath, asWriteError }),
     requirements: () => [...GITHUB_WRITE_ACCESS],
     reversibility: (action, permission) => reversibilityOf("github", action, permission),
     readPermission: async (file, permissionId): Promise<TPermissionImage | null> => {
@@ -207,7 +266,7 @@ export function createGithubWriter(opts: TGithubWriterOptions): TSourceWriter {
       }
       // GitHub invites someone who is no longer a collaborator: their access returns on acceptance.
       const githubRole = image.extra?.githubRole;
-      await putCollaborator(
+      await restoreCollaborator(
         file,
         image.id,
         typeof githubRole === "string"

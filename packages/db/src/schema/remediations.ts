@@ -47,6 +47,8 @@ export const REMEDIATION_ACTIONS = [
   // Make a searchable organization-wide link link-only (Google Drive; Microsoft links are never
   // searchable and their scope cannot change).
   "restrict_org_wide_link",
+  // GitHub (issue 31): delete a deploy key with write access.
+  "delete_deploy_key",
 ] as const;
 export type TRemediationAction = (typeof REMEDIATION_ACTIONS)[number];
 
@@ -126,7 +128,7 @@ export const remediations = pgTable(
   ],
 );
 
-/** Where a step acts: a permission on a file, or an app's grant to a user. */
+/** Where a step acts: a permission on a file, an app's grant to a user, a repository's deploy key. */
 export type TRemediationResource =
   | {
       kind: "permission";
@@ -151,6 +153,16 @@ export type TRemediationResource =
       clientId: string;
       label: string;
       userEmail: string;
+    }
+  | {
+      kind: "deploy_key";
+      /** The repository (a file of the store: its id at the source, `owner/repo`) and the key's id and title. */
+      fileId: string;
+      driveId: string | null;
+      name: string;
+      ownerEmail: string;
+      keyId: string;
+      title: string;
     };
 
 export const remediationSteps = pgTable(

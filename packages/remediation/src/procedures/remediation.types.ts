@@ -73,6 +73,15 @@ export const ZStepResource = z.discriminatedUnion("kind", [
     label: z.string(),
     userEmail: z.string(),
   }),
+  z.object({
+    kind: z.literal("deploy_key"),
+    fileId: z.string().describe("The repository's full name, `owner/repo`"),
+    driveId: z.string().nullable(),
+    name: z.string(),
+    ownerEmail: z.string(),
+    keyId: z.string().describe("The deploy key's id at GitHub (an undo adds it back under a new one)"),
+    title: z.string(),
+  }),
 ]);
 
 export const ZStepError = z.object({

@@ -23,8 +23,10 @@ import {
 import {
   fileOf,
   grantOf,
+  keyIdOf,
   lockFindings,
   newOwnerOf,
+  noDeployKeys,
   permissionIdOf,
   preImageOf,
   refreshStepCounts,
@@ -46,8 +48,12 @@ type TOutcome = { status: "APPLIED" | "ALREADY_GONE" } | { status: "FAILED"; err
 /** Whether a step reads its pre-image before acting (a transfer is undone by transferring back). */
 const readsPreImage = (step: TStepRow) => step.reversible && step.action !== "transfer_ownership";
 
-/** The permission or grant as the source has it now (null: gone). */
+/** The permission, grant or deploy key as the source has it now (null: gone). */
 async function readAtSource(writer: TSourceWriter, step: TStepRow) {
+  if (step.action === "delete_deploy_key") {
+    if (!writer.readDeployKey) throw noDeployKeys();
+    return writer.readDeployKey(fileOf(step), keyIdOf(step));
+  }
   return step.action === "revoke_oauth_grant"
     ? writer.readGrant(grantOf(step))
     : writer.readPermission(fileOf(step), permissionIdOf(step));
@@ -81,6 +87,9 @@ function act(writer: TSourceWriter, step: TStepRow): Promise<TWriteOutcome> {
           new SourceWriteError(400, "unsupported", "This source cannot make a link link-only"),
         );
       return writer.restrictLink(fileOf(step), permissionIdOf(step));
+    case "delete_deploy_key":
+      if (!writer.deleteDeployKey) return Promise.reject(noDeployKeys());
+      return writer.deleteDeployKey(fileOf(step), keyIdOf(step));
   }
 }
 

@@ -14,6 +14,7 @@ import {
   type TConnectorType,
 } from "@posture/connectors";
 import { AppError } from "@posture/platform";
+import { deployKeySteps, type TDeployKeyFinding } from "./draft-deploy-keys";
 import { fingerprintOf, QUICK_WIN_GROUPS, RULE_IDS } from "@posture/posture";
 
 // The planner: from findings, sharing items, agents or the offboarding playbook to the exact
@@ -222,6 +223,8 @@ export async function draftPlan(db: Db, q: { orgId: string } & TDraftInput): Pro
   const requested = new Set<string>();
   /** Open internal-exposure findings: their own permissions go (or their links are restricted). */
   const internal: TFindingRow[] = [];
+  /** Open `deploy_key_write` findings: their writable keys go (draft-deploy-keys.ts). */
+  const keyFindings: TDeployKeyFinding[] = [];
 
   // Findings: those named, and a quick win's group (its open findings, read in SQL).
   const findingIds = [...new Set(input.findingIds ?? [])];
@@ -239,7 +242,7 @@ export async function draftPlan(db: Db, q: { orgId: string } & TDraftInput): Pro
     const rows = await queryRows<TFindingRow>(
       db,
       sql`SELECT id, connector_id, rule_id, category, severity, status, resource_id,
-            CASE WHEN rule_id = ANY(${arrayLiteral(Object.keys(INTERNAL_RULES))}::text[]) THEN details END AS details
+            CASE WHEN rule_id = ANY(${arrayLiteral([...Object.keys(INTERNAL_RULES), RULE_IDS.deployKeyWrite])}::text[]) THEN details END AS details
           FROM findings
           WHERE org_id = ${orgId} AND id = ANY(${arrayLiteral(findingIds)}::text[])`,
     );
@@ -260,6 +263,8 @@ export async function draftPlan(db: Db, q: { orgId: string } & TDraftInput): Pro
       const kind = FILE_RULES[f.rule_id];
       if (kind) wantFile(f.connector_id, storeId("wsf", f.connector_id, f.resource_id), kind);
       else if (INTERNAL_RULES[f.rule_id]) internal.push(f);
+      else if (f.rule_id === RULE_IDS.deployKeyWrite)
+        keyFindings.push({ ...f, details: f.details as TDeployKeyFinding["details"] });
       else if (APP_RULES.has(f.rule_id)) appKeys.add(`${f.connector_id}\0${f.resource_id}`);
       else skipped.push({ findingId: f.id, ref: null, reason: unfixableReason(f) });
     }
@@ -384,6 +389,7 @@ export async function draftPlan(db: Db, q: { orgId: string } & TDraftInput): Pro
       ...perms.map((p) => p.connector_id),
       ...grants.map((g) => g.connector_id),
       ...internalPerms.map((p) => p.connector_id),
+      ...keyFindings.map((f) => f.connector_id),
     ]),
   ];
   const connectorRows =
@@ -710,6 +716,10 @@ export async function draftPlan(db: Db, q: { orgId: string } & TDraftInput): Pro
   }
 
   fixed.push(...internalFixed);
+  const keyed = await deployKeySteps(db, { orgId, findings: keyFindings });
+  for (const s of keyed.steps) steps.set(s.key, s);
+  fixed.push(...keyed.fixed);
+  skipped.push(...keyed.skipped);
 
   // Requested findings no step fixes completely (the store no longer holds the file, or the app).
   const fixedIds = new Set(fixed.map((f) => f.id));

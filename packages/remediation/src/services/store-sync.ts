@@ -1,5 +1,11 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { TGrantImage, TPermissionImage, TWriteFile } from "@posture/connectors";
+import {
+  SourceWriteError,
+  type TDeployKeyImage,
+  type TGrantImage,
+  type TPermissionImage,
+  type TWriteFile,
+} from "@posture/connectors";
 import {
   arrayLiteral,
   lockOrg,
@@ -31,7 +37,7 @@ export type TStepRow = typeof remediationSteps.$inferSelect;
  * under way, when it started on this step (a restore started but not recorded is re-read first).
  */
 export type TPreImage = {
-  source: TPermissionImage | TGrantImage | null;
+  source: TPermissionImage | TGrantImage | TDeployKeyImage | null;
   store?: TStoredPermission | TStoredGrant | null;
   undoStartedAt?: string;
 };
@@ -63,6 +69,15 @@ export const permissionIdOf = (step: TStepRow) => {
   if (r.kind !== "permission") throw new Error(`step ${step.id} does not name a permission`);
   return r.permissionId;
 };
+/** The deploy key a step deletes. */
+export const keyIdOf = (step: TStepRow) => {
+  const r = step.resource;
+  if (r.kind !== "deploy_key") throw new Error(`step ${step.id} does not name a deploy key`);
+  return r.keyId;
+};
+/** A source whose writer has no deploy keys (every one but GitHub). */
+export const noDeployKeys = () =>
+  new SourceWriteError(400, "unsupported", "This source has no deploy keys to delete");
 export const targetRoleOf = (step: TStepRow): string => String(step.after?.role ?? "reader");
 export const newOwnerOf = (step: TStepRow): string =>
   String(step.after?.ownerEmail ?? step.after?.owner ?? "");
@@ -95,6 +110,9 @@ function storeChangeOf(
       return { grant: r.grantId };
     case "restrict_org_wide_link":
       // The store keeps who a permission reaches, not whether search finds it: nothing to change.
+      return null;
+    case "delete_deploy_key":
+      // The store keeps no deploy keys (the finding's details name them): the next scan agrees.
       return null;
   }
 }

@@ -2,6 +2,7 @@ import { and, desc, eq } from "drizzle-orm";
 import {
   PERMISSION_ROLE_RANK,
   SourceWriteError,
+  type TDeployKeyImage,
   type TGrantImage,
   type TPermissionImage,
   type TPermissionRole,
@@ -28,6 +29,7 @@ import { remediationLink } from "./plan";
 import {
   fileOf,
   lockFindings,
+  noDeployKeys,
   preImageOf,
   refreshStepCounts,
   reopenFindings,
@@ -93,6 +95,9 @@ async function restoredAlready(
       const now = await writer.readPermission(fileOf(step), image.id);
       return now?.link?.discoverable === true ? { id: image.id } : undefined;
     }
+    case "delete_deploy_key":
+      // Added back under a new id: the writer finds it by its public key before adding it.
+      return undefined;
   }
 }
 
@@ -133,6 +138,12 @@ async function restore(writer: TSourceWriter, step: TStepRow, pre: TPreImage | n
       if (!writer.restoreGrant || !image)
         throw new SourceWriteError(400, "unsupported", "This source cannot grant a revoked app access back");
       return (await writer.restoreGrant(image)).id;
+    }
+    case "delete_deploy_key": {
+      const image = pre?.source as TDeployKeyImage | null | undefined;
+      if (!image) throw new SourceWriteError(409, "no_pre_image", "The deploy key's pre-image was not kept");
+      if (!writer.restoreDeployKey) throw noDeployKeys();
+      return (await writer.restoreDeployKey(fileOf(step), image)).id;
     }
   }
 }

@@ -20,7 +20,15 @@ type TFinding = {
   status: string;
   benchmark?: { name: string; version: string; id: string };
 };
-type TStep = { id: string; action: string; status: string; reversible: boolean; findingIds: string[] };
+type TStep = {
+  id: string;
+  action: string;
+  status: string;
+  reversible: boolean;
+  findingIds: string[];
+  resource: unknown;
+  before: Record<string, unknown>;
+};
 type TRemediation = { id: string; status: string; steps: TStep[] };
 type TRepoRow = {
   name: string;
@@ -341,5 +349,42 @@ describe("GitHub demo connector over HTTP", () => {
     expect(await status(share.id)).toBe("OPEN");
     expect(await repoRow()).toEqual([1]);
     expect(afterUndo.postureScore).toBe(first.postureScore);
+
+    // Delete the writable deploy key of payments-api; undo adds its public key back, under a new id.
+    const key = byKey("deploy_key_write", "northwind-labs/payments-api");
+    const keyPlan = (await call("POST", "/api/remediations", { findingIds: [key.id] }, 201)) as TRemediation;
+    expect(keyPlan.steps.map((s) => [s.action, s.reversible, s.findingIds, s.resource])).toEqual([
+      [
+        "delete_deploy_key",
+        true,
+        [key.id],
+        {
+          kind: "deploy_key",
+          fileId: "northwind-labs/payments-api",
+          driveId: null,
+          name: "northwind-labs/payments-api",
+          ownerEmail: "owners@northwind-labs.github",
+          keyId: "101",
+          title: "ci-deploy",
+        },
+      ],
+    ]);
+    expect(keyPlan.steps[0]?.before.undoNote).toContain("GitHub gives it a new id");
+    await call("POST", `/api/remediations/${keyPlan.id}/approve`);
+    await call("POST", `/api/remediations/${keyPlan.id}/apply`, undefined, 202);
+    const settleKey = (want: string) =>
+      waitFor(async () => {
+        const r = (await call("GET", `/api/remediations/${keyPlan.id}`)) as TRemediation;
+        return r.status === want ? r : null;
+      }, 60_000);
+    expect((await settleKey("APPLIED")).steps.map((s) => s.status)).toEqual(["APPLIED"]);
+    expect(await status(key.id)).toBe("RESOLVED");
+    expect(await sync()).toMatchObject({ status: "COMPLETE", findingsNew: 0, findingsResolved: 0 });
+    expect(await status(key.id)).toBe("RESOLVED");
+    await call("POST", `/api/remediations/${keyPlan.id}/undo`, undefined, 202);
+    expect((await settleKey("REVERTED")).steps.map((s) => s.status)).toEqual(["REVERTED"]);
+    expect(await sync()).toMatchObject({ status: "COMPLETE", findingsNew: 0 });
+    // The key is back (the rescan finds it writable again), so the finding reopens.
+    expect(await status(key.id)).toBe("OPEN");
   }, 120_000);
 });

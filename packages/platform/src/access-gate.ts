@@ -61,6 +61,11 @@ export class AccessGate {
   private readonly inFlight = new Map<string, Promise<TCredentialLookup>>();
   readonly touches: CredentialTouches;
 
+  /** The limiter the gate charges: what settles a deferred charge (a conditional GET). */
+  get limits(): RateLimits {
+    return this.o.limits;
+  }
+
   constructor(private readonly o: TAccessGateOptions) {
     this.cache = new CredentialCache({
       maxEntries: o.cache?.maxEntries ?? 10_000,
@@ -74,10 +79,11 @@ export class AccessGate {
     );
   }
 
-  async check(presented: TPresented, client: string, cost = 1): Promise<TGateResult> {
+  /** `defer`: a conditional GET, counted only once its answer is known not to be a 304 (`settle`). */
+  async check(presented: TPresented, client: string, cost = 1, defer = false): Promise<TGateResult> {
     const { limits } = this.o;
     if (presented === null || presented.kind === "malformed") {
-      const d = await limits.hit("anonymous", client, { cost });
+      const d = await limits.hit("anonymous", client, { cost, defer });
       return {
         decision: strip(d),
         principal: null,
@@ -91,7 +97,7 @@ export class AccessGate {
     const cached = this.cache.get(hash, now);
     if (cached) {
       const orgId = cached.principal.org.id;
-      const d = await limits.hit("authenticated", client, { cost, epoch: { orgId, data: true } });
+      const d = await limits.hit("authenticated", client, { cost, defer, epoch: { orgId, data: true } });
       if (d.epoch !== null && d.epoch === cached.epoch) {
         metrics.credentialChecks.inc({ source: "cache", outcome: "ok" });
         cached.lastUsedAt = now;
@@ -133,6 +139,7 @@ export class AccessGate {
     if (!found.ok) return this.failed(client, cost, found.reason);
     const d = await limits.hit("authenticated", client, {
       cost,
+      defer,
       epoch: { orgId: found.principal.org.id, atLeast: found.epoch, data: true },
     });
     this.remember(hash, found, d.epoch, now);

@@ -42,8 +42,12 @@ export type TRateDecision = {
   charge?: TRateCharge;
 };
 
-/** Points a request was charged: the counter's key, the cost, and whether Redis counted it. */
-export type TRateCharge = { key: string; cost: number; shared: boolean };
+/**
+ * Points a request was charged: the counter's key, the cost, and whether Redis counted it. A
+ * deferred charge (a conditional GET) was only checked on the way in: `RateLimits.settle` counts
+ * it once the answer is known not to be a 304.
+ */
+export type TRateCharge = { key: string; cost: number; shared: boolean; deferred?: { windowMs: number } };
 
 /** IETF draft-ietf-httpapi-ratelimit-headers structured fields. */
 export function rateLimitHeaders(d: TRateDecision): Record<string, string> {
@@ -181,6 +185,12 @@ export type TConsumeOptions = {
    * with `data`, its data epoch (data-epochs.ts).
    */
   epoch?: { orgId: string; atLeast?: number; data?: boolean };
+  /**
+   * Check the cost against the budget but do not count it yet (a conditional GET, which a 304
+   * leaves uncounted): `settle` counts it afterwards, `refund` drops it, and no second round trip
+   * is made on the way in either way.
+   */
+  defer?: boolean;
 };
 
 /**
@@ -255,8 +265,12 @@ export class RateLimits implements TDataEpochStore {
     const cost = o.cost ?? 1;
     const windowMs = policy.durationSec * 1000;
     const counterKey = `${this.keyPrefix}:${policy.name}:${key}`;
-    const shared = await this.hitRedis(counterKey, windowMs, cost, o.epoch);
-    const charge = cost > 0 ? { key: counterKey, cost, shared: shared !== null } : undefined;
+    const sent = o.defer ? 0 : cost;
+    const shared = await this.hitRedis(counterKey, windowMs, sent, o.epoch);
+    const charge: TRateCharge | undefined =
+      cost > 0
+        ? { key: counterKey, cost, shared: shared !== null, ...(o.defer ? { deferred: { windowMs } } : {}) }
+        : undefined;
     let count: number;
     let ttlMs: number;
     let epoch: number | null;
@@ -267,19 +281,20 @@ export class RateLimits implements TDataEpochStore {
       if (data) dataEpoch = data;
     } else {
       const now = Date.now();
-      ({ count, ttlMs } = this.memory.hit(counterKey, windowMs, cost, now));
+      ({ count, ttlMs } = this.memory.hit(counterKey, windowMs, sent, now));
       // A replica cut off from Redis cannot see other replicas' revocations or writes: no epoch,
       // no cache.
       epoch = o.epoch && !this.redis ? this.localEpoch(o.epoch.orgId, o.epoch.atLeast) : null;
       if (o.epoch?.data && !this.redis) dataEpoch = this.localData.read(o.epoch.orgId, now);
     }
-    // A read (cost 0) asks whether one more request would pass.
-    const allowed = cost === 0 ? count < policy.points : count <= policy.points;
+    // A read (cost 0) asks whether one more request would pass; a deferred cost counts as spent.
+    const counted = o.defer ? count + cost : count;
+    const allowed = cost === 0 ? count < policy.points : counted <= policy.points;
     if (!allowed) metrics.rateLimitRefusals.inc({ policy: policy.name });
     return {
       allowed,
       policy,
-      remaining: Math.max(0, policy.points - count),
+      remaining: Math.max(0, policy.points - counted),
       resetSec: Math.max(1, Math.ceil(ttlMs / 1000)),
       epoch: epoch === -1 ? null : epoch,
       dataEpoch,
@@ -298,13 +313,29 @@ export class RateLimits implements TDataEpochStore {
   refund(decision: TRateDecision): TRateDecision {
     const { charge, ...rest } = decision;
     if (!charge) return decision;
-    if (charge.shared) {
+    if (charge.deferred) {
+      // Never counted: nothing to give back.
+    } else if (charge.shared) {
       const redis = this.redis as TWindowRedis | null;
       if (redis) void this.bounded(() => redis.postureRefund(charge.key, charge.cost));
     } else {
       this.memory.refund(charge.key, charge.cost, Date.now());
     }
     return { ...rest, remaining: Math.min(rest.policy.points, rest.remaining + charge.cost) };
+  }
+
+  /**
+   * Counts a deferred charge (a conditional GET that was not answered 304), sent as the response
+   * leaves and not awaited, like a refund; where it was checked in memory, it is counted there.
+   */
+  settle(decision: TRateDecision): TRateDecision {
+    const { charge, ...rest } = decision;
+    if (!charge?.deferred) return decision;
+    const { windowMs } = charge.deferred;
+    const redis = this.redis as TWindowRedis | null;
+    if (charge.shared && redis) void this.bounded(() => redis.postureWindow(1, charge.key, windowMs, charge.cost));
+    else this.memory.hit(charge.key, windowMs, charge.cost, Date.now());
+    return rest;
   }
 
   private async hitRedis(

@@ -99,9 +99,12 @@ export function access(gate: AccessGate) {
     }
     req.clientIp = req.ip;
     // The reference is static and public: its own budget, no credential (nothing there uses one).
+    // A conditional GET is checked against the budget now and counted only if it is not answered
+    // 304 (conditional.ts, read-cache.ts): one Redis round trip either way.
+    const conditional = calls === 1 && req.method === "GET" && req.headers["if-none-match"] !== undefined;
     const result = isDocsRequest(req)
       ? await gate.checkStatic(clientBucket(req.clientIp))
-      : await gate.check(presented(req), clientBucket(req.clientIp), calls);
+      : await gate.check(presented(req), clientBucket(req.clientIp), calls, conditional);
     const headers = rateLimitHeaders(result.decision);
     res.setHeader("RateLimit-Policy", headers["RateLimit-Policy"] ?? "");
     res.setHeader("RateLimit", headers.RateLimit ?? "");
@@ -111,6 +114,11 @@ export function access(gate: AccessGate) {
     req.credentialEpoch = result.epoch;
     req.dataEpoch = result.dataEpoch;
     req.rateDecision = result.decision;
+    if (result.decision.charge?.deferred) {
+      res.once("finish", () => {
+        if (req.rateDecision) req.rateDecision = gate.limits.settle(req.rateDecision);
+      });
+    }
     next();
   };
 }

@@ -154,6 +154,8 @@ describe("ETag and If-None-Match on the REST GETs", () => {
     });
     expect(stale.status).toBe(200);
     expect(remaining(stale)).toBe(57);
+    // Checked on the way in, counted once it was known not to be a 304: the next request sees it.
+    expect(remaining(await gw.request("GET", "/api/usage", { key: a.key, ip }))).toBe(56);
   });
 
   it("does not charge a 304 when the limiter counts in memory (no Redis)", async () => {
@@ -172,6 +174,13 @@ describe("ETag and If-None-Match on the REST GETs", () => {
       expect(remaining(res)).toBe(59);
     }
     expect(remaining(await local.request("GET", "/api/usage", { key: localActor.key, ip }))).toBe(58);
+    const stale = await local.request("GET", "/api/usage", {
+      key: localActor.key,
+      ip,
+      headers: { "if-none-match": '"stale"' },
+    });
+    expect(remaining(stale)).toBe(57);
+    expect(remaining(await local.request("GET", "/api/usage", { key: localActor.key, ip }))).toBe(56);
   });
 
   it("tags errors and non-JSON answers not at all: they stay no-store", async () => {

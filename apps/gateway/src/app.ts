@@ -46,18 +46,20 @@ export function createApp(deps: TGatewayDeps): Express {
   app.use(httpMetrics(compileRoutes(appRouter)));
   app.use(requestLog(deps.log));
   app.use(securityHeaders);
+
+  const rest = restHandler(deps, appRouter);
+  // Limits first, then credentials (cached; the database only for a credential not seen before).
+  // What they refuse (429, a batch too large) is a small body: it is not compressed.
+  app.use(["/api", "/trpc"], wrap(access(deps.access)));
+  // A JSON GET kept at the organization's current data epoch is answered from memory, in the
+  // encoding the client takes, compressed once when it was kept (read-cache.ts).
+  if (deps.readCache) app.use(["/api", "/trpc"], readCacheLookup(deps.readCache, appRouter, deps.limits));
   // gzip or brotli (quality 4) when the client accepts it, for compressible types (JSON, text,
   // HTML, CSV/NDJSON exports) of 1 kB or more; never for ZIP or PDF (not compressible), bodies
   // already encoded (the reference's precompressed assets), `Cache-Control: no-transform`, and
   // never for streams that must reach the client as each part is written: event streams and
   // tRPC's streamed batches (httpBatchStreamLink asks for application/jsonl).
   app.use(compression({ threshold: 1024, filter: compressible }));
-
-  const rest = restHandler(deps, appRouter);
-  // Limits first, then credentials (cached; the database only for a credential not seen before).
-  app.use(["/api", "/trpc"], wrap(access(deps.access)));
-  // A JSON GET kept at the organization's current data epoch is answered from memory (read-cache.ts).
-  if (deps.readCache) app.use(["/api", "/trpc"], readCacheLookup(deps.readCache, appRouter, deps.limits));
   // Every JSON GET: an ETag over the identity body; If-None-Match → 304, not charged (conditional.ts).
   app.use(["/api", "/trpc"], conditionalGet(deps.limits, deps.readCache));
   // Trackers' signed webhooks: the raw body is what their HMAC covers (ticket-events.ts).

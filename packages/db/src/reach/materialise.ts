@@ -390,15 +390,21 @@ async function writeAssistantFiles(
   delegated: readonly string[],
 ): Promise<number> {
   const list = arrayLiteral([...assistants, ...delegated]);
+  const isAssistant = sql`${arrayLiteral(assistants)}::text[]`;
+  // Every subject reaches the files of `O`, and no pair names one of them (`ai_reach_pairs` leaves
+  // them out): their rows all carry the whole list, aggregated once rather than once per file.
   await tx.execute(sql`CREATE TEMP TABLE ai_reach_want ON COMMIT DROP AS
     SELECT file_id, min(external_id) AS external_id, array_agg(DISTINCT subject ORDER BY subject) AS assistants,
-      bool_or(subject = ANY(${arrayLiteral(assistants)}::text[])) AS any_assistant,
+      bool_or(subject = ANY(${isAssistant})) AS any_assistant,
       min(sens_rank)::smallint AS sens_rank, min(reach_people) AS reach_people
-    FROM (
-      SELECT file_id, subject, external_id, sens_rank, reach_people FROM ai_reach_pairs WHERE subject = ANY(${list}::text[])
-      UNION ALL
-      SELECT o.file_id, a, o.external_id, o.sens_rank, o.reach_people FROM ai_reach_o o, unnest(${list}::text[]) a) y
-    GROUP BY file_id`);
+    FROM ai_reach_pairs WHERE subject = ANY(${list}::text[])
+    GROUP BY file_id
+    UNION ALL
+    SELECT o.file_id, o.external_id, s.assistants, s.any_assistant, o.sens_rank::smallint, o.reach_people
+    FROM ai_reach_o o, (
+      SELECT array_agg(DISTINCT a ORDER BY a) AS assistants, bool_or(a = ANY(${isAssistant})) AS any_assistant
+      FROM unnest(${list}::text[]) a) s
+    WHERE s.assistants IS NOT NULL`);
   await tx.execute(sql`ANALYZE ai_reach_want`);
   await tx.execute(sql`DELETE FROM ai_reach_files a WHERE a.connector_id = ${scope.connectorId}
     AND NOT EXISTS (SELECT 1 FROM ai_reach_want w WHERE w.file_id = a.file_id)`);

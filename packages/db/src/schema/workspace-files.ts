@@ -41,6 +41,13 @@ export const workspaceFiles = pgTable(
      */
     reachPeople: integer("reach_people").notNull().default(0),
     reachOrgWide: boolean("reach_org_wide").notNull().default(false),
+    /**
+     * The hash of the rows a snapshot wrote for the file (this row, its permissions and sharing
+     * items; `rowsDigest` in @posture/workspace): a full rescan that computes the same one leaves
+     * them as they are without a query per file. NULL: unknown (written before migration 0037, or
+     * changed since by a statement that does not re-derive the rows), so the next scan writes them.
+     */
+    digest: text("digest"),
   },
   (t) => [
     // Partitioned by connector (migration 0020): a unique key must hold the partition key. Ids

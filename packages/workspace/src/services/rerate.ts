@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  arrayLiteral,
   lockOrg,
   lowerRankSql,
   outsideGrantRankSql,
@@ -48,6 +49,12 @@ export async function rerateDomain(
       FROM x WHERE s.id = x.id AND s.severity_rank <> x.rank
       RETURNING s.file_id`),
   );
+  // Their files' rows are no longer those their digests were taken of: the next full scan writes them.
+  const fileIds = [...new Set(changed.map((c) => c.file_id))];
+  if (fileIds.length > 0)
+    await tx.execute(sql`
+      UPDATE workspace_files SET digest = NULL
+      WHERE org_id = ${orgId} AND id = ANY(${arrayLiteral(fileIds)}::text[]) AND digest IS NOT NULL`);
   // The findings follow the rule engine's own scale (`outsideGrantSeverity`, per outside grant,
   // raised on a highly sensitive file), so the next scan agrees with this one.
   const findings = rowsOf<{ id: string }>(

@@ -21,7 +21,7 @@ export const USER_COLUMNS: readonly TColumn[] = [
   ["_assistants", "text"],
 ];
 
-/** `_label` (the source's label, or NULL) becomes the `labels` array. */
+/** `_label` (the source's label, or NULL) becomes the `labels` array; `digest` is `rowsDigest` of the rest. */
 export const FILE_COLUMNS: readonly TColumn[] = [
   ["id", "text"],
   ["org_id", "text"],
@@ -39,6 +39,7 @@ export const FILE_COLUMNS: readonly TColumn[] = [
   ["reach_people", "int"],
   ["reach_org_wide", "bool"],
   ["_label", "text"],
+  ["digest", "text"],
 ];
 
 export const PERMISSION_COLUMNS: readonly TColumn[] = [

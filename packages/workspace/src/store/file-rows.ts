@@ -1,3 +1,4 @@
+import { hash } from "node:crypto";
 import { fileReach, type TReachDirectory, type TSourceFile } from "@posture/connectors";
 import { SEVERITY_RANK, type TExposure, type TSensitivity, type TShareType } from "@posture/db";
 import {
@@ -10,6 +11,7 @@ import {
   widerExposure,
   widerRole,
 } from "./classify";
+import { FILE_COLUMNS } from "./columns";
 
 export type TFileContext = {
   orgId: string;
@@ -43,7 +45,13 @@ export type TFileRows = {
   orgWide: boolean;
   /** Grants reaching outside the organization (public or external). */
   externalCount: number;
-  /** In FILE_COLUMNS order. */
+  /**
+   * What the store persists of the file (its row, permissions and sharing items) as one hash,
+   * stored on the file's row (`digest`): a full rescan that computes the same digest leaves the
+   * file's rows alone without asking the database (`storedDigests`).
+   */
+  digest: string;
+  /** In FILE_COLUMNS order (`digest` last). */
   file: unknown[];
   /** In PERMISSION_COLUMNS order. */
   permissions: unknown[][];
@@ -133,6 +141,26 @@ export function fileRows(f: TSourceFile, ctx: TFileContext): TFileRows {
       riskRank(severity, sensitivity, type, targets.length),
     ]);
   }
+  const file = [
+    fileId,
+    orgId,
+    connectorId,
+    f.id,
+    f.name,
+    f.mimeType,
+    owner,
+    f.driveId,
+    sensitivity,
+    exposure,
+    externalCount,
+    f.sizeBytes,
+    f.modifiedAt,
+    reach.people,
+    reach.orgWide,
+    label,
+  ];
+  const digest = rowsDigest(file, permissions, shares, reach.orgWide);
+  file.push(digest);
   return {
     sourceId: f.id,
     fileId,
@@ -142,27 +170,35 @@ export function fileRows(f: TSourceFile, ctx: TFileContext): TFileRows {
     labelled: label !== null,
     orgWide: reach.orgWide,
     externalCount,
-    file: [
-      fileId,
-      orgId,
-      connectorId,
-      f.id,
-      f.name,
-      f.mimeType,
-      owner,
-      f.driveId,
-      sensitivity,
-      exposure,
-      externalCount,
-      f.sizeBytes,
-      f.modifiedAt,
-      reach.people,
-      reach.orgWide,
-      label,
-    ],
+    digest,
+    file,
     permissions,
     shares,
     shareTypes,
     domains: allDomains,
   };
+}
+
+const REACH_PEOPLE = FILE_COLUMNS.findIndex(([n]) => n === "reach_people");
+
+/**
+ * The digest of a file's rows as the store writes them (the inputs of the computed columns
+ * included): 128 bits of SHA-256 over their JSON, so two different sets of rows share one only by
+ * a collision. Left out: each row's id, organization, connector and file id (functions of the
+ * connector and the source ids the rows hold), and an organization-wide file's people count (the
+ * tenant's, which each snapshot sets for all such files in one statement, `moveOrgWideReach`). So a
+ * file has the same digest in every connector and whichever snapshot wrote it. One-shot `hash()`.
+ */
+export function rowsDigest(
+  file: readonly unknown[],
+  permissions: readonly unknown[][],
+  shares: readonly unknown[][],
+  orgWide: boolean,
+): string {
+  const content = [
+    file.map((v, i) => (orgWide && i === REACH_PEOPLE ? null : v)).slice(3),
+    permissions.map((p) => p.slice(4)),
+    shares.map((r) => r.slice(4)),
+  ];
+  return hash("sha256", JSON.stringify(content), "base64url").slice(0, 22);
 }

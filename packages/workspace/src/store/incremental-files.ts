@@ -33,6 +33,9 @@ export type TTouched = {
   externalByOwner: Map<string, number>;
 };
 
+/** A file's new rows, or null (gone): by source id, with the stored id when known. */
+export type TFileChangeEntry = readonly [sourceId: string, rows: TFileRows | null, storedId?: string];
+
 const ids = (values: readonly unknown[]) => sql`${arrayLiteral(values)}::text[]`;
 
 /**
@@ -56,14 +59,17 @@ export function createFileChanges(tx: Db, connectorId: string) {
   const removed = new Set<string>();
   let changed = 0;
 
-  /** Entries: a file's new rows, or null for a file gone (its source id). */
-  const apply = async (entries: ReadonlyArray<readonly [sourceId: string, rows: TFileRows | null]>) => {
+  /**
+   * Entries: a file's new rows, or null for a file gone (its source id, or its stored id when the
+   * caller has it: a full snapshot's files not seen again).
+   */
+  const apply = async (entries: ReadonlyArray<TFileChangeEntry>) => {
     if (entries.length === 0) return;
     const fileIds: string[] = [];
     const gone: string[] = [];
     const written: TFileRows[] = [];
-    for (const [sourceId, rows] of entries) {
-      const id = rows?.fileId ?? stableId("wsf", connectorId, sourceId);
+    for (const [sourceId, rows, storedId] of entries) {
+      const id = rows?.fileId ?? storedId ?? stableId("wsf", connectorId, sourceId);
       fileIds.push(id);
       if (rows && rows.shares.length > 0) touched.fileIds.add(id);
       if (rows) written.push(rows);

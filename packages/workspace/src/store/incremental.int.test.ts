@@ -138,6 +138,16 @@ async function writers(db: Db, t: TTarget): Promise<string[]> {
   return out.sort();
 }
 
+/** Each stored file's row (as JSON) and the transaction that last wrote it, by source id. */
+async function fileVersions(db: Db, t: TTarget): Promise<Map<string, { x: string; row: string }>> {
+  const rows = rowsOf<{ external_id: string; x: string; row: string }>(
+    await db.execute(sql`
+      SELECT external_id, xmin::text AS x, row_to_json(f)::text AS row FROM workspace_files f
+      WHERE connector_id = ${t.connectorId}`),
+  );
+  return new Map(rows.map((r) => [r.external_id, { x: r.x, row: r.row }]));
+}
+
 const internalEmail = (state: TState, local: string) =>
   `${local}@${must(state.users[0]).email.split("@")[1]}`;
 
@@ -395,6 +405,47 @@ function suite(name: string, open: () => Promise<{ db: Db; close: () => Promise<
       });
       expect(await writers(db, inc)).toEqual(before);
       expect(await storeContent(db, inc)).toEqual(got);
+    });
+
+    it("rescans in full over the stored state to exactly the store a first snapshot leaves, writing only the rows that changed", async () => {
+      const rescan = await newConnector(db, "Full rescan");
+      const first = await newConnector(db, "First snapshot");
+      const a = await demoState(rescan.connectorId, fileCount);
+      const { workspace } = a;
+      await write(db, rescan, workspace, "full", a, { files: a.files });
+      const s = script(a, workspace.internalDomains);
+      const b: TState = { ...s, files: applyChanges(a.files, s.changes) };
+      // A file changed by a statement that does not re-derive its rows forgets its digest: the
+      // rescan writes it again although the source did not change it.
+      const kept = must(b.files.find((f) => a.files.includes(f)));
+      await db.execute(sql`
+        UPDATE workspace_files SET size_bytes = size_bytes + 1, digest = NULL
+        WHERE connector_id = ${rescan.connectorId} AND external_id = ${kept.id}`);
+      const before = await fileVersions(db, rescan);
+
+      const result = await write(db, rescan, workspace, "full", s, { files: b.files });
+      const reference = await write(db, first, workspace, "full", s, { files: b.files });
+      const { storeBefore: _, storeAfter: __, ...totals } = result;
+      const { storeBefore: ___, storeAfter: ____, ...referenceTotals } = reference;
+      expect(totals).toEqual(referenceTotals);
+      const got = await storeContent(db, rescan);
+      const want = await storeContent(db, first);
+      for (const k of Object.keys(want) as Array<keyof typeof want>)
+        expect({ [k]: got[k] }).toEqual({ [k]: want[k] });
+      // Rewritten: exactly the files whose stored row is not what it was (new ones included).
+      const after = await fileVersions(db, rescan);
+      const rewritten = [...after].filter(([id, v]) => before.get(id)?.x !== v.x).map(([id]) => id);
+      const differ = [...after].filter(([id, v]) => before.get(id)?.row !== v.row).map(([id]) => id);
+      expect(rewritten.sort()).toEqual(differ.sort());
+      expect(rewritten).toContain(kept.id);
+
+      // Nothing changed since: no file, permission or sharing item is written.
+      const unchanged = await writers(db, rescan);
+      const again = await write(db, rescan, workspace, "full", s, { files: b.files });
+      expect(again.filesChanged).toBe(false);
+      const store = (w: string[]) => w.filter((x) => !x.startsWith("workspace_snapshots:"));
+      expect(store(await writers(db, rescan))).toEqual(store(unchanged));
+      expect(await storeContent(db, rescan)).toEqual(got);
     });
 
     if (fileCount > 2_000) {

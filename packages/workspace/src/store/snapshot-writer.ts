@@ -46,6 +46,7 @@ import {
 import { storedFileTotals, type TFileMetrics, type TFileTotals } from "./metrics-sql";
 import { rowsOf } from "./rows";
 import { canStage, openStagedLoad, partitionMinFiles, type TStagedLoad } from "./staged-load";
+import { readStoredDigests, type TStoredDigests } from "./stored-digests";
 import { openTransaction } from "./transaction";
 
 export type TSnapshotScope = { orgId: string; connectorId: string; scanId: string; now: Date };
@@ -163,6 +164,7 @@ export async function openWorkspaceSnapshot(
   let fresh = false;
   let staged: TStagedLoad | null = null;
   let storeBefore: TStoreVersion | null = null;
+  let digests: TStoredDigests | null = null;
   try {
     // Two scans of one connector take turns; the second then brings the first's snapshot up to date.
     await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`workspace:${connectorId}`}))`);
@@ -175,10 +177,13 @@ export async function openWorkspaceSnapshot(
     // The ids this snapshot wrote, per table: whatever else the connector had is gone at the source.
     // A first snapshot has nothing to prune, so it keeps no list; an incremental one prunes only
     // users and drives (a few thousand ids), kept in memory.
+    // A full rescan's files are compared with the stored ones' digests in memory: only changed,
+    // new and gone files go to the database (`readStoredDigests`); users and drives by this list.
     if (!fresh && !incremental) {
       await tx.execute(
         sql`CREATE TEMP TABLE snapshot_seen (tbl text NOT NULL, id text NOT NULL) ON COMMIT DROP`,
       );
+      digests = await readStoredDigests(tx, connectorId);
     }
   } catch (err) {
     await open.rollback();
@@ -271,13 +276,16 @@ export async function openWorkspaceSnapshot(
     pending = new Map();
     await pipeline.send(() => changes.apply(entries));
   };
-  const change = async (sourceId: string, rows: TFileRows | null) => {
-    if (!incremental) throw new Error("file removals are for incremental snapshots");
-    fileCalls++;
+  const queueChange = async (sourceId: string, rows: TFileRows | null) => {
     // Re-inserted so that the map's order stays the order of last reports.
     pending.delete(sourceId);
     pending.set(sourceId, rows);
     if (pending.size >= BATCH) await flushChanges();
+  };
+  const change = async (sourceId: string, rows: TFileRows | null) => {
+    if (!incremental) throw new Error("file removals are for incremental snapshots");
+    fileCalls++;
+    await queueChange(sourceId, rows);
   };
 
   /** The file totals after an incremental snapshot: the stored ones plus its changes. */
@@ -351,6 +359,8 @@ export async function openWorkspaceSnapshot(
       if (r.externalCount > 0) externalByOwner.set(r.owner, (externalByOwner.get(r.owner) ?? 0) + 1);
       tallyFile(metrics, r.exposure, r.sensitivity, r.labelled, 1, r.orgWide);
       for (const t of r.shareTypes) metrics[SHARE_METRIC[t]]++;
+      // A rescan: the file replaces its stored rows (the stale ones deleted) unless they hash the same.
+      if (digests) return digests.unchanged(r.fileId, r.digest) ? undefined : queueChange(f.id, r);
       for (const p of r.permissions) await push(buffers.permissions as TBuffer, p);
       for (const s of r.shares) await push(buffers.shares as TBuffer, s);
       await push(buffers.files as TBuffer, r.file);
@@ -407,13 +417,33 @@ export async function openWorkspaceSnapshot(
       try {
         for (const b of Object.values(buffers)) await flush(b);
         if (!incremental) {
+          let filesWritten = 0;
+          let sharesTouched = false;
+          if (digests) {
+            // The stored files this rescan did not see are gone, with their permissions and items.
+            await flushChanges();
+            const gone = digests.unseen();
+            for (let i = 0; i < gone.length; i += BATCH)
+              await pipeline.send(() =>
+                changes.apply(gone.slice(i, i + BATCH).map((id) => ["", null, id] as const)),
+              );
+            await pipeline.drain();
+            // Files left alone keep their reach, but for the organization-wide ones' people count.
+            filesWritten = changes.changed() + (await moveOrgWideReach(tx, connectorId, people.size));
+            sharesTouched = changes.touched.fileIds.size > 0;
+          }
           await pipeline.drain();
-          const pruned = fresh ? null : await pruneUnseen(tx, connectorId, SNAPSHOT_TABLES);
-          changed += pruned?.total ?? 0;
+          const pruned = fresh
+            ? null
+            : await pruneUnseen(tx, connectorId, digests ? SEEN_TABLES : SNAPSHOT_TABLES);
+          changed += (pruned?.total ?? 0) + filesWritten;
           // The graph is derived from the sharing items and shared drives alone.
-          const graphChanged = GRAPH_TABLES.some((t) => (changedIn[t] ?? 0) + (pruned?.byTable[t] ?? 0) > 0);
+          const graphChanged =
+            sharesTouched || GRAPH_TABLES.some((t) => (changedIn[t] ?? 0) + (pruned?.byTable[t] ?? 0) > 0);
           const filesChanged =
-            fresh || REACH_TABLES.some((t) => (changedIn[t] ?? 0) + (pruned?.byTable[t] ?? 0) > 0);
+            fresh ||
+            filesWritten > 0 ||
+            REACH_TABLES.some((t) => (changedIn[t] ?? 0) + (pruned?.byTable[t] ?? 0) > 0);
           const load = staged;
           await load?.settle(counts.files >= (scope.partitionMinFiles ?? partitionMinFiles()));
           let storeAfter: TStoreVersion | undefined;
@@ -447,12 +477,8 @@ export async function openWorkspaceSnapshot(
         const pruned = await pruneNotIn(tx, connectorId, ["workspace_users", "workspace_drives"], seen);
         changed += pruned.total + changes.changed();
         // Files not reported keep their reach, except that an organization-wide one is the
-        // tenant's people count, which users joining or leaving move: one statement for them all.
-        const reachMoved = affected(
-          await tx.execute(sql`
-            UPDATE workspace_files SET reach_people = ${people.size}
-            WHERE connector_id = ${connectorId} AND reach_org_wide AND reach_people <> ${people.size}`),
-        );
+        // tenant's people count, which users joining or leaving move.
+        const reachMoved = await moveOrgWideReach(tx, connectorId, people.size);
         changed += reachMoved;
         const drivesChanged = (changedIn.workspace_drives ?? 0) + (pruned.byTable.workspace_drives ?? 0) > 0;
         const filesChanged = changes.changed() > 0 || gone.length > 0 || reachMoved > 0 || drivesChanged;
@@ -510,7 +536,23 @@ const isPartitioned = (table: string): table is TPartitionedTable =>
 
 const GRAPH_TABLES = ["workspace_shares", "workspace_drives"] as const;
 
+/** A rescan with the stored digests lists only these in `snapshot_seen` (its files are compared in memory). */
+const SEEN_TABLES = ["workspace_users", "workspace_drives"] as const;
+
 type TStoredRow = TSnapshotCounts & { metrics: Record<string, number> };
+
+/**
+ * An organization-wide file's reach is the tenant's people count, which users joining or leaving
+ * move: one statement for all the files a snapshot did not write (their digest leaves the count
+ * out, `rowsDigest`). Returns the files moved.
+ */
+async function moveOrgWideReach(tx: Db, connectorId: string, people: number): Promise<number> {
+  return affected(
+    await tx.execute(sql`
+      UPDATE workspace_files SET reach_people = ${people}
+      WHERE connector_id = ${connectorId} AND reach_org_wide AND reach_people <> ${people}`),
+  );
+}
 
 /** Whether the connector has no stored rows yet (its first snapshot, or one after a disconnect). */
 async function isEmpty(tx: Db, connectorId: string): Promise<boolean> {

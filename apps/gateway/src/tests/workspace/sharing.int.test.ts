@@ -1,6 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, findings, sharingApprovals, workspaceShares } from "@posture/db";
+import { auditLog, findings, sharingApprovals, workspaceFiles, workspaceShares } from "@posture/db";
 import { lapseExpiredApprovals } from "@posture/workspace";
 import { useTestGateway } from "../../testing";
 import { freshIp } from "../helpers";
@@ -164,6 +164,16 @@ describe("trusted domains", () => {
       (r) => r.sharingType !== "public" && r.targetCount === 1 && domainOf(r.target) === domain,
     );
     const findingBefore = await openShareFindings();
+    const severities = async () =>
+      new Map(
+        (
+          await gw.db.db
+            .select({ id: workspaceShares.id, severity: workspaceShares.severity })
+            .from(workspaceShares)
+            .where(eq(workspaceShares.orgId, org.orgId))
+        ).map((r) => [r.id, r.severity]),
+      );
+    const severityBefore = await severities();
 
     const added = await org.c.post("/api/sharing/trusted-domains", {
       domain: domain.toUpperCase(),
@@ -180,6 +190,22 @@ describe("trusted domains", () => {
     expect(row).toMatchObject({ domain, note: "Partner" });
     expect(row.rerated.items).toBeGreaterThan(0);
     expect(row.rerated.findings).toBeGreaterThan(0);
+
+    // The re-rated items' files forget their digest (and no other file does): the next full
+    // rescan writes their rows again instead of taking them as unchanged.
+    const rerated = [...(await severities())]
+      .filter(([id, sev]) => severityBefore.get(id) !== sev)
+      .map(([id]) => id);
+    expect(rerated.length).toBe(row.rerated.items);
+    const reratedFiles = await gw.db.db
+      .selectDistinct({ id: workspaceShares.fileId })
+      .from(workspaceShares)
+      .where(inArray(workspaceShares.id, rerated));
+    const forgotten = await gw.db.db
+      .select({ id: workspaceFiles.id })
+      .from(workspaceFiles)
+      .where(and(eq(workspaceFiles.orgId, org.orgId), isNull(workspaceFiles.digest)));
+    expect(forgotten.map((f) => f.id).sort()).toEqual(reratedFiles.map((f) => f.id).sort());
 
     const after = new Map((await allItems()).rows.map((r) => [r.id, r]));
     for (const b of before) {

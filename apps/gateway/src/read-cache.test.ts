@@ -27,11 +27,11 @@ describe("ReadCache", () => {
 
   it("stays within its bytes, least recently used out first, and refuses one answer too large", () => {
     const body = "x".repeat(1_000);
-    const cache = new ReadCache({ maxBytes: 16 * 1_010, ttlMs: 60_000 });
+    const cache = new ReadCache({ maxBytes: 16 * 1_300, ttlMs: 60_000 });
     for (let i = 0; i < 16; i++) cache.set(`k${i}`, answer("e", body));
     expect(cache.get("k0", "e", 1)).toBeDefined(); // k0 now the most recently used
     for (let i = 16; i < 20; i++) cache.set(`k${i}`, answer("e", body));
-    expect(cache.size).toBeLessThanOrEqual(16 * 1_010);
+    expect(cache.size).toBeLessThanOrEqual(16 * 1_300);
     expect(cache.get("k0", "e", 1)).toBeDefined();
     expect(cache.get("k1", "e", 1)).toBeUndefined();
     cache.set("huge", answer("e", "y".repeat(1_100)));

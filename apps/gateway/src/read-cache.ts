@@ -30,6 +30,20 @@ const ENCODERS: Record<TEncoding, (body: Buffer) => Buffer> = {
   gzip: (body) => gzipSync(body),
 };
 
+/** The entry's object, its headers and the Map's slot, roughly: counted with the body. */
+const ENTRY_OVERHEAD_BYTES = 256;
+
+/**
+ * A small body is a slice of Node's shared 8 kB allocation pool: kept as it is, it would keep the
+ * whole slab alive. Kept bodies get an allocation of their own.
+ */
+function unpooled(body: Buffer): Buffer {
+  if (body.byteOffset === 0 && body.buffer.byteLength === body.length) return body;
+  const own = Buffer.allocUnsafeSlow(body.length);
+  body.copy(own);
+  return own;
+}
+
 /**
  * A gateway process's JSON GET answers (issue 34), keyed by credential and request and checked
  * against the organization's data epoch on every use: an entry read at another epoch, or older
@@ -73,10 +87,10 @@ export class ReadCache {
     if (!this.enabled) return;
     const old = this.entries.get(key);
     if (old) this.drop(key, old);
-    const bytes = answer.body.length + key.length;
+    const bytes = answer.body.length + key.length + ENTRY_OVERHEAD_BYTES;
     // One answer may not take more than a sixteenth: a huge page must not empty the cache.
     if (bytes > this.o.maxBytes / 16) return;
-    this.entries.set(key, { ...answer, encoded: {}, bytes });
+    this.entries.set(key, { ...answer, body: unpooled(answer.body), encoded: {}, bytes });
     this.bytes += bytes;
     this.evict();
   }

@@ -328,4 +328,16 @@ function registerDependencyGauges(deps: TGatewayDeps, redis: Redis | null): void
     },
     "max",
   );
+  const cache = deps.readCache;
+  if (cache) {
+    observedGauge(
+      "read_cache_bytes",
+      "What the read cache holds: bytes of answers (compressed variants included) and answers",
+      ["measure"],
+      async () => [
+        { labels: { measure: "bytes" }, value: cache.size },
+        { labels: { measure: "answers" }, value: cache.count },
+      ],
+    );
+  }
 }

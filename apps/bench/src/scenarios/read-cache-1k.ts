@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { apiKeys, connectors, memberships, organizations, users } from "@posture/db";
 import { createTestDb } from "@posture/db/testing";
 import { generateApiKey } from "@posture/platform";
-import { peakRssMb, resetPeakRss } from "../lib/child";
+import { freePort, peakRssMb, resetPeakRss } from "../lib/child";
 import { GATEWAY_ENV_NOTE, startGatewayChild } from "../lib/gateway";
 import type { TMeasurement, TScenario } from "../types";
 
@@ -73,7 +73,17 @@ export const readCache1k: TScenario = {
     const db = await createTestDb();
     try {
       const { keys } = await seedOrganizations(db.db);
-      const gateway = await startGatewayChild(settings, db.url);
+      const metricsPort = await freePort();
+      const gateway = await startGatewayChild(settings, db.url, {
+        env: { METRICS_PORT: String(metricsPort) },
+      });
+      /** The cache's own account of what it holds (the read_cache_bytes gauge), in MB and answers. */
+      const held = async () => {
+        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        const of = (m: string) =>
+          Number(new RegExp(`^read_cache_bytes\\{measure="${m}"\\} (\\S+)`, "m").exec(text)?.[1]);
+        return `${(of("bytes") / 1048576).toFixed(1)} MB in ${of("answers")} answers`;
+      };
       try {
         let ip = 0;
         const pass = async (label: string): Promise<TMeasurement> => {
@@ -123,6 +133,7 @@ export const readCache1k: TScenario = {
         const first = await pass("first pass: every read a miss, kept (peak RSS)");
         const second = await pass("second pass: every read a hit (peak RSS)");
         const third = await pass("third pass (peak RSS)");
+        const cacheHeld = await held();
         const peak = Math.max(first.rssMb ?? 0, second.rssMb ?? 0, third.rssMb ?? 0);
         return {
           kind: "done",
@@ -142,7 +153,7 @@ export const readCache1k: TScenario = {
           notes: [
             GATEWAY_ENV_NOTE,
             `${ORGS} organizations, ${FINDINGS_PER_ORG} findings each; ${PATHS.join(", ")} per organization, ${CONCURRENCY} at a time`,
-            `the read cache at its default bound (READ_CACHE_MAX_MB=64); RSS is the pass's peak (VmHWM)`,
+            `the read cache at READ_CACHE_MAX_MB=${process.env.READ_CACHE_MAX_MB ?? "64 (the default)"}, holding ${cacheHeld} after the passes; RSS is the pass's peak (VmHWM)`,
           ],
         };
       } finally {

@@ -139,5 +139,26 @@ export function describeConformance(kit: TSourceKit): void {
       expect(after?.permissions.map((p) => p.id)).toContain(restored.id);
       expect(grantsOf(after)).toEqual(grantsOf(before));
     });
+
+    check("writes", "lowering a grant's role is undone by restoring its pre-image's role", async () => {
+      const session = await start(0);
+      const { file, permissionId } = session.write;
+      const writer = session.writer();
+      const before = (await fullRead(session.adapter())).get(file.id);
+      const image = await writer.readPermission(file, permissionId);
+      if (!image) throw new Error("no pre-image was read");
+      expect(image.role).not.toBe("reader");
+      expect(writer.reversibility("downgrade_permission", image)).toMatchObject({ reversible: true });
+
+      expect(await writer.updatePermissionRole(file, permissionId, "reader")).toBe("applied");
+      const lowered = (await fullRead(session.adapter())).get(file.id);
+      expect(lowered?.permissions.find((p) => p.id === permissionId)?.role).toBe("reader");
+      // Lowering never raises, and a retry finds the change made.
+      expect(await writer.updatePermissionRole(file, permissionId, "reader")).toBe("already_gone");
+
+      expect(await writer.updatePermissionRole(file, permissionId, image.role, "restore")).toBe("applied");
+      const after = (await fullRead(session.adapter())).get(file.id);
+      expect(after?.permissions).toEqual(before?.permissions);
+    });
   });
 }

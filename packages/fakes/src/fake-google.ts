@@ -76,6 +76,11 @@ export type TFakeGoogle = TFakeServer & {
    * (or `reason`). `afterApply`: the change is made, then its answer lost to the fault.
    */
   failWrites: (fault: TWriteFault) => void;
+  /**
+   * Every access token issued so far stops working now, as if its hour had passed (or an admin had
+   * revoked it): Google then answers 401 `authError` until the client exchanges a new assertion.
+   */
+  expireTokens: () => void;
   /** Every endpoint of this fake, for an adapter's `endpoints`. */
   endpoints: {
     driveBaseUrl: string;
@@ -481,6 +486,9 @@ export async function startFakeGoogle(opts: {
     tenant: changes.tenant,
     writes,
     failWrites: (fault) => void writeFaults.push({ ...fault, count: fault.count ?? 1 }),
+    expireTokens: () => {
+      for (const held of tokens.values()) if (held.expiresAt !== undefined) held.expiresAt = now();
+    },
     endpoints: {
       driveBaseUrl: server.url,
       adminBaseUrl: server.url,

@@ -99,7 +99,15 @@ export type TFakeGraphGroup = {
   members?: Array<{ id: string; type: "user" | "group" | "device" }>;
 };
 
-export type TFakeGraph = TFakeServer & { issuedTokens: string[]; tenant: TGraphTenant };
+export type TFakeGraph = TFakeServer & {
+  issuedTokens: string[];
+  tenant: TGraphTenant;
+  /**
+   * Every access token issued so far stops working now, as if its lifetime had passed: Graph then
+   * answers 401 `InvalidAuthenticationToken` ("Lifetime validation failed, the token is expired.").
+   */
+  expireTokens: () => void;
+};
 
 export const GRAPH_AUDIENCE = "https://graph.microsoft.com";
 export const MANAGEMENT_AUDIENCE = "https://manage.office.com";
@@ -883,5 +891,12 @@ export async function startFakeGraph(opts: {
       return graphSettingsRoute(fixture.settings, req) ?? route(req, baseUrl, caller.roles);
     },
   });
-  return { ...server, issuedTokens: issued, tenant };
+  return {
+    ...server,
+    issuedTokens: issued,
+    tenant,
+    expireTokens: () => {
+      for (const token of tokens.values()) token.expiresAt = now();
+    },
+  };
 }

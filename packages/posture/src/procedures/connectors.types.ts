@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DEMO_LIMITS, GITHUB_DEMO_LIMITS } from "@posture/connectors";
+import { CONNECTOR_TYPES } from "@posture/db";
 import { ZTimestamp, type TMeta } from "@posture/platform";
 
 export const ZConnector = z.object({
@@ -131,7 +132,8 @@ const REAL_CONFIG_FIELDS = ["domain", "internalDomains", "scopes", "organization
 
 export const ZCreateConnectorInput = z
   .strictObject({
-    type: z.enum(["google_workspace", "microsoft_365", "github"]),
+    // The one list of sources (db schema): a new source is accepted here without an edit.
+    type: z.enum(CONNECTOR_TYPES),
     displayName: z.string().trim().min(1).max(100),
     mode: z.enum(["real", "demo"]),
     credentials: z.record(z.string(), z.unknown()).optional(),

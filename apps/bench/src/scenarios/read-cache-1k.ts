@@ -153,7 +153,7 @@ export const readCache1k: TScenario = {
           notes: [
             GATEWAY_ENV_NOTE,
             `${ORGS} organizations, ${FINDINGS_PER_ORG} findings each; ${PATHS.join(", ")} per organization, ${CONCURRENCY} at a time`,
-            `the read cache at READ_CACHE_MAX_MB=${process.env.READ_CACHE_MAX_MB ?? "64 (the default)"}, holding ${cacheHeld} after the passes; RSS is the pass's peak (VmHWM)`,
+            `the read cache at READ_CACHE_MAX_MB=${process.env.READ_CACHE_MAX_MB || "64 (the default)"}, holding ${cacheHeld} after the passes; RSS is the pass's peak (VmHWM)`,
           ],
         };
       } finally {

@@ -333,7 +333,8 @@ export class RateLimits implements TDataEpochStore {
     if (!charge?.deferred) return decision;
     const { windowMs } = charge.deferred;
     const redis = this.redis as TWindowRedis | null;
-    if (charge.shared && redis) void this.bounded(() => redis.postureWindow(1, charge.key, windowMs, charge.cost));
+    if (charge.shared && redis)
+      void this.bounded(() => redis.postureWindow(1, charge.key, windowMs, charge.cost));
     else this.memory.hit(charge.key, windowMs, charge.cost, Date.now());
     return rest;
   }

@@ -31,8 +31,10 @@ export type TJobDefinition = {
   /** The queue (kind of work) the job runs on; default `maintenance`. */
   queue?: TQueueName;
   /**
-   * The organization a job works for, when its queue caps work per organization (scans,
-   * deliveries): no organization may hold more than its share of the queue's workers.
+   * The organization a job works for: when its queue caps work per organization (scans,
+   * deliveries), no organization may hold more than its share of the queue's workers; on every
+   * queue, its writes are that organization's for the read caches (data-writes.ts; a job that
+   * names none and has no `orgId` in its data is a write of every organization).
    * null: not counted against any organization.
    */
   orgOf?: (data: unknown) => string | null | Promise<string | null>;

@@ -38,8 +38,8 @@ export type TMeta = OpenApiMeta<{
   successStatus?: 201 | 202;
   /**
    * `false`: the gateway's read cache never keeps this GET's answer — it shows what changes
-   * without a write (a credential's last use, written in batches off the request path) or is
-   * charged to a budget of its own that a cached answer would skip.
+   * without a write (a credential's last use, written in batches off the request path) or exists
+   * to see changes made outside the service (the audit chain's verification).
    */
   readCache?: false;
   download?: TDownloadMeta;

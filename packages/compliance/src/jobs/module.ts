@@ -1,4 +1,5 @@
-import type { Db } from "@posture/db";
+import { eq } from "drizzle-orm";
+import { evidenceJobs, type Db } from "@posture/db";
 import type { TJobModule } from "@posture/jobs";
 import type { TLogger } from "@posture/platform";
 import {
@@ -25,6 +26,14 @@ export const complianceJobModule: TJobModule<TComplianceJobDeps> = {
       attempts: BUILD_ATTEMPTS,
       backoffMs: 5_000,
       queue: "reports",
+      // Whose package it builds (its rows are that organization's writes, for the read caches).
+      orgOf: async (data) => {
+        const [row] = await deps.db
+          .select({ orgId: evidenceJobs.orgId })
+          .from(evidenceJobs)
+          .where(eq(evidenceJobs.id, jobIdOf(data)));
+        return row?.orgId ?? null;
+      },
       handler: (data, { attempt }) =>
         runEvidenceBuild(deps.db, deps.log, jobIdOf(data), attempt, BUILD_ATTEMPTS),
     },

@@ -28,12 +28,14 @@ export const partnerJobModule: TJobModule<TReportDeps> = {
     [PARTNER_CLIENT_JOB]: {
       attempts: 3,
       backoffMs: 2_000,
+      orgOf: (data) => clientOrgIdOf(data),
       handler: (data) => refreshClient(deps, clientOrgIdOf(data)),
     },
     // A standard, its assignments or a group changed: the partner's clients' drift (services/drift.ts).
     [PARTNER_DRIFT_JOB]: {
       attempts: 3,
       backoffMs: 2_000,
+      orgOf: (data) => stringField(data, "partnerOrgId"),
       handler: async (data) => {
         await refreshPartnerDrift(deps, stringField(data, "partnerOrgId"));
       },

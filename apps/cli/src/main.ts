@@ -1,7 +1,6 @@
 import { DataDirInUseError, openDb } from "@posture/db";
 import {
-  ALL_ORGANIZATIONS,
-  asDataWrite,
+  asUnnamedWrite,
   auditKeyMatches,
   createRedis,
   dataWrites,
@@ -111,9 +110,10 @@ async function verifyCommand(
 }
 
 /**
- * A writing command beside running servers (DATABASE_URL and REDIS_URL): a write of every
- * organization for their read caches (data-epochs.ts), marked before and after it, so no server
- * answers from memory what it changed. Embedded, no server runs beside it (DataDirInUseError).
+ * A writing command beside running servers (DATABASE_URL and REDIS_URL): listed as a write of
+ * every organization while it runs and marked as a write of those its audit rows name once it has
+ * (data-epochs.ts), so no server answers from memory what it changed. Embedded, no server runs
+ * beside it (DataDirInUseError).
  */
 async function asServersWrite<T>(
   redisUrl: string | undefined,
@@ -130,7 +130,7 @@ async function asServersWrite<T>(
       onError: (err) =>
         console.error(`warning: the servers' read caches were not told of this change: ${err.message}`),
     });
-    return await asDataWrite(writes, [ALL_ORGANIZATIONS], fn);
+    return await asUnnamedWrite(writes, fn);
   } finally {
     redis.disconnect();
   }

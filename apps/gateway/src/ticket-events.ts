@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
-import { ALL_ORGANIZATIONS, asDataWrite } from "@posture/platform";
+import { asUnnamedWrite } from "@posture/platform";
 import { receiveTicketEvent } from "@posture/posture";
 import type { TGatewayDeps } from "./deps";
 import { BODY_LIMIT_BYTES } from "./middleware/body";
@@ -19,8 +19,8 @@ export function ticketEventRoutes(deps: TGatewayDeps): Router {
     async (req: Request, res: Response, next: NextFunction) => {
       try {
         const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-        // Whose tickets it moves is known only inside: a write of every organization.
-        const result = await asDataWrite(deps.dataWrites, [ALL_ORGANIZATIONS], () =>
+        // Whose tickets it moves is known only once it has run: its audit rows say (data-epochs.ts).
+        const result = await asUnnamedWrite(deps.dataWrites, () =>
           receiveTicketEvent(
             deps.db.db,
             { hookId: String(req.params.hookId), headers: req.headers, rawBody },

@@ -1,13 +1,20 @@
 import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { ALL_ORGANIZATIONS, dataEpochKeys } from "./data-epochs";
+import { createTestDb, type TestDb } from "@posture/db/testing";
+import { ALL_ORGANIZATIONS, asUnnamedWrite, dataEpochKeys, dataWrites } from "./data-epochs";
+import { recordAudit } from "./audit";
 import { RateLimits } from "./rate-limit";
 
 // The data epochs in Redis (rate-limit.ts's scripts), read the way the access gate reads them:
 // in the rate limiter's one round trip.
 const redis = new Redis(process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: 1 });
-afterAll(() => redis.disconnect());
+let testDb: TestDb | undefined;
+afterAll(async () => {
+  redis.disconnect();
+  await testDb?.drop();
+});
 
 const fresh = () => {
   const prefix = `rl-data-${randomBytes(6).toString("hex")}`;
@@ -67,5 +74,35 @@ describe("data epochs in Redis", () => {
     expect(seen.has(reseeded ?? "")).toBe(false);
     expect(reseeded).not.toBe(last);
     expect(Number(reseeded?.split(":")[0])).toBeGreaterThan(Number(last?.split(":")[0]));
+  });
+
+  it("list an unnamed write as every organization's, then move only the epochs its audit rows name", async () => {
+    const { limits } = fresh();
+    testDb ??= await createTestDb();
+    const db = testDb.db;
+    const [written, untouched] = ["org_written_" + randomBytes(3).toString("hex"), "org_untouched"];
+    const writes = dataWrites({ db, store: limits });
+    const before = { written: await read(limits, written), untouched: await read(limits, untouched) };
+    let during: Array<string | null> = [];
+    await asUnnamedWrite(writes, async () => {
+      during = [await read(limits, written), await read(limits, untouched)];
+      // The audit row names its organization: what the write is marked as once it ends.
+      await db.transaction(async (tx) => {
+        await tx.execute(
+          sql`insert into organizations (id, name, plan) values (${written}, 'Unnamed write', 'business')`,
+        );
+        await recordAudit(tx, {
+          orgId: written,
+          action: "SANDBOX_CREATED",
+          target: written,
+          userEmail: "system",
+        });
+      });
+    });
+    expect(during).toEqual([null, null]);
+    expect(await read(limits, untouched)).toBe(before.untouched);
+    const after = await read(limits, written);
+    expect(after).not.toBeNull();
+    expect(after).not.toBe(before.written);
   });
 });

@@ -41,6 +41,13 @@ export type TDataWrites = {
    * partner's clients) as being written. `ALL_ORGANIZATIONS` marks every organization.
    */
   begin: (orgIds: readonly string[]) => Promise<TDataWriteMark>;
+  /**
+   * A write whose organizations are known only once it has run (a sign-in, a tracker's webhook):
+   * every organization is listed as being written while it runs — nothing is cached anywhere
+   * meanwhile, nothing kept is invalidated — and `end` marks the ones it wrote, as a write of
+   * them would be marked once it ends.
+   */
+  beginUnnamed: () => Promise<{ end: (written: readonly string[]) => Promise<void> }>;
 };
 
 /** Runs `fn` as a write of these organizations (no-op without a `TDataWrites`). */
@@ -58,8 +65,25 @@ export async function asDataWrite<T>(
   }
 }
 
-/** The organizations a read (a GET) turned out to write, while it runs (`asRead`). */
+/** The organizations a read (a GET) or an unnamed write turned out to write, while it runs. */
 const readWrites = new AsyncLocalStorage<Set<string>>();
+
+/**
+ * Runs a write whose organizations are not known before it runs (a public mutation, a tracker's
+ * webhook, the sign-in failures' drain, a CLI command): listed as a write of every organization
+ * while it runs, then marked as a write of the organizations of the audit rows it wrote — every
+ * write writes its audit row in its transaction, so those are the organizations it changed.
+ */
+export async function asUnnamedWrite<T>(writes: TDataWrites | undefined, fn: () => Promise<T>): Promise<T> {
+  if (!writes) return fn();
+  const mark = await writes.beginUnnamed();
+  const written = new Set<string>();
+  try {
+    return await readWrites.run(written, fn);
+  } finally {
+    await mark.end([...written]);
+  }
+}
 
 /** Called by every audit row's write: inside a read, the read is known to have written there. */
 export function noteReadWrite(orgId: string): void {
@@ -110,6 +134,8 @@ export type TDataEpochStore = {
   begin: (orgIds: readonly string[], token: string, expiresAt: number) => Promise<void>;
   renew: (orgIds: readonly string[], token: string, expiresAt: number) => Promise<void>;
   end: (orgIds: readonly string[], token: string) => Promise<void>;
+  /** Takes the write `token` off without moving the epochs (an unnamed write's listing). */
+  unlist: (orgIds: readonly string[], token: string) => Promise<void>;
 };
 
 /** The key names, shared by the store and the rate limiter's read. */
@@ -138,8 +164,12 @@ export class LocalDataEpochs implements TDataEpochStore {
   }
 
   async end(orgIds: readonly string[], token: string): Promise<void> {
+    for (const id of orgIds) this.bump(id);
+    await this.unlist(orgIds, token);
+  }
+
+  async unlist(orgIds: readonly string[], token: string): Promise<void> {
     for (const id of orgIds) {
-      this.bump(id);
       const marks = this.writing.get(id);
       marks?.delete(token);
       if (marks?.size === 0) this.writing.delete(id);
@@ -194,30 +224,61 @@ export type TDataWritesOptions = {
  */
 export function dataWrites(o: TDataWritesOptions): TDataWrites {
   const report = (err: unknown) => o.onError?.(err instanceof Error ? err : new Error(String(err)));
+  const relatedTo = async (orgIds: readonly string[]) => {
+    if (orgIds.includes(ALL_ORGANIZATIONS)) return [ALL_ORGANIZATIONS];
+    const all = await Promise.all(orgIds.map((id) => relatedOrganizations(o.db, id)));
+    return [...new Set(all.flat())];
+  };
+  /** Lists the write until it ends, renewed every third of its expiry. */
+  const listed = (orgIds: readonly string[], token: string) => {
+    const renewal = setInterval(() => {
+      o.store.renew(orgIds, token, Date.now() + WRITE_MARK_TTL_MS).catch(report);
+    }, WRITE_MARK_TTL_MS / 3);
+    renewal.unref();
+    return () => clearInterval(renewal);
+  };
   return {
+    async beginUnnamed() {
+      const token = randomBytes(9).toString("base64url");
+      try {
+        await o.store.renew([ALL_ORGANIZATIONS], token, Date.now() + WRITE_MARK_TTL_MS);
+      } catch (err) {
+        report(err);
+      }
+      const stop = listed([ALL_ORGANIZATIONS], token);
+      let ended = false;
+      return {
+        async end(written) {
+          if (ended) return;
+          ended = true;
+          stop();
+          try {
+            const related = written.length > 0 ? await relatedTo(written) : [];
+            // The written organizations' epochs move before the listing goes: no read in between.
+            if (related.length > 0) await o.store.end(related, token);
+            await o.store.unlist([ALL_ORGANIZATIONS], token);
+          } catch (err) {
+            report(err);
+          }
+        },
+      };
+    },
     async begin(orgIds) {
       const token = randomBytes(9).toString("base64url");
-      const related = async () => {
-        if (orgIds.includes(ALL_ORGANIZATIONS)) return [ALL_ORGANIZATIONS];
-        const all = await Promise.all(orgIds.map((id) => relatedOrganizations(o.db, id)));
-        return [...new Set(all.flat())];
-      };
+      const related = () => relatedTo(orgIds);
       const before = await related();
       try {
         await o.store.begin(before, token, Date.now() + WRITE_MARK_TTL_MS);
       } catch (err) {
         report(err);
       }
-      const renewal = setInterval(() => {
-        o.store.renew(before, token, Date.now() + WRITE_MARK_TTL_MS).catch(report);
-      }, WRITE_MARK_TTL_MS / 3);
-      renewal.unref();
+      const stop = listed(before, token);
       let ended = false;
       return {
         async end() {
           if (ended) return;
           ended = true;
-          clearInterval(renewal);
+          stop();
           const after = await related().catch(() => before);
           try {
             await o.store.end([...new Set([...before, ...after])], token);

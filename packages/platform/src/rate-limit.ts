@@ -116,16 +116,16 @@ return {count, ttl, epoch, data}
 /**
  * A write's marks (data-epochs.ts) on each organization's pair of keys (epoch, writes in
  * progress): ARGV[4] 'begin' and 'end' bump the epoch (from ARGV[3] when absent); 'begin' and
- * 'renew' list the write ARGV[1] until ARGV[2], 'end' takes it off.
+ * 'renew' list the write ARGV[1] until ARGV[2], 'end' and 'unlist' take it off.
  */
 const DATA_WRITE_SCRIPT = `
 local mode = ARGV[4]
 for i = 1, #KEYS, 2 do
-  if mode ~= 'renew' then
+  if mode == 'begin' or mode == 'end' then
     if redis.call('EXISTS', KEYS[i]) == 0 then redis.call('SET', KEYS[i], ARGV[3]) end
     redis.call('INCR', KEYS[i])
   end
-  if mode == 'end' then
+  if mode == 'end' or mode == 'unlist' then
     redis.call('ZREM', KEYS[i + 1], ARGV[1])
   else
     redis.call('ZADD', KEYS[i + 1], ARGV[2], ARGV[1])
@@ -387,15 +387,20 @@ export class RateLimits implements TDataEpochStore {
     return this.dataWrite(orgIds, token, 0, "end");
   }
 
+  unlist(orgIds: readonly string[], token: string): Promise<void> {
+    return this.dataWrite(orgIds, token, 0, "unlist");
+  }
+
   private async dataWrite(
     orgIds: readonly string[],
     token: string,
     expiresAt: number,
-    mode: "begin" | "renew" | "end",
+    mode: "begin" | "renew" | "end" | "unlist",
   ): Promise<void> {
     const redis = this.redis as TWindowRedis | null;
     if (!redis) {
       if (mode === "end") return this.localData.end(orgIds, token);
+      if (mode === "unlist") return this.localData.unlist(orgIds, token);
       return mode === "begin"
         ? this.localData.begin(orgIds, token, expiresAt)
         : this.localData.renew(orgIds, token, expiresAt);

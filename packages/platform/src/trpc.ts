@@ -2,7 +2,7 @@ import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { TRole } from "@posture/db";
 import type { TAuthedContext, TContext } from "./context";
-import { ALL_ORGANIZATIONS, asDataWrite, asRead } from "./data-epochs";
+import { asDataWrite, asRead, asUnnamedWrite } from "./data-epochs";
 import type { TDownloadMeta } from "./download";
 import { AppError, type TErrorCode } from "./errors";
 import { hasRole, type TPrincipal } from "./principal";
@@ -147,13 +147,15 @@ async function publishAfterMutation(ctx: TContext, type: string, ok: boolean): P
 }
 
 /**
- * Which organizations' data a call writes, for the read caches (data-epochs.ts): a mutation
- * writes its principal's organization; a public mutation (sign-in, sign-up, an invitation
- * accepted) has no organization until it has run, so it counts as a write of every organization.
- * A query writes nothing, or says so (`asRead`).
+ * Runs a call as the write it is, for the read caches (data-epochs.ts): a mutation of a principal
+ * writes the principal's organization; a public mutation (sign-in, sign-up, an invitation
+ * accepted) has no organization until it has run, so it is a write whose organizations its
+ * audit rows name; a query writes nothing, or its audit rows say where (`asRead`).
  */
-function writeScope(ctx: TContext, type: string): string[] | null {
-  return type === "mutation" ? [ctx.principal?.org.id ?? ALL_ORGANIZATIONS] : null;
+function asCall<T>(ctx: TContext, type: string, run: () => Promise<T>): Promise<T> {
+  if (type !== "mutation") return asRead(ctx.dataWrites, run);
+  const orgId = ctx.principal?.org.id;
+  return orgId ? asDataWrite(ctx.dataWrites, [orgId], run) : asUnnamedWrite(ctx.dataWrites, run);
 }
 
 // Public procedures: the REST layer's finding about the request's fields (context.ts) in the
@@ -162,8 +164,7 @@ const publicAccess = t.middleware(async ({ ctx, type, next }) => {
   // A read-only key presented to a public mutation (sign-in, sign-out) is refused like any write.
   checkScope(ctx.principal, type);
   if (ctx.requestProblem) throw ctx.requestProblem;
-  const scope = writeScope(ctx, type);
-  const result = scope ? await asDataWrite(ctx.dataWrites, scope, () => next()) : await next();
+  const result = await asCall(ctx, type, () => next());
   await publishAfterMutation(ctx, type, result.ok);
   return result;
 });
@@ -186,9 +187,9 @@ export function procedure(access: TAccess & { auth: Exclude<TAuthMode, "public">
     // tRPC merges the given fields into the context: the principal, now known to be present, and
     // for a report, export or PDF the database under the pool's longer bounds.
     const db = (meta?.download || meta?.longReads ? ctx.reportDb : undefined) ?? ctx.db;
-    const scope = writeScope(ctx, type);
-    const run = () => next({ ctx: { principal, db } satisfies Partial<TAuthedContext> });
-    const result = scope ? await asDataWrite(ctx.dataWrites, scope, run) : await asRead(ctx.dataWrites, run);
+    const result = await asCall(ctx, type, () =>
+      next({ ctx: { principal, db } satisfies Partial<TAuthedContext> }),
+    );
     await publishAfterMutation(ctx, type, result.ok);
     return result;
   });

@@ -1,5 +1,5 @@
 import { organizations, signInFailures, type Db } from "@posture/db";
-import { ALL_ORGANIZATIONS, asDataWrite, audit, type TDataWrites, type TLogger } from "@posture/platform";
+import { asUnnamedWrite, audit, type TDataWrites, type TLogger } from "@posture/platform";
 import { asc, eq, inArray } from "drizzle-orm";
 
 /**
@@ -100,8 +100,8 @@ let again = false;
 
 /**
  * Starts a drain (call it once the response has been sent), unless one runs: then it runs again
- * after. The audit rows it appends are a write of every organization they may belong to, for the
- * read caches (data-epochs.ts).
+ * after. The audit rows it appends are writes of their organizations, for the read caches
+ * (data-epochs.ts).
  */
 export function drainSoon(db: Db, log: TLogger, writes?: TDataWrites): void {
   if (running) {
@@ -112,7 +112,7 @@ export function drainSoon(db: Db, log: TLogger, writes?: TDataWrites): void {
     .then(async () => {
       do {
         again = false;
-        await asDataWrite(writes, [ALL_ORGANIZATIONS], () => drainSignInFailures(db));
+        await asUnnamedWrite(writes, () => drainSignInFailures(db));
       } while (again);
     })
     .catch((err: unknown) => {

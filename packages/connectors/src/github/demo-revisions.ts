@@ -25,8 +25,15 @@ export type TGithubRepoDrift = { public: boolean; collaborators: TGithubCollabor
 /** The drift of an organization at a revision: by repository index, only those that changed. */
 export type TGithubDrift = ReadonlyMap<number, TGithubRepoDrift>;
 
-/** A stable spread of a revision over `n` repositories (Knuth's multiplicative hash). */
-const spread = (k: number, n: number) => (Math.imul(k, 2654435761) >>> 0) % n;
+/**
+ * A stable spread of a drift event (its number) over `n` repositories: murmur3's finalizer, so
+ * consecutive events land far apart and rarely on the same repository.
+ */
+function spread(event: number, n: number): number {
+  let h = Math.imul(event ^ (event >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return ((h ^ (h >>> 16)) >>> 0) % n;
+}
 
 /** The outside collaborator a drift event adds, with the numeric id GitHub would give them. */
 export const githubDriftCollaborator = (k: number): TGithubCollaborator => ({
@@ -50,7 +57,7 @@ export function githubDriftAt(count: number, curated: number, revision: number):
   );
   const first = Math.ceil(oldest / GITHUB_DRIFT_EVERY) * GITHUB_DRIFT_EVERY;
   for (let k = first; k <= revision; k += GITHUB_DRIFT_EVERY) {
-    const index = curated + spread(k, quiet);
+    const index = curated + spread(k / GITHUB_DRIFT_EVERY, quiet);
     const madePublic = (k / GITHUB_DRIFT_EVERY) % 2 === 1;
     const age = revision - k;
     if (madePublic ? age >= GITHUB_PUBLIC_FOR : age >= GITHUB_COLLABORATOR_FOR) continue;

@@ -45,32 +45,32 @@ describe("GitHub demo revisions over HTTP", () => {
     expect(await sync()).toMatchObject({ status: "COMPLETE", findingsNew: 24, findingsResolved: 0 });
     expect(await drifted()).toEqual([]);
 
-    // Revision 8: service-0024 made public at 4, vendor-8 given write on service-0036 at 8.
+    // Revision 8: service-0039 made public at 4, vendor-8 given write on service-0018 at 8.
     expect(await sync(8)).toMatchObject({ status: "COMPLETE", findingsNew: 2, findingsResolved: 0 });
     expect(await drifted()).toEqual([
-      "external_share northwind-labs/service-0036",
-      "public_link northwind-labs/service-0024",
+      "external_share northwind-labs/service-0018",
+      "public_link northwind-labs/service-0039",
     ]);
     const { connectors } = (await call("GET", "/api/connectors")) as {
       connectors: Array<{ id: string; demo: { revision: number; repositories: number } }>;
     };
     expect(connectors.find((c) => c.id === id)?.demo).toMatchObject({ revision: 8, repositories: 40 });
 
-    // Revision 29: service-0024 private again (21 revisions on); 12, 20 and 28 made public,
-    // vendor-16 and vendor-24 given write, vendor-8 still there.
+    // Revision 29: service-0039 private again (21 revisions on); 0019, 0037 and 0028 made public
+    // (at 12, 20, 28), vendor-16 and vendor-24 given write on 0029 and 0036, vendor-8 still there.
     expect(await sync(21)).toMatchObject({ status: "COMPLETE", findingsNew: 5, findingsResolved: 1 });
     expect(await drifted()).toEqual([
-      "external_share northwind-labs/service-0020",
-      "external_share northwind-labs/service-0028",
+      "external_share northwind-labs/service-0018",
+      "external_share northwind-labs/service-0029",
       "external_share northwind-labs/service-0036",
-      "public_link northwind-labs/service-0016",
+      "public_link northwind-labs/service-0019",
       "public_link northwind-labs/service-0028",
-      "public_link northwind-labs/service-0036",
+      "public_link northwind-labs/service-0037",
     ]);
     const all = ((await call("GET", "/api/findings?limit=200&status=RESOLVED")) as { findings: TFinding[] })
       .findings;
     expect(
-      all.find((f) => f.ruleId === "public_link" && f.resourceName === "northwind-labs/service-0024"),
+      all.find((f) => f.ruleId === "public_link" && f.resourceName === "northwind-labs/service-0039"),
     ).toMatchObject({ status: "RESOLVED", connectorType: "github" });
   }, 120_000);
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { waitFor } from "@posture/webhooks/testing";
 import { useTestGateway } from "../../testing";
 import { call, makeSandbox, settled, startScenario, subscribe, waitForEvents } from "./harness";
 
@@ -106,16 +107,69 @@ describe("sandbox GitHub scenarios over HTTP", () => {
     );
     expect(share?.target).toBe(`${collaborator}@users.noreply.github.com`);
 
-    // Reset: the organization as generated, read in full; both findings resolved.
+    // What a scenario did is remediated like the organization's own exposure: the collaborator
+    // removed (reversible: re-invited) and the repository made private (one-way, as on GitHub);
+    // the sandbox's rescan agrees.
+    const plan = await call(
+      gw,
+      "POST",
+      "/api/remediations",
+      { cookie },
+      { findingIds: [sharedId, publicId] },
+    );
+    expect(plan.status, JSON.stringify(plan.body)).toBe(201);
+    const planned = plan.body as { id: string; steps: Array<{ action: string; reversible: boolean }> };
+    expect(planned.steps.map((s) => `${s.action} ${s.reversible}`).sort()).toEqual([
+      "remove_external_user true",
+      "remove_public_link false",
+    ]);
+    expect((await call(gw, "POST", `/api/remediations/${planned.id}/approve`, { cookie })).status).toBe(200);
+    expect((await call(gw, "POST", `/api/remediations/${planned.id}/apply`, { cookie })).status).toBe(202);
+    const applied = await waitFor(async () => {
+      const r = (await call(gw, "GET", `/api/remediations/${planned.id}`, { cookie })).body as {
+        status: string;
+        steps: Array<{ status: string }>;
+      };
+      return r.status === "APPLIED" ? r : null;
+    }, 60_000);
+    expect(applied.steps.map((s) => s.status)).toEqual(["APPLIED", "APPLIED"]);
+    for (const id of [publicId, sharedId]) {
+      const after = (await call(gw, "GET", `/api/findings/${id}`, { key })).body as TFinding;
+      expect(after.status).toBe("RESOLVED");
+    }
+    const rescan = await call(gw, "POST", `/api/connectors/${connectorId}/sync`, { cookie });
+    expect(rescan.body).toMatchObject({ status: "COMPLETE", findingsNew: 0, findingsResolved: 0 });
+    const privateAgain = await call(gw, "GET", `/api/inventory?type=repositories&search=${search}`, {
+      cookie,
+    });
+    expect((privateAgain.body as { rows: TRepoRow[] }).rows.find((r) => r.name === repository)).toMatchObject(
+      {
+        visibility: "private",
+      },
+    );
+
+    // A second public repository, for the reset to resolve.
+    const again = await settled(gw, key, (await startScenario(gw, key, "repository_made_public")).id);
+    const second = String(again.change?.repository);
+    // (Read from the findings, not the events: a repository made public again reopens its finding.)
+    const open = (await call(gw, "GET", "/api/findings?limit=500", { key })).body as { findings: TFinding[] };
+    const secondFinding = open.findings.find((f) => f.ruleId === "public_link" && f.resourceName === second);
+    expect(secondFinding).toMatchObject({ connectorType: "github", status: "OPEN" });
+    const secondId = String(secondFinding?.id);
+
+    // Reset: the organization as generated, read in full; the second public repository resolved.
     const reset = await call(gw, "POST", "/api/sandbox/reset", { key });
     expect(reset.status, JSON.stringify(reset.body)).toBe(202);
     const resetRun = await settled(gw, key, (reset.body as { id: string }).id);
     expect(resetRun.scans).toMatchObject([{ connectorId, kind: "full", status: "COMPLETE" }]);
-    for (const id of [publicId, sharedId]) {
-      await waitForEvents(receiver, secret, (e) => e.event === "finding.resolved" && e.data.findingId === id);
-      const after = (await call(gw, "GET", `/api/findings/${id}`, { key })).body as TFinding;
-      expect(after.status).toBe("RESOLVED");
-    }
+    await waitForEvents(
+      receiver,
+      secret,
+      (e) => e.event === "finding.resolved" && e.data.findingId === secondId,
+    );
+    expect(((await call(gw, "GET", `/api/findings/${secondId}`, { key })).body as TFinding).status).toBe(
+      "RESOLVED",
+    );
     await receiver.close();
   }, 240_000);
 

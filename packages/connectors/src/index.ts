@@ -44,7 +44,6 @@ export {
   githubDemoIndexOf,
   githubDemoRepositoryCount,
 } from "./github/demo";
-export { GITHUB_DRIFT_EVERY, githubDriftAt } from "./github/demo-revisions";
 export { GITHUB_ACTIONS_SETTINGS, GITHUB_ORG_SETTINGS } from "./github/adapter";
 export { GITHUB_ACCESS } from "./github/access";
 export { GITHUB_WRITE_ACCESS } from "./github/write";

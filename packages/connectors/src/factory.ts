@@ -123,7 +123,11 @@ type TMakers<T> = {
   demo: (opts: TDemoOptions) => T;
   google_workspace: (opts: Parameters<typeof createGoogleWorkspaceWriter>[0]) => T;
   microsoft_365: (opts: Parameters<typeof createMicrosoft365Writer>[0]) => T;
-  github_demo: (opts: { repositoryCount?: number | undefined; overlay?: TDemoOverlayStore }) => T;
+  github_demo: (opts: {
+    repositoryCount?: number | undefined;
+    revision?: number | undefined;
+    overlay?: TDemoOverlayStore;
+  }) => T;
   github: (opts: Parameters<typeof createGithubWriter>[0]) => T;
 };
 
@@ -134,6 +138,7 @@ function build<T>(input: TCreateSourceAdapterInput, make: TMakers<T>): T {
       const config = parseConfig(ZGithubDemoConfig, input.config);
       return make.github_demo({
         repositoryCount: config.repositoryCount,
+        revision: config.revision,
         ...(input.demoOverlay ? { overlay: input.demoOverlay } : {}),
       });
     }

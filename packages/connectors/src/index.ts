@@ -32,6 +32,7 @@ export {
   GITHUB_OUTSIDE_DOMAIN,
   GITHUB_REPOSITORY_MIME,
   githubOrgDomain,
+  githubOutsideEmail,
   githubSourceAdapter,
   VISIBILITY_PERMISSION_ID,
 } from "./github/source";
@@ -40,6 +41,7 @@ export {
   GITHUB_DEMO_MEMBERS,
   GITHUB_DEMO_ORG,
   createGithubDemoReads,
+  githubDemoIndexOf,
   githubDemoRepositoryCount,
 } from "./github/demo";
 export { GITHUB_ACTIONS_SETTINGS, GITHUB_ORG_SETTINGS } from "./github/adapter";

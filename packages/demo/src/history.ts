@@ -36,6 +36,13 @@ const NORTHWIND_SOURCE = "Northwind Google Workspace (demo)";
 const REPORT_WEEKS = 4;
 /** The week Globex connects a second source, and what it brings to light drags its score down. */
 const GLOBEX_SECOND_SOURCE_WEEK = 5;
+/**
+ * Globex's GitHub organization (issue 31), connected with its Microsoft 365 and scanned every week
+ * as its revisions drift (a repository made public, an outside collaborator given write, each for a
+ * few weeks): a small one, so its nine scans add seconds, not minutes, to the seed.
+ */
+const GLOBEX_GITHUB = "Globex GitHub (demo)";
+const DEMO_REPOSITORIES = 120;
 
 export type TDemoHistoryDeps = { db: Db; runtime: TRuntime; log: TLogger };
 
@@ -96,8 +103,8 @@ const PEOPLE: Record<string, Array<{ index: number; email: string }>> = {
  * and jobs, one week at a time, each week then dated where it belongs (backdate.ts):
  * Acme (business, Google Workspace demo) connects, trusts a partner's domain, opens incidents and
  * works them, removes its public links with a remediation, runs compliance reports and, late,
- * connects its Microsoft 365: its score rises. Globex (team, Microsoft 365 demo) only scans while
- * its tenant drifts, and stays behind.
+ * connects its Microsoft 365: its score rises. Globex (team, Microsoft 365 and GitHub demos) only
+ * scans while its tenant and its GitHub organization drift, and stays behind.
  * Northwind (their partner) gets weekly portfolio reports and client-health checks.
  */
 export async function seedDemoHistory(deps: TDemoHistoryDeps, o: { now?: Date } = {}): Promise<TDemoHistory> {
@@ -155,13 +162,14 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
   await db.update(organizations).set({ createdAt: new Date(weekStart(0).getTime() - DAY_MS) });
 
   const count = { scans: 0, incidents: 0, remediations: 0, partnerReports: 0 };
-  const { acmeSource, globexSource } = await step(at(0, -1), async () => {
+  const { acmeSource, globexSource, globexGithub } = await step(at(0, -1), async () => {
     const acmeSource = await connect(db, acme, "google_workspace", "Acme Google Workspace (demo)");
     const globexSource = await connect(db, globex, "microsoft_365", "Globex Microsoft 365 (demo)");
+    const globexGithub = await connect(db, globex, "github", GLOBEX_GITHUB, DEMO_REPOSITORIES);
     await northwind("PATCH", "/partner/settings", { reportSchedule: "WEEKLY", notifyUnhealthy: true });
-    return { acmeSource, globexSource };
+    return { acmeSource, globexSource, globexGithub };
   });
-  await startTenantClock(db, [acmeSource, globexSource], at(0, -1));
+  await startTenantClock(db, [acmeSource, globexSource, globexGithub], at(0, -1));
   let acmeSecond: string | undefined;
   let globexSecond: string | undefined;
   let northwindSource: string | undefined;
@@ -171,7 +179,8 @@ async function tell(deps: TStoryDeps, now: Date, begun: number): Promise<TDemoHi
       const advance = { demo: { advance: 7 } };
       await acme("POST", "/connectors/{id}/sync", { id: acmeSource, ...(w > 0 ? advance : {}) });
       await globex("POST", "/connectors/{id}/sync", { id: globexSource, ...(w > 0 ? advance : {}) });
-      count.scans += 2;
+      await globex("POST", "/connectors/{id}/sync", { id: globexGithub, ...(w > 0 ? advance : {}) });
+      count.scans += 3;
       if (globexSecond) {
         const first = w === GLOBEX_SECOND_SOURCE_WEEK;
         await globex("POST", "/connectors/{id}/sync", { id: globexSecond, ...(first ? {} : advance) });
@@ -503,18 +512,19 @@ async function topShare(call: TCaller, type: "external_domain" | "external_user"
   return rows.filter((r) => r.riskRank === top).sort((a, b) => (key(a) < key(b) ? -1 : 1))[0];
 }
 
+/** A demo source: `size` files, or repositories for a GitHub organization. */
 async function connect(
   db: Db,
   call: TCaller,
-  type: "google_workspace" | "microsoft_365",
+  type: "google_workspace" | "microsoft_365" | "github",
   displayName: string,
-  files = DEMO_FILES,
+  size = DEMO_FILES,
 ) {
   const c = await call<TConnectorView>("POST", "/connectors", {
     type,
     displayName,
     mode: "demo",
-    demo: { files },
+    demo: type === "github" ? { repositories: size } : { files: size },
   });
   // The tenant is generated from its name rather than the connector's fresh id: every fresh start
   // tells the same story with the same numbers (the demo test asserts them).

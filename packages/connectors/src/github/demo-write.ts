@@ -2,7 +2,13 @@ import { indexOverlay, overlayFile, permissionEntry, stamp, type TOverlay } from
 import { reversibilityOf } from "../reversibility";
 import type { TSourceFile } from "../types";
 import { ranksAbove, type TDemoOverlayStore, type TSourceWriter } from "../write";
-import { GITHUB_DEMO_ORG, githubDemoIndexOf, githubDemoRepository, githubDemoRepositoryCount } from "./demo";
+import {
+  GITHUB_DEMO_ORG,
+  githubDemoDrift,
+  githubDemoIndexOf,
+  githubDemoRepository,
+  githubDemoRepositoryCount,
+} from "./demo";
 import { deployKeyEntry, demoDeployKeys } from "./demo-deploy-keys";
 import { GITHUB_UNSUPPORTED, githubNotFound } from "./write";
 import { repositoryFile, VISIBILITY_PERMISSION_ID } from "./source";
@@ -16,9 +22,12 @@ import { repositoryFile, VISIBILITY_PERMISSION_ID } from "./source";
  */
 export function createGithubDemoWriter(opts: {
   repositoryCount?: number | undefined;
+  revision?: number | undefined;
   overlay: TDemoOverlayStore;
 }): TSourceWriter {
   const count = githubDemoRepositoryCount(opts);
+  // The organization at the connector's revision: what its revisions made public is there to undo.
+  const drift = githubDemoDrift(opts);
   const store = opts.overlay;
   const load = async () => indexOverlay(await store.load());
   const put = (overlay: TOverlay, key: string, index: number, change: Record<string, unknown>) =>
@@ -27,7 +36,7 @@ export function createGithubDemoWriter(opts: {
   const locate = (overlay: TOverlay, fileId: string) => {
     const index = githubDemoIndexOf(fileId, count);
     if (index === null) return null;
-    const base: TSourceFile = repositoryFile(GITHUB_DEMO_ORG, githubDemoRepository(index));
+    const base: TSourceFile = repositoryFile(GITHUB_DEMO_ORG, githubDemoRepository(index, drift));
     return { index, base, current: overlayFile(base, overlay.files.get(fileId), fileId) };
   };
 

@@ -1,10 +1,17 @@
-import { SourceAuthError, type TAccessCheck, type TSourceAdapter, type TTenantSetting } from "../types";
+import {
+  SourceAuthError,
+  type TAccessCheck,
+  type TSourceAdapter,
+  type TSourceFile,
+  type TTenantSetting,
+} from "../types";
 import type { TDemoOverlayStore } from "../write";
 import { loadOverlay, overlayFile } from "../demo/overlay";
 import { keyedRepositories, withDemoDeployKeys } from "./demo-deploy-keys";
+import { githubDriftAt, type TGithubDrift } from "./demo-revisions";
 import { GITHUB_ACCESS } from "./access";
 import type { TGithubAdapter } from "./adapter";
-import { githubSourceAdapter } from "./source";
+import { githubSourceAdapter, VISIBILITY_PERMISSION_ID } from "./source";
 import type {
   TGithubCopilotSeat,
   TGithubDeployKey,
@@ -19,8 +26,9 @@ import type {
 // repository named for credentials, one with open secret scanning alerts, outside collaborators
 // with write and admin, deploy keys that can push, two-factor not required, members' base
 // permission `write`), then as many quiet private services as the size asks. It depends on no
-// seed and no clock: two demo organizations of one size read the same, which is what lets the
-// tests and the docs name its findings exactly.
+// seed and no clock: two demo organizations of one size and revision read the same, which is what
+// lets the tests and the docs name its findings exactly. Its revisions (demo-revisions.ts) make
+// quiet repositories public and give outside collaborators write for a few weeks at a time.
 
 export const GITHUB_DEMO_ORG = "northwind-labs";
 export const GITHUB_DEMO_LIMITS = { repositories: { min: 1, max: 20_000, default: 40 } };
@@ -174,29 +182,47 @@ export function githubDemoRepositoryCount(config: { repositoryCount?: number | u
   return config.repositoryCount ?? GITHUB_DEMO_LIMITS.repositories.default;
 }
 
-/** The demo's repository at `index`: the curated ones first, then `service-NNNN`. */
-export function githubDemoRepository(index: number): TGithubRepository & { secretAlerts: number } {
+/** What the revisions changed in an organization of this config (empty at revision 0). */
+export function githubDemoDrift(config: {
+  repositoryCount?: number | undefined;
+  revision?: number | undefined;
+}): TGithubDrift {
+  return githubDriftAt(githubDemoRepositoryCount(config), GITHUB_DEMO_REPOS.length, config.revision ?? 0);
+}
+
+/**
+ * The demo's repository at `index`: the curated ones first, then `service-NNNN`, as the
+ * organization's revisions left it (`drift`, none: revision 0).
+ */
+export function githubDemoRepository(
+  index: number,
+  drift?: TGithubDrift,
+): TGithubRepository & { secretAlerts: number } {
   const curated = GITHUB_DEMO_REPOS[index];
   const name = curated?.name ?? `service-${String(index).padStart(4, "0")}`;
   const keys: TGithubDeployKey[] = (
     curated?.keys ??
     (curated === undefined && index % 5 === 0 ? [{ id: `k${index}`, title: "ci-read", readOnly: true }] : [])
   ).map((k) => ({ ...k, createdAt: "2023-01-01T00:00:00.000Z", lastUsedAt: null }));
+  const drifted = drift?.get(index);
   return {
     id: String(100_000 + index),
     name,
     fullName: `${GITHUB_DEMO_ORG}/${name}`,
-    visibility: curated?.visibility ?? "private",
+    visibility: drifted?.public ? "public" : (curated?.visibility ?? "private"),
     fork: false,
     archived: curated?.archived ?? false,
     htmlUrl: `https://github.com/${GITHUB_DEMO_ORG}/${name}`,
     createdAt: hoursBefore("2024-01-01T00:00:00.000Z", index * 24),
     pushedAt: hoursBefore("2026-11-01T10:00:00.000Z", index),
-    outsideCollaborators: (curated?.collaborators ?? []).map((c) => ({
-      id: String(50_000 + OUTSIDE.indexOf(c.login)),
-      login: c.login,
-      role: c.role,
-    })),
+    outsideCollaborators: [
+      ...(curated?.collaborators ?? []).map((c) => ({
+        id: String(50_000 + OUTSIDE.indexOf(c.login)),
+        login: c.login,
+        role: c.role,
+      })),
+      ...(drifted?.collaborators ?? []),
+    ],
     deployKeys: keys,
     secretAlerts: curated?.secretAlerts ?? 0,
   };
@@ -214,12 +240,16 @@ export function githubDemoIndexOf(fullName: string, count: number): number | nul
 
 export type TGithubDemoOptions = {
   repositoryCount?: number | undefined;
+  /** The organization's revision (0 when connected; a sync's `demo.advance` moves it on). */
+  revision?: number | undefined;
   overlay?: TDemoOverlayStore | undefined;
 };
 
 /** The demo organization's GitHub-shaped reads (what the real adapter would read from GitHub). */
 export function createGithubDemoReads(opts: TGithubDemoOptions): TGithubAdapter {
   const count = githubDemoRepositoryCount(opts);
+  const drift = githubDemoDrift(opts);
+  const drifted = [...drift.values()].flatMap((d) => d.collaborators);
   const members: TGithubMember[] = MEMBERS.map((m, i) => ({
     id: String(1000 + i),
     login: m.login,
@@ -246,9 +276,11 @@ export function createGithubDemoReads(opts: TGithubDemoOptions): TGithubAdapter 
     },
     outsideCollaborators: async function* () {
       for (const [i, login] of OUTSIDE.entries()) yield { id: String(50_000 + i), login, mfaEnabled: true };
+      for (const c of new Map(drifted.map((d) => [d.login, d])).values())
+        yield { id: c.id, login: c.login, mfaEnabled: null };
     },
     repositories: async function* () {
-      for (let i = 0; i < count; i++) yield githubDemoRepository(i);
+      for (let i = 0; i < count; i++) yield githubDemoRepository(i, drift);
     },
     teams: async function* () {
       yield {
@@ -318,9 +350,23 @@ export function createGithubDemoAdapter(opts: TGithubDemoOptions): TSourceAdapte
       const keyed = keyedRepositories(overlay.entries);
       for await (const file of source.files()) {
         const overlaid =
-          overlay.files.size === 0 ? file : overlayFile(file, overlay.files.get(file.id), file.id);
+          overlay.files.size === 0
+            ? file
+            : withVisibility(overlayFile(file, overlay.files.get(file.id), file.id));
         yield keyed.has(file.id) ? withDemoDeployKeys(overlay.entries, overlaid) : overlaid;
       }
     },
   };
+}
+
+/**
+ * A repository's visibility as its permissions say after the sandbox's writes: a repository the
+ * sandbox made public (a scenario) or private (a remediation) reads so in the inventory too.
+ */
+function withVisibility(file: TSourceFile): TSourceFile {
+  const repository = file.repository;
+  if (!repository) return file;
+  const p = file.permissions.find((q) => q.id === VISIBILITY_PERMISSION_ID);
+  const visibility = p?.type === "anyone" ? "public" : p?.type === "domain" ? "internal" : "private";
+  return visibility === repository.visibility ? file : { ...file, repository: { ...repository, visibility } };
 }

@@ -20,7 +20,12 @@ export const createScenarioMeta = {
       "managing partner gets client.unhealthy; in a sandbox partner it acts on its sandbox client, made on first " +
       "use, in a sandbox client on itself), `org_wide_link_created` (a sensitive file is shared with everyone in " +
       "the organization by link: searchable on Google, an organization-scope link on Microsoft; the internal-exposure " +
-      "finding org_wide_link, planned away with POST /remediations). The first demo source is used, connected on first use; a source never " +
+      "finding org_wide_link, planned away with POST /remediations), `repository_made_public` (GitHub: a private " +
+      "repository is made public: finding.new, the public-repository finding rated by its name and content signals), " +
+      "`outside_collaborator_added` (GitHub: an outside collaborator gets write on a repository that had none: " +
+      "finding.new, removed with POST /remediations and undone by re-inviting). The GitHub kinds change the first " +
+      "demo GitHub organization, the others the first demo Google Workspace or Microsoft 365 tenant; either is " +
+      "connected on first use (`Sandbox GitHub organization`, `Sandbox tenant`); a source never " +
       "scanned is scanned in full first (those are the events of connecting a tenant). The run is a job: 202 with " +
       "its id, followed with GET /sandbox/scenarios/{id}. One run (scenario or reset) at a time per sandbox: " +
       "while one is under way, 409 `conflict` with its id as `runningId`. 403 `sandbox_required` outside a " +

@@ -1,10 +1,10 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, ne } from "drizzle-orm";
 import { connectors, organizations, type Db, type TPlanId } from "@posture/db";
 import { AppError, iso, type TActor, type TJobQueue, type TScope } from "@posture/platform";
 import { createConnector } from "@posture/posture";
 import { assertSandbox, createSandboxOrganization } from "./organizations";
 import { enqueueRun, openRun, readRun } from "./runs";
-import type { TScenarioKind } from "./tenant-changes";
+import { isGithubKind, type TScenarioKind } from "./tenant-changes";
 
 export const SANDBOX_SCENARIO_JOB = "sandbox.scenario";
 export const SANDBOX_RESET_JOB = "sandbox.reset";
@@ -57,17 +57,29 @@ async function targetOf(
   );
 }
 
-/** The organization's first demo source, or a new one (connected now, scanned by the job first). */
+/**
+ * The demo source a scenario changes: for a GitHub kind the organization's first demo GitHub
+ * organization, for the others its first demo Google Workspace or Microsoft 365 tenant; made
+ * (connected now, scanned by the job first) when there is none.
+ */
 async function demoConnectorOf(
   db: Db,
   scope: TScope,
   target: { id: string; plan: TPlanId },
+  kind: TScenarioKind,
   encryptionKey: Buffer,
 ) {
+  const github = isGithubKind(kind);
   const [existing] = await db
     .select({ id: connectors.id })
     .from(connectors)
-    .where(and(eq(connectors.orgId, target.id), eq(connectors.mode, "demo")))
+    .where(
+      and(
+        eq(connectors.orgId, target.id),
+        eq(connectors.mode, "demo"),
+        github ? eq(connectors.type, "github") : ne(connectors.type, "github"),
+      ),
+    )
     .orderBy(asc(connectors.createdAt), asc(connectors.id))
     .limit(1);
   if (existing) return existing.id;
@@ -77,8 +89,8 @@ async function demoConnectorOf(
       orgId: target.id,
       actor: scope.actor,
       plan: target.plan,
-      type: "google_workspace",
-      displayName: "Sandbox tenant",
+      type: github ? "github" : "google_workspace",
+      displayName: github ? "Sandbox GitHub organization" : "Sandbox tenant",
       mode: "demo",
     },
     { encryptionKey },
@@ -103,7 +115,7 @@ export async function startScenario(
     audit: "SANDBOX_SCENARIO_STARTED",
     prepare: async (tx) => {
       const target = await targetOf(tx, org, input.kind);
-      const connectorId = await demoConnectorOf(tx, input, target, deps.encryptionKey);
+      const connectorId = await demoConnectorOf(tx, input, target, input.kind, deps.encryptionKey);
       return { targetOrgId: target.id, connectorId };
     },
   });

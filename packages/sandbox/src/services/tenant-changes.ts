@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import {
   createSourceAdapter,
   sourceInputOf,
@@ -9,6 +9,8 @@ import {
 } from "@posture/connectors";
 import { demoOverlayStore, sensitiveTermIn, type connectors, type Db } from "@posture/db";
 import type { TRuntime } from "@posture/platform";
+import { GITHUB_SCENARIO_KINDS, changeGithubOrganization, type TGithubScenarioKind } from "./github-changes";
+import { overlayWriter, pick, tagOf } from "./overlay-writer";
 
 // What each scenario changes in the synthetic tenant: entries of the demo connector's overlay
 // (packages/connectors/src/demo/README.md), the same store remediation writes to, so the next scan
@@ -21,8 +23,13 @@ export const SCENARIO_KINDS = [
   "sharing_spike",
   "client_unhealthy",
   "org_wide_link_created",
+  ...GITHUB_SCENARIO_KINDS,
 ] as const;
 export type TScenarioKind = (typeof SCENARIO_KINDS)[number];
+
+/** Whether a kind changes a GitHub organization (its demo source is a GitHub one). */
+export const isGithubKind = (kind: TScenarioKind): kind is TGithubScenarioKind =>
+  (GITHUB_SCENARIO_KINDS as readonly string[]).includes(kind);
 
 type TConnectorRow = typeof connectors.$inferSelect;
 
@@ -48,7 +55,6 @@ type TTenant = {
   internalDomains: string[];
   /** Files with no public link and no outside access, with their index in the tenant, in order. */
   cleanFiles: Array<{ file: TSourceFile; index: number }>;
-  version: number;
   put: (key: string, change: Record<string, unknown>) => Promise<void>;
 };
 
@@ -84,25 +90,9 @@ async function openTenant(
     if (index !== null) cleanFiles.push({ file, index });
     if (cleanFiles.length >= CANDIDATES) break;
   }
-  let version = 0;
-  for (const change of (await store.load()).values())
-    if (typeof change.v === "number") version = Math.max(version, change.v);
-  return {
-    connector,
-    internalDomains,
-    cleanFiles,
-    version,
-    // Each entry's version is past every earlier one and at least the clock, as the demo writer's.
-    put: (key, change) => {
-      version = Math.max(version + 1, Date.now());
-      return store.put(key, { ...change, v: version });
-    },
-  };
+  const { put } = await overlayWriter(db, connector.id);
+  return { connector, internalDomains, cleanFiles, put };
 }
-
-/** A choice among `n` that differs from run to run but is reproducible from the run id. */
-const pick = (runId: string, n: number) => createHash("sha256").update(runId).digest().readUInt32BE(0) % n;
-const tagOf = (runId: string) => createHash("sha256").update(runId).digest("hex").slice(0, 8);
 
 function needFiles(tenant: TTenant, n = 1) {
   if (tenant.cleanFiles.length < n)
@@ -261,6 +251,7 @@ export async function changeTenant(
   kind: TScenarioKind,
   runId: string,
 ): Promise<TTenantChange> {
+  if (isGithubKind(kind)) return changeGithubOrganization(db, runtime, connector, kind, runId);
   // Withdrawing access reads nothing (and a tenant whose access is withdrawn cannot be read).
   const tenant = await openTenant(db, connector, runtime, kind !== "client_unhealthy");
   switch (kind) {
@@ -277,4 +268,5 @@ export async function changeTenant(
     case "org_wide_link_created":
       return orgWideLink(tenant, runId);
   }
+  throw new Error(`scenario ${kind} does not change a suite's tenant`);
 }

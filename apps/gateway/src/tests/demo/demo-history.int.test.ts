@@ -181,7 +181,9 @@ const ACME_SCORES = [28, 29, 29, 30, 38, 33, 35, 36, 26, 39, 30, 30, 40];
  * different domain, and other severities, each time), and read the week's shares while its scans
  * could still be running. It now waits for the week's scans and picks among ties by name.
  */
-const GLOBEX_SCORES = [27, 29, 29, 29, 29, 29, 23, 23, 24, 24, 23, 23, 23, 23];
+const GLOBEX_SCORES = [
+  27, 25, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 22, 22, 22, 22, 23, 23, 23, 23, 23, 22, 22,
+];
 /** Acme's quick-win remediations, oldest first: [score before, predicted gain]. */
 const ACME_QUICK_WINS: Array<[number, number]> = [
   [30, 14],
@@ -195,9 +197,9 @@ const ACME_QUICK_WINS: Array<[number, number]> = [
 /** Northwind's four weekly PDFs, oldest first: [Acme's change, Globex's change]. */
 const REPORTED_CHANGES: Array<[number, number]> = [
   [8, 0],
-  [-5, -6],
-  [2, 1],
-  [4, -1],
+  [-5, -4],
+  [2, 0],
+  [4, 1],
 ];
 
 /** Fields that name a time to come by design: an expiry, a next run, a deadline. */
@@ -231,7 +233,7 @@ const AWARENESS_ME: Record<string, [number, number, string[]]> = {
   acme: [74, 67, ["base 100", "external_shares -20", "slow_fixes -10", "quick_fixes 4"]],
   acmeAdmin: [59, 100, ["base 100", "mfa_disabled -25", "external_shares -16"]],
   acmeMember: [77, 54, ["base 100", "external_shares -12", "quick_fixes 4", "anomalies -15"]],
-  globex: [60, 69, ["base 100", "public_links -10", "external_shares -20", "slow_fixes -10"]],
+  globex: [60, 81, ["base 100", "public_links -10", "external_shares -20", "slow_fixes -10"]],
   northwind: [70, 18, ["base 100", "public_links -10", "external_shares -20"]],
 };
 
@@ -325,7 +327,7 @@ describe("a fresh first start: every GET endpoint answers with demo data", () =>
     }
     console.log(`story: ${JSON.stringify(changes)}`);
     expect(acme.map((p) => p.score)).toEqual(ACME_SCORES);
-    // Globex slips: 27 at its first scan, 23 once its second source shows what it holds.
+    // Globex slips: 27 at its first scan, 22 once its Google Workspace shows what it holds.
     expect(globex.map((p) => p.score)).toEqual(GLOBEX_SCORES);
     expect(remediations.map((r) => [r.predicted.before.score, r.predicted.scoreDelta])).toEqual(
       ACME_QUICK_WINS,
@@ -499,6 +501,80 @@ describe("a fresh first start: every GET endpoint answers with demo data", () =>
       const days = (Date.parse(points.at(-1)?.at ?? "") - Date.parse(points[0]?.at ?? "")) / 86_400_000;
       expect(days).toBeGreaterThanOrEqual(55);
     }
+  });
+
+  it("shows Globex's GitHub organization: its findings, repositories and apps, drifted over eight weeks", async () => {
+    // Issue 31: the GitHub demo organization (120 repositories) scanned every week, seven revisions
+    // apart, so at revision 56 three quiet repositories are public and four have outside
+    // collaborators with write (packages/connectors/src/github/demo-revisions.ts).
+    const { connectors } = (await get(actors.globex, "/connectors")).body as {
+      connectors: Array<{ id: string; type: string; displayName: string; demo: { revision: number } }>;
+    };
+    const github = connectors.find((c) => c.type === "github");
+    expect(github).toMatchObject({ displayName: "Globex GitHub (demo)", demo: { revision: 56 } });
+    const scans = await queryRows<{ n: number }>(
+      gw.db.db,
+      sql`SELECT count(*)::int AS n FROM scans WHERE connector_id = ${github?.id ?? ""} AND status = 'COMPLETE'`,
+    );
+    expect(scans[0]?.n).toBe(9);
+    const findings = (
+      (await get(actors.globex, "/findings?status=OPEN&limit=500")).body as {
+        findings: Array<{ ruleId: string; resourceName: string; connectorType: string; connectorId: string }>;
+      }
+    ).findings.filter((f) => f.connectorId === github?.id);
+    expect(findings.length).toBeGreaterThan(0);
+    expect(new Set(findings.map((f) => f.connectorType))).toEqual(new Set(["github"]));
+    expect(
+      findings
+        .filter((f) => f.ruleId === "public_link")
+        .map((f) => f.resourceName)
+        .sort(),
+    ).toEqual([
+      "northwind-labs/docs",
+      "northwind-labs/infra-credentials",
+      "northwind-labs/sdk-js",
+      "northwind-labs/service-0046",
+      "northwind-labs/service-0051",
+      "northwind-labs/service-0076",
+      "northwind-labs/website",
+    ]);
+    // What its revisions exposed and later fixed: the repositories made public at revisions 4,
+    // 12, 20 and 28 (private again 21 revisions on), vendor-8, -16 and -24's access (28 on).
+    const resolved = await queryRows<{ rule_id: string; resource_name: string }>(
+      gw.db.db,
+      sql`SELECT rule_id, resource_name FROM findings
+          WHERE connector_id = ${github?.id ?? ""} AND status = 'RESOLVED' ORDER BY rule_id, resource_name`,
+    );
+    expect(resolved.map((r) => r.rule_id)).toEqual([
+      "external_share",
+      "external_share",
+      "external_share",
+      "public_link",
+      "public_link",
+      "public_link",
+      "public_link",
+    ]);
+    const inventory = (await get(actors.globex, "/inventory?type=repositories&limit=1")).body as {
+      total: number;
+      metrics: Record<string, number>;
+    };
+    expect(inventory.total).toBe(120);
+    expect(inventory.metrics).toEqual({
+      total: 120,
+      public: 7,
+      internal: 2,
+      withOutsideCollaborators: 9,
+      sensitive: 2,
+    });
+    const agents = (await get(actors.globex, "/agent-guard/inventory")).body as {
+      agents: Array<{ label: string; connectorId: string }>;
+    };
+    expect(
+      agents.agents
+        .filter((a) => a.connectorId === github?.id)
+        .map((a) => a.label)
+        .sort(),
+    ).toEqual(["codecov", "coderabbitai", "renovate", "slack"]);
   });
 
   it("tells the story: incidents in several states, findings resolved, clients in different health", async () => {

@@ -10,6 +10,9 @@ function recorder() {
       log.push(`begin ${orgIds.join(",")}`);
       return { end: async () => void log.push(`end ${orgIds.join(",")}`) };
     },
+    beginUnnamed: async () => {
+      throw new Error("a job always names its organizations");
+    },
   };
   return { log, writes };
 }

@@ -1,7 +1,7 @@
-import { recordingSleep } from "../../../fakes/src/adapter-harness";
-import { ALL_GRAPH_WRITE_ROLES, startFakeGraph } from "../../../fakes/src/fake-graph";
-import { buildGraphFixture, GRAPH_TENANT_ID } from "../../../fakes/src/graph-fixture";
-import { createSourceAdapter, createSourceWriter, type TCreateSourceAdapterInput } from "../factory";
+import { recordingSleep } from "../../../../fakes/src/adapter-harness";
+import { ALL_GRAPH_WRITE_ROLES, startFakeGraph } from "../../../../fakes/src/fake-graph";
+import { buildGraphFixture, GRAPH_TENANT_ID } from "../../../../fakes/src/graph-fixture";
+import { createSourceAdapter, createSourceWriter, type TCreateSourceAdapterInput } from "../../factory";
 import type { TSourceKit } from "./kit";
 
 // Microsoft 365 in the conformance suite: the fake Graph (drives read by delta, whose pages end in

@@ -1,4 +1,4 @@
-import type { TConnectorType } from "../types";
+import type { TConnectorType } from "../../types";
 import { GITHUB_KIT } from "./github-kit";
 import { GOOGLE_KIT } from "./google-kit";
 import type { TSourceKit } from "./kit";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { TPermission, TSourceAdapter, TSourceFile } from "../types";
+import type { TPermission, TSourceAdapter, TSourceFile } from "../../types";
 import { applyChanges, type TConformanceCheck, type TKitSession, type TSourceKit } from "./kit";
 
 // The conformance suite, written once: every source's adapter and fake must pass it (kits.ts lists

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TSourceFile } from "../types";
+import type { TSourceFile } from "../../types";
 import { applyChanges } from "./kit";
 
 // The store's reading of one incremental read, as the change-feed check applies it.

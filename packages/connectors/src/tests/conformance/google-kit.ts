@@ -1,8 +1,8 @@
-import { recordingSleep } from "../../../fakes/src/adapter-harness";
-import { ALL_CONNECTOR_SCOPES, startFakeGoogle } from "../../../fakes/src/fake-google";
-import { buildGoogleFixture, generateServiceAccount } from "../../../fakes/src/google-fixture";
-import { createSourceAdapter, createSourceWriter, type TCreateSourceAdapterInput } from "../factory";
-import { GOOGLE_WRITE_ACCESS } from "../google/access";
+import { recordingSleep } from "../../../../fakes/src/adapter-harness";
+import { ALL_CONNECTOR_SCOPES, startFakeGoogle } from "../../../../fakes/src/fake-google";
+import { buildGoogleFixture, generateServiceAccount } from "../../../../fakes/src/google-fixture";
+import { createSourceAdapter, createSourceWriter, type TCreateSourceAdapterInput } from "../../factory";
+import { GOOGLE_WRITE_ACCESS } from "../../google/access";
 import type { TSourceKit } from "./kit";
 
 // Google Workspace in the conformance suite: the fake Drive, Directory and token endpoint, read by

@@ -1,5 +1,5 @@
-import type { TConnectorType, TFileChange, TSourceAdapter, TSourceFile } from "../types";
-import type { TSourceWriter, TWriteAction, TWriteFile } from "../write";
+import type { TConnectorType, TFileChange, TSourceAdapter, TSourceFile } from "../../types";
+import type { TSourceWriter, TWriteAction, TWriteFile } from "../../write";
 
 // What a source hands the conformance suite (suite.ts): how to start its fake, make an adapter and
 // a writer pointed at it, seed resources, change the tenant, and make the fake throttle or expire

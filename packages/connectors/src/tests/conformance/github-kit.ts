@@ -1,8 +1,8 @@
-import { buildGithubFixture, generateGithubApp } from "../../../fakes/src/fake-github-fixture";
-import { startFakeGithub } from "../../../fakes/src/fake-github";
-import { createTestClock } from "../../../fakes/src/fake-github-harness";
-import type { TGithubPermissions } from "../../../fakes/src/fake-github-schema";
-import { createSourceAdapter, createSourceWriter, type TCreateSourceAdapterInput } from "../factory";
+import { buildGithubFixture, generateGithubApp } from "../../../../fakes/src/fake-github-fixture";
+import { startFakeGithub } from "../../../../fakes/src/fake-github";
+import { createTestClock } from "../../../../fakes/src/fake-github-harness";
+import type { TGithubPermissions } from "../../../../fakes/src/fake-github-schema";
+import { createSourceAdapter, createSourceWriter, type TCreateSourceAdapterInput } from "../../factory";
 import type { TSourceKit } from "./kit";
 
 // GitHub in the conformance suite: the fake REST API (repositories paged by `page`/`per_page` with

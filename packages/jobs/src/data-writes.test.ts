@@ -18,7 +18,7 @@ function recorder() {
 }
 
 describe("withDataWrites", () => {
-  it("marks the organization a job names, else its data's orgId, else every organization", async () => {
+  it("marks the organization a job names, else its data's orgId, else every organization; a job that writes nothing, nothing", async () => {
     const { log, writes } = recorder();
     const registry = withDataWrites(
       {
@@ -30,6 +30,12 @@ describe("withDataWrites", () => {
         },
         data: { attempts: 1, backoffMs: 0, handler: async () => log.push("run data") },
         sweep: { attempts: 1, backoffMs: 0, orgOf: () => null, handler: async () => log.push("run sweep") },
+        requeue: {
+          attempts: 1,
+          backoffMs: 0,
+          dataWrites: "none",
+          handler: async () => log.push("run requeue"),
+        },
       },
       writes,
     );
@@ -37,6 +43,7 @@ describe("withDataWrites", () => {
     await registry.named?.handler({ orgId: "org_other" }, ctx);
     await registry.data?.handler({ orgId: "org_data" }, ctx);
     await registry.sweep?.handler({}, ctx);
+    await registry.requeue?.handler({}, ctx);
     expect(log).toEqual([
       "begin org_named",
       "run named",
@@ -47,6 +54,7 @@ describe("withDataWrites", () => {
       `begin ${ALL_ORGANIZATIONS}`,
       "run sweep",
       `end ${ALL_ORGANIZATIONS}`,
+      "run requeue",
     ]);
   });
 

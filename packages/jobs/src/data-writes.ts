@@ -20,6 +20,10 @@ async function scopeOf(def: TJobDefinition, data: unknown): Promise<string[]> {
 export function withDataWrites(registry: TJobRegistry, writes: TDataWrites): TJobRegistry {
   const wrapped: TJobRegistry = {};
   for (const [name, def] of Object.entries(registry)) {
+    if (def.dataWrites === "none") {
+      wrapped[name] = def;
+      continue;
+    }
     wrapped[name] = {
       ...def,
       handler: async (data, ctx) =>

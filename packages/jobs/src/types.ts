@@ -39,6 +39,11 @@ export type TJobDefinition = {
    */
   orgOf?: (data: unknown) => string | null | Promise<string | null>;
   /**
+   * `"none"`: the job changes no organization's data itself — it only queues other jobs, which
+   * mark their own — so it marks nothing for the read caches (data-writes.ts). Unset: it writes.
+   */
+  dataWrites?: "none";
+  /**
    * Hard bound on one try of the handler. Past it the try fails (and is retried as any failure)
    * and its worker slot is freed, whatever the handler is still waiting for.
    */

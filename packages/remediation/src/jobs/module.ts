@@ -57,7 +57,13 @@ export const remediationJobs: TJobModule<TRemediationJobDeps> = {
         handler: (data, { attempt }) =>
           runUndoJob(deps, remediationIdOf(data), { attempt, attempts: REMEDIATION_ATTEMPTS }),
       },
-      [REMEDIATION_SWEEP_JOB]: { attempts: 1, backoffMs: 0, handler: () => sweepRemediations(deps) },
+      // It only queues the applies and undos a lost job left: they mark their own writes.
+      [REMEDIATION_SWEEP_JOB]: {
+        attempts: 1,
+        backoffMs: 0,
+        dataWrites: "none",
+        handler: () => sweepRemediations(deps),
+      },
     };
   },
   periodic: [

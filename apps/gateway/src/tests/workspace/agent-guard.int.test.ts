@@ -140,7 +140,9 @@ describe("agent guard", () => {
 
   it("says when activity is unavailable: a real connector without the reports scope", async () => {
     const inv = body<TInventory>(await org.c.get("/api/agent-guard/inventory"));
+    // Written to the database directly: the read caches are told, as for any out-of-band change.
     await gw.db.db.update(connectors).set({ mode: "real" }).where(eq(connectors.id, org.connectorId));
+    await gw.publishDataChanges(org.orgId);
     const t = body<TTimeline>(await org.c.get(`/api/agent-guard/timeline/${inv.agents[0]?.id ?? ""}`));
     expect(t.activityAvailable).toBe(false);
     expect(t.events.some((e) => e.kind === "token_activity")).toBe(false);
@@ -150,11 +152,13 @@ describe("agent guard", () => {
         config: { fileCount: 400, scopes: ["https://www.googleapis.com/auth/admin.reports.audit.readonly"] },
       })
       .where(eq(connectors.id, org.connectorId));
+    await gw.publishDataChanges(org.orgId);
     expect(
       body<TTimeline>(await org.c.get(`/api/agent-guard/timeline/${inv.agents[0]?.id ?? ""}`))
         .activityAvailable,
     ).toBe(true);
     await gw.db.db.update(connectors).set({ mode: "demo" }).where(eq(connectors.id, org.connectorId));
+    await gw.publishDataChanges(org.orgId);
   });
 
   it("enforces plan, role, session; 404 for unknown or foreign agents", async () => {

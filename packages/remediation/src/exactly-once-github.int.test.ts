@@ -1,7 +1,6 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { remediations, type Db } from "@posture/db";
-import { createTestDb, type TestDb } from "@posture/db/testing";
+import { describe, expect, it } from "vitest";
+import { remediations } from "@posture/db";
 import {
   applyJobId,
   REMEDIATION_APPLY_JOB,
@@ -25,10 +24,9 @@ import {
   enqueueSoon,
   idleQueue,
   sleep,
-  startOwnRedis,
   startSchedulers,
   until,
-  type TOwnRedis,
+  useInterruptionRig,
 } from "./testing/own-redis";
 
 // The GitHub writer under the interruptions exactly-once.int.test.ts and
@@ -39,23 +37,10 @@ import {
 // permission endpoint does not show a pending invitation, so the worker that takes the undo over
 // finds nothing restored, and only the writer's look at the invitations keeps it from inviting twice.
 
-let redis: TOwnRedis;
-let tdb: TestDb;
-let db: Db;
-const closers: Array<() => Promise<unknown>> = [];
-beforeAll(async () => {
-  redis = await startOwnRedis();
-  tdb = await createTestDb();
-  db = tdb.db;
-});
-afterAll(async () => {
-  for (const close of closers.splice(0).reverse()) await close().catch(() => {});
-  await redis?.stop();
-  await tdb?.drop();
-});
+const rig = useInterruptionRig();
 
 const tenant = (name: string, steps: number, kind: "collaborator" | "deploy_key" = "collaborator") =>
-  githubTenant(db, { name, steps, kind, closers });
+  githubTenant(rig.db, { name, steps, kind, closers: rig.closers });
 
 describe("the GitHub writer, interrupted", () => {
   it("two schedulers, Redis restarted empty mid-apply and mid-undo: one DELETE and one invitation a step", async () => {
@@ -63,21 +48,21 @@ describe("the GitHub writer, interrupted", () => {
     const t = await tenant("Once GitHub", STEPS);
     const { producer, schedulers } = startSchedulers({
       count: 2,
-      databaseUrl: tdb.url,
-      redisUrl: redis.url,
-      db,
+      databaseUrl: rig.tdb.url,
+      redisUrl: rig.redis.url,
+      db: rig.db,
       runtime: t.runtime,
-      closers,
+      closers: rig.closers,
     });
     const sent = (method: string) => t.perStep(method).reduce((a, b) => a + b, 0);
 
     await requestApply(
-      db,
+      rig.db,
       { orgId: t.orgId, actor: { kind: "session", userId: null, email: "admin@acme.test" }, id: t.id },
       { jobs: producer },
     );
     await until("a quarter of the removals", () => sent("DELETE") >= STEPS / 4);
-    await redis.restartEmpty();
+    await rig.redis.restartEmpty();
     await enqueueSoon(producer, REMEDIATION_SWEEP_JOB, {});
     await enqueueSoon(producer, REMEDIATION_APPLY_JOB, { remediationId: t.id }, { jobId: applyJobId(t.id) });
     await until("APPLIED", async () => (await t.statusOf()) === "APPLIED");
@@ -87,10 +72,10 @@ describe("the GitHub writer, interrupted", () => {
     expect(await t.countsOf()).toEqual({ APPLIED: STEPS });
     expect(t.collaboratorsPerStep()).toEqual(t.once.map(() => []));
 
-    await db.update(remediations).set({ status: "REVERTING" }).where(eq(remediations.id, t.id));
+    await rig.db.update(remediations).set({ status: "REVERTING" }).where(eq(remediations.id, t.id));
     await enqueueSoon(producer, REMEDIATION_UNDO_JOB, { remediationId: t.id }, { jobId: undoJobId(t.id) });
     await until("a quarter of the invitations", () => sent("PUT") >= STEPS / 4);
-    await redis.restartEmpty();
+    await rig.redis.restartEmpty();
     await enqueueSoon(producer, REMEDIATION_SWEEP_JOB, {});
     await enqueueSoon(producer, REMEDIATION_UNDO_JOB, { remediationId: t.id }, { jobId: undoJobId(t.id) });
     await until("REVERTED", async () => (await t.statusOf()) === "REVERTED");
@@ -110,7 +95,7 @@ describe("the GitHub writer, interrupted", () => {
   it("a worker that stops right after GitHub's change, before recording it: taken over, nothing sent twice, one invitation", async () => {
     const STEPS = 3;
     const t = await tenant("Stopped GitHub", STEPS);
-    await db
+    await rig.db
       .update(remediations)
       .set({ status: "APPLYING", applyStartedAt: new Date() })
       .where(eq(remediations.id, t.id));
@@ -130,7 +115,7 @@ describe("the GitHub writer, interrupted", () => {
     expect(t.perStep("DELETE")).toEqual(t.once);
     expect(await stepStatuses(t)).toEqual(["APPLIED", "APPLIED", "APPLIED"]);
 
-    await db.update(remediations).set({ status: "REVERTING" }).where(eq(remediations.id, t.id));
+    await rig.db.update(remediations).set({ status: "REVERTING" }).where(eq(remediations.id, t.id));
     const undoing = stoppingWorker(t, "restorePermission");
     // Undo runs last step first: it stops once the middle repository's invitation is sent.
     const doomedUndo = runUndoJob(undoing.deps, t.id).then(
@@ -170,7 +155,7 @@ describe("the GitHub writer, interrupted", () => {
       [0, 1, 2].map((i) =>
         t.fixture.repositories.find((r) => r.name === repoName(i))?.deployKeys.map((k) => [k.id, k.key]),
       );
-    await db
+    await rig.db
       .update(remediations)
       .set({ status: "APPLYING", applyStartedAt: new Date() })
       .where(eq(remediations.id, t.id));
@@ -187,7 +172,7 @@ describe("the GitHub writer, interrupted", () => {
     expect(deletes()).toEqual(t.once);
     expect(keysOf()).toEqual([[], [], []]);
 
-    await db.update(remediations).set({ status: "REVERTING" }).where(eq(remediations.id, t.id));
+    await rig.db.update(remediations).set({ status: "REVERTING" }).where(eq(remediations.id, t.id));
     const undoing = stoppingWorker(t, "restoreDeployKey");
     const doomedUndo = runUndoJob(undoing.deps, t.id).then(
       (s) => `returned ${s}`,

@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createSourceWriter, GOOGLE_WRITE_ACCESS, type TWriteFile } from "@posture/connectors";
 import { ALL_CONNECTOR_SCOPES, startFakeGoogle, type TFakeGoogle } from "@posture/fakes/google";
 import { buildGoogleFixture, generateServiceAccount } from "@posture/fakes/google-fixture";
-import { connectors, organizations, remediations, type Db } from "@posture/db";
-import { createTestDb, type TestDb } from "@posture/db/testing";
+import { connectors, organizations, remediations } from "@posture/db";
 import { encryptSecret, parseEncryptionKey, SYSTEM_ACTOR } from "@posture/platform";
 import {
   applyJobId,
@@ -20,10 +19,9 @@ import {
   enqueueSoon,
   idleQueue,
   sleep,
-  startOwnRedis,
   startSchedulers,
   until,
-  type TOwnRedis,
+  useInterruptionRig,
 } from "./testing/own-redis";
 
 // The fault of issue 28, in CI's reach: two schedulers (two sets of BullMQ workers over the real
@@ -37,20 +35,7 @@ const STEPS = 24;
 const OWNER = "alice@acme.test";
 const LINK = "anyoneWithLink";
 
-let redis: TOwnRedis;
-let tdb: TestDb;
-let db: Db;
-const closers: Array<() => Promise<unknown>> = [];
-beforeAll(async () => {
-  redis = await startOwnRedis();
-  tdb = await createTestDb();
-  db = tdb.db;
-});
-afterAll(async () => {
-  for (const close of closers.splice(0).reverse()) await close().catch(() => {});
-  await redis?.stop();
-  await tdb?.drop();
-});
+const rig = useInterruptionRig();
 
 describe("two schedulers, Redis restarted empty mid-apply and mid-undo", () => {
   it("writes each step exactly once at the fake tenant, and undo puts every link back once", async () => {
@@ -77,7 +62,7 @@ describe("two schedulers, Redis restarted empty mid-apply and mid-undo", () => {
       serviceAccounts: [{ clientEmail: sa.credentials.clientEmail, publicKey: sa.publicKey }],
       authorizedScopes: [...ALL_CONNECTOR_SCOPES, ...GOOGLE_WRITE_ACCESS.map((r) => r.permission)],
     });
-    closers.push(() => fake.close());
+    rig.closers.push(() => fake.close());
 
     const keyHex = randomBytes(32).toString("hex");
     const runtime = {
@@ -86,9 +71,9 @@ describe("two schedulers, Redis restarted empty mid-apply and mid-undo", () => {
       webhookAllowPrivateTargets: false,
       sourceEndpoints: { google: fake.endpoints },
     };
-    const [org] = await db.insert(organizations).values({ name: "Once", plan: "business" }).returning();
+    const [org] = await rig.db.insert(organizations).values({ name: "Once", plan: "business" }).returning();
     if (!org) throw new Error("no org");
-    const [connector] = await db
+    const [connector] = await rig.db
       .insert(connectors)
       .values({
         orgId: org.id,
@@ -101,7 +86,7 @@ describe("two schedulers, Redis restarted empty mid-apply and mid-undo", () => {
       })
       .returning();
     if (!connector) throw new Error("no connector");
-    const id = await insertPlan(db, {
+    const id = await insertPlan(rig.db, {
       orgId: org.id,
       origin: "manual",
       request: { findingIds: [] },
@@ -126,19 +111,20 @@ describe("two schedulers, Redis restarted empty mid-apply and mid-undo", () => {
         people: [],
       })),
     });
-    await db.update(remediations).set({ status: "APPROVED" }).where(eq(remediations.id, id));
+    await rig.db.update(remediations).set({ status: "APPROVED" }).where(eq(remediations.id, id));
 
     const { producer, schedulers } = startSchedulers({
       count: 2,
-      databaseUrl: tdb.url,
-      redisUrl: redis.url,
-      db,
+      databaseUrl: rig.tdb.url,
+      redisUrl: rig.redis.url,
+      db: rig.db,
       runtime,
-      closers,
+      closers: rig.closers,
     });
 
     const statusOf = async () =>
-      (await db.select({ s: remediations.status }).from(remediations).where(eq(remediations.id, id)))[0]?.s;
+      (await rig.db.select({ s: remediations.status }).from(remediations).where(eq(remediations.id, id)))[0]
+        ?.s;
     const requests = (method: string) => fake.requests.filter((r) => r.method === method);
     const perFile = (method: string) => {
       const n = new Map<string, number>();
@@ -153,12 +139,12 @@ describe("two schedulers, Redis restarted empty mid-apply and mid-undo", () => {
     // Apply; a quarter of the way through Redis restarts empty, the sweep runs and the job is
     // queued again under the id Redis has forgotten.
     await requestApply(
-      db,
+      rig.db,
       { orgId: org.id, actor: { kind: "session", userId: null, email: "admin@acme.test" }, id },
       { jobs: producer },
     );
     await until("a quarter of the deletes", () => requests("DELETE").length >= STEPS / 4);
-    await redis.restartEmpty();
+    await rig.redis.restartEmpty();
     await enqueueSoon(producer, REMEDIATION_SWEEP_JOB, {});
     await enqueueSoon(producer, REMEDIATION_APPLY_JOB, { remediationId: id }, { jobId: applyJobId(id) });
     await until("APPLIED", async () => (await statusOf()) === "APPLIED");
@@ -166,24 +152,24 @@ describe("two schedulers, Redis restarted empty mid-apply and mid-undo", () => {
     await idleQueue(producer);
     await sleep(500);
     expect(perFile("DELETE")).toEqual(once);
-    const [applied] = await db.select().from(remediations).where(eq(remediations.id, id));
+    const [applied] = await rig.db.select().from(remediations).where(eq(remediations.id, id));
     expect(applied?.stepCounts).toEqual({ APPLIED: STEPS });
 
     // Undo, under the same fault: every link back, one POST each.
-    await db.update(remediations).set({ status: "REVERTING" }).where(eq(remediations.id, id));
+    await rig.db.update(remediations).set({ status: "REVERTING" }).where(eq(remediations.id, id));
     await enqueueSoon(producer, REMEDIATION_UNDO_JOB, { remediationId: id }, { jobId: undoJobId(id) });
     await until(
       "a quarter of the restores",
       () => requests("POST").filter((r) => r.path !== "/token").length >= STEPS / 4,
     );
-    await redis.restartEmpty();
+    await rig.redis.restartEmpty();
     await enqueueSoon(producer, REMEDIATION_SWEEP_JOB, {});
     await enqueueSoon(producer, REMEDIATION_UNDO_JOB, { remediationId: id }, { jobId: undoJobId(id) });
     await until("REVERTED", async () => (await statusOf()) === "REVERTED");
     await idleQueue(producer);
     await sleep(500);
     expect(perFile("POST")).toEqual(once);
-    const [reverted] = await db.select().from(remediations).where(eq(remediations.id, id));
+    const [reverted] = await rig.db.select().from(remediations).where(eq(remediations.id, id));
     expect(reverted?.stepCounts).toEqual({ REVERTED: STEPS });
     const reader = createSourceWriter({
       type: "google_workspace",

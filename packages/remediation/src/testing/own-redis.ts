@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { connect } from "node:net";
 import { createDb, type Db } from "@posture/db";
+import { createTestDb, type TestDb } from "@posture/db/testing";
+import { afterAll, beforeAll } from "vitest";
 import { createBullQueue, startWorkers, type TWorkers } from "@posture/jobs";
 import { createLogger, type TJobQueue, type TRuntime } from "@posture/platform";
 import { freePort } from "@posture/platform/testing";
@@ -66,6 +68,31 @@ export async function startOwnRedis(): Promise<TOwnRedis> {
       await start();
     },
   };
+}
+
+/** What an interruption test file runs against: its own Redis, its own database, what to close. */
+export type TInterruptionRig = {
+  redis: TOwnRedis;
+  tdb: TestDb;
+  db: Db;
+  /** Closed after the file's tests, last added first. */
+  closers: Array<() => Promise<unknown>>;
+};
+
+/** The file's rig, started before its tests and stopped after them (read its fields inside tests). */
+export function useInterruptionRig(): TInterruptionRig {
+  const rig = { closers: [] } as unknown as TInterruptionRig;
+  beforeAll(async () => {
+    rig.redis = await startOwnRedis();
+    rig.tdb = await createTestDb();
+    rig.db = rig.tdb.db;
+  });
+  afterAll(async () => {
+    for (const close of rig.closers.splice(0).reverse()) await close().catch(() => {});
+    await rig.redis?.stop();
+    await rig.tdb?.drop();
+  });
+  return rig;
 }
 
 /** Enqueues once Redis is back (the producer fails fast while it reconnects). */
